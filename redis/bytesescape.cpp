@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "bytesescape.h"
+
+#include <QStringBuilder>
+#include <QStringDecoder>
+
+namespace bytesescape {
+
+namespace {
+
+const char hexDigits[] = "0123456789abcdef";
+
+void appendHex(QString &out, uchar c)
+{
+    out += QLatin1String("\\x");
+    out += QLatin1Char(hexDigits[c >> 4]);
+    out += QLatin1Char(hexDigits[c & 0xf]);
+}
+
+// Length of the valid UTF-8 sequence starting at i (2..4), or 0 when it is not one.
+int utf8SequenceLength(const QByteArray &b, qsizetype i)
+{
+    const auto c = uchar(b.at(i));
+    int len = 0;
+    char32_t cp = 0;
+    if ((c & 0xe0) == 0xc0) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (i + len > b.size())
+        return 0;
+    for (int k = 1; k < len; ++k) {
+        const auto cc = uchar(b.at(i + k));
+        if ((cc & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (cc & 0x3f);
+    }
+    // Reject overlong forms, surrogates and values past U+10FFFF.
+    static const char32_t minimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < minimum[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    // Invisible or layout-changing code points are escaped too.
+    if ((cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff)
+        return 0;
+    return len;
+}
+
+} // namespace
+
+QString escape(const QByteArray &bytes, bool keepUtf8)
+{
+    QString out;
+    out.reserve(bytes.size());
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const auto c = uchar(bytes.at(i));
+        switch (c) {
+        case '\\': out += QLatin1String("\\\\"); continue;
+        case '"': out += QLatin1String("\\\""); continue;
+        case '\n': out += QLatin1String("\\n"); continue;
+        case '\r': out += QLatin1String("\\r"); continue;
+        case '\t': out += QLatin1String("\\t"); continue;
+        case '\a': out += QLatin1String("\\a"); continue;
+        case '\b': out += QLatin1String("\\b"); continue;
+        default: break;
+        }
+        if (c >= 0x20 && c < 0x7f) {
+            out += QLatin1Char(char(c));
+            continue;
+        }
+        if (keepUtf8 && c >= 0x80) {
+            if (const int len = utf8SequenceLength(bytes, i)) {
+                out += QString::fromUtf8(bytes.constData() + i, len);
+                i += len - 1;
+                continue;
+            }
+        }
+        appendHex(out, c);
+    }
+    return out;
+}
+
+QString quoteIfNeeded(const QByteArray &bytes)
+{
+    const QString escaped = escape(bytes);
+    bool plain = !bytes.isEmpty() && escaped.size() == bytes.size();
+    for (qsizetype i = 0; plain && i < bytes.size(); ++i)
+        plain = bytes.at(i) != ' ' && bytes.at(i) != '\'';
+    return plain ? escaped : QLatin1Char('"') + escaped + QLatin1Char('"');
+}
+
+QString escapeElided(const QByteArray &bytes, int maxChars)
+{
+    if (bytes.size() <= maxChars)
+        return escape(bytes);
+    const qsizetype head = maxChars * 2 / 3;
+    const qsizetype tail = maxChars - head;
+    return escape(bytes.left(head)) + QStringLiteral("…(%1 bytes)…").arg(bytes.size() - head - tail)
+        + escape(bytes.right(tail));
+}
+
+std::optional<QByteArray> unescape(const QString &input, QString *error)
+{
+    QString text = input;
+    if (text.size() >= 2 && text.startsWith(QLatin1Char('"')) && text.endsWith(QLatin1Char('"'))
+        && !text.endsWith(QLatin1String("\\\"")))
+        text = text.mid(1, text.size() - 2);
+    const QByteArray utf8 = text.toUtf8();
+    QByteArray out;
+    out.reserve(utf8.size());
+    auto fail = [error](const QString &why) -> std::optional<QByteArray> {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    for (qsizetype i = 0; i < utf8.size(); ++i) {
+        const char c = utf8.at(i);
+        if (c != '\\') {
+            out += c;
+            continue;
+        }
+        if (++i >= utf8.size())
+            return fail(QStringLiteral("a backslash at the end has nothing to escape"));
+        switch (utf8.at(i)) {
+        case '\\': out += '\\'; break;
+        case '"': out += '"'; break;
+        case '\'': out += '\''; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'a': out += '\a'; break;
+        case 'b': out += '\b'; break;
+        case 'x': {
+            bool ok = false;
+            const int v = utf8.mid(i + 1, 2).toInt(&ok, 16);
+            if (!ok || utf8.mid(i + 1, 2).size() != 2)
+                return fail(QStringLiteral("\\x needs two hex digits at position %1").arg(i));
+            out += char(v);
+            i += 2;
+            break;
+        }
+        default:
+            return fail(QStringLiteral("unknown escape \\%1 at position %2").arg(QLatin1Char(utf8.at(i))).arg(i));
+        }
+    }
+    return out;
+}
+
+QString hexDump(const QByteArray &bytes, qsizetype maxBytes)
+{
+    QString out;
+    const qsizetype n = qMin(bytes.size(), maxBytes);
+    out.reserve(n / 16 * 78 + 80);
+    for (qsizetype row = 0; row < n; row += 16) {
+        out += QStringLiteral("%1  ").arg(row, 8, 16, QLatin1Char('0'));
+        for (qsizetype k = 0; k < 16; ++k) {
+            if (row + k < n) {
+                const auto c = uchar(bytes.at(row + k));
+                out += QLatin1Char(hexDigits[c >> 4]);
+                out += QLatin1Char(hexDigits[c & 0xf]);
+                out += QLatin1Char(' ');
+            } else {
+                out += QLatin1String("   ");
+            }
+            if (k == 7)
+                out += QLatin1Char(' ');
+        }
+        out += QLatin1String(" |");
+        for (qsizetype k = 0; k < 16 && row + k < n; ++k) {
+            const auto c = uchar(bytes.at(row + k));
+            out += (c >= 0x20 && c < 0x7f) ? QLatin1Char(char(c)) : QLatin1Char('.');
+        }
+        out += QLatin1String("|\n");
+    }
+    if (bytes.size() > n)
+        out += QStringLiteral("… %1 more bytes not shown\n").arg(bytes.size() - n);
+    return out;
+}
+
+bool isValidUtf8(const QByteArray &bytes)
+{
+    auto decoder = QStringDecoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString s = decoder.decode(bytes);
+    return !decoder.hasError();
+}
+
+} // namespace bytesescape

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "commandpolicy.h"
+
+#include "redisvalue.h"
+
+namespace {
+
+// Admin commands that only read; safe on a production server.
+const char *const introspection[] = {
+    "config|get", "slowlog|get", "slowlog|len", "slowlog|help", "latency|latest", "latency|history",
+    "latency|doctor", "latency|graph", "latency|histogram", "latency|help", "client|list", "client|info",
+    "memory|stats", "memory|doctor", "memory|malloc-stats", "acl|whoami", "acl|cat", "module|list",
+    "info", "command", "command|info", "command|count", "command|docs", "command|list",
+};
+
+// Used only when the server refuses `COMMAND`: the commands RedisLens itself reads with.
+const char *const builtinReads[] = {
+    "ping", "info", "dbsize", "scan", "type", "pttl", "ttl", "exists", "memory|usage", "strlen", "getrange",
+    "get", "mget", "hscan", "hlen", "hget", "hmget", "hgetall", "hstrlen", "lrange", "llen", "lindex",
+    "sscan", "scard", "sismember", "smembers", "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore",
+    "zcard", "zscore", "zrank", "zrevrank", "zcount", "zunion", "xrange", "xrevrange", "xlen", "xinfo|stream",
+    "xinfo|groups", "xinfo|consumers", "xpending", "pfcount", "geopos", "geodist", "geosearch", "geohash",
+    "object|encoding", "object|freq", "object|idletime", "object|refcount", "slowlog|get", "slowlog|len",
+    "config|get", "client|list", "client|info", "latency|latest", "latency|history", "select", "auth",
+    "hello", "client|setname", "evalsha_ro", "eval_ro", "script|exists", "pubsub|channels",
+    "pubsub|numsub", "pubsub|numpat", "time", "echo", "role", "lastsave", "readonly", "cluster|slots",
+    "cluster|shards", "cluster|nodes", "cluster|info", "cluster|keyslot", "command", "command|info",
+};
+
+QByteArray lower(const QByteArray &b) { return b.toLower(); }
+
+bool hasFlag(const RedisValue &flags, const char *name)
+{
+    for (const RedisValue &f : flags.elements()) {
+        if (f.bytes() == name)
+            return true;
+    }
+    return false;
+}
+
+bool entryAllowed(const QByteArray &name, const RedisValue &flags)
+{
+    if (hasFlag(flags, "write"))
+        return false;
+    if (hasFlag(flags, "may_replicate") && !hasFlag(flags, "readonly"))
+        return false;
+    if (hasFlag(flags, "admin")) {
+        for (const char *ok : introspection) {
+            if (name == ok)
+                return true;
+        }
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+CommandPolicy CommandPolicy::fromCommandReply(const RedisValue &reply)
+{
+    CommandPolicy p;
+    p.m_readOnly = true;
+    p.m_fromServer = true;
+    // Entry layout (Redis 7): name, arity, flags, first, last, step, acl categories, tips,
+    // key specs, subcommands. Redis 6 stops after the categories and has no subcommands.
+    for (const RedisValue &entry : reply.elements()) {
+        const QByteArray name = lower(entry.at(0).bytes());
+        if (name.isEmpty())
+            continue;
+        if (entryAllowed(name, entry.at(2)))
+            p.m_allowed.insert(name);
+        const RedisValue &subs = entry.at(9);
+        if (subs.isArray() && subs.size() > 0) {
+            p.m_containers.insert(name);
+            for (const RedisValue &sub : subs.elements()) {
+                const QByteArray subName = lower(sub.at(0).bytes());
+                if (entryAllowed(subName, sub.at(2)))
+                    p.m_allowed.insert(subName);
+            }
+        }
+    }
+    return p;
+}
+
+CommandPolicy CommandPolicy::builtinReadOnly()
+{
+    CommandPolicy p;
+    p.m_readOnly = true;
+    for (const char *name : builtinReads) {
+        const QByteArray n(name);
+        p.m_allowed.insert(n);
+        const qsizetype bar = n.indexOf('|');
+        if (bar > 0)
+            p.m_containers.insert(n.left(bar));
+    }
+    return p;
+}
+
+QString CommandPolicy::refusal(const QList<QByteArray> &argv) const
+{
+    if (!m_readOnly || argv.isEmpty())
+        return {};
+    QByteArray name = lower(argv.first());
+    if (m_containers.contains(name) && argv.size() > 1)
+        name += '|' + lower(argv.at(1));
+    if (m_allowed.contains(name))
+        return {};
+    const QString shown = QString::fromUtf8(name).replace(QLatin1Char('|'), QLatin1Char(' ')).toUpper();
+    if (m_fromServer)
+        return QStringLiteral("%1 is refused: the connection is read-only and the server flags it as writing")
+            .arg(shown);
+    return QStringLiteral("%1 is refused: the connection is read-only and the server did not let us check it")
+        .arg(shown);
+}

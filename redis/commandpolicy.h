@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QSet>
+#include <QString>
+
+class RedisValue;
+
+// What a read-only connection may send. Built from the server's own `COMMAND` reply, so it is
+// right for the server's version and modules: a command (or subcommand) is refused when the
+// server flags it `write`, or `may-replicate` without `readonly` (EVAL, PUBLISH), or `admin`
+// unless it only reads (CONFIG GET, SLOWLOG GET, ...). When the server does not let us ask,
+// a built-in list of read commands is used instead.
+class CommandPolicy
+{
+public:
+    // Allows everything (a read-write connection).
+    CommandPolicy() = default;
+
+    static CommandPolicy fromCommandReply(const RedisValue &reply);
+    static CommandPolicy builtinReadOnly();
+
+    bool isReadOnly() const { return m_readOnly; }
+    bool fromServer() const { return m_fromServer; }
+    // Empty when allowed, otherwise a one-line reason.
+    QString refusal(const QList<QByteArray> &argv) const;
+
+private:
+    bool m_readOnly = false;
+    bool m_fromServer = false;
+    QSet<QByteArray> m_allowed; // lower-case "name" or "name|sub"
+    QSet<QByteArray> m_containers; // commands that have subcommands
+};

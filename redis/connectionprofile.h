@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+// Where and how to connect. The password is held in memory only: it comes from a prompt, the
+// REDISCLI_AUTH variable, a URI or the OS keychain, and is never written to settings or logs.
+struct ConnectionProfile
+{
+    QString name; // shown to the user; never contains the password
+    QString host = QStringLiteral("127.0.0.1");
+    quint16 port = 6379;
+    QString socketPath; // Unix socket; wins over host/port when set
+    int db = 0;
+    QString username; // empty: the default user
+    QString password;
+    bool tls = false;
+    bool readOnly = false;
+    int connectTimeoutMs = 5000;
+    int commandTimeoutMs = 10000;
+    QString clientName = QStringLiteral("redislens");
+
+    bool usesUnixSocket() const { return !socketPath.isEmpty(); }
+    // "host:port/db" or the socket path, for titles and logs (no secrets).
+    QString displayName() const;
+    // redis:// or rediss:// URI without the password, for settings.
+    QString toUri() const;
+
+    // Parses redis://[user[:password]@]host[:port][/db], rediss://… (TLS) and
+    // unix://[user[:password]@]/path[?db=N]. On failure returns false and a one-line reason.
+    static bool parseUri(const QString &uri, ConnectionProfile *out, QString *error);
+};
+
+Q_DECLARE_METATYPE(ConnectionProfile)

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "keyscanner.h"
+
+#include "redisclient.h"
+#include "scanjob_p.h"
+
+#include <QDateTime>
+#include <QThread>
+#include <QTimer>
+
+namespace {
+// SCAN round trips slower than this shrink COUNT; faster ones grow it.
+constexpr qint64 kSlowScanMs = 50;
+constexpr qint64 kFastScanMs = 10;
+} // namespace
+
+ScanJob::ScanJob(RedisWorker *worker, const ScanOptions &options, quint64 generation)
+    : m_worker(worker), m_options(options), m_generation(generation),
+      m_count(qBound(10, options.initialCount, qMax(10, options.maxCount)))
+{
+    m_batch.generation = generation;
+}
+
+void ScanJob::start()
+{
+    m_clock.start();
+    m_flushTimer = new QTimer(this);
+    m_flushTimer->setInterval(m_options.flushIntervalMs);
+    connect(m_flushTimer, &QTimer::timeout, this, &ScanJob::flush);
+    m_flushTimer->start();
+    connect(m_worker, &RedisWorker::ready, this, [this] {
+        if (m_waiting && !m_finished) {
+            m_waiting = false;
+            m_error = {};
+            m_scanDone = false;
+            m_outstanding = 0;
+            if (!m_paused)
+                sendScan(m_resumeCursor);
+            else
+                m_nextCursor = m_resumeCursor;
+        }
+    });
+    QPointer<ScanJob> self(this);
+    m_worker->submit(nextRequestId(), {{"DBSIZE"}}, [self](const RedisReply &r) {
+        if (self && r.value().isInteger())
+            self->m_dbsize = r.value().toInteger();
+    });
+    sendScan("0");
+}
+
+void ScanJob::pause()
+{
+    m_paused = true;
+    Q_EMIT progressChanged(progress());
+}
+
+void ScanJob::resume()
+{
+    if (!m_paused)
+        return;
+    m_paused = false;
+    if (!m_scanPending && !m_scanDone && !m_waiting && !m_finished)
+        sendScan(m_nextCursor);
+    Q_EMIT progressChanged(progress());
+}
+
+void ScanJob::sendScanPaced(const QByteArray &cursor)
+{
+    // The ceiling is an average since the start: a burst after an idle moment is allowed,
+    // a sustained rate above the ceiling is not.
+    if (m_options.maxCommandsPerSecond > 0) {
+        const qint64 dueMs = m_commandsSent * 1000 / m_options.maxCommandsPerSecond;
+        const qint64 wait = dueMs - m_clock.elapsed();
+        if (wait > 0) {
+            m_scanPending = true;
+            QPointer<ScanJob> self(this);
+            QTimer::singleShot(int(qMin<qint64>(wait, 1000)), this, [self, cursor] {
+                if (!self)
+                    return;
+                self->m_scanPending = false;
+                if (!self->m_paused && !self->m_waiting && !self->m_finished)
+                    self->sendScanPaced(cursor);
+            });
+            return;
+        }
+    }
+    sendScan(cursor);
+}
+
+void ScanJob::sendScan(const QByteArray &cursor)
+{
+    m_nextCursor = cursor;
+    if (m_paused || m_finished)
+        return;
+    int count = m_count;
+    // With a ceiling, one step never carries more than a tenth of a second's budget.
+    const int perKey = m_options.details ? (m_options.memory ? 3 : 2) : 0;
+    if (m_options.maxCommandsPerSecond > 0 && perKey > 0)
+        count = qMax(1, qMin(count, m_options.maxCommandsPerSecond / 10 / perKey));
+    RedisCommand scan{"SCAN", cursor};
+    if (!m_options.match.isEmpty())
+        scan << "MATCH" << m_options.match;
+    scan << "COUNT" << QByteArray::number(count);
+    const QByteArray typeArg = keyTypeScanArgument(m_options.type);
+    if (!typeArg.isEmpty())
+        scan << "TYPE" << typeArg;
+    ++m_outstanding;
+    ++m_commandsSent;
+    m_scanPending = true;
+    const qint64 sentAt = m_clock.elapsed();
+    QPointer<ScanJob> self(this);
+    m_worker->submit(nextRequestId(), {scan}, [self, cursor, sentAt](const RedisReply &r) {
+        if (self)
+            self->onScanReply(cursor, r, sentAt);
+    });
+}
+
+void ScanJob::onScanReply(const QByteArray &cursor, const RedisReply &reply, qint64 sentAtMs)
+{
+    --m_outstanding;
+    m_scanPending = false;
+    if (m_finished)
+        return;
+    const RedisError err = reply.firstError();
+    if (err) {
+        onFailure(err);
+        return;
+    }
+    const RedisValue &v = reply.value();
+    if (!v.isArray() || v.size() != 2 || !v.at(1).isArray()) {
+        onFailure(RedisError::make(RedisError::Kind::Protocol, QStringLiteral("SCAN returned an unexpected reply")));
+        return;
+    }
+    const QByteArray next = v.at(0).bytes();
+    const QList<RedisValue> &names = v.at(1).elements();
+    m_returned += quint64(names.size());
+
+    const qint64 took = m_clock.elapsed() - sentAtMs;
+    if (took > kSlowScanMs)
+        m_count = qMax(10, m_count / 2);
+    else if (took < kFastScanMs && !names.isEmpty())
+        m_count = qMin(m_options.maxCount, m_count * 2);
+
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (m_options.details && !names.isEmpty()) {
+        QList<QByteArray> keys;
+        keys.reserve(names.size());
+        QList<RedisCommand> cmds;
+        cmds.reserve(names.size() * (m_options.memory ? 3 : 2));
+        for (const RedisValue &n : names) {
+            keys.append(n.bytes());
+            cmds.append(RedisCommand{"TYPE", n.bytes()});
+            cmds.append(RedisCommand{"PTTL", n.bytes()});
+            if (m_options.memory)
+                cmds.append(RedisCommand{"MEMORY", "USAGE", n.bytes()});
+        }
+        ++m_outstanding;
+        m_commandsSent += cmds.size();
+        QPointer<ScanJob> self(this);
+        m_worker->submit(nextRequestId(), cmds, [self, keys, next](const RedisReply &r) {
+            if (self)
+                self->onDetails(keys, next, r);
+        });
+    } else {
+        m_batch.capturedAtMs = now;
+        for (const RedisValue &n : names) {
+            ScannedKey k;
+            k.name = n.bytes();
+            m_batch.keys.append(std::move(k));
+        }
+        m_resumeCursor = next;
+    }
+    Q_UNUSED(cursor)
+    if (next == "0") {
+        m_scanDone = true;
+        maybeFinish();
+    } else {
+        // Sent right behind the details request: the server works on the next step while
+        // this thread parses the previous one.
+        sendScanPaced(next);
+    }
+}
+
+void ScanJob::onDetails(const QList<QByteArray> &keys, const QByteArray &cursorAfter, const RedisReply &reply)
+{
+    --m_outstanding;
+    if (m_finished)
+        return;
+    if (!reply.ok()) {
+        onFailure(reply.error);
+        return;
+    }
+    const int stride = m_options.memory ? 3 : 2;
+    m_batch.capturedAtMs = QDateTime::currentMSecsSinceEpoch();
+    m_batch.keys.reserve(m_batch.keys.size() + keys.size());
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        const RedisValue &type = reply.value(i * stride);
+        const RedisValue &pttl = reply.value(i * stride + 1);
+        ScannedKey k;
+        k.name = keys.at(i);
+        k.type = type.isError() ? KeyType::Unknown : keyTypeFromReply(type.bytes());
+        k.pttlMs = pttl.isInteger() ? pttl.toInteger() : -1;
+        // Deleted (or expired) between SCAN and TYPE: not part of the keyspace any more.
+        if (k.type == KeyType::None || k.pttlMs == -2) {
+            ++m_vanished;
+            continue;
+        }
+        if (stride == 3) {
+            const RedisValue &mem = reply.value(i * stride + 2);
+            k.memoryBytes = mem.isInteger() ? mem.toInteger() : -1;
+        }
+        m_batch.keys.append(std::move(k));
+    }
+    m_resumeCursor = cursorAfter;
+    maybeFinish();
+}
+
+void ScanJob::onFailure(const RedisError &error)
+{
+    m_error = error;
+    if (error.isConnectionLevel() || error.kind == RedisError::Kind::NotConnected) {
+        // The cursor survives the connection; pick up from the last complete step.
+        m_waiting = true;
+        m_outstanding = 0;
+        m_scanPending = false;
+        flush();
+        return;
+    }
+    m_finished = true;
+    flush();
+    Q_EMIT finished(progress());
+}
+
+void ScanJob::maybeFinish()
+{
+    if (m_scanDone && m_outstanding == 0 && !m_finished) {
+        m_finished = true;
+        m_flushTimer->stop();
+        flush();
+        Q_EMIT finished(progress());
+    }
+}
+
+void ScanJob::flush()
+{
+    if (!m_batch.keys.isEmpty()) {
+        ScanBatch out;
+        out.generation = m_generation;
+        out.capturedAtMs = m_batch.capturedAtMs;
+        out.keys.swap(m_batch.keys);
+        Q_EMIT batchAvailable(out);
+    }
+    if (!m_finished)
+        Q_EMIT progressChanged(progress());
+}
+
+ScanProgress ScanJob::progress() const
+{
+    ScanProgress p;
+    p.generation = m_generation;
+    p.returned = m_returned;
+    p.vanished = m_vanished;
+    p.dbsize = m_dbsize;
+    p.count = m_count;
+    p.elapsedSeconds = m_clock.isValid() ? m_clock.nsecsElapsed() / 1e9 : 0;
+    p.keysPerSecond = p.elapsedSeconds > 0 ? double(m_returned) / p.elapsedSeconds : 0;
+    p.finished = m_finished;
+    p.paused = m_paused;
+    p.waitingForConnection = m_waiting;
+    p.error = m_error;
+    return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+KeyScanner::KeyScanner(RedisClient *client, QObject *parent)
+    : QObject(parent), m_client(client)
+{
+    static const bool registered = [] {
+        qRegisterMetaType<ScanBatch>();
+        qRegisterMetaType<ScanProgress>();
+        return true;
+    }();
+    Q_UNUSED(registered)
+}
+
+KeyScanner::~KeyScanner()
+{
+    stopJob();
+}
+
+void KeyScanner::stopJob()
+{
+    if (m_job) {
+        m_job->disconnect(this);
+        QMetaObject::invokeMethod(m_job, &QObject::deleteLater, Qt::QueuedConnection);
+        m_job = nullptr;
+    }
+    m_running = false;
+    m_paused = false;
+}
+
+quint64 KeyScanner::start(const ScanOptions &options)
+{
+    stopJob();
+    m_options = options;
+    ++m_generation;
+    auto *job = new ScanJob(m_client->worker(), options, m_generation);
+    job->moveToThread(m_client->workerThread());
+    connect(m_client->workerThread(), &QThread::finished, job, &QObject::deleteLater);
+    connect(job, &ScanJob::batchAvailable, this, &KeyScanner::onBatch, Qt::QueuedConnection);
+    connect(job, &ScanJob::progressChanged, this, &KeyScanner::onProgress, Qt::QueuedConnection);
+    connect(job, &ScanJob::finished, this,
+            [this](const ScanProgress &p) {
+                if (p.generation != m_generation)
+                    return;
+                m_running = false;
+                Q_EMIT finished(p);
+            },
+            Qt::QueuedConnection);
+    m_job = job;
+    m_running = true;
+    QMetaObject::invokeMethod(job, &ScanJob::start, Qt::QueuedConnection);
+    return m_generation;
+}
+
+void KeyScanner::pause()
+{
+    if (!m_job)
+        return;
+    m_paused = true;
+    QMetaObject::invokeMethod(m_job, &ScanJob::pause, Qt::QueuedConnection);
+}
+
+void KeyScanner::resume()
+{
+    if (!m_job)
+        return;
+    m_paused = false;
+    QMetaObject::invokeMethod(m_job, &ScanJob::resume, Qt::QueuedConnection);
+}
+
+void KeyScanner::cancel()
+{
+    const bool wasRunning = m_running;
+    stopJob();
+    ++m_generation; // anything still queued from the old job is now stale
+    if (wasRunning) {
+        ScanProgress p;
+        p.generation = m_generation;
+        p.finished = true;
+        p.error = RedisError::make(RedisError::Kind::Cancelled, QStringLiteral("scan cancelled"));
+        Q_EMIT finished(p);
+    }
+}
+
+void KeyScanner::onBatch(const ScanBatch &batch)
+{
+    if (batch.generation == m_generation)
+        Q_EMIT batchAvailable(batch);
+}
+
+void KeyScanner::onProgress(const ScanProgress &progress)
+{
+    if (progress.generation == m_generation)
+        Q_EMIT progressChanged(progress);
+}

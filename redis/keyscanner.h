@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "keytype.h"
+#include "rediserror.h"
+
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QPointer>
+
+class RedisClient;
+class ScanJob;
+
+struct ScannedKey
+{
+    QByteArray name;
+    qint64 pttlMs = -1; // -1 no TTL; unknown when the scan is names-only
+    qint64 memoryBytes = -1; // -1 unknown
+    KeyType type = KeyType::Unknown;
+};
+
+// What one flush of the scanner delivers: keys found since the previous flush. A key can
+// appear in two batches (SCAN may return it twice while the server rehashes); the model
+// keeps it once.
+struct ScanBatch
+{
+    quint64 generation = 0; // which scan produced it; stale generations are dropped
+    QList<ScannedKey> keys;
+    qint64 capturedAtMs = 0; // wall clock when the TTLs were read
+};
+Q_DECLARE_METATYPE(ScanBatch)
+
+struct ScanProgress
+{
+    quint64 generation = 0;
+    quint64 returned = 0; // names SCAN returned, duplicates included
+    quint64 vanished = 0; // keys gone between SCAN and TYPE
+    qint64 dbsize = -1; // DBSIZE at the start
+    double keysPerSecond = 0;
+    int count = 0; // the current COUNT hint
+    double elapsedSeconds = 0;
+    bool finished = false;
+    bool paused = false;
+    bool waitingForConnection = false;
+    RedisError error; // the scan stopped or is waiting because of this
+};
+Q_DECLARE_METATYPE(ScanProgress)
+
+struct ScanOptions
+{
+    QByteArray match; // SCAN MATCH pattern; empty means all
+    KeyType type = KeyType::Unknown; // SCAN TYPE filter (6.0+)
+    bool details = true; // pipelined TYPE + PTTL per key
+    bool memory = false; // MEMORY USAGE per key (opt-in: it costs more)
+    int maxCommandsPerSecond = 0; // 0: no ceiling
+    int initialCount = 100;
+    int maxCount = 2000;
+    int flushIntervalMs = 100;
+};
+
+// Walks the keyspace with SCAN, never KEYS. The work runs on the connection's worker thread
+// (a dedicated connection keeps the scan from delaying value requests); results arrive on
+// the GUI thread in batches at most every flushIntervalMs. Pausing keeps the cursor; a lost
+// connection suspends the scan and it resumes from the last complete cursor on reconnect.
+class KeyScanner : public QObject
+{
+    Q_OBJECT
+public:
+    explicit KeyScanner(RedisClient *client, QObject *parent = nullptr);
+    ~KeyScanner() override;
+
+    quint64 start(const ScanOptions &options);
+    void pause();
+    void resume();
+    void cancel();
+    bool isRunning() const { return m_running; }
+    bool isPaused() const { return m_paused; }
+    quint64 generation() const { return m_generation; }
+    const ScanOptions &options() const { return m_options; }
+
+Q_SIGNALS:
+    void batchAvailable(const ScanBatch &batch);
+    void progressChanged(const ScanProgress &progress);
+    void finished(const ScanProgress &progress);
+
+private:
+    void onBatch(const ScanBatch &batch);
+    void onProgress(const ScanProgress &progress);
+    void stopJob();
+
+    RedisClient *m_client;
+    QPointer<ScanJob> m_job;
+    ScanOptions m_options;
+    quint64 m_generation = 0;
+    bool m_running = false;
+    bool m_paused = false;
+};

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisclient.h"
+
+#include <QThread>
+#include <atomic>
+
+RequestId nextRequestId()
+{
+    static std::atomic<RequestId> counter{0};
+    return ++counter;
+}
+
+namespace {
+void registerTypes()
+{
+    static const bool once = [] {
+        qRegisterMetaType<RedisReply>();
+        qRegisterMetaType<RedisValue>();
+        qRegisterMetaType<RedisError>();
+        qRegisterMetaType<ServerFacts>();
+        qRegisterMetaType<RedisWorker::State>();
+        return true;
+    }();
+    Q_UNUSED(once)
+}
+} // namespace
+
+RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent)
+    : QObject(parent), m_profile(profile)
+{
+    registerTypes();
+    m_thread = new QThread(this);
+    m_thread->setObjectName(QStringLiteral("redis:%1").arg(profile.displayName()));
+    m_worker = new RedisWorker(profile);
+    m_worker->moveToThread(m_thread);
+    connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &RedisWorker::replyReady, this, &RedisClient::onReply, Qt::QueuedConnection);
+    connect(m_worker, &RedisWorker::stateChanged, this,
+            [this](RedisWorker::State state, const QString &detail) {
+                m_state = state;
+                m_detail = detail;
+                Q_EMIT stateChanged(state, detail);
+            },
+            Qt::QueuedConnection);
+    connect(m_worker, &RedisWorker::ready, this,
+            [this](const ServerFacts &facts) {
+                m_facts = facts;
+                Q_EMIT ready(facts);
+            },
+            Qt::QueuedConnection);
+    connect(m_worker, &RedisWorker::connectionError, this, &RedisClient::connectionError, Qt::QueuedConnection);
+    m_thread->start();
+}
+
+RedisClient::~RedisClient()
+{
+    QMetaObject::invokeMethod(m_worker, &RedisWorker::stop, Qt::BlockingQueuedConnection);
+    m_thread->quit();
+    m_thread->wait();
+}
+
+void RedisClient::connectToServer()
+{
+    QMetaObject::invokeMethod(m_worker, &RedisWorker::start, Qt::QueuedConnection);
+}
+
+void RedisClient::disconnectFromServer()
+{
+    QMetaObject::invokeMethod(m_worker, &RedisWorker::stop, Qt::QueuedConnection);
+}
+
+RequestId RedisClient::send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs)
+{
+    return sendBatch({command}, context, std::move(callback), timeoutMs);
+}
+
+RequestId RedisClient::sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback,
+                                 int timeoutMs)
+{
+    const RequestId id = nextRequestId();
+    m_pending.insert(id, Waiting{QPointer<QObject>(context), std::move(callback)});
+    RedisWorker *worker = m_worker;
+    QMetaObject::invokeMethod(
+        m_worker, [worker, id, commands, timeoutMs] { worker->submit(id, commands, {}, timeoutMs); },
+        Qt::QueuedConnection);
+    return id;
+}
+
+void RedisClient::cancel(RequestId id)
+{
+    if (m_pending.remove(id) == 0)
+        return;
+    RedisWorker *worker = m_worker;
+    QMetaObject::invokeMethod(m_worker, [worker, id] { worker->cancel(id); }, Qt::QueuedConnection);
+}
+
+void RedisClient::onReply(const RedisReply &reply)
+{
+    const auto it = m_pending.find(reply.id);
+    if (it == m_pending.end())
+        return; // cancelled: the view has moved on
+    Waiting waiting = std::move(it.value());
+    m_pending.erase(it);
+    if (!waiting.context || !waiting.callback)
+        return;
+    waiting.callback(reply);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "redisworker.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+class QThread;
+
+// The GUI-thread face of one connection. Owns the worker thread. Requests carry an id and
+// a context object; a reply whose request was cancelled, or whose context is gone, is dropped
+// on arrival, so a view that moved on never sees an answer meant for its previous state.
+class RedisClient : public QObject
+{
+    Q_OBJECT
+public:
+    using State = RedisWorker::State;
+    using Callback = std::function<void(const RedisReply &)>;
+
+    explicit RedisClient(const ConnectionProfile &profile, QObject *parent = nullptr);
+    ~RedisClient() override;
+
+    const ConnectionProfile &profile() const { return m_profile; }
+    State state() const { return m_state; }
+    QString stateDetail() const { return m_detail; }
+    const ServerFacts &facts() const { return m_facts; }
+    bool isReady() const { return m_state == State::Ready; }
+
+    void connectToServer();
+    void disconnectFromServer();
+
+    RequestId send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs = -1);
+    RequestId sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback,
+                        int timeoutMs = -1);
+    void cancel(RequestId id);
+    int pendingCount() const { return int(m_pending.size()); }
+
+    // For jobs that run on the worker thread (see KeyScanner).
+    RedisWorker *worker() const { return m_worker; }
+    QThread *workerThread() const { return m_thread; }
+
+Q_SIGNALS:
+    void stateChanged(RedisClient::State state, const QString &detail);
+    void ready(const ServerFacts &facts);
+    void connectionError(const RedisError &error);
+
+private:
+    void onReply(const RedisReply &reply);
+
+    struct Waiting
+    {
+        QPointer<QObject> context;
+        Callback callback;
+    };
+
+    ConnectionProfile m_profile;
+    QThread *m_thread = nullptr;
+    RedisWorker *m_worker = nullptr;
+    QHash<RequestId, Waiting> m_pending;
+    State m_state = State::Disconnected;
+    QString m_detail;
+    ServerFacts m_facts;
+};
+
+// Request ids are unique across every connection of the process.
+RequestId nextRequestId();

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisworker.h"
+
+#include "respcodec.h"
+#include "transport.h"
+
+#include <QRandomGenerator>
+#include <QTimer>
+
+#include <hiredis/hiredis.h>
+
+const RedisValue &RedisReply::value(qsizetype i) const
+{
+    static const RedisValue invalid;
+    return (i >= 0 && i < values.size()) ? values.at(i) : invalid;
+}
+
+RedisError RedisReply::firstError() const
+{
+    if (error.isError())
+        return error;
+    for (const RedisValue &v : values) {
+        if (v.isError())
+            return RedisError::fromReply(v);
+    }
+    return {};
+}
+
+namespace {
+constexpr int kMaxBackoffMs = 30000;
+constexpr int kFirstBackoffMs = 250;
+} // namespace
+
+RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
+    : QObject(parent), m_profile(profile)
+{
+    m_clock.start();
+}
+
+RedisWorker::~RedisWorker()
+{
+    if (m_reader)
+        redisReaderFree(m_reader);
+}
+
+void RedisWorker::start()
+{
+    m_wanted = true;
+    if (!m_timeoutTimer) {
+        m_timeoutTimer = new QTimer(this);
+        m_timeoutTimer->setSingleShot(true);
+        connect(m_timeoutTimer, &QTimer::timeout, this, &RedisWorker::onTimeoutTick);
+        m_connectTimer = new QTimer(this);
+        m_connectTimer->setSingleShot(true);
+        connect(m_connectTimer, &QTimer::timeout, this, [this] {
+            onClosed(RedisError::Kind::Timeout,
+                     QStringLiteral("no connection within %1 ms").arg(m_profile.connectTimeoutMs));
+        });
+        m_reconnectTimer = new QTimer(this);
+        m_reconnectTimer->setSingleShot(true);
+        connect(m_reconnectTimer, &QTimer::timeout, this, &RedisWorker::openTransport);
+    }
+    if (m_state == State::Disconnected || m_state == State::Backoff)
+        openTransport();
+}
+
+void RedisWorker::stop()
+{
+    m_wanted = false;
+    if (m_reconnectTimer)
+        m_reconnectTimer->stop();
+    if (m_connectTimer)
+        m_connectTimer->stop();
+    failAll(RedisError::make(RedisError::Kind::NotConnected, QStringLiteral("disconnected")));
+    if (m_transport) {
+        m_transport->disconnect(this);
+        m_transport->abort();
+        m_transport.reset();
+    }
+    setState(State::Disconnected, QStringLiteral("disconnected"));
+}
+
+void RedisWorker::resetReader()
+{
+    if (m_reader)
+        redisReaderFree(m_reader);
+    m_reader = redisReaderCreate();
+    m_readBuffer.clear();
+}
+
+void RedisWorker::openTransport()
+{
+    if (m_transport) {
+        m_transport->disconnect(this);
+        m_transport->abort();
+    }
+    resetReader();
+    m_transport = Transport::create(m_profile);
+    connect(m_transport.get(), &Transport::opened, this, &RedisWorker::onOpened);
+    connect(m_transport.get(), &Transport::readyRead, this, &RedisWorker::onReadyRead);
+    connect(m_transport.get(), &Transport::closed, this, &RedisWorker::onClosed);
+    setState(State::Connecting, QStringLiteral("connecting to %1").arg(m_profile.displayName()));
+    m_connectTimer->start(m_profile.connectTimeoutMs);
+    m_transport->open();
+}
+
+void RedisWorker::onOpened()
+{
+    handshake();
+}
+
+void RedisWorker::submitInternal(const QList<RedisCommand> &commands, Done done)
+{
+    auto p = std::make_unique<Pending>();
+    p->id = ++m_internalIds | (quint64(1) << 63);
+    p->commands = commands;
+    p->done = std::move(done);
+    p->internal = true;
+    p->timeoutMs = m_profile.connectTimeoutMs;
+    write(std::move(p));
+}
+
+void RedisWorker::handshake()
+{
+    // Authentication and database selection must succeed; they go first, in one pipeline.
+    m_handshaking = true;
+    QList<RedisCommand> cmds;
+    if (!m_profile.password.isEmpty()) {
+        if (m_profile.username.isEmpty())
+            cmds.append(RedisCommand{"AUTH", m_profile.password.toUtf8()});
+        else
+            cmds.append(RedisCommand{"AUTH", m_profile.username.toUtf8(), m_profile.password.toUtf8()});
+    }
+    if (m_profile.db != 0)
+        cmds.append(RedisCommand{"SELECT", QByteArray::number(m_profile.db)});
+    cmds.append(RedisCommand{"PING"});
+    submitInternal(cmds, [this](const RedisReply &r) { finishHandshake(r); });
+}
+
+void RedisWorker::finishHandshake(const RedisReply &reply)
+{
+    const RedisError err = reply.firstError();
+    if (err) {
+        if (!err.isConnectionLevel()) {
+            // A wrong password or a missing database is not fixed by retrying.
+            RedisError e = err;
+            if (e.kind == RedisError::Kind::Server && reply.values.size() > 1 && m_profile.db != 0)
+                e.message = QStringLiteral("cannot select database %1: %2").arg(m_profile.db).arg(err.message);
+            m_lastError = e;
+            m_wanted = false;
+            Q_EMIT connectionError(e);
+            m_transport->disconnect(this);
+            m_transport->abort();
+            failAll(e);
+            setState(State::Disconnected, e.message);
+        }
+        return;
+    }
+    queryServer();
+}
+
+void RedisWorker::queryServer()
+{
+    // Optional facts: a user without +info or +command still gets a working connection.
+    QList<RedisCommand> cmds;
+    cmds.append(RedisCommand{"CLIENT", "SETNAME", m_profile.clientName.toUtf8()});
+    cmds.append(RedisCommand{"INFO", "server"});
+    if (m_profile.readOnly)
+        cmds.append(RedisCommand{"COMMAND"});
+    submitInternal(cmds, [this](const RedisReply &r) {
+        if (!r.ok())
+            return; // connection-level: onClosed handles it
+        ServerFacts facts;
+        const RedisValue &info = r.value(1);
+        if (info.isString()) {
+            for (const QByteArray &line : info.bytes().split('\n')) {
+                const QByteArray l = line.trimmed();
+                if (l.startsWith("redis_version:"))
+                    facts.version = QVersionNumber::fromString(QString::fromLatin1(l.mid(14)));
+                else if (l.startsWith("redis_mode:"))
+                    facts.mode = QString::fromLatin1(l.mid(11));
+            }
+        }
+        if (m_profile.readOnly) {
+            const RedisValue &commands = r.value(2);
+            m_policy = commands.isArray() && commands.size() > 0 ? CommandPolicy::fromCommandReply(commands)
+                                                                 : CommandPolicy::builtinReadOnly();
+        } else {
+            m_policy = CommandPolicy();
+        }
+        facts.readOnly = m_policy.isReadOnly();
+        facts.policyFromServer = m_policy.fromServer();
+        m_facts = facts;
+        m_handshaking = false;
+        m_attempt = 0;
+        m_connectTimer->stop();
+        setState(State::Ready, QStringLiteral("connected to %1").arg(m_profile.displayName()));
+        Q_EMIT ready(m_facts);
+        auto waiting = std::move(m_waiting);
+        m_waiting.clear();
+        for (auto &p : waiting)
+            write(std::move(p));
+    });
+}
+
+void RedisWorker::submit(RequestId id, const QList<RedisCommand> &commands, Done done, int timeoutMs)
+{
+    auto p = std::make_unique<Pending>();
+    p->id = id;
+    p->commands = commands;
+    p->done = std::move(done);
+    p->timeoutMs = timeoutMs;
+    p->started.start();
+    if (commands.isEmpty()) {
+        finish(std::move(p));
+        return;
+    }
+    for (const RedisCommand &c : commands) {
+        if (c.isEmpty()) {
+            finish(std::move(p), RedisError::make(RedisError::Kind::Protocol, QStringLiteral("empty command")));
+            return;
+        }
+        const QString why = m_policy.refusal(c);
+        if (!why.isEmpty()) {
+            finish(std::move(p), RedisError::make(RedisError::Kind::ReadOnlyRefused, why));
+            return;
+        }
+    }
+    switch (m_state) {
+    case State::Ready:
+        write(std::move(p));
+        break;
+    case State::Connecting:
+        m_waiting.push_back(std::move(p));
+        break;
+    case State::Disconnected:
+    case State::Backoff: {
+        QString why = QStringLiteral("not connected");
+        if (m_lastError)
+            why += QStringLiteral(" (%1)").arg(m_lastError.message);
+        finish(std::move(p), RedisError::make(RedisError::Kind::NotConnected, why));
+        break;
+    }
+    }
+}
+
+void RedisWorker::cancel(RequestId id)
+{
+    for (auto it = m_waiting.begin(); it != m_waiting.end(); ++it) {
+        if ((*it)->id == id) {
+            auto p = std::move(*it);
+            m_waiting.erase(it);
+            finish(std::move(p), RedisError::make(RedisError::Kind::Cancelled, QStringLiteral("cancelled")));
+            return;
+        }
+    }
+}
+
+void RedisWorker::write(std::unique_ptr<Pending> p)
+{
+    if (!p->started.isValid())
+        p->started.start();
+    p->wire = resp::formatCommands(p->commands);
+    const int timeout = p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs;
+    p->deadlineMs = m_clock.elapsed() + timeout;
+    m_transport->write(p->wire);
+    p->wire.clear();
+    m_inFlight.push_back(std::move(p));
+    armTimeout();
+}
+
+void RedisWorker::armTimeout()
+{
+    if (m_inFlight.empty()) {
+        m_timeoutTimer->stop();
+        return;
+    }
+    // Replies come in order, so the oldest request decides.
+    const qint64 left = m_inFlight.front()->deadlineMs - m_clock.elapsed();
+    m_timeoutTimer->start(int(qBound<qint64>(0, left, qint64(std::numeric_limits<int>::max()))));
+}
+
+void RedisWorker::onTimeoutTick()
+{
+    if (m_inFlight.empty())
+        return;
+    const qint64 left = m_inFlight.front()->deadlineMs - m_clock.elapsed();
+    if (left > 0) {
+        armTimeout();
+        return;
+    }
+    // Replies still owed would arrive out of step with later requests: drop the connection,
+    // fail what was in flight, and connect again.
+    const int timeout = m_inFlight.front()->timeoutMs > 0 ? m_inFlight.front()->timeoutMs : m_profile.commandTimeoutMs;
+    onClosed(RedisError::Kind::Timeout, QStringLiteral("no reply within %1 ms").arg(timeout));
+}
+
+void RedisWorker::onReadyRead()
+{
+    if (!m_transport)
+        return;
+    m_readBuffer.clear();
+    if (m_transport->readInto(m_readBuffer) <= 0)
+        return;
+    if (redisReaderFeed(m_reader, m_readBuffer.constData(), size_t(m_readBuffer.size())) != REDIS_OK) {
+        onClosed(RedisError::Kind::Protocol, QStringLiteral("protocol error: %1").arg(QString::fromLatin1(m_reader->errstr)));
+        return;
+    }
+    bool progressed = false;
+    for (;;) {
+        void *raw = nullptr;
+        if (redisReaderGetReply(m_reader, &raw) != REDIS_OK) {
+            onClosed(RedisError::Kind::Protocol,
+                     QStringLiteral("protocol error: %1").arg(QString::fromLatin1(m_reader->errstr)));
+            return;
+        }
+        if (!raw)
+            break;
+        RedisValue value = resp::fromHiredis(static_cast<const redisReply *>(raw));
+        freeReplyObject(raw);
+        if (m_inFlight.empty()) {
+            // RESP2 has no pushes on a normal connection: an unsolicited reply means the stream
+            // is out of step.
+            onClosed(RedisError::Kind::Protocol, QStringLiteral("unexpected reply from the server"));
+            return;
+        }
+        Pending &head = *m_inFlight.front();
+        head.values.append(std::move(value));
+        if (head.values.size() == head.commands.size()) {
+            auto done = std::move(m_inFlight.front());
+            m_inFlight.pop_front();
+            finish(std::move(done));
+            if (!m_transport)
+                return; // a callback stopped the worker
+        }
+        progressed = true;
+    }
+    if (progressed)
+        armTimeout();
+}
+
+void RedisWorker::finish(std::unique_ptr<Pending> p, const RedisError &error)
+{
+    RedisReply reply;
+    reply.id = p->id;
+    reply.values = std::move(p->values);
+    reply.error = error;
+    reply.elapsedUs = p->started.isValid() ? p->started.nsecsElapsed() / 1000 : 0;
+    if (p->done)
+        p->done(std::move(reply));
+    else if (!p->internal)
+        Q_EMIT replyReady(reply);
+}
+
+void RedisWorker::failAll(const RedisError &error)
+{
+    auto inFlight = std::move(m_inFlight);
+    m_inFlight.clear();
+    auto waiting = std::move(m_waiting);
+    m_waiting.clear();
+    for (auto &p : inFlight)
+        finish(std::move(p), error);
+    for (auto &p : waiting)
+        finish(std::move(p), error);
+    if (m_timeoutTimer)
+        m_timeoutTimer->stop();
+}
+
+void RedisWorker::onClosed(RedisError::Kind kind, const QString &reason)
+{
+    if (m_transport) {
+        m_transport->disconnect(this);
+        m_transport->abort();
+    }
+    m_connectTimer->stop();
+    const bool wasReady = m_state == State::Ready;
+    QString message;
+    switch (kind) {
+    case RedisError::Kind::ConnectionRefused:
+        message = QStringLiteral("cannot connect to %1: %2").arg(m_profile.displayName(), reason);
+        break;
+    case RedisError::Kind::Timeout:
+        message = wasReady ? QStringLiteral("timeout: %1").arg(reason)
+                           : QStringLiteral("cannot connect to %1: %2").arg(m_profile.displayName(), reason);
+        break;
+    case RedisError::Kind::ConnectionLost:
+        message = QStringLiteral("connection to %1 lost: %2").arg(m_profile.displayName(), reason);
+        break;
+    default:
+        message = reason;
+        break;
+    }
+    const RedisError error = RedisError::make(kind, message);
+    m_lastError = error;
+    m_handshaking = false;
+    failAll(error);
+    Q_EMIT connectionError(error);
+    scheduleReconnect(message);
+}
+
+void RedisWorker::scheduleReconnect(const QString &reason)
+{
+    if (!m_wanted) {
+        setState(State::Disconnected, reason);
+        return;
+    }
+    // Exponential backoff with full jitter around the step, so that many clients that lost
+    // the same server do not all come back in the same millisecond.
+    const int step = qMin(kMaxBackoffMs, kFirstBackoffMs << qMin(m_attempt, 7));
+    const int delay = step / 2 + int(QRandomGenerator::global()->bounded(step / 2 + 1));
+    ++m_attempt;
+    m_reconnectTimer->start(delay);
+    setState(State::Backoff, QStringLiteral("%1; retrying in %2 s").arg(reason).arg(delay / 1000.0, 0, 'f', 1));
+}
+
+void RedisWorker::setState(State state, const QString &detail)
+{
+    m_state = state;
+    Q_EMIT stateChanged(state, detail);
+}

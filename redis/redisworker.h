@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "commandpolicy.h"
+#include "connectionprofile.h"
+#include "rediserror.h"
+#include "redisvalue.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QVersionNumber>
+#include <deque>
+#include <functional>
+#include <memory>
+
+class Transport;
+class QTimer;
+struct redisReader;
+
+using RedisCommand = QList<QByteArray>;
+using RequestId = quint64;
+
+// The replies to one pipelined batch, in the order of its commands. 'error' is set when the
+// batch as a whole failed (connection lost, timeout, refused as read-only); then 'values' holds
+// what arrived before the failure. Per-command error replies are RedisValue errors.
+struct RedisReply
+{
+    RequestId id = 0;
+    QList<RedisValue> values;
+    RedisError error;
+    qint64 elapsedUs = 0;
+
+    bool ok() const { return !error.isError(); }
+    const RedisValue &value(qsizetype i = 0) const;
+    // The batch error, or else the first command's error reply, or none.
+    RedisError firstError() const;
+};
+Q_DECLARE_METATYPE(RedisReply)
+
+// What we learned about the server on connecting.
+struct ServerFacts
+{
+    QVersionNumber version; // null when INFO was not allowed
+    QString mode; // standalone, cluster or sentinel
+    QString role;
+    bool readOnly = false; // the connection refuses writing commands
+    bool policyFromServer = false;
+};
+Q_DECLARE_METATYPE(ServerFacts)
+
+// Owns one connection: the transport, the hiredis reader, the queue of requests in flight.
+// Lives on its own thread; every member function must be called on that thread. The GUI talks
+// to it through RedisClient; background jobs (the key scanner) that live on the same thread may
+// call submit() directly and get their callback on this thread.
+class RedisWorker : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State : quint8 { Disconnected, Connecting, Ready, Backoff };
+    Q_ENUM(State)
+
+    explicit RedisWorker(const ConnectionProfile &profile, QObject *parent = nullptr);
+    ~RedisWorker() override;
+
+    using Done = std::function<void(RedisReply)>;
+    // Sends the batch as one pipeline. 'done' runs on this thread; without it, replyReady is
+    // emitted. Requests made while connecting wait for the handshake; while disconnected they
+    // fail at once with NotConnected.
+    void submit(RequestId id, const QList<RedisCommand> &commands, Done done = {}, int timeoutMs = -1);
+    // Drops a request that has not been written yet.
+    void cancel(RequestId id);
+
+    State state() const { return m_state; }
+    const ServerFacts &facts() const { return m_facts; }
+    const ConnectionProfile &profile() const { return m_profile; }
+    // Number of requests written but not yet answered.
+    int inFlight() const { return int(m_inFlight.size()); }
+
+public Q_SLOTS:
+    void start();
+    void stop();
+
+Q_SIGNALS:
+    void replyReady(const RedisReply &reply);
+    void stateChanged(RedisWorker::State state, const QString &detail);
+    void ready(const ServerFacts &facts);
+    void connectionError(const RedisError &error);
+
+private:
+    struct Pending
+    {
+        RequestId id = 0;
+        QList<RedisCommand> commands;
+        Done done;
+        int timeoutMs = -1;
+        QByteArray wire; // formatted commands
+        QList<RedisValue> values;
+        qint64 deadlineMs = 0;
+        QElapsedTimer started;
+        bool internal = false;
+    };
+
+    void openTransport();
+    void onOpened();
+    void onReadyRead();
+    void onClosed(RedisError::Kind kind, const QString &reason);
+    void onTimeoutTick();
+    void handshake();
+    void finishHandshake(const RedisReply &reply);
+    void queryServer();
+    void setState(State state, const QString &detail = {});
+    void write(std::unique_ptr<Pending> p);
+    void finish(std::unique_ptr<Pending> p, const RedisError &error = {});
+    void failAll(const RedisError &error);
+    void scheduleReconnect(const QString &reason);
+    void armTimeout();
+    void resetReader();
+    void submitInternal(const QList<RedisCommand> &commands, Done done);
+
+    ConnectionProfile m_profile;
+    std::unique_ptr<Transport> m_transport;
+    redisReader *m_reader = nullptr;
+    QByteArray m_readBuffer;
+    std::deque<std::unique_ptr<Pending>> m_inFlight; // written, awaiting replies
+    std::deque<std::unique_ptr<Pending>> m_waiting; // held until the handshake is done
+    QTimer *m_timeoutTimer = nullptr;
+    QTimer *m_connectTimer = nullptr;
+    QTimer *m_reconnectTimer = nullptr;
+    QElapsedTimer m_clock;
+    State m_state = State::Disconnected;
+    bool m_wanted = false; // the user wants a connection: reconnect after losing it
+    bool m_handshaking = false;
+    int m_attempt = 0;
+    CommandPolicy m_policy;
+    ServerFacts m_facts;
+    RedisError m_lastError;
+    RequestId m_internalIds = 0;
+};

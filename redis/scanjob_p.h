@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "keyscanner.h"
+#include "redisworker.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+
+class QTimer;
+
+// The scan loop itself; lives on the connection's worker thread and talks to the worker
+// directly, so the GUI thread only sees finished batches.
+class ScanJob : public QObject
+{
+    Q_OBJECT
+public:
+    ScanJob(RedisWorker *worker, const ScanOptions &options, quint64 generation);
+
+    void start();
+    void pause();
+    void resume();
+
+Q_SIGNALS:
+    void batchAvailable(const ScanBatch &batch);
+    void progressChanged(const ScanProgress &progress);
+    void finished(const ScanProgress &progress);
+
+private:
+    void sendScan(const QByteArray &cursor);
+    void sendScanPaced(const QByteArray &cursor);
+    void onScanReply(const QByteArray &cursor, const RedisReply &reply, qint64 sentAtMs);
+    void onDetails(const QList<QByteArray> &keys, const QByteArray &cursorAfter, const RedisReply &reply);
+    void onFailure(const RedisError &error);
+    void maybeFinish();
+    void flush();
+    ScanProgress progress() const;
+
+    RedisWorker *m_worker;
+    ScanOptions m_options;
+    quint64 m_generation;
+    QTimer *m_flushTimer = nullptr;
+    ScanBatch m_batch;
+    QElapsedTimer m_clock;
+    QByteArray m_resumeCursor = "0"; // every key before this cursor is delivered
+    QByteArray m_nextCursor = "0";
+    int m_count;
+    int m_outstanding = 0;
+    qint64 m_commandsSent = 0;
+    quint64 m_returned = 0;
+    quint64 m_vanished = 0;
+    qint64 m_dbsize = -1;
+    bool m_scanDone = false;
+    bool m_paused = false;
+    bool m_finished = false;
+    bool m_waiting = false;
+    bool m_scanPending = false; // a SCAN is in flight or scheduled
+    RedisError m_error;
+};

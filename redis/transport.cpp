@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "transport.h"
+
+#include "connectionprofile.h"
+
+#include <QLocalSocket>
+#include <QSslSocket>
+#include <QTcpSocket>
+
+Transport::~Transport() = default;
+
+namespace {
+
+// TCP and TLS: QSslSocket works with every hiredis version, since hiredis only formats and parses.
+class TcpTransport final : public Transport
+{
+public:
+    explicit TcpTransport(const ConnectionProfile &p)
+        : m_host(p.host), m_port(p.port), m_tls(p.tls)
+    {
+        m_socket = m_tls ? new QSslSocket(this) : new QTcpSocket(this);
+        m_socket->setReadBufferSize(0);
+        connect(m_socket, &QAbstractSocket::connected, this, [this] {
+            m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+            m_socket->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
+            if (!m_tls)
+                Q_EMIT opened();
+        });
+        if (auto *ssl = qobject_cast<QSslSocket *>(m_socket)) {
+            connect(ssl, &QSslSocket::encrypted, this, &Transport::opened);
+            connect(ssl, &QSslSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
+                m_lastError = errors.isEmpty() ? QStringLiteral("TLS handshake failed") : errors.first().errorString();
+            });
+        }
+        connect(m_socket, &QIODevice::readyRead, this, &Transport::readyRead);
+        connect(m_socket, &QAbstractSocket::errorOccurred, this, [this](QAbstractSocket::SocketError error) {
+            const bool wasOpen = m_everOpened;
+            const QString reason = m_lastError.isEmpty() ? m_socket->errorString() : m_lastError;
+            m_lastError.clear();
+            Q_UNUSED(error)
+            m_socket->abort();
+            Q_EMIT closed(wasOpen ? RedisError::Kind::ConnectionLost : RedisError::Kind::ConnectionRefused, reason);
+        });
+        connect(this, &Transport::opened, this, [this] { m_everOpened = true; });
+    }
+
+    void open() override
+    {
+        m_everOpened = false;
+        if (auto *ssl = qobject_cast<QSslSocket *>(m_socket))
+            ssl->connectToHostEncrypted(m_host, m_port);
+        else
+            m_socket->connectToHost(m_host, m_port);
+    }
+    void abort() override { m_socket->abort(); }
+    bool isOpen() const override { return m_socket->state() == QAbstractSocket::ConnectedState; }
+    void write(const QByteArray &bytes) override { m_socket->write(bytes); }
+    qint64 readInto(QByteArray &into) override
+    {
+        const qint64 n = m_socket->bytesAvailable();
+        if (n <= 0)
+            return 0;
+        const qsizetype old = into.size();
+        into.resize(old + n);
+        const qint64 got = m_socket->read(into.data() + old, n);
+        into.resize(old + qMax<qint64>(got, 0));
+        return got;
+    }
+
+private:
+    QString m_host;
+    quint16 m_port;
+    bool m_tls;
+    bool m_everOpened = false;
+    QString m_lastError;
+    QTcpSocket *m_socket;
+};
+
+class UnixTransport final : public Transport
+{
+public:
+    explicit UnixTransport(const ConnectionProfile &p)
+        : m_path(p.socketPath)
+    {
+        m_socket = new QLocalSocket(this);
+        m_socket->setReadBufferSize(0);
+        connect(m_socket, &QLocalSocket::connected, this, [this] {
+            m_everOpened = true;
+            Q_EMIT opened();
+        });
+        connect(m_socket, &QIODevice::readyRead, this, &Transport::readyRead);
+        connect(m_socket, &QLocalSocket::errorOccurred, this, [this](QLocalSocket::LocalSocketError) {
+            const QString reason = m_socket->errorString();
+            const bool wasOpen = m_everOpened;
+            m_socket->abort();
+            Q_EMIT closed(wasOpen ? RedisError::Kind::ConnectionLost : RedisError::Kind::ConnectionRefused, reason);
+        });
+    }
+
+    void open() override
+    {
+        m_everOpened = false;
+        m_socket->connectToServer(m_path);
+    }
+    void abort() override { m_socket->abort(); }
+    bool isOpen() const override { return m_socket->state() == QLocalSocket::ConnectedState; }
+    void write(const QByteArray &bytes) override { m_socket->write(bytes); }
+    qint64 readInto(QByteArray &into) override
+    {
+        const qint64 n = m_socket->bytesAvailable();
+        if (n <= 0)
+            return 0;
+        const qsizetype old = into.size();
+        into.resize(old + n);
+        const qint64 got = m_socket->read(into.data() + old, n);
+        into.resize(old + qMax<qint64>(got, 0));
+        return got;
+    }
+
+private:
+    QString m_path;
+    bool m_everOpened = false;
+    QLocalSocket *m_socket;
+};
+
+} // namespace
+
+std::unique_ptr<Transport> Transport::create(const ConnectionProfile &profile)
+{
+    if (profile.usesUnixSocket())
+        return std::make_unique<UnixTransport>(profile);
+    return std::make_unique<TcpTransport>(profile);
+}
