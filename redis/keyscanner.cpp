@@ -42,8 +42,10 @@ void ScanJob::start()
     });
     QPointer<ScanJob> self(this);
     m_worker->submit(nextRequestId(), {{"DBSIZE"}}, [self](const RedisReply &r) {
-        if (self && r.value().isInteger())
+        if (self && r.value().isInteger()) {
             self->m_dbsize = r.value().toInteger();
+            Q_EMIT self->progressChanged(self->progress());
+        }
     });
     sendScan("0");
 }

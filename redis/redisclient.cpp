@@ -69,6 +69,13 @@ void RedisClient::disconnectFromServer()
     QMetaObject::invokeMethod(m_worker, &RedisWorker::stop, Qt::QueuedConnection);
 }
 
+void RedisClient::reconnectWith(const ConnectionProfile &profile)
+{
+    m_profile = profile;
+    RedisWorker *worker = m_worker;
+    QMetaObject::invokeMethod(m_worker, [worker, profile] { worker->reconfigure(profile); }, Qt::QueuedConnection);
+}
+
 RequestId RedisClient::send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs)
 {
     return sendBatch({command}, context, std::move(callback), timeoutMs);

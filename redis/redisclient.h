@@ -30,6 +30,8 @@ public:
 
     void connectToServer();
     void disconnectFromServer();
+    // Connects again with changed settings (a password typed after NOAUTH, say).
+    void reconnectWith(const ConnectionProfile &profile);
 
     RequestId send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs = -1);
     RequestId sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback,

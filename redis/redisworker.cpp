@@ -80,6 +80,15 @@ void RedisWorker::stop()
     setState(State::Disconnected, QStringLiteral("disconnected"));
 }
 
+void RedisWorker::reconfigure(const ConnectionProfile &profile)
+{
+    stop();
+    m_profile = profile;
+    m_lastError = {};
+    m_attempt = 0;
+    start();
+}
+
 void RedisWorker::resetReader()
 {
     if (m_reader)

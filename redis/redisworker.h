@@ -79,6 +79,8 @@ public:
 public Q_SLOTS:
     void start();
     void stop();
+    // New credentials or address: drops the connection and connects with these.
+    void reconfigure(const ConnectionProfile &profile);
 
 Q_SIGNALS:
     void replyReady(const RedisReply &reply);

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "connectionprofile.h"
+
+#include <QStringList>
+#include <optional>
+
+// What the command line asked for. Parsing never opens a window: a bad argument is reported
+// with one line and exit status 2 by the caller.
+struct CommandLine
+{
+    enum class Action { Run, Help, Version };
+
+    Action action = Action::Run;
+    ConnectionProfile profile;
+    bool connectGiven = false; // any of -h -p -s or a URI
+    bool demo = false;
+    bool askPass = false;
+    bool passwordOnCommandLine = false;
+    QString screenshot; // write a PNG and exit
+    QString panel = QStringLiteral("keys");
+    QString openKey; // escaped key name to open once connected
+    QByteArray separator; // empty: from settings
+    int scanRate = -1; // -1: from settings
+    QString helpText;
+    QStringList warnings;
+
+    // 'environment' is consulted for REDISCLI_AUTH. Returns the parsed line or an error.
+    static std::optional<CommandLine> parse(const QStringList &arguments, QString *error,
+                                            const QString &redisCliAuth = {});
+};

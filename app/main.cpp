@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "bytesescape.h"
+#include "commandline.h"
+#include "demo.h"
+#include "mainwindow.h"
+#include "settings.h"
+
+#include <QApplication>
+#include <QInputDialog>
+#include <QTextStream>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+void setIdentity()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("RedisLens"));
+    QCoreApplication::setApplicationName(QStringLiteral("redislens"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(REDISLENS_VERSION));
+}
+
+int usageError(const QString &message)
+{
+    std::fprintf(stderr, "redislens: %s\n", qPrintable(message));
+    std::fprintf(stderr, "Try 'redislens --help' for more information.\n");
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    // Parse before any application object exists: --help, --version and bad arguments never
+    // need a display.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    QString error;
+    const auto parsed = CommandLine::parse(arguments, &error, qEnvironmentVariable("REDISCLI_AUTH"));
+    if (!parsed)
+        return usageError(error);
+    CommandLine cl = *parsed;
+    if (cl.action == CommandLine::Action::Help) {
+        QCoreApplication app(argc, argv);
+        setIdentity();
+        QTextStream(stdout) << cl.helpText;
+        return 0;
+    }
+    if (cl.action == CommandLine::Action::Version) {
+        QTextStream(stdout) << "redislens " << REDISLENS_VERSION << '\n';
+        return 0;
+    }
+    if (!MainWindow::panelNames().contains(cl.panel))
+        return usageError(QStringLiteral("unknown panel '%1' (known: %2)")
+                              .arg(cl.panel, MainWindow::panelNames().join(QStringLiteral(", "))));
+    QByteArray openKey;
+    if (!cl.openKey.isEmpty()) {
+        const auto key = bytesescape::unescape(cl.openKey, &error);
+        if (!key)
+            return usageError(QStringLiteral("--open: %1").arg(error));
+        openKey = *key;
+    }
+    for (const QString &w : std::as_const(cl.warnings))
+        std::fprintf(stderr, "%s\n", qPrintable(w));
+
+    // A screenshot is rendered offscreen unless the caller chose a platform (xvfb-run, say).
+    if (!cl.screenshot.isEmpty() && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    setIdentity();
+    QApplication::setApplicationDisplayName(QStringLiteral("RedisLens"));
+    Settings settings;
+    if (!cl.separator.isEmpty())
+        settings.setSeparator(cl.separator);
+    if (cl.scanRate >= 0)
+        settings.setScanRate(cl.scanRate);
+
+    std::unique_ptr<Demo> demo;
+    ConnectionProfile profile = cl.profile;
+    if (cl.demo) {
+        demo = std::make_unique<Demo>();
+        if (!demo->start(&error)) {
+            std::fprintf(stderr, "redislens: cannot start the demo: %s\n", qPrintable(error));
+            return 1;
+        }
+        profile = demo->profile();
+        profile.name = QStringLiteral("demo");
+    } else if (cl.connectGiven) {
+        settings.setLastUri(profile.toUri());
+    }
+    if (cl.askPass) {
+        bool ok = false;
+        const QString pw = QInputDialog::getText(nullptr, QStringLiteral("RedisLens"),
+                                                 QStringLiteral("Password for %1:").arg(profile.displayName()),
+                                                 QLineEdit::Password, QString(), &ok);
+        if (!ok)
+            return 1;
+        profile.password = pw;
+    }
+
+    MainWindow window(profile, &settings);
+    if (demo)
+        window.attachDemo(demo.get());
+    if (!openKey.isEmpty())
+        window.openKeyWhenReady(openKey);
+    int exitCode = 0;
+    if (!cl.screenshot.isEmpty()) {
+        window.resize(1400, 860);
+        QObject::connect(&window, &MainWindow::screenshotDone, &app, [&](bool ok, const QString &message) {
+            if (!ok) {
+                std::fprintf(stderr, "redislens: screenshot failed: %s\n", qPrintable(message));
+                exitCode = 1;
+            }
+            app.exit(exitCode);
+        });
+        window.takeScreenshotWhenReady(cl.screenshot, cl.panel);
+        // A server that never answers must not leave a headless run hanging.
+        QTimer::singleShot(60000, &app, [&] {
+            std::fprintf(stderr, "redislens: screenshot timed out waiting for the first scan\n");
+            app.exit(1);
+        });
+    } else {
+        window.showPanel(cl.panel);
+    }
+    window.show();
+    window.start();
+    const int code = app.exec();
+    return cl.screenshot.isEmpty() ? code : exitCode == 0 ? code : exitCode;
+}

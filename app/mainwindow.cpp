@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+
+#include "bytesescape.h"
+#include "demo.h"
+#include "keybrowser.h"
+#include "keytreemodel.h"
+#include "redisclient.h"
+#include "settings.h"
+#include "valueview.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWidget *parent)
+    : QMainWindow(parent), m_profile(profile), m_settings(settings)
+{
+    m_client = new RedisClient(profile, this);
+    ConnectionProfile scanProfile = profile;
+    scanProfile.clientName = profile.clientName + QStringLiteral("-scan");
+    m_scanClient = new RedisClient(scanProfile, this);
+    buildUi();
+    buildMenus();
+    updateTitle();
+    if (!settings->windowGeometry().isEmpty())
+        restoreGeometry(settings->windowGeometry());
+    else
+        resize(1400, 860);
+    restoreState(settings->windowState());
+
+    connect(m_client, &RedisClient::stateChanged, this, &MainWindow::onStateChanged);
+    connect(m_scanClient, &RedisClient::stateChanged, this, &MainWindow::onStateChanged);
+    connect(m_scanClient, &RedisClient::ready, this, &MainWindow::maybeStartFirstScan);
+    connect(m_client, &RedisClient::ready, this, [this] {
+        updateTitle();
+        if (!m_openKey.isEmpty()) {
+            m_valueView->openKey(m_openKey, KeyType::Unknown);
+            showPanel(QStringLiteral("value"));
+            m_openKey.clear();
+        }
+    });
+    connect(m_client, &RedisClient::connectionError, this, [this](const RedisError &e) {
+        onConnectionError(e.message, e.kind == RedisError::Kind::Auth);
+    });
+}
+
+MainWindow::~MainWindow()
+{
+    // The browser's scan job lives on the scan connection's thread: end it first.
+    delete m_browser;
+    m_browser = nullptr;
+}
+
+QStringList MainWindow::panelNames()
+{
+    return {QStringLiteral("keys"), QStringLiteral("value")};
+}
+
+void MainWindow::buildUi()
+{
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 6);
+
+    auto *bannerRow = new QHBoxLayout;
+    m_banner = new QLabel(central);
+    m_banner->setObjectName(QStringLiteral("connectionBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setAutoFillBackground(true);
+    QPalette warn = m_banner->palette();
+    warn.setColor(QPalette::Window, QColor(0xf5, 0xc2, 0x42));
+    warn.setColor(QPalette::WindowText, Qt::black);
+    m_banner->setPalette(warn);
+    m_banner->setContentsMargins(8, 4, 8, 4);
+    m_banner->hide();
+    m_bannerButton = new QPushButton(tr("Enter password…"), central);
+    m_bannerButton->hide();
+    connect(m_bannerButton, &QPushButton::clicked, this, &MainWindow::askPassword);
+    bannerRow->addWidget(m_banner, 1);
+    bannerRow->addWidget(m_bannerButton);
+    layout->addLayout(bannerRow);
+
+    auto *splitter = new QSplitter(Qt::Horizontal, central);
+    splitter->setObjectName(QStringLiteral("mainSplitter"));
+    m_browser = new KeyBrowser(m_scanClient, splitter);
+    m_browser->setScanRate(m_settings->scanRate());
+    m_browser->setShowMemory(m_settings->showMemory());
+    m_browser->setSeparator(m_settings->separator());
+    m_browser->model()->setChildLimit(m_settings->childLimit());
+    m_tabs = new QTabWidget(splitter);
+    m_tabs->setObjectName(QStringLiteral("panels"));
+    m_valueView = new ValueView(m_client, m_tabs);
+    m_tabs->addTab(m_valueView, tr("Value"));
+    splitter->addWidget(m_browser);
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    layout->addWidget(splitter, 1);
+    setCentralWidget(central);
+
+    m_stateLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_stateLabel);
+
+    connect(m_browser, &KeyBrowser::keyActivated, this, [this](const QByteArray &key, KeyType type) {
+        m_valueView->openKey(key, type);
+        showPanel(QStringLiteral("value"));
+    });
+    connect(m_browser, &KeyBrowser::scanCompleted, this, &MainWindow::onScanCompleted);
+    connect(m_browser, &KeyBrowser::copyRequested, this, [this](const QString &text) {
+        QGuiApplication::clipboard()->setText(text);
+        statusBar()->showMessage(tr("Copied %1").arg(text.left(80)), 3000);
+    });
+    connect(m_browser, &KeyBrowser::deleteRequested, this, [this](const QByteArray &key) { deleteKey(key, true); });
+    connect(m_browser, &KeyBrowser::renameRequested, this, &MainWindow::promptRename);
+    connect(m_settings, &Settings::separatorChanged, m_browser, &KeyBrowser::setSeparator);
+    connect(m_settings, &Settings::showMemoryChanged, m_browser, &KeyBrowser::setShowMemory);
+    connect(m_settings, &Settings::scanRateChanged, m_browser, &KeyBrowser::setScanRate);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Rescan"), QKeySequence::Refresh, m_browser, &KeyBrowser::startScan);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *memory = view->addAction(tr("Measure &memory per key (MEMORY USAGE)"));
+    memory->setCheckable(true);
+    memory->setChecked(m_settings->showMemory());
+    connect(memory, &QAction::toggled, m_settings, &Settings::setShowMemory);
+    view->addAction(tr("Namespace &separator…"), this, [this] {
+        bool ok = false;
+        const QString sep = QInputDialog::getText(this, tr("Namespace separator"),
+                                                  tr("Split key names into folders at:"), QLineEdit::Normal,
+                                                  QString::fromUtf8(m_settings->separator()), &ok);
+        if (ok)
+            m_settings->setSeparator(sep.toUtf8());
+    });
+    view->addAction(tr("Scan &pacing…"), this, [this] {
+        bool ok = false;
+        const int rate = QInputDialog::getInt(this, tr("Scan pacing"),
+                                              tr("At most this many commands per second while scanning (0: no limit):"),
+                                              m_settings->scanRate(), 0, 10000000, 1000, &ok);
+        if (ok)
+            m_settings->setScanRate(rate);
+    });
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About RedisLens"), this, [this] {
+        QMessageBox::about(this, tr("About RedisLens"),
+                           tr("<b>RedisLens %1</b><p>Shows the state of Redis patterns.</p>"
+                              "<p>Licensed under the GNU GPL, version 3 or later.</p>")
+                               .arg(QStringLiteral(REDISLENS_VERSION)));
+    });
+}
+
+void MainWindow::updateTitle()
+{
+    QString title = QStringLiteral("RedisLens — ") + m_profile.displayName();
+    if (m_demo)
+        title += tr(" (demo)");
+    if (m_profile.readOnly)
+        title += tr(" [read-only]");
+    setWindowTitle(title);
+}
+
+void MainWindow::attachDemo(Demo *demo)
+{
+    m_demo = demo;
+    m_demoSeeded = false;
+    connect(demo, &Demo::seeded, this, [this] {
+        m_demoSeeded = true;
+        maybeStartFirstScan();
+        if (m_demo)
+            m_demo->startSimulation();
+    });
+    connect(demo, &Demo::failed, this, [this](const QString &why) { onConnectionError(tr("Demo: %1").arg(why), false); });
+    updateTitle();
+}
+
+void MainWindow::start()
+{
+    m_client->connectToServer();
+    m_scanClient->connectToServer();
+}
+
+void MainWindow::maybeStartFirstScan()
+{
+    if (m_firstScanStarted || !m_demoSeeded || !m_scanClient->isReady())
+        return;
+    m_firstScanStarted = true;
+    m_browser->startScan();
+}
+
+void MainWindow::onStateChanged()
+{
+    const auto describe = [](RedisClient *c) { return c->stateDetail(); };
+    if (m_client->isReady() && m_scanClient->isReady()) {
+        m_banner->hide();
+        m_bannerButton->hide();
+        QString text = tr("Connected to %1").arg(m_profile.displayName());
+        if (!m_client->facts().version.isNull())
+            text += tr(" · Redis %1").arg(m_client->facts().version.toString());
+        if (m_client->facts().readOnly)
+            text += tr(" · read-only");
+        m_stateLabel->setText(text);
+        return;
+    }
+    RedisClient *down = m_client->isReady() ? m_scanClient : m_client;
+    m_stateLabel->setText(describe(down));
+    if (down->state() == RedisClient::State::Backoff || down->state() == RedisClient::State::Disconnected) {
+        m_banner->setText(describe(down));
+        m_banner->show();
+    }
+}
+
+void MainWindow::onConnectionError(const QString &message, bool authProblem)
+{
+    m_banner->setText(message);
+    m_banner->show();
+    m_bannerButton->setVisible(authProblem);
+    if (!m_screenshotFile.isEmpty() && (authProblem || m_client->state() == RedisClient::State::Disconnected))
+        Q_EMIT screenshotDone(false, message);
+}
+
+QString MainWindow::bannerText() const
+{
+    return m_banner->isVisible() || !m_banner->isHidden() ? m_banner->text() : QString();
+}
+
+void MainWindow::askPassword()
+{
+    bool ok = false;
+    const QString password = QInputDialog::getText(
+        this, tr("Password"),
+        m_profile.username.isEmpty() ? tr("Password for %1:").arg(m_profile.displayName())
+                                     : tr("Password for user %1 on %2:").arg(m_profile.username, m_profile.displayName()),
+        QLineEdit::Password, QString(), &ok);
+    if (!ok)
+        return;
+    m_profile.password = password;
+    ConnectionProfile scan = m_scanClient->profile();
+    scan.password = password;
+    m_client->reconnectWith(m_profile);
+    m_scanClient->reconnectWith(scan);
+    m_bannerButton->hide();
+    m_banner->setText(tr("Connecting…"));
+}
+
+bool MainWindow::showPanel(const QString &name)
+{
+    if (name == QLatin1String("keys")) {
+        m_browser->view()->setFocus();
+        return true;
+    }
+    if (name == QLatin1String("value")) {
+        m_tabs->setCurrentWidget(m_valueView);
+        return true;
+    }
+    return false;
+}
+
+QString MainWindow::currentPanel() const
+{
+    return m_tabs->currentWidget() == m_valueView ? QStringLiteral("value") : QStringLiteral("keys");
+}
+
+void MainWindow::openKeyWhenReady(const QByteArray &key)
+{
+    if (m_client->isReady()) {
+        m_valueView->openKey(key, KeyType::Unknown);
+        showPanel(QStringLiteral("value"));
+    } else {
+        m_openKey = key;
+    }
+}
+
+void MainWindow::takeScreenshotWhenReady(const QString &file, const QString &panel)
+{
+    m_screenshotFile = file;
+    m_screenshotPanel = panel;
+    if (m_firstScanDone)
+        onScanCompleted({});
+}
+
+void MainWindow::onScanCompleted(const ScanProgress &)
+{
+    m_firstScanDone = true;
+    if (m_screenshotFile.isEmpty())
+        return;
+    showPanel(m_screenshotPanel);
+    // Expand the first folders so the picture shows the tree, not only its top level.
+    QTreeView *tree = m_browser->view();
+    const QAbstractItemModel *model = tree->model();
+    for (int row = 0; row < qMin(model->rowCount(), 3); ++row)
+        tree->expand(model->index(row, 0));
+    if (m_screenshotPanel == QLatin1String("value") && m_valueView->currentKey().isEmpty()) {
+        // Show a key that has something to see: a session hash when there is one, else the
+        // first hash in the tree.
+        QByteArray pick;
+        QByteArray fallback;
+        const auto *keys = m_browser->model();
+        std::function<void(const QModelIndex &)> find = [&](const QModelIndex &parent) {
+            for (int r = 0; r < keys->rowCount(parent) && pick.isEmpty(); ++r) {
+                const QModelIndex idx = keys->index(r, 0, parent);
+                if (keys->kindOf(idx) == KeyTreeModel::NodeKind::Folder)
+                    find(idx);
+                else if (keys->kindOf(idx) == KeyTreeModel::NodeKind::Key
+                         && KeyType(keys->data(idx, KeyTreeModel::KeyTypeRole).toInt()) == KeyType::Hash) {
+                    const QByteArray key = keys->keyAt(idx);
+                    if (key.startsWith("session:"))
+                        pick = key;
+                    else if (fallback.isEmpty())
+                        fallback = key;
+                }
+            }
+        };
+        find({});
+        if (pick.isEmpty())
+            pick = fallback;
+        if (!pick.isEmpty()) {
+            m_browser->selectKey(pick);
+            connect(m_valueView, &ValueView::keyOpened, this, &MainWindow::finishScreenshot, Qt::SingleShotConnection);
+            m_valueView->openKey(pick, KeyType::Hash);
+            return;
+        }
+    }
+    // Let the views lay out and paint what the last slice delivered.
+    QTimer::singleShot(200, this, &MainWindow::finishScreenshot);
+}
+
+void MainWindow::finishScreenshot()
+{
+    if (m_screenshotFile.isEmpty())
+        return;
+    const QString file = m_screenshotFile;
+    m_screenshotFile.clear();
+    QTimer::singleShot(150, this, [this, file] {
+        const QPixmap shot = grab();
+        const bool ok = !shot.isNull() && shot.save(file, "PNG");
+        Q_EMIT screenshotDone(ok, ok ? file : tr("cannot write %1").arg(file));
+    });
+}
+
+void MainWindow::deleteKey(const QByteArray &key, bool confirm)
+{
+    if (confirm) {
+        const auto answer = QMessageBox::question(
+            this, tr("Delete key"),
+            tr("Delete the key %1 (%2 bytes) from %3?\nThis cannot be undone.")
+                .arg(bytesescape::quoteIfNeeded(key.left(512)))
+                .arg(key.size())
+                .arg(m_profile.displayName()));
+        if (answer != QMessageBox::Yes)
+            return;
+    }
+    m_client->send({"UNLINK", key}, this, [this, key](const RedisReply &r) {
+        const RedisError err = r.firstError();
+        if (err) {
+            statusBar()->showMessage(tr("Delete failed: %1").arg(err.message), 8000);
+            Q_EMIT operationFailed(err.message);
+            return;
+        }
+        m_browser->model()->removeKey(key);
+        if (m_valueView->currentKey() == key)
+            m_valueView->clear();
+        statusBar()->showMessage(r.value().toInteger() == 1 ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))
+                                                             : tr("%1 was already gone").arg(bytesescape::quoteIfNeeded(key.left(80))),
+                                 5000);
+        Q_EMIT keyDeleted(key);
+    });
+}
+
+void MainWindow::promptRename(const QByteArray &key)
+{
+    bool ok = false;
+    const QString text = QInputDialog::getText(this, tr("Rename key"),
+                                               tr("New name (\\xNN escapes allowed). The rename fails if the name is taken."),
+                                               QLineEdit::Normal, bytesescape::escape(key), &ok);
+    if (!ok)
+        return;
+    QString error;
+    const auto to = bytesescape::unescape(text, &error);
+    if (!to) {
+        QMessageBox::warning(this, tr("Rename key"), tr("Cannot read that name: %1").arg(error));
+        return;
+    }
+    renameKey(key, *to, false);
+}
+
+void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool confirm)
+{
+    if (confirm
+        && QMessageBox::question(this, tr("Rename key"),
+                                 tr("Rename %1 to %2?").arg(bytesescape::quoteIfNeeded(from.left(256)),
+                                                            bytesescape::quoteIfNeeded(to.left(256))))
+               != QMessageBox::Yes)
+        return;
+    // RENAMENX: never overwrite a key the user did not name.
+    m_client->sendBatch({{"RENAMENX", from, to}, {"TYPE", to}, {"PTTL", to}}, this, [this, from, to](const RedisReply &r) {
+        const RedisError err = r.firstError();
+        if (err || r.value(0).toInteger() != 1) {
+            const QString why = err ? err.message : tr("a key named %1 already exists").arg(bytesescape::quoteIfNeeded(to.left(80)));
+            statusBar()->showMessage(tr("Rename failed: %1").arg(why), 8000);
+            Q_EMIT operationFailed(why);
+            return;
+        }
+        m_browser->model()->removeKey(from);
+        ScannedKey k;
+        k.name = to;
+        k.type = keyTypeFromReply(r.value(1).bytes());
+        k.pttlMs = r.value(2).toInteger();
+        m_browser->model()->upsertKey(k, QDateTime::currentMSecsSinceEpoch());
+        if (m_valueView->currentKey() == from)
+            m_valueView->openKey(to, k.type);
+        Q_EMIT keyRenamed(from, to);
+    });
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    m_settings->setWindowGeometry(saveGeometry(), saveState());
+    QMainWindow::closeEvent(event);
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "connectionprofile.h"
+#include "keyscanner.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+class Demo;
+class KeyBrowser;
+class QLabel;
+class QPushButton;
+class QTabWidget;
+class RedisClient;
+class Settings;
+class ValueView;
+
+// The main window: the key browser on the left, panels on the right, a banner for the
+// connection's state. Two connections: one for the scan, one for everything interactive.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    MainWindow(const ConnectionProfile &profile, Settings *settings, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Names accepted by --panel, in tab order.
+    static QStringList panelNames();
+    bool showPanel(const QString &name);
+    QString currentPanel() const;
+
+    // In demo mode the scan waits for the seed to finish and the simulator starts after it.
+    void attachDemo(Demo *demo);
+    // Starts connecting; the first scan starts when the scan connection is ready.
+    void start();
+    // Renders the window once the first scan is done (and, for the value panel, the key is
+    // open), writes the PNG and emits screenshotDone.
+    void takeScreenshotWhenReady(const QString &file, const QString &panel);
+    // Opens this escaped key name once connected.
+    void openKeyWhenReady(const QByteArray &key);
+
+    KeyBrowser *keyBrowser() const { return m_browser; }
+    ValueView *valueView() const { return m_valueView; }
+    RedisClient *client() const { return m_client; }
+    QString bannerText() const;
+
+    // Key operations on exact bytes. With 'confirm' a dialog says what will change first.
+    void deleteKey(const QByteArray &key, bool confirm = true);
+    void renameKey(const QByteArray &from, const QByteArray &to, bool confirm = true);
+
+Q_SIGNALS:
+    void screenshotDone(bool ok, const QString &message);
+    void keyDeleted(const QByteArray &key);
+    void keyRenamed(const QByteArray &from, const QByteArray &to);
+    void operationFailed(const QString &message);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildUi();
+    void buildMenus();
+    void onStateChanged();
+    void onConnectionError(const QString &message, bool authProblem);
+    void askPassword();
+    void maybeStartFirstScan();
+    void onScanCompleted(const ScanProgress &progress);
+    void finishScreenshot();
+    void promptRename(const QByteArray &key);
+    void updateTitle();
+
+    ConnectionProfile m_profile;
+    Settings *m_settings;
+    RedisClient *m_client = nullptr; // values and actions
+    RedisClient *m_scanClient = nullptr; // the scan only
+    KeyBrowser *m_browser = nullptr;
+    ValueView *m_valueView = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QLabel *m_banner = nullptr;
+    QPushButton *m_bannerButton = nullptr;
+    QLabel *m_stateLabel = nullptr;
+    QPointer<Demo> m_demo;
+    bool m_demoSeeded = true;
+    bool m_firstScanStarted = false;
+    bool m_firstScanDone = false;
+    QString m_screenshotFile;
+    QString m_screenshotPanel;
+    QByteArray m_openKey;
+};

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "settings.h"
+
+#include <QSettings>
+
+namespace {
+constexpr int kDefaultScanRate = 50000;
+}
+
+Settings::Settings(QObject *parent)
+    : QObject(parent), m_settings(new QSettings())
+{
+}
+
+Settings::~Settings()
+{
+    delete m_settings;
+}
+
+QByteArray Settings::separator() const
+{
+    return m_settings->value(QStringLiteral("browser/separator"), QByteArray(":")).toByteArray();
+}
+
+void Settings::setSeparator(const QByteArray &separator)
+{
+    if (separator == this->separator())
+        return;
+    m_settings->setValue(QStringLiteral("browser/separator"), separator);
+    Q_EMIT separatorChanged(separator);
+}
+
+int Settings::scanRate() const
+{
+    return m_settings->value(QStringLiteral("browser/scanRate"), kDefaultScanRate).toInt();
+}
+
+void Settings::setScanRate(int commandsPerSecond)
+{
+    if (commandsPerSecond == scanRate())
+        return;
+    m_settings->setValue(QStringLiteral("browser/scanRate"), commandsPerSecond);
+    Q_EMIT scanRateChanged(commandsPerSecond);
+}
+
+bool Settings::showMemory() const
+{
+    return m_settings->value(QStringLiteral("browser/showMemory"), false).toBool();
+}
+
+void Settings::setShowMemory(bool on)
+{
+    if (on == showMemory())
+        return;
+    m_settings->setValue(QStringLiteral("browser/showMemory"), on);
+    Q_EMIT showMemoryChanged(on);
+}
+
+int Settings::childLimit() const
+{
+    return m_settings->value(QStringLiteral("browser/childLimit"), 1000).toInt();
+}
+
+QString Settings::lastUri() const
+{
+    return m_settings->value(QStringLiteral("connection/lastUri")).toString();
+}
+
+void Settings::setLastUri(const QString &uri)
+{
+    m_settings->setValue(QStringLiteral("connection/lastUri"), uri);
+}
+
+QByteArray Settings::windowGeometry() const
+{
+    return m_settings->value(QStringLiteral("window/geometry")).toByteArray();
+}
+
+QByteArray Settings::windowState() const
+{
+    return m_settings->value(QStringLiteral("window/state")).toByteArray();
+}
+
+void Settings::setWindowGeometry(const QByteArray &geometry, const QByteArray &state)
+{
+    m_settings->setValue(QStringLiteral("window/geometry"), geometry);
+    m_settings->setValue(QStringLiteral("window/state"), state);
+}

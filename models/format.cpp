@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "format.h"
+
+#include <QLocale>
+#include <limits>
+
+namespace format {
+
+QString bytes(qint64 b)
+{
+    if (b < 0)
+        return {};
+    if (b < 1024)
+        return QStringLiteral("%1 B").arg(b);
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = double(b);
+    int unit = -1;
+    while (v >= 1024 && unit < 3) {
+        v /= 1024;
+        ++unit;
+    }
+    return QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 1 : 0).arg(QLatin1String(units[unit]));
+}
+
+QString count(quint64 n)
+{
+    return QLocale::c().toString(n).replace(QLatin1Char(','), QLatin1Char(','));
+}
+
+QString duration(qint64 ms)
+{
+    if (ms < 0)
+        ms = 0;
+    if (ms < 1000)
+        return QStringLiteral("%1 ms").arg(ms);
+    const qint64 s = ms / 1000;
+    if (s < 60)
+        return QStringLiteral("%1 s").arg(s);
+    const qint64 m = s / 60;
+    if (m < 60)
+        return QStringLiteral("%1m %2s").arg(m).arg(s % 60, 2, 10, QLatin1Char('0'));
+    const qint64 h = m / 60;
+    if (h < 24)
+        return QStringLiteral("%1h %2m").arg(h).arg(m % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1d %2h").arg(h / 24).arg(h % 24, 2, 10, QLatin1Char('0'));
+}
+
+QString ttl(qint64 expireAtMs, qint64 nowMs)
+{
+    if (expireAtMs == std::numeric_limits<qint64>::min())
+        return {};
+    if (expireAtMs < 0)
+        return QStringLiteral("no TTL");
+    if (expireAtMs <= nowMs)
+        return QStringLiteral("expired");
+    // A countdown in milliseconds flickers; under a second is all a reader needs.
+    if (expireAtMs - nowMs < 1000)
+        return QStringLiteral("< 1 s");
+    return duration(expireAtMs - nowMs);
+}
+
+} // namespace format

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "keyscanner.h"
+
+#include <QAbstractItemModel>
+#include <QElapsedTimer>
+#include <QHash>
+#include <deque>
+#include <vector>
+
+class QTimer;
+
+// The key browser's namespace tree. Keys are split into folders by a separator ("app:user:7"
+// sits in app: → user:); each folder knows how many keys (and, when measured, how many bytes)
+// lie beneath it. A folder shows at most childLimit() children and then a "load more" row, so
+// a folder of a million keys costs the view no more than one of a thousand.
+//
+// Scan batches are applied on the GUI thread in time slices (a few ms each, then the event
+// loop runs), with one beginInsertRows per folder per slice. Each key is kept once, however
+// often SCAN returns it.
+class KeyTreeModel : public QAbstractItemModel
+{
+    Q_OBJECT
+public:
+    enum Column { NameColumn, TypeColumn, TtlColumn, MemoryColumn, KeysColumn, ColumnCount };
+    enum Role {
+        KeyBytesRole = Qt::UserRole + 1, // QByteArray: the exact key (keys only)
+        PrefixBytesRole, // QByteArray: the folder's prefix including the separator (folders only)
+        NodeKindRole, // int: NodeKind
+        KeyTypeRole, // int: KeyType
+        ExpireAtRole, // qint64: ms since epoch; -1 no TTL; INT64_MIN unknown
+        MemoryRole, // qint64 bytes; -1 unknown
+        KeyCountRole, // quint64 keys beneath a folder
+    };
+    enum class NodeKind { Folder, Key, LoadMore };
+
+    explicit KeyTreeModel(QObject *parent = nullptr);
+    ~KeyTreeModel() override;
+
+    // The separator splits names into folders; changing it rebuilds the tree. Empty: flat list.
+    void setSeparator(const QByteArray &separator);
+    QByteArray separator() const { return m_separator; }
+    // Children shown per folder before a "load more" row.
+    void setChildLimit(int limit);
+    int childLimit() const { return m_childLimit; }
+    // Folders deeper than this keep the rest of the name in the key row.
+    void setMaxDepth(int depth) { m_maxDepth = depth; }
+    // Work per slice on the GUI thread, in milliseconds.
+    void setSliceBudgetMs(int ms) { m_sliceBudgetMs = ms; }
+
+    void clear();
+    // Makes room for this many keys at once, so that growing the index never rehashes a
+    // million entries in one go on the GUI thread.
+    void reserve(quint64 keys);
+    // Queues a scan batch; it is applied in slices from the event loop.
+    void appendBatch(const ScanBatch &batch);
+    // Applies queued work now, ignoring the time budget (headless use and tests).
+    void applyAllPending();
+    bool hasPendingWork() const { return !m_queue.empty(); }
+    // Adds or refreshes one key (a key opened by name, or re-read after an edit).
+    void upsertKey(const ScannedKey &key, qint64 capturedAtMs);
+    void removeKey(const QByteArray &key);
+
+    quint64 keyCount() const { return quint64(m_keys.size() - m_freeKeys.size()); }
+    quint64 folderCount() const { return quint64(m_folders.size() - 1); }
+    qint64 totalMemory() const;
+    bool contains(const QByteArray &key) const { return m_index.contains(key); }
+    // The row of a key, when it is currently shown.
+    QModelIndex indexForKey(const QByteArray &key) const;
+    QModelIndex indexForPrefix(const QByteArray &prefix) const;
+    NodeKind kindOf(const QModelIndex &index) const;
+    QByteArray keyAt(const QModelIndex &index) const;
+    // Shows childLimit() more children of the folder whose "load more" row this is.
+    void loadMore(const QModelIndex &loadMoreRow);
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    bool hasChildren(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+Q_SIGNALS:
+    // Emitted after each applied slice; the view refreshes counters from it.
+    void keysApplied(quint64 keyCount);
+    void pendingDrained();
+
+private:
+    static constexpr quint32 kNone = 0xffffffffu;
+
+    struct Folder
+    {
+        QByteArray name; // this level's segment, without separator
+        QByteArray prefix; // full prefix including the trailing separator
+        QHash<QByteArray, quint32> childByName;
+        std::vector<quint32> folders; // child folders; the first shownFolders are visible
+        std::vector<quint32> keys; // keys directly in this folder
+        quint64 totalKeys = 0; // recursive
+        qint64 memory = 0; // recursive, of the keys whose memory is known
+        quint32 parent = kNone;
+        quint32 row = 0; // index in the parent's folders vector
+        quint32 depth = 0;
+        quint32 folderAllowance = 0;
+        quint32 keyAllowance = 0;
+        quint32 shownFolders = 0; // what the view has been told
+        quint32 shownKeys = 0;
+        bool moreShown = false;
+        quint64 hiddenShown = 0; // the count the load-more row shows; changes with dataChanged
+        bool touched = false;
+        quint32 changedFirst = kNone; // key rows whose data changed in this slice
+        quint32 changedLast = 0;
+    };
+    struct Key
+    {
+        QByteArray name;
+        qint64 expireAtMs = 0;
+        qint64 memory = -1;
+        quint32 folder = 0;
+        quint32 pos = 0; // index in the folder's keys vector
+        KeyType type = KeyType::Unknown;
+    };
+
+    void applySlice();
+    void scheduleSlice();
+    void applyKey(const ScannedKey &key, qint64 capturedAtMs);
+    quint32 folderFor(const QByteArray &name);
+    quint32 childFolder(quint32 parent, const char *segment, qsizetype length);
+    void touch(quint32 folder);
+    void addMemory(quint32 folder, qint64 delta, qint64 keys);
+    void publish();
+    void publishFolder(quint32 f);
+    bool isVisible(quint32 folder) const;
+    QModelIndex folderIndex(quint32 folder, int column = 0) const;
+    int keyRow(const Key &k) const;
+    QVariant folderData(const Folder &f, int column, int role) const;
+    QVariant keyData(const Key &k, int column, int role) const;
+    QVariant loadMoreData(const Folder &f, int column, int role) const;
+    void resetStorage();
+
+    QByteArray m_separator = ":";
+    int m_childLimit = 1000;
+    int m_maxDepth = 16;
+    int m_sliceBudgetMs = 8;
+    std::vector<Folder> m_folders; // [0] is the invisible root
+    std::vector<Key> m_keys;
+    std::vector<quint32> m_freeKeys;
+    QHash<QByteArray, quint32> m_index;
+    std::vector<quint32> m_touched;
+    std::deque<ScanBatch> m_queue;
+    qsizetype m_queuePos = 0;
+    QTimer *m_sliceTimer = nullptr;
+};

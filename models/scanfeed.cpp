@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "scanfeed.h"
+
+#include "keytreemodel.h"
+
+ScanFeed::ScanFeed(KeyScanner *scanner, KeyTreeModel *model, QObject *parent)
+    : QObject(parent), m_scanner(scanner), m_model(model)
+{
+    connect(scanner, &KeyScanner::batchAvailable, model, &KeyTreeModel::appendBatch);
+    connect(scanner, &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
+        if (!m_scanning) {
+            m_scanning = true;
+            m_reserved = false;
+        }
+        m_progress = p;
+        if (!m_reserved && p.dbsize > 0) {
+            m_model->reserve(quint64(p.dbsize));
+            m_reserved = true;
+        }
+        Q_EMIT progressChanged(p);
+    });
+    connect(scanner, &KeyScanner::finished, this, [this](const ScanProgress &p) {
+        m_progress = p;
+        m_scanning = false;
+        m_reserved = false;
+        Q_EMIT progressChanged(p);
+        maybeComplete();
+    });
+    connect(model, &KeyTreeModel::pendingDrained, this, &ScanFeed::maybeComplete);
+}
+
+void ScanFeed::maybeComplete()
+{
+    if (!m_scanning && m_progress.finished && !m_model->hasPendingWork()) {
+        ScanProgress done = m_progress;
+        m_progress.finished = false; // report each completion once
+        Q_EMIT completed(done);
+    }
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// redislens-bench: headless measurements of the real engine (worker thread, scanner, models)
+// against a minimal raw-hiredis reference run in the same process on the same server.
+// Prints one JSON line per run. Figures are ratios, since absolute times vary by machine.
+
+#include "keyscanner.h"
+#include "keytreemodel.h"
+#include "localserver.h"
+#include "redisclient.h"
+#include "scanfeed.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+#include <QTimer>
+
+#include <hiredis/hiredis.h>
+
+#include <cstdio>
+
+namespace {
+
+double rssMb()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').first().toDouble() / 1024.0;
+    }
+    return -1;
+}
+
+// The reference: what a careful hand-written client does. SCAN COUNT 1000, then TYPE and PTTL
+// for the batch in one pipeline, on a blocking hiredis context.
+struct ReferenceResult
+{
+    double seconds = 0;
+    qint64 keys = 0;
+};
+
+ReferenceResult referenceScan(const QString &host, int port, bool details)
+{
+    ReferenceResult result;
+    redisContext *c = redisConnect(host.toUtf8().constData(), port);
+    if (!c || c->err) {
+        std::fprintf(stderr, "reference: cannot connect\n");
+        std::exit(1);
+    }
+    QElapsedTimer clock;
+    clock.start();
+    QByteArray cursor = "0";
+    do {
+        auto *reply = static_cast<redisReply *>(redisCommand(c, "SCAN %b COUNT 1000", cursor.constData(), size_t(cursor.size())));
+        if (!reply || reply->type != REDIS_REPLY_ARRAY) {
+            std::fprintf(stderr, "reference: SCAN failed\n");
+            std::exit(1);
+        }
+        cursor = QByteArray(reply->element[0]->str, qsizetype(reply->element[0]->len));
+        const redisReply *keys = reply->element[1];
+        result.keys += qint64(keys->elements);
+        if (details) {
+            for (size_t i = 0; i < keys->elements; ++i) {
+                redisAppendCommand(c, "TYPE %b", keys->element[i]->str, keys->element[i]->len);
+                redisAppendCommand(c, "PTTL %b", keys->element[i]->str, keys->element[i]->len);
+            }
+            for (size_t i = 0; i < keys->elements * 2; ++i) {
+                void *r = nullptr;
+                if (redisGetReply(c, &r) != REDIS_OK) {
+                    std::fprintf(stderr, "reference: pipeline failed\n");
+                    std::exit(1);
+                }
+                freeReplyObject(r);
+            }
+        }
+        freeReplyObject(reply);
+    } while (cursor != "0");
+    result.seconds = clock.nsecsElapsed() / 1e9;
+    redisFree(c);
+    return result;
+}
+
+struct LensResult
+{
+    double seconds = 0;
+    quint64 keys = 0;
+    double maxStallMs = 0;
+    double rssMb = 0;
+    int batches = 0;
+    QString error;
+};
+
+LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory)
+{
+    LensResult result;
+    RedisClient client(profile);
+    KeyTreeModel model;
+    KeyScanner scanner(&client);
+    QEventLoop loop;
+    client.connectToServer();
+    QObject::connect(&client, &RedisClient::ready, &loop, &QEventLoop::quit);
+    QObject::connect(&client, &RedisClient::connectionError, &loop, [&](const RedisError &e) {
+        result.error = e.message;
+        loop.quit();
+    });
+    loop.exec();
+    if (!result.error.isEmpty())
+        return result;
+
+    // The stall probe: a 1 ms timer on the GUI thread; the longest gap between two of its
+    // ticks is the longest the event loop was kept from running.
+    QElapsedTimer sinceTick;
+    QTimer probe;
+    probe.setInterval(1);
+    QObject::connect(&probe, &QTimer::timeout, [&] {
+        result.maxStallMs = qMax(result.maxStallMs, sinceTick.nsecsElapsed() / 1e6);
+        sinceTick.restart();
+    });
+
+    ScanFeed feed(&scanner, &model);
+    QObject::connect(&scanner, &KeyScanner::batchAvailable, [&] { ++result.batches; });
+    QObject::connect(&feed, &ScanFeed::completed, &loop, [&](const ScanProgress &p) {
+        if (p.error)
+            result.error = p.error.message;
+        loop.quit();
+    });
+
+    ScanOptions options;
+    options.details = details;
+    options.memory = memory;
+    QElapsedTimer clock;
+    clock.start();
+    sinceTick.start();
+    probe.start();
+    scanner.start(options);
+    loop.exec();
+    probe.stop();
+    result.seconds = clock.nsecsElapsed() / 1e9;
+    result.keys = model.keyCount();
+    result.rssMb = rssMb();
+    return result;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("redislens-bench"));
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("RedisLens benchmarks. Modes: scan"));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan"));
+    const QCommandLineOption hostOpt({QStringLiteral("host")}, QStringLiteral("Server host."), QStringLiteral("host"),
+                                     QStringLiteral("127.0.0.1"));
+    const QCommandLineOption portOpt({QStringLiteral("port")}, QStringLiteral("Server port."), QStringLiteral("port"),
+                                     QStringLiteral("6379"));
+    const QCommandLineOption localOpt(QStringLiteral("local"), QStringLiteral("Start a private redis-server."));
+    const QCommandLineOption populateOpt(QStringLiteral("populate"),
+                                         QStringLiteral("DEBUG POPULATE this many keys first (local server only)."),
+                                         QStringLiteral("n"));
+    const QCommandLineOption namesOpt(QStringLiteral("names-only"), QStringLiteral("Scan names only (no TYPE/PTTL)."));
+    const QCommandLineOption memoryOpt(QStringLiteral("memory"), QStringLiteral("Also MEMORY USAGE per key."));
+    parser.addOptions({hostOpt, portOpt, localOpt, populateOpt, namesOpt, memoryOpt});
+    parser.process(app);
+    if (parser.positionalArguments().value(0) != QLatin1String("scan")) {
+        std::fprintf(stderr, "redislens-bench: unknown or missing mode (expected: scan)\n");
+        return 2;
+    }
+
+    ConnectionProfile profile;
+    profile.host = parser.value(hostOpt);
+    profile.port = quint16(parser.value(portOpt).toUInt());
+    profile.commandTimeoutMs = 60000;
+    LocalServer server;
+    if (parser.isSet(localOpt)) {
+        QString error;
+        if (!server.start(&error)) {
+            std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(error));
+            return 1;
+        }
+        profile.host = server.host();
+        profile.port = server.port();
+        if (parser.isSet(populateOpt)) {
+            redisContext *c = redisConnect(profile.host.toUtf8().constData(), profile.port);
+            auto *r = static_cast<redisReply *>(redisCommand(c, "DEBUG POPULATE %s", qPrintable(parser.value(populateOpt))));
+            freeReplyObject(r);
+            redisFree(c);
+        }
+    }
+    const bool details = !parser.isSet(namesOpt);
+    const double rssBefore = rssMb();
+    const ReferenceResult ref1 = referenceScan(profile.host, profile.port, details);
+    const LensResult lens = lensScan(profile, details, parser.isSet(memoryOpt));
+    const ReferenceResult ref2 = referenceScan(profile.host, profile.port, details);
+    if (!lens.error.isEmpty()) {
+        std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(lens.error));
+        return 1;
+    }
+    const double reference = (ref1.seconds + ref2.seconds) / 2;
+    QJsonObject out{
+        {QStringLiteral("mode"), details ? (parser.isSet(memoryOpt) ? QStringLiteral("scan+memory") : QStringLiteral("scan"))
+                                         : QStringLiteral("scan-names")},
+        {QStringLiteral("keys"), qint64(lens.keys)},
+        {QStringLiteral("reference_keys"), ref1.keys},
+        {QStringLiteral("seconds"), lens.seconds},
+        {QStringLiteral("reference_seconds"), reference},
+        {QStringLiteral("ratio"), reference > 0 ? lens.seconds / reference : 0},
+        {QStringLiteral("max_stall_ms"), lens.maxStallMs},
+        {QStringLiteral("rss_mb"), lens.rssMb},
+        {QStringLiteral("rss_before_mb"), rssBefore},
+        {QStringLiteral("batches"), lens.batches},
+    };
+    QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << '\n';
+    return 0;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "keytreemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+
+namespace {
+
+ScannedKey key(const QByteArray &name, KeyType type = KeyType::String, qint64 pttl = -1, qint64 memory = -1)
+{
+    ScannedKey k;
+    k.name = name;
+    k.type = type;
+    k.pttlMs = pttl;
+    k.memoryBytes = memory;
+    return k;
+}
+
+ScanBatch batch(const QList<ScannedKey> &keys)
+{
+    ScanBatch b;
+    b.keys = keys;
+    b.capturedAtMs = 1'000'000;
+    return b;
+}
+
+// Every key reachable through the model (expanding "load more" rows as needed).
+void collectKeys(KeyTreeModel &model, const QModelIndex &parent, QList<QByteArray> *out)
+{
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex idx = model.index(row, 0, parent);
+        switch (model.kindOf(idx)) {
+        case KeyTreeModel::NodeKind::Key:
+            out->append(model.keyAt(idx));
+            break;
+        case KeyTreeModel::NodeKind::Folder:
+            collectKeys(model, idx, out);
+            break;
+        case KeyTreeModel::NodeKind::LoadMore:
+            model.loadMore(idx);
+            // The load-more row moved down (or vanished): look at this row again.
+            --row;
+            break;
+        }
+    }
+}
+
+} // namespace
+
+class TestKeyTreeModel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void namespaces_data();
+    void namespaces();
+    void duplicatesKeptOnce();
+    void loadMoreBoundsChildren();
+    void binaryNames();
+    void countsAndMemoryRollUp();
+    void removeKey();
+    void updateExistingKey();
+    void separatorChangeRebuilds();
+    void slicedApplication();
+    void deepNamesAreBounded();
+};
+
+void TestKeyTreeModel::namespaces_data()
+{
+    QTest::addColumn<QList<QByteArray>>("names");
+    QTest::addColumn<QByteArray>("separator");
+    QTest::addColumn<int>("topRows");
+    QTest::newRow("flat") << QList<QByteArray>{"a", "b", "c"} << QByteArray(":") << 3;
+    QTest::newRow("one folder") << QList<QByteArray>{"app:1", "app:2", "app:3"} << QByteArray(":") << 1;
+    QTest::newRow("mixed") << QList<QByteArray>{"app:user:1", "app:user:2", "app:cfg", "solo", "q:email"}
+                           << QByteArray(":") << 3;
+    QTest::newRow("other separator") << QList<QByteArray>{"a/b/c", "a/b/d", "a:b"} << QByteArray("/") << 2;
+    QTest::newRow("no separator") << QList<QByteArray>{"a:b", "a:c"} << QByteArray() << 2;
+    QTest::newRow("empty segments") << QList<QByteArray>{":x", "a::b", "trailing:"} << QByteArray(":") << 3;
+}
+
+void TestKeyTreeModel::namespaces()
+{
+    QFETCH(QList<QByteArray>, names);
+    QFETCH(QByteArray, separator);
+    QFETCH(int, topRows);
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setSeparator(separator);
+    QList<ScannedKey> keys;
+    for (const QByteArray &n : names)
+        keys.append(key(n));
+    model.appendBatch(batch(keys));
+    model.applyAllPending();
+    QCOMPARE(model.rowCount(), topRows);
+    QCOMPARE(model.keyCount(), quint64(names.size()));
+    QList<QByteArray> seen;
+    collectKeys(model, {}, &seen);
+    QCOMPARE(QSet<QByteArray>(seen.begin(), seen.end()), QSet<QByteArray>(names.begin(), names.end()));
+}
+
+void TestKeyTreeModel::duplicatesKeptOnce()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("a:1"), key("a:2"), key("a:1")}));
+    model.appendBatch(batch({key("a:2"), key("a:3")}));
+    model.applyAllPending();
+    QCOMPARE(model.keyCount(), quint64(3));
+    const QModelIndex a = model.index(0, 0);
+    QCOMPARE(model.rowCount(a), 3);
+    QCOMPARE(model.data(model.index(0, KeyTreeModel::KeysColumn)).toString(), QStringLiteral("3"));
+}
+
+void TestKeyTreeModel::loadMoreBoundsChildren()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setChildLimit(10);
+    QList<ScannedKey> keys;
+    for (int i = 0; i < 35; ++i)
+        keys.append(key("big:" + QByteArray::number(i)));
+    model.appendBatch(batch(keys));
+    model.applyAllPending();
+    const QModelIndex big = model.index(0, 0);
+    QCOMPARE(model.rowCount(big), 11); // ten keys and the load-more row
+    const QModelIndex more = model.index(10, 0, big);
+    QCOMPARE(model.kindOf(more), KeyTreeModel::NodeKind::LoadMore);
+    QVERIFY(model.data(more).toString().contains(QLatin1String("25")));
+    model.loadMore(more);
+    QCOMPARE(model.rowCount(big), 21);
+    // More keys arriving while the folder is full only change the load-more row.
+    model.appendBatch(batch({key("big:x"), key("big:y")}));
+    model.applyAllPending();
+    QCOMPARE(model.rowCount(big), 21);
+    QList<QByteArray> all;
+    collectKeys(model, {}, &all);
+    QCOMPARE(all.size(), 37);
+    QCOMPARE(model.rowCount(big), 37);
+}
+
+void TestKeyTreeModel::binaryNames()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const QByteArray nul("bin:a\0b", 7);
+    const QByteArray invalid("bin:\xff\xfe\n");
+    const QByteArray empty("");
+    const QByteArray huge = "long:" + QByteArray(64 * 1024, 'x');
+    model.appendBatch(batch({key(nul), key(invalid), key(empty), key(huge)}));
+    model.applyAllPending();
+    QCOMPARE(model.keyCount(), quint64(4));
+    QList<QByteArray> all;
+    collectKeys(model, {}, &all);
+    QVERIFY(all.contains(nul));
+    QVERIFY(all.contains(invalid));
+    QVERIFY(all.contains(empty));
+    QVERIFY(all.contains(huge));
+    const QModelIndex nulIndex = model.indexForKey(nul);
+    QVERIFY(nulIndex.isValid());
+    QCOMPARE(model.data(nulIndex).toString(), QStringLiteral("\"bin:a\\x00b\""));
+    QCOMPARE(model.data(nulIndex, KeyTreeModel::KeyBytesRole).toByteArray(), nul);
+    QCOMPARE(model.data(model.indexForKey(invalid)).toString(), QStringLiteral("\"bin:\\xff\\xfe\\n\""));
+    QCOMPARE(model.data(model.indexForKey(empty)).toString(), QStringLiteral("\"\""));
+    // The display of a 64 KB name is bounded; the bytes are exact.
+    QVERIFY(model.data(model.indexForKey(huge)).toString().size() <= 1100);
+    QCOMPARE(model.data(model.indexForKey(huge), KeyTreeModel::KeyBytesRole).toByteArray(), huge);
+}
+
+void TestKeyTreeModel::countsAndMemoryRollUp()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("a:b:1", KeyType::String, -1, 100), key("a:b:2", KeyType::Hash, 5000, 50),
+                             key("a:c", KeyType::List, -1, 7)}));
+    model.applyAllPending();
+    const QModelIndex a = model.index(0, 0);
+    QCOMPARE(model.data(a, KeyTreeModel::KeyCountRole).toULongLong(), quint64(3));
+    QCOMPARE(model.data(a, KeyTreeModel::MemoryRole).toLongLong(), qint64(157));
+    QCOMPARE(model.totalMemory(), qint64(157));
+    const QModelIndex b = model.indexForPrefix("a:b:");
+    QVERIFY(b.isValid());
+    QCOMPARE(model.data(b, KeyTreeModel::KeyCountRole).toULongLong(), quint64(2));
+    const QModelIndex hash = model.indexForKey("a:b:2");
+    QCOMPARE(model.data(hash.siblingAtColumn(KeyTreeModel::TypeColumn)).toString(), QStringLiteral("hash"));
+    QCOMPARE(model.data(hash, KeyTreeModel::ExpireAtRole).toLongLong(), qint64(1'005'000));
+    QCOMPARE(model.data(model.indexForKey("a:c"), KeyTreeModel::ExpireAtRole).toLongLong(), qint64(-1));
+}
+
+void TestKeyTreeModel::removeKey()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setChildLimit(2);
+    model.appendBatch(batch({key("f:1", KeyType::String, -1, 10), key("f:2"), key("f:3"), key("top")}));
+    model.applyAllPending();
+    const QModelIndex f = model.indexForPrefix("f:");
+    QCOMPARE(model.rowCount(f), 3);
+    model.removeKey("f:1");
+    QCOMPARE(model.keyCount(), quint64(3));
+    QVERIFY(!model.contains("f:1"));
+    QCOMPARE(model.data(model.indexForPrefix("f:"), KeyTreeModel::KeyCountRole).toULongLong(), quint64(2));
+    QCOMPARE(model.totalMemory(), qint64(0));
+    model.removeKey("nope");
+    model.removeKey("top");
+    QCOMPARE(model.keyCount(), quint64(2));
+    QList<QByteArray> all;
+    collectKeys(model, {}, &all);
+    QCOMPARE(QSet<QByteArray>(all.begin(), all.end()), (QSet<QByteArray>{"f:2", "f:3"}));
+}
+
+void TestKeyTreeModel::updateExistingKey()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("k", KeyType::String, 1000)}));
+    model.applyAllPending();
+    model.upsertKey(key("k", KeyType::Hash, -1, 64), 2'000'000);
+    const QModelIndex k = model.indexForKey("k");
+    QCOMPARE(model.data(k, KeyTreeModel::KeyTypeRole).toInt(), int(KeyType::Hash));
+    QCOMPARE(model.data(k, KeyTreeModel::ExpireAtRole).toLongLong(), qint64(-1));
+    QCOMPARE(model.totalMemory(), qint64(64));
+    // A names-only rescan does not erase what is known.
+    ScannedKey namesOnly;
+    namesOnly.name = "k";
+    model.upsertKey(namesOnly, 3'000'000);
+    QCOMPARE(model.data(k, KeyTreeModel::KeyTypeRole).toInt(), int(KeyType::Hash));
+    QCOMPARE(model.keyCount(), quint64(1));
+}
+
+void TestKeyTreeModel::separatorChangeRebuilds()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("a:b/c"), key("a:b/d"), key("x/y")}));
+    model.applyAllPending();
+    QCOMPARE(model.rowCount(), 2); // a:, x/y
+    model.setSeparator("/");
+    QCOMPARE(model.rowCount(), 2); // a:b/, x/
+    QCOMPARE(model.keyCount(), quint64(3));
+    QVERIFY(model.indexForPrefix("a:b/").isValid());
+    QVERIFY(model.indexForKey("x/y").isValid());
+}
+
+void TestKeyTreeModel::slicedApplication()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setSliceBudgetMs(0); // every 256 keys the event loop gets a turn
+    QList<ScannedKey> keys;
+    for (int i = 0; i < 5000; ++i)
+        keys.append(key("ns" + QByteArray::number(i % 7) + ":" + QByteArray::number(i)));
+    model.appendBatch(batch(keys));
+    QVERIFY(model.hasPendingWork());
+    QSignalSpy drained(&model, &KeyTreeModel::pendingDrained);
+    QSignalSpy applied(&model, &KeyTreeModel::keysApplied);
+    QVERIFY(drained.wait(5000));
+    QVERIFY(applied.count() > 5); // it really was cut into slices
+    QCOMPARE(model.keyCount(), quint64(5000));
+    QCOMPARE(model.rowCount(), 7);
+}
+
+void TestKeyTreeModel::deepNamesAreBounded()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setMaxDepth(4);
+    QByteArray deep;
+    for (int i = 0; i < 1000; ++i)
+        deep += "s:";
+    model.appendBatch(batch({key(deep)}));
+    model.applyAllPending();
+    QCOMPARE(model.folderCount(), quint64(4));
+    QList<QByteArray> all;
+    collectKeys(model, {}, &all);
+    QCOMPARE(all, QList<QByteArray>{deep});
+}
+
+QTEST_GUILESS_MAIN(TestKeyTreeModel)
+#include "tst_keytreemodel.moc"

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "keybrowser.h"
+
+#include "bytesescape.h"
+#include "format.h"
+#include "keytreemodel.h"
+#include "redisclient.h"
+#include "scanfeed.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
+    : QWidget(parent), m_client(scanClient)
+{
+    m_scanner = new KeyScanner(scanClient, this);
+    m_model = new KeyTreeModel(this);
+    m_feed = new ScanFeed(m_scanner, m_model, this);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+
+    auto *filters = new QHBoxLayout;
+    m_match = new QLineEdit(this);
+    m_match->setObjectName(QStringLiteral("scanMatch"));
+    m_match->setPlaceholderText(tr("MATCH pattern, e.g. session:*"));
+    m_match->setClearButtonEnabled(true);
+    m_match->setToolTip(tr("Glob pattern for SCAN MATCH. Escapes like \\x00 are allowed."));
+    m_type = new QComboBox(this);
+    m_type->setObjectName(QStringLiteral("scanType"));
+    m_type->addItem(tr("all types"), int(KeyType::Unknown));
+    for (KeyType t : {KeyType::String, KeyType::Hash, KeyType::List, KeyType::Set, KeyType::ZSet, KeyType::Stream})
+        m_type->addItem(keyTypeName(t), int(t));
+    m_scanButton = new QPushButton(tr("Scan"), this);
+    m_scanButton->setObjectName(QStringLiteral("scanButton"));
+    m_pauseButton = new QPushButton(tr("Pause"), this);
+    m_cancelButton = new QPushButton(tr("Stop"), this);
+    filters->addWidget(m_match, 1);
+    filters->addWidget(m_type);
+    filters->addWidget(m_scanButton);
+    filters->addWidget(m_pauseButton);
+    filters->addWidget(m_cancelButton);
+    layout->addLayout(filters);
+
+    auto *progressRow = new QHBoxLayout;
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumHeight(14);
+    m_progress->setTextVisible(false);
+    m_status = new QLabel(tr("Not scanned yet"), this);
+    m_status->setObjectName(QStringLiteral("scanStatus"));
+    progressRow->addWidget(m_progress, 1);
+    progressRow->addWidget(m_status, 2);
+    layout->addLayout(progressRow);
+
+    m_view = new QTreeView(this);
+    m_view->setObjectName(QStringLiteral("keyTree"));
+    m_view->setModel(m_model);
+    m_view->setUniformRowHeights(true); // a million rows must not be measured one by one
+    m_view->setAlternatingRowColors(true);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_view->header()->setStretchLastSection(false);
+    m_view->header()->setSectionResizeMode(KeyTreeModel::NameColumn, QHeaderView::Stretch);
+    m_view->setColumnWidth(KeyTreeModel::TypeColumn, 64);
+    m_view->setColumnWidth(KeyTreeModel::TtlColumn, 80);
+    m_view->setColumnWidth(KeyTreeModel::MemoryColumn, 80);
+    m_view->setColumnWidth(KeyTreeModel::KeysColumn, 80);
+    m_view->setColumnHidden(KeyTreeModel::MemoryColumn, true);
+    layout->addWidget(m_view, 1);
+
+    auto *openRow = new QHBoxLayout;
+    m_openKey = new QLineEdit(this);
+    m_openKey->setObjectName(QStringLiteral("openKey"));
+    m_openKey->setPlaceholderText(tr("Open key by exact name (\\xNN escapes allowed)"));
+    auto *openButton = new QPushButton(tr("Open"), this);
+    openRow->addWidget(m_openKey, 1);
+    openRow->addWidget(openButton);
+    layout->addLayout(openRow);
+    m_openError = new QLabel(this);
+    m_openError->setObjectName(QStringLiteral("openKeyError"));
+    m_openError->setStyleSheet(QStringLiteral("color: palette(highlight);"));
+    m_openError->hide();
+    layout->addWidget(m_openError);
+
+    connect(m_scanButton, &QPushButton::clicked, this, &KeyBrowser::startScan);
+    connect(m_match, &QLineEdit::returnPressed, this, &KeyBrowser::startScan);
+    connect(m_pauseButton, &QPushButton::clicked, this, &KeyBrowser::togglePause);
+    connect(m_cancelButton, &QPushButton::clicked, this, &KeyBrowser::cancelScan);
+    connect(m_openKey, &QLineEdit::returnPressed, this, &KeyBrowser::openTypedKey);
+    connect(openButton, &QPushButton::clicked, this, &KeyBrowser::openTypedKey);
+    connect(m_view, &QTreeView::activated, this, &KeyBrowser::onActivated);
+    connect(m_view, &QTreeView::clicked, this, &KeyBrowser::onActivated);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
+    connect(m_feed, &ScanFeed::progressChanged, this, &KeyBrowser::onProgress);
+    connect(m_feed, &ScanFeed::completed, this, &KeyBrowser::onCompleted);
+
+    // TTLs are stored as deadlines; repainting the column once a second is the countdown.
+    m_ttlTimer = new QTimer(this);
+    m_ttlTimer->setInterval(1000);
+    connect(m_ttlTimer, &QTimer::timeout, this, [this] { m_view->viewport()->update(); });
+    m_ttlTimer->start();
+    updateButtons();
+}
+
+KeyBrowser::~KeyBrowser() = default;
+
+void KeyBrowser::setShowMemory(bool on)
+{
+    m_showMemory = on;
+    m_view->setColumnHidden(KeyTreeModel::MemoryColumn, !on);
+}
+
+void KeyBrowser::setSeparator(const QByteArray &separator)
+{
+    m_model->setSeparator(separator);
+}
+
+void KeyBrowser::startScan()
+{
+    QString error;
+    const auto match = bytesescape::unescape(m_match->text().trimmed(), &error);
+    if (!match) {
+        m_status->setText(tr("Bad MATCH pattern: %1").arg(error));
+        return;
+    }
+    ScanOptions options;
+    options.match = *match;
+    options.type = KeyType(m_type->currentData().toInt());
+    options.memory = m_showMemory;
+    options.maxCommandsPerSecond = m_scanRate;
+    if (options.type != KeyType::Unknown && !m_client->facts().version.isNull()
+        && m_client->facts().version < QVersionNumber(6)) {
+        m_status->setText(tr("SCAN TYPE needs Redis 6.0 or newer; this server is %1")
+                              .arg(m_client->facts().version.toString()));
+        return;
+    }
+    m_model->clear();
+    m_progress->setRange(0, 0);
+    m_status->setText(tr("Scanning…"));
+    m_scanner->start(options);
+    updateButtons();
+}
+
+void KeyBrowser::togglePause()
+{
+    if (!m_scanner->isRunning())
+        return;
+    if (m_scanner->isPaused())
+        m_scanner->resume();
+    else
+        m_scanner->pause();
+    updateButtons();
+}
+
+void KeyBrowser::cancelScan()
+{
+    m_scanner->cancel();
+    updateButtons();
+}
+
+void KeyBrowser::updateButtons()
+{
+    const bool running = m_scanner->isRunning();
+    m_pauseButton->setEnabled(running);
+    m_cancelButton->setEnabled(running);
+    m_pauseButton->setText(m_scanner->isPaused() ? tr("Resume") : tr("Pause"));
+    m_scanButton->setText(m_model->keyCount() > 0 || running ? tr("Rescan") : tr("Scan"));
+}
+
+void KeyBrowser::onProgress(const ScanProgress &p)
+{
+    if (p.dbsize > 0) {
+        m_progress->setRange(0, 1000);
+        // Names returned can exceed DBSIZE (duplicates, keys added meanwhile): clamp.
+        m_progress->setValue(int(qMin<double>(1000, 1000.0 * double(p.returned) / double(p.dbsize))));
+    } else if (p.finished) {
+        m_progress->setRange(0, 1);
+        m_progress->setValue(1);
+    }
+    QString text = tr("%1 keys · %2 scanned of ~%3 · %4 keys/s")
+                       .arg(format::count(m_model->keyCount()), format::count(p.returned),
+                            p.dbsize >= 0 ? format::count(quint64(p.dbsize)) : QStringLiteral("?"),
+                            format::count(quint64(p.keysPerSecond)));
+    if (p.paused)
+        text += tr(" · paused");
+    if (p.waitingForConnection)
+        text = tr("Scan waiting for the connection (%1); it resumes by itself").arg(p.error.message);
+    else if (p.finished && p.error)
+        text = tr("Scan stopped: %1 (%2 keys kept)").arg(p.error.message, format::count(m_model->keyCount()));
+    m_status->setText(text);
+    updateButtons();
+}
+
+void KeyBrowser::onCompleted(const ScanProgress &p)
+{
+    m_progress->setRange(0, 1);
+    m_progress->setValue(1);
+    if (!p.error) {
+        QString text = tr("%1 keys in %2 s").arg(format::count(m_model->keyCount())).arg(p.elapsedSeconds, 0, 'f', 1);
+        if (p.vanished > 0)
+            text += tr(" · %1 vanished during the scan").arg(format::count(p.vanished));
+        m_status->setText(text);
+    }
+    updateButtons();
+    Q_EMIT scanCompleted(p);
+}
+
+void KeyBrowser::onActivated(const QModelIndex &index)
+{
+    switch (m_model->kindOf(index)) {
+    case KeyTreeModel::NodeKind::Key:
+        Q_EMIT keyActivated(m_model->keyAt(index),
+                            KeyType(m_model->data(index, KeyTreeModel::KeyTypeRole).toInt()));
+        break;
+    case KeyTreeModel::NodeKind::LoadMore:
+        m_model->loadMore(index);
+        break;
+    case KeyTreeModel::NodeKind::Folder:
+        break;
+    }
+}
+
+void KeyBrowser::openTypedKey()
+{
+    QString error;
+    const auto key = bytesescape::unescape(m_openKey->text(), &error);
+    if (!key) {
+        m_openError->setText(tr("Cannot read that name: %1").arg(error));
+        m_openError->show();
+        return;
+    }
+    m_openError->hide();
+    selectKey(*key);
+    Q_EMIT keyActivated(*key, KeyType::Unknown);
+}
+
+QByteArray KeyBrowser::selectedKey() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    return current.isValid() ? m_model->keyAt(current) : QByteArray();
+}
+
+bool KeyBrowser::selectKey(const QByteArray &key)
+{
+    const QModelIndex index = m_model->indexForKey(key);
+    if (!index.isValid())
+        return false;
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index);
+    return true;
+}
+
+void KeyBrowser::showContextMenu(const QPoint &pos)
+{
+    const QModelIndex index = m_view->indexAt(pos);
+    if (!index.isValid())
+        return;
+    QMenu menu(this);
+    if (m_model->kindOf(index) == KeyTreeModel::NodeKind::Key) {
+        const QByteArray key = m_model->keyAt(index);
+        const auto type = KeyType(m_model->data(index, KeyTreeModel::KeyTypeRole).toInt());
+        menu.addAction(tr("Open"), this, [this, key, type] { Q_EMIT keyActivated(key, type); });
+        menu.addAction(tr("Copy name"), this, [this, key] { Q_EMIT copyRequested(bytesescape::quoteIfNeeded(key)); });
+        menu.addAction(tr("Copy name as hex"), this,
+                       [this, key] { Q_EMIT copyRequested(QString::fromLatin1(key.toHex())); });
+        menu.addSeparator();
+        menu.addAction(tr("Rename…"), this, [this, key] { Q_EMIT renameRequested(key); });
+        menu.addAction(tr("Delete…"), this, [this, key] { Q_EMIT deleteRequested(key); });
+    } else if (m_model->kindOf(index) == KeyTreeModel::NodeKind::Folder) {
+        const QByteArray prefix = m_model->data(index, KeyTreeModel::PrefixBytesRole).toByteArray();
+        menu.addAction(tr("Copy prefix"), this, [this, prefix] { Q_EMIT copyRequested(bytesescape::escape(prefix)); });
+        menu.addAction(tr("Scan only this prefix"), this, [this, prefix] {
+            QByteArray glob;
+            for (const char c : prefix) {
+                if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+                    glob += '\\';
+                glob += c;
+            }
+            m_match->setText(bytesescape::escape(glob + '*', false));
+            startScan();
+        });
+    } else {
+        menu.addAction(tr("Load more"), this, [this, index] { m_model->loadMore(index); });
+    }
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "keyscanner.h"
+
+#include <QWidget>
+
+class KeyTreeModel;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QModelIndex;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+class QTreeView;
+class RedisClient;
+class ScanFeed;
+
+// The left side of the window: SCAN filters and controls, a progress line, the namespace tree,
+// and a field that opens a key by its exact name without scanning.
+class KeyBrowser : public QWidget
+{
+    Q_OBJECT
+public:
+    // 'scanClient' is the connection the scan runs on; it should not be the one that serves
+    // value requests, so that a long scan never delays opening a key.
+    explicit KeyBrowser(RedisClient *scanClient, QWidget *parent = nullptr);
+    ~KeyBrowser() override;
+
+    KeyTreeModel *model() const { return m_model; }
+    QTreeView *view() const { return m_view; }
+    KeyScanner *scanner() const { return m_scanner; }
+    ScanFeed *feed() const { return m_feed; }
+
+    void setScanRate(int commandsPerSecond) { m_scanRate = commandsPerSecond; }
+    void setShowMemory(bool on);
+    bool showMemory() const { return m_showMemory; }
+    void setSeparator(const QByteArray &separator);
+    // The key currently selected, if a key row is selected.
+    QByteArray selectedKey() const;
+    // Selects and reveals a key that is shown in the tree.
+    bool selectKey(const QByteArray &key);
+
+public Q_SLOTS:
+    void startScan();
+    void togglePause();
+    void cancelScan();
+    // Parses the field's text (redis-cli escapes allowed) and opens that exact key.
+    void openTypedKey();
+
+Q_SIGNALS:
+    void keyActivated(const QByteArray &key, KeyType type);
+    void scanCompleted(const ScanProgress &progress);
+    void copyRequested(const QString &text);
+    void deleteRequested(const QByteArray &key);
+    void renameRequested(const QByteArray &key);
+
+private:
+    void onProgress(const ScanProgress &progress);
+    void onCompleted(const ScanProgress &progress);
+    void onActivated(const QModelIndex &index);
+    void showContextMenu(const QPoint &pos);
+    void updateButtons();
+
+    RedisClient *m_client;
+    KeyScanner *m_scanner;
+    KeyTreeModel *m_model;
+    ScanFeed *m_feed;
+    QLineEdit *m_match = nullptr;
+    QComboBox *m_type = nullptr;
+    QPushButton *m_scanButton = nullptr;
+    QPushButton *m_pauseButton = nullptr;
+    QPushButton *m_cancelButton = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QLabel *m_status = nullptr;
+    QTreeView *m_view = nullptr;
+    QLineEdit *m_openKey = nullptr;
+    QLabel *m_openError = nullptr;
+    QTimer *m_ttlTimer = nullptr;
+    int m_scanRate = 0;
+    bool m_showMemory = false;
+};
