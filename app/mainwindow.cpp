@@ -234,8 +234,11 @@ void MainWindow::onConnectionError(const QString &message, bool authProblem)
     m_banner->setText(message);
     m_banner->show();
     m_bannerButton->setVisible(authProblem);
-    if (!m_screenshotFile.isEmpty() && (authProblem || m_client->state() == RedisClient::State::Disconnected))
+    // A headless screenshot run has nobody to wait for a reconnect: fail at once.
+    if (!m_screenshotFile.isEmpty()) {
+        m_screenshotFile.clear();
         Q_EMIT screenshotDone(false, message);
+    }
 }
 
 QString MainWindow::bannerText() const

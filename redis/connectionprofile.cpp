@@ -30,10 +30,31 @@ QString ConnectionProfile::toUri() const
         if (db != 0)
             url.setPath(QLatin1Char('/') + QString::number(db));
     }
+    if (usesUnixSocket())
+        url.setHost(QStringLiteral("")); // empty, not null: gives unix:///path, the documented form
     if (!username.isEmpty())
         url.setUserName(username);
-    return url.toString();
+    // Fully encoded: a user name with '@', ':' or a space must read back as the same name.
+    return url.toString(QUrl::FullyEncoded);
 }
+
+namespace {
+
+// The URI with the password masked, for error messages: they end up on the terminal and in
+// logs. Works on text QUrl refused, so it does not rely on QUrl's parsing.
+QString redacted(const QString &uri)
+{
+    const qsizetype authority = uri.indexOf(QLatin1String("://"));
+    if (authority < 0)
+        return uri;
+    const qsizetype at = uri.lastIndexOf(QLatin1Char('@'));
+    const qsizetype colon = uri.indexOf(QLatin1Char(':'), authority + 3);
+    if (at < 0 || colon < 0 || colon > at)
+        return uri;
+    return uri.left(colon + 1) + QLatin1String("***") + uri.mid(at);
+}
+
+} // namespace
 
 bool ConnectionProfile::parseUri(const QString &uri, ConnectionProfile *out, QString *error)
 {
@@ -42,36 +63,47 @@ bool ConnectionProfile::parseUri(const QString &uri, ConnectionProfile *out, QSt
             *error = why;
         return false;
     };
+    // Never repeat the password in a message.
+    const QString shown = redacted(uri);
+    const QString trimmed = uri.trimmed();
+    if (trimmed.isEmpty()
+        || (!trimmed.contains(QLatin1String("://")) && !trimmed.startsWith(QLatin1String("unix:"), Qt::CaseInsensitive)))
+        return fail(QStringLiteral("'%1' is not a URI: expected redis://, rediss:// or unix://").arg(shown));
     const QUrl url(uri, QUrl::StrictMode);
-    if (!url.isValid())
-        return fail(QStringLiteral("malformed URI '%1': %2").arg(uri, url.errorString()));
+    if (!url.isValid()) {
+        // QUrl appends "; source was …": the user has just typed the source.
+        QString why = url.errorString().section(QLatin1Char(';'), 0, 0);
+        if (!why.isEmpty())
+            why[0] = why[0].toLower();
+        return fail(QStringLiteral("malformed URI '%1': %2").arg(shown, why));
+    }
     const QString scheme = url.scheme().toLower();
     ConnectionProfile p = *out;
     if (scheme == QLatin1String("redis") || scheme == QLatin1String("rediss")) {
         p.tls = scheme == QLatin1String("rediss");
         if (url.host().isEmpty())
-            return fail(QStringLiteral("URI '%1' has no host").arg(uri));
+            return fail(QStringLiteral("URI '%1' has no host").arg(shown));
         p.host = url.host();
         p.socketPath.clear();
         const int port = url.port(6379);
         if (port < 1 || port > 65535)
-            return fail(QStringLiteral("URI '%1' has an invalid port").arg(uri));
+            return fail(QStringLiteral("URI '%1' has an invalid port").arg(shown));
         p.port = quint16(port);
         const QString path = url.path();
         if (!path.isEmpty() && path != QLatin1String("/")) {
             bool ok = false;
             const int db = path.mid(1).toInt(&ok);
             if (!ok || db < 0)
-                return fail(QStringLiteral("URI '%1': database must be a number, not '%2'").arg(uri, path.mid(1)));
+                return fail(QStringLiteral("URI '%1': database must be a number, not '%2'").arg(shown, path.mid(1)));
             p.db = db;
         }
     } else if (scheme == QLatin1String("unix")) {
         if (url.path().isEmpty())
-            return fail(QStringLiteral("URI '%1' has no socket path").arg(uri));
+            return fail(QStringLiteral("URI '%1' has no socket path").arg(shown));
         p.socketPath = url.path();
         p.tls = false;
     } else if (scheme.isEmpty()) {
-        return fail(QStringLiteral("'%1' is not a URI: expected redis://, rediss:// or unix://").arg(uri));
+        return fail(QStringLiteral("'%1' is not a URI: expected redis://, rediss:// or unix://").arg(shown));
     } else {
         return fail(QStringLiteral("unsupported scheme '%1': expected redis, rediss or unix").arg(scheme));
     }
@@ -80,7 +112,7 @@ bool ConnectionProfile::parseUri(const QString &uri, ConnectionProfile *out, QSt
         bool ok = false;
         const int db = query.queryItemValue(QStringLiteral("db")).toInt(&ok);
         if (!ok || db < 0)
-            return fail(QStringLiteral("URI '%1': db must be a number").arg(uri));
+            return fail(QStringLiteral("URI '%1': db must be a number").arg(shown));
         p.db = db;
     }
     // userinfo follows redis-py: "user@" names a user (the password then comes from a prompt or

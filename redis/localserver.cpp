@@ -140,6 +140,9 @@ bool LocalServer::launch(QString *error, int timeoutMs)
                 if (got.contains("redis_version:") && got.contains("\r\n\r\n"))
                     break;
             }
+            // A password-protected server answers NOAUTH: it is up all the same.
+            if (got.startsWith("-NOAUTH"))
+                return true;
             if (got.startsWith('$')) {
                 const qsizetype at = got.indexOf("redis_version:");
                 if (at >= 0)

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Runs the real redislens binary: argument errors, --help/--version, and --screenshot against
+// a real server.
+#include "testserver.h"
+
+#include <QImage>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run
+{
+    int code = -1;
+    QString out;
+    QString err;
+};
+
+Run runApp(const QStringList &args, int timeoutMs = 90000, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(REDISLENS_APP_PATH), args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("timed out");
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+// Distinct colours in a region: a blank or half-painted window has very few.
+int distinctColours(const QImage &image, const QRect &region)
+{
+    QSet<QRgb> colours;
+    for (int y = region.top(); y <= region.bottom(); y += 2)
+        for (int x = region.left(); x <= region.right(); x += 2)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void badArguments_data();
+    void badArguments();
+    void helpAndVersion();
+    void screenshotOfScannedTree();
+    void screenshotOfValuePanel();
+    void deadServerFailsClearly();
+    void wrongPasswordFailsClearly();
+
+private:
+    TestServer m_server{{QStringLiteral("--requirepass"), QString()}};
+    QTemporaryDir m_dir;
+};
+
+void TestCli::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_server.start(&error), qPrintable(error));
+    QList<QList<QByteArray>> writes;
+    for (int i = 0; i < 300; ++i) {
+        writes.append({"SET", "app:product:" + QByteArray::number(i), "{\"id\":" + QByteArray::number(i) + "}", "EX", "3600"});
+        writes.append({"HSET", "session:" + QByteArray::number(i, 16), "user_id", QByteArray::number(i)});
+    }
+    writes.append({"SET", QByteArray("bin:\x00\xff\n", 7), "x"});
+    m_server.pipeline(writes);
+}
+
+void TestCli::badArguments_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("bad port") << QStringList{"-p", "notaport"} << "invalid port";
+    QTest::newRow("bad uri") << QStringList{"redis://host:0"} << "invalid port";
+    QTest::newRow("bad scheme") << QStringList{"ftp://x"} << "unsupported scheme";
+    QTest::newRow("unknown panel") << QStringList{"--panel", "nope"} << "unknown panel 'nope'";
+    QTest::newRow("unknown option") << QStringList{"--bogus"} << "bogus";
+    QTest::newRow("bad open escape") << QStringList{"--open", "a\\x4"} << "--open";
+}
+
+void TestCli::badArguments()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = runApp(args, 20000);
+    QCOMPARE(r.code, 2);
+    const QStringList lines = r.err.trimmed().split(QLatin1Char('\n'));
+    QVERIFY2(lines.first().startsWith(QLatin1String("redislens: ")), qPrintable(r.err));
+    QVERIFY2(lines.first().contains(message), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCli::helpAndVersion()
+{
+    Run r = runApp({QStringLiteral("--version")}, 20000);
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.startsWith(QLatin1String("redislens ")));
+    r = runApp({QStringLiteral("--help")}, 20000);
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains(QLatin1String("-h, --host <hostname>")));
+    QVERIFY(r.out.contains(QLatin1String("--screenshot <file>")));
+}
+
+void TestCli::screenshotOfScannedTree()
+{
+    const QString file = m_dir.filePath(QStringLiteral("keys.png"));
+    const Run r = runApp({QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("--screenshot"), file});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QImage image(file);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 800 && image.height() >= 500);
+    // The tree occupies the left part of the window: a filled tree has text in many shades.
+    QVERIFY(distinctColours(image, QRect(0, 100, image.width() / 2, image.height() / 3)) > 20);
+}
+
+void TestCli::screenshotOfValuePanel()
+{
+    const QString file = m_dir.filePath(QStringLiteral("value.png"));
+    const Run r = runApp({QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("--screenshot"), file,
+                          QStringLiteral("--panel"), QStringLiteral("value")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QImage image(file);
+    QVERIFY(!image.isNull());
+    QVERIFY(distinctColours(image, QRect(image.width() / 2, 60, image.width() / 2 - 1, image.height() / 4)) > 10);
+}
+
+void TestCli::deadServerFailsClearly()
+{
+    const quint16 port = LocalServer::freePort();
+    const QString file = m_dir.filePath(QStringLiteral("dead.png"));
+    const Run r = runApp({QStringLiteral("-p"), QString::number(port), QStringLiteral("--connect-timeout"),
+                          QStringLiteral("2000"), QStringLiteral("--screenshot"), file},
+                         30000);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QLatin1String("cannot connect")), qPrintable(r.err));
+    QVERIFY(!QFile::exists(file));
+}
+
+void TestCli::wrongPasswordFailsClearly()
+{
+    TestServer guarded({QStringLiteral("--requirepass"), QStringLiteral("right-one")});
+    QVERIFY(guarded.start());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("REDISCLI_AUTH"), QStringLiteral("wrong-one"));
+    const QString file = m_dir.filePath(QStringLiteral("auth.png"));
+    const Run r = runApp({QStringLiteral("-p"), QString::number(guarded.port()), QStringLiteral("--screenshot"), file},
+                         30000, env);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QLatin1String("WRONGPASS")) || r.err.contains(QLatin1String("invalid password")),
+             qPrintable(r.err));
+    QVERIFY(!r.err.contains(QLatin1String("wrong-one")));
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
