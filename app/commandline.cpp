@@ -48,6 +48,10 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     const QCommandLineOption db({QStringLiteral("n"), QStringLiteral("db")}, QStringLiteral("Database number."),
                                 QStringLiteral("db"));
     const QCommandLineOption tls(QStringLiteral("tls"), QStringLiteral("Connect with TLS."));
+    const QCommandLineOption caCert(QStringLiteral("cacert"), QStringLiteral("TLS: CA certificate file (PEM) to trust."),
+                                    QStringLiteral("file"));
+    const QCommandLineOption insecure(QStringLiteral("insecure"),
+                                      QStringLiteral("TLS: do not verify the server's certificate."));
     const QCommandLineOption readOnly(QStringLiteral("read-only"),
                                       QStringLiteral("Refuse every command the server flags as writing."));
     const QCommandLineOption connectTimeout(QStringLiteral("connect-timeout"),
@@ -70,7 +74,7 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     const QCommandLineOption scanRate(QStringLiteral("scan-rate"),
                                       QStringLiteral("SCAN pacing ceiling in commands per second (0: none)."),
                                       QStringLiteral("n"));
-    parser.addOptions({help, version, host, port, socket, pass, user, askPass, db, tls, readOnly, connectTimeout,
+    parser.addOptions({help, version, host, port, socket, pass, user, askPass, db, tls, caCert, insecure, readOnly, connectTimeout,
                        timeout, demo, screenshot, panel, open, separator, scanRate});
     parser.addPositionalArgument(QStringLiteral("uri"),
                                  QStringLiteral("redis://[user[:password]@]host[:port][/db], rediss://… or "
@@ -141,6 +145,14 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
             return fail(QStringLiteral("--tls cannot be used with a Unix socket"));
         p.tls = true;
     }
+    if (parser.isSet(caCert)) {
+        p.caCertFile = parser.value(caCert);
+        if (!QFileInfo(p.caCertFile).isReadable())
+            return fail(QStringLiteral("cannot read --cacert file '%1'").arg(p.caCertFile));
+    }
+    p.tlsInsecure = parser.isSet(insecure);
+    if ((parser.isSet(caCert) || p.tlsInsecure) && !p.tls)
+        return fail(QStringLiteral("--cacert and --insecure need --tls or a rediss:// URI"));
     p.readOnly = parser.isSet(readOnly);
     if (parser.isSet(connectTimeout)
         && !parseInt(parser.value(connectTimeout), 1, 3600000, &p.connectTimeoutMs))

@@ -17,6 +17,8 @@ struct ConnectionProfile
     QString username; // empty: the default user
     QString password;
     bool tls = false;
+    QString caCertFile; // TLS: trust these CA certificates (PEM) besides the system's
+    bool tlsInsecure = false; // TLS: do not verify the server's certificate (redis-cli --insecure)
     bool readOnly = false;
     int connectTimeoutMs = 5000;
     int commandTimeoutMs = 10000;

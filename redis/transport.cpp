@@ -4,6 +4,7 @@
 #include "connectionprofile.h"
 
 #include <QLocalSocket>
+#include <QSslConfiguration>
 #include <QSslSocket>
 #include <QTcpSocket>
 
@@ -19,6 +20,18 @@ public:
         : m_host(p.host), m_port(p.port), m_tls(p.tls)
     {
         m_socket = m_tls ? new QSslSocket(this) : new QTcpSocket(this);
+        if (auto *ssl = qobject_cast<QSslSocket *>(m_socket)) {
+            QSslConfiguration conf = QSslConfiguration::defaultConfiguration();
+            if (!p.caCertFile.isEmpty()) {
+                const QList<QSslCertificate> cas = QSslCertificate::fromPath(p.caCertFile, QSsl::Pem);
+                if (cas.isEmpty())
+                    m_lastError = QStringLiteral("no PEM certificate in %1").arg(p.caCertFile);
+                conf.setCaCertificates(conf.caCertificates() + cas);
+            }
+            if (p.tlsInsecure)
+                conf.setPeerVerifyMode(QSslSocket::VerifyNone);
+            ssl->setSslConfiguration(conf);
+        }
         m_socket->setReadBufferSize(0);
         connect(m_socket, &QAbstractSocket::connected, this, [this] {
             m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
