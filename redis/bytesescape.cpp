@@ -53,6 +53,17 @@ int utf8SequenceLength(const QByteArray &b, qsizetype i)
     return len;
 }
 
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 } // namespace
 
 QString escape(const QByteArray &bytes, bool keepUtf8)
@@ -90,7 +101,8 @@ QString escape(const QByteArray &bytes, bool keepUtf8)
 QString quoteIfNeeded(const QByteArray &bytes)
 {
     const QString escaped = escape(bytes);
-    bool plain = !bytes.isEmpty() && escaped.size() == bytes.size();
+    // Plain when escaping changed nothing (readable UTF-8 included) and no space would split it.
+    bool plain = !bytes.isEmpty() && escaped == QString::fromUtf8(bytes);
     for (qsizetype i = 0; plain && i < bytes.size(); ++i)
         plain = bytes.at(i) != ' ' && bytes.at(i) != '\'';
     return plain ? escaped : QLatin1Char('"') + escaped + QLatin1Char('"');
@@ -109,9 +121,15 @@ QString escapeElided(const QByteArray &bytes, int maxChars)
 std::optional<QByteArray> unescape(const QString &input, QString *error)
 {
     QString text = input;
-    if (text.size() >= 2 && text.startsWith(QLatin1Char('"')) && text.endsWith(QLatin1Char('"'))
-        && !text.endsWith(QLatin1String("\\\"")))
-        text = text.mid(1, text.size() - 2);
+    // Strip surrounding quotes unless the closing one is itself escaped: it is escaped when an
+    // odd number of backslashes precedes it ("a\\" ends in an escaped backslash, not quote).
+    if (text.size() >= 2 && text.startsWith(QLatin1Char('"')) && text.endsWith(QLatin1Char('"'))) {
+        qsizetype backslashes = 0;
+        for (qsizetype i = text.size() - 2; i >= 1 && text.at(i) == QLatin1Char('\\'); --i)
+            ++backslashes;
+        if (backslashes % 2 == 0)
+            text = text.mid(1, text.size() - 2);
+    }
     const QByteArray utf8 = text.toUtf8();
     QByteArray out;
     out.reserve(utf8.size());
@@ -138,11 +156,12 @@ std::optional<QByteArray> unescape(const QString &input, QString *error)
         case 'a': out += '\a'; break;
         case 'b': out += '\b'; break;
         case 'x': {
-            bool ok = false;
-            const int v = utf8.mid(i + 1, 2).toInt(&ok, 16);
-            if (!ok || utf8.mid(i + 1, 2).size() != 2)
+            // Exactly two hex digits; QByteArray::toInt() would also take " f", "+f" or "-1".
+            const int hi = i + 1 < utf8.size() ? hexValue(utf8.at(i + 1)) : -1;
+            const int lo = i + 2 < utf8.size() ? hexValue(utf8.at(i + 2)) : -1;
+            if (hi < 0 || lo < 0)
                 return fail(QStringLiteral("\\x needs two hex digits at position %1").arg(i));
-            out += char(v);
+            out += char(hi << 4 | lo);
             i += 2;
             break;
         }

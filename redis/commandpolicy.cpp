@@ -5,12 +5,18 @@
 
 namespace {
 
-// Admin commands that only read; safe on a production server.
+// Commands that change no data although the server does not flag them `readonly`: connection
+// handling and introspection, some of them `admin`. Everything else must be flagged `readonly`.
 const char *const introspection[] = {
-    "config|get", "slowlog|get", "slowlog|len", "slowlog|help", "latency|latest", "latency|history",
-    "latency|doctor", "latency|graph", "latency|histogram", "latency|help", "client|list", "client|info",
-    "memory|stats", "memory|doctor", "memory|malloc-stats", "acl|whoami", "acl|cat", "module|list",
-    "info", "command", "command|info", "command|count", "command|docs", "command|list",
+    "ping", "echo", "select", "auth", "hello", "time", "lastsave", "role", "readonly", "info",
+    "config|get", "slowlog|get", "slowlog|len", "latency|latest", "latency|history", "latency|doctor",
+    "latency|graph", "latency|histogram", "client|list", "client|info", "client|id", "client|getname",
+    "client|setname", "memory|stats", "memory|doctor", "memory|malloc-stats", "acl|whoami", "acl|cat",
+    "module|list", "command", "command|info", "command|count", "command|docs", "command|list",
+    "command|getkeys", "command|getkeysandflags", "script|exists", "function|list", "function|stats",
+    "pubsub|channels", "pubsub|numsub", "pubsub|numpat", "pubsub|shardchannels", "pubsub|shardnumsub",
+    "cluster|info", "cluster|nodes", "cluster|slots", "cluster|shards", "cluster|keyslot", "cluster|myid",
+    "cluster|links", "cluster|countkeysinslot", "cluster|getkeysinslot",
 };
 
 // Used only when the server refuses `COMMAND`: the commands RedisLens itself reads with.
@@ -38,20 +44,27 @@ bool hasFlag(const RedisValue &flags, const char *name)
     return false;
 }
 
+bool isIntrospection(const QByteArray &name)
+{
+    if (name.endsWith("|help"))
+        return true;
+    for (const char *ok : introspection) {
+        if (name == ok)
+            return true;
+    }
+    return false;
+}
+
+// Allow-list, not deny-list: a command the server does not flag `readonly` may write. EVAL,
+// FCALL, PUBLISH or SCRIPT LOAD carry neither `write` nor `admin`, and Redis hides the
+// `may_replicate` flag from COMMAND on purpose, so refusing only flagged writers lets them through.
 bool entryAllowed(const QByteArray &name, const RedisValue &flags)
 {
     if (hasFlag(flags, "write"))
         return false;
-    if (hasFlag(flags, "may_replicate") && !hasFlag(flags, "readonly"))
-        return false;
-    if (hasFlag(flags, "admin")) {
-        for (const char *ok : introspection) {
-            if (name == ok)
-                return true;
-        }
-        return false;
-    }
-    return true;
+    if (hasFlag(flags, "readonly") && !hasFlag(flags, "admin"))
+        return true;
+    return isIntrospection(name);
 }
 
 } // namespace
@@ -107,7 +120,7 @@ QString CommandPolicy::refusal(const QList<QByteArray> &argv) const
         return {};
     const QString shown = QString::fromUtf8(name).replace(QLatin1Char('|'), QLatin1Char(' ')).toUpper();
     if (m_fromServer)
-        return QStringLiteral("%1 is refused: the connection is read-only and the server flags it as writing")
+        return QStringLiteral("%1 is refused: the connection is read-only and the server does not flag %1 as read-only")
             .arg(shown);
     return QStringLiteral("%1 is refused: the connection is read-only and the server did not let us check it")
         .arg(shown);

@@ -9,10 +9,11 @@
 class RedisValue;
 
 // What a read-only connection may send. Built from the server's own `COMMAND` reply, so it is
-// right for the server's version and modules: a command (or subcommand) is refused when the
-// server flags it `write`, or `may-replicate` without `readonly` (EVAL, PUBLISH), or `admin`
-// unless it only reads (CONFIG GET, SLOWLOG GET, ...). When the server does not let us ask,
-// a built-in list of read commands is used instead.
+// right for the server's version and modules: a command (or subcommand) is allowed when the
+// server flags it `readonly` (and not `write` or `admin`), or when it is connection handling or
+// introspection that changes no data (PING, SELECT, INFO, CONFIG GET, SLOWLOG GET, ...).
+// Everything else is refused, including EVAL, FCALL and PUBLISH, which carry no `write` flag.
+// When the server does not let us ask, a built-in list of read commands is used instead.
 class CommandPolicy
 {
 public:

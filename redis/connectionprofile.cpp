@@ -7,9 +7,18 @@
 
 QString ConnectionProfile::displayName() const
 {
-    QString where = usesUnixSocket() ? socketPath : host + QLatin1Char(':') + QString::number(port);
-    if (db != 0)
-        where += QLatin1Char('/') + QString::number(db);
+    QString where;
+    if (usesUnixSocket()) {
+        where = socketPath;
+        if (db != 0)
+            where += QStringLiteral(" db %1").arg(db);
+    } else {
+        // An IPv6 literal needs brackets, or its port reads as one more group.
+        where = (host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host)
+            + QLatin1Char(':') + QString::number(port);
+        if (db != 0)
+            where += QLatin1Char('/') + QString::number(db);
+    }
     if (!name.isEmpty())
         return name + QLatin1String(" (") + where + QLatin1Char(')');
     return where;

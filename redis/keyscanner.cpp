@@ -12,6 +12,12 @@ namespace {
 // SCAN round trips slower than this shrink COUNT; faster ones grow it.
 constexpr qint64 kSlowScanMs = 50;
 constexpr qint64 kFastScanMs = 10;
+
+// Run ids of two server processes; unknown (no INFO permission) counts as the same.
+bool sameServer(const QByteArray &a, const QByteArray &b)
+{
+    return a.isEmpty() || b.isEmpty() || a == b;
+}
 } // namespace
 
 ScanJob::ScanJob(RedisWorker *worker, const ScanOptions &options, quint64 generation)
@@ -28,6 +34,7 @@ void ScanJob::start()
     m_flushTimer->setInterval(m_options.flushIntervalMs);
     connect(m_flushTimer, &QTimer::timeout, this, &ScanJob::flush);
     m_flushTimer->start();
+    m_cursorRunId = m_worker->facts().runId;
     connect(m_worker, &RedisWorker::ready, this, [this] {
         if (m_waiting && !m_finished) {
             m_waiting = false;
@@ -74,6 +81,9 @@ void ScanJob::sendScanPaced(const QByteArray &cursor)
         const qint64 dueMs = m_commandsSent * 1000 / m_options.maxCommandsPerSecond;
         const qint64 wait = dueMs - m_clock.elapsed();
         if (wait > 0) {
+            // Remember the cursor now: a pause before the timer fires must resume here, not
+            // at the step before (which would scan it twice).
+            m_nextCursor = cursor;
             m_scanPending = true;
             QPointer<ScanJob> self(this);
             QTimer::singleShot(int(qMin<qint64>(wait, 1000)), this, [self, cursor] {
@@ -89,8 +99,12 @@ void ScanJob::sendScanPaced(const QByteArray &cursor)
     sendScan(cursor);
 }
 
-void ScanJob::sendScan(const QByteArray &cursor)
+void ScanJob::sendScan(const QByteArray &resumeAt)
 {
+    // A cursor means nothing to another server process (its hash seed differs): after a
+    // restart or a failover, walk the keyspace again. The model drops the duplicates.
+    const QByteArray runId = m_worker->facts().runId;
+    const QByteArray cursor = sameServer(runId, m_cursorRunId) ? resumeAt : QByteArray("0");
     m_nextCursor = cursor;
     if (m_paused || m_finished)
         return;
@@ -111,13 +125,14 @@ void ScanJob::sendScan(const QByteArray &cursor)
     m_scanPending = true;
     const qint64 sentAt = m_clock.elapsed();
     QPointer<ScanJob> self(this);
-    m_worker->submit(nextRequestId(), {scan}, [self, cursor, sentAt](const RedisReply &r) {
+    m_worker->submit(nextRequestId(), {scan}, [self, cursor, sentAt, runId](const RedisReply &r) {
         if (self)
-            self->onScanReply(cursor, r, sentAt);
+            self->onScanReply(cursor, r, sentAt, runId);
     });
 }
 
-void ScanJob::onScanReply(const QByteArray &cursor, const RedisReply &reply, qint64 sentAtMs)
+void ScanJob::onScanReply(const QByteArray &cursor, const RedisReply &reply, qint64 sentAtMs,
+                          const QByteArray &sentRunId)
 {
     --m_outstanding;
     m_scanPending = false;
@@ -133,7 +148,12 @@ void ScanJob::onScanReply(const QByteArray &cursor, const RedisReply &reply, qin
         onFailure(RedisError::make(RedisError::Kind::Protocol, QStringLiteral("SCAN returned an unexpected reply")));
         return;
     }
-    const QByteArray next = v.at(0).bytes();
+    // Sent before a reconnect and answered by another server process: the names are real
+    // keys, but the cursor it continued from was not this server's. Start the walk over.
+    const QByteArray runId = m_worker->facts().runId;
+    const bool restart = cursor != "0" && !sameServer(runId, sentRunId);
+    m_cursorRunId = runId;
+    const QByteArray next = restart ? QByteArray("0") : v.at(0).bytes();
     const QList<RedisValue> &names = v.at(1).elements();
     m_returned += quint64(names.size());
 
@@ -172,8 +192,7 @@ void ScanJob::onScanReply(const QByteArray &cursor, const RedisReply &reply, qin
         }
         m_resumeCursor = next;
     }
-    Q_UNUSED(cursor)
-    if (next == "0") {
+    if (next == "0" && !restart) {
         m_scanDone = true;
         maybeFinish();
     } else {
@@ -229,6 +248,7 @@ void ScanJob::onFailure(const RedisError &error)
         return;
     }
     m_finished = true;
+    m_flushTimer->stop();
     flush();
     Q_EMIT finished(progress());
 }

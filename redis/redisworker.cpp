@@ -29,6 +29,17 @@ RedisError RedisReply::firstError() const
 namespace {
 constexpr int kMaxBackoffMs = 30000;
 constexpr int kFirstBackoffMs = 250;
+
+// Empty when every command of the batch may be sent, otherwise why not.
+QString refusal(const CommandPolicy &policy, const QList<RedisCommand> &commands)
+{
+    for (const RedisCommand &c : commands) {
+        const QString why = policy.refusal(c);
+        if (!why.isEmpty())
+            return why;
+    }
+    return {};
+}
 } // namespace
 
 RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
@@ -86,6 +97,9 @@ void RedisWorker::reconfigure(const ConnectionProfile &profile)
     m_profile = profile;
     m_lastError = {};
     m_attempt = 0;
+    // The old profile's policy does not apply; requests made while connecting are checked
+    // against the new one when the handshake has fetched it.
+    m_policy = CommandPolicy();
     start();
 }
 
@@ -148,24 +162,40 @@ void RedisWorker::handshake()
 
 void RedisWorker::finishHandshake(const RedisReply &reply)
 {
-    const RedisError err = reply.firstError();
-    if (err) {
-        if (!err.isConnectionLevel()) {
-            // A wrong password or a missing database is not fixed by retrying.
-            RedisError e = err;
-            if (e.kind == RedisError::Kind::Server && reply.values.size() > 1 && m_profile.db != 0)
-                e.message = QStringLiteral("cannot select database %1: %2").arg(m_profile.db).arg(err.message);
-            m_lastError = e;
-            m_wanted = false;
-            Q_EMIT connectionError(e);
-            m_transport->disconnect(this);
-            m_transport->abort();
-            failAll(e);
-            setState(State::Disconnected, e.message);
-        }
+    if (!reply.ok())
+        return; // connection-level: onClosed handles it
+    // The replies are, in order: [AUTH] [SELECT] PING.
+    const qsizetype selectAt = m_profile.db == 0 ? -1 : (m_profile.password.isEmpty() ? 0 : 1);
+    const qsizetype pingAt = reply.values.size() - 1;
+    RedisError err;
+    for (qsizetype i = 0; i < reply.values.size() && !err; ++i) {
+        err = RedisError::fromReply(reply.values.at(i));
+        // A least-privilege user may lack +ping: the server answered, so the connection works.
+        // (NOAUTH on PING still fails: no password was given for a server that needs one.)
+        if (i == pingAt && err.kind == RedisError::Kind::NoPerm)
+            err = {};
+        if (err && i == selectAt)
+            err.message = QStringLiteral("cannot select database %1: %2").arg(m_profile.db).arg(err.message);
+    }
+    if (!err) {
+        queryServer();
         return;
     }
-    queryServer();
+    if (err.kind == RedisError::Kind::Loading || err.kind == RedisError::Kind::Busy) {
+        // The server is up but cannot serve yet (loading its data, or a script runs): retry.
+        onClosed(err.kind, QStringLiteral("%1 is not ready: %2").arg(m_profile.displayName(), err.message));
+        return;
+    }
+    // A wrong password or a missing database is not fixed by retrying.
+    m_lastError = err;
+    m_wanted = false;
+    m_handshaking = false;
+    m_connectTimer->stop(); // the server answered; its timeout must not report a second failure
+    m_transport->disconnect(this);
+    m_transport->abort();
+    Q_EMIT connectionError(err);
+    failAll(err);
+    setState(State::Disconnected, err.message);
 }
 
 void RedisWorker::queryServer()
@@ -188,6 +218,8 @@ void RedisWorker::queryServer()
                     facts.version = QVersionNumber::fromString(QString::fromLatin1(l.mid(14)));
                 else if (l.startsWith("redis_mode:"))
                     facts.mode = QString::fromLatin1(l.mid(11));
+                else if (l.startsWith("run_id:"))
+                    facts.runId = l.mid(7);
             }
         }
         if (m_profile.readOnly) {
@@ -205,10 +237,16 @@ void RedisWorker::queryServer()
         m_connectTimer->stop();
         setState(State::Ready, QStringLiteral("connected to %1").arg(m_profile.displayName()));
         Q_EMIT ready(m_facts);
+        // Requests made while connecting were not checked: the policy was not known yet.
         auto waiting = std::move(m_waiting);
         m_waiting.clear();
-        for (auto &p : waiting)
-            write(std::move(p));
+        for (auto &p : waiting) {
+            const QString why = refusal(m_policy, p->commands);
+            if (why.isEmpty())
+                write(std::move(p));
+            else
+                finish(std::move(p), RedisError::make(RedisError::Kind::ReadOnlyRefused, why));
+        }
     });
 }
 
@@ -229,11 +267,11 @@ void RedisWorker::submit(RequestId id, const QList<RedisCommand> &commands, Done
             finish(std::move(p), RedisError::make(RedisError::Kind::Protocol, QStringLiteral("empty command")));
             return;
         }
-        const QString why = m_policy.refusal(c);
-        if (!why.isEmpty()) {
-            finish(std::move(p), RedisError::make(RedisError::Kind::ReadOnlyRefused, why));
-            return;
-        }
+    }
+    const QString why = refusal(m_policy, commands);
+    if (!why.isEmpty()) {
+        finish(std::move(p), RedisError::make(RedisError::Kind::ReadOnlyRefused, why));
+        return;
     }
     switch (m_state) {
     case State::Ready:

@@ -43,6 +43,7 @@ struct ServerFacts
     QVersionNumber version; // null when INFO was not allowed
     QString mode; // standalone, cluster or sentinel
     QString role;
+    QByteArray runId; // changes when the server process does (a restart, a failover)
     bool readOnly = false; // the connection refuses writing commands
     bool policyFromServer = false;
 };

@@ -103,11 +103,26 @@ bool parseAll(const QByteArray &bytes, QList<RedisValue> *out, QString *error)
     }
     if (!ok && error)
         *error = QString::fromLatin1(reader->errstr);
-    // Bytes left over mean the buffer ended inside a reply.
-    if (ok && (reader->ridx >= 0 || reader->pos < reader->len)) {
-        ok = false;
-        if (error)
-            *error = QStringLiteral("incomplete reply");
+    // Did the buffer end between replies? hiredis's own state cannot tell: a GetReply call that
+    // finds no reply arms a new read (ridx 0) in every version. So feed one more reply: after a
+    // complete buffer it comes back as itself; after a partial one it is swallowed by, or
+    // breaks, the reply that was cut off.
+    if (ok) {
+        static const char sentinel[] = "+\x01redislens\r\n";
+        void *raw = nullptr;
+        bool complete = redisReaderFeed(reader, sentinel, sizeof(sentinel) - 1) == REDIS_OK
+            && redisReaderGetReply(reader, &raw) == REDIS_OK && raw;
+        if (complete) {
+            const auto *r = static_cast<const redisReply *>(raw);
+            complete = r->type == REDIS_REPLY_STATUS && QByteArray(r->str, qsizetype(r->len)) == "\x01redislens";
+        }
+        if (raw)
+            freeReplyObject(raw);
+        if (!complete) {
+            ok = false;
+            if (error)
+                *error = QStringLiteral("incomplete reply");
+        }
     }
     redisReaderFree(reader);
     return ok;

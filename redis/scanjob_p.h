@@ -29,7 +29,7 @@ Q_SIGNALS:
 private:
     void sendScan(const QByteArray &cursor);
     void sendScanPaced(const QByteArray &cursor);
-    void onScanReply(const QByteArray &cursor, const RedisReply &reply, qint64 sentAtMs);
+    void onScanReply(const QByteArray &cursor, const RedisReply &reply, qint64 sentAtMs, const QByteArray &sentRunId);
     void onDetails(const QList<QByteArray> &keys, const QByteArray &cursorAfter, const RedisReply &reply);
     void onFailure(const RedisError &error);
     void maybeFinish();
@@ -50,6 +50,7 @@ private:
     quint64 m_returned = 0;
     quint64 m_vanished = 0;
     qint64 m_dbsize = -1;
+    QByteArray m_cursorRunId; // the server process that issued the cursors we hold
     bool m_scanDone = false;
     bool m_paused = false;
     bool m_finished = false;

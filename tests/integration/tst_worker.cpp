@@ -1,0 +1,676 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "bytesescape.h"
+#include "redisclient.h"
+#include "respcodec.h"
+#include "testserver.h"
+
+#include <QElapsedTimer>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSignalSpy>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+// RedisClient + RedisWorker against a real redis-server: ordering, binary safety, error kinds,
+// read-only enforcement, timeouts, losing and regaining the server, and dropped replies.
+class TstWorker : public QObject
+{
+    Q_OBJECT
+
+private:
+    TestServer m_server;
+
+    // Everything a client said about its state, in order, as seen on the GUI thread.
+    struct StateLog
+    {
+        QList<RedisClient::State> states;
+        QStringList details;
+        QList<RedisError> errors;
+        bool saw(RedisClient::State s) const { return states.contains(s); }
+        // True when 'later' was reported after the last 'earlier'.
+        bool sawAfter(RedisClient::State earlier, RedisClient::State later) const
+        {
+            const qsizetype at = states.lastIndexOf(earlier);
+            return at >= 0 && states.indexOf(later, at) > at;
+        }
+    };
+
+    static void track(RedisClient &client, StateLog &log)
+    {
+        QObject::connect(&client, &RedisClient::stateChanged, &client, [&log](RedisClient::State s, const QString &d) {
+            log.states.append(s);
+            log.details.append(d);
+        });
+        QObject::connect(&client, &RedisClient::connectionError, &client,
+                         [&log](const RedisError &e) { log.errors.append(e); });
+    }
+
+    std::unique_ptr<RedisClient> connectedClient(const ConnectionProfile &p)
+    {
+        auto client = std::make_unique<RedisClient>(p);
+        client->connectToServer();
+        if (!waitForReady(*client))
+            return nullptr;
+        return client;
+    }
+
+    void ensureServer()
+    {
+        if (!m_server.server().isRunning()) {
+            QString error;
+            QVERIFY2(m_server.server().restart(&error), qPrintable(error));
+        }
+    }
+
+    qint64 serverStat(const QByteArray &section, const QByteArray &field)
+    {
+        const RedisValue info = m_server.command({"INFO", section});
+        for (const QByteArray &line : info.bytes().split('\n')) {
+            if (line.startsWith(QByteArray(field + ':')))
+                return line.mid(field.size() + 1).trimmed().toLongLong();
+        }
+        return -1;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (LocalServer::findExecutable().isEmpty())
+            QSKIP("redis-server not found");
+        QString error;
+        QVERIFY2(m_server.start(&error), qPrintable(error));
+    }
+
+    void init()
+    {
+        ensureServer();
+        m_server.flushAll();
+    }
+
+    void pipelinedBatchInOrder()
+    {
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        // One batch of 3,000 commands: every reply lands at its command's index.
+        QList<RedisCommand> batch;
+        for (int i = 0; i < 1000; ++i) {
+            batch.append(RedisCommand{"SET", "order:" + QByteArray::number(i), QByteArray::number(i * 3)});
+            batch.append(RedisCommand{"INCR", "order:counter"});
+            batch.append(RedisCommand{"GET", "order:" + QByteArray::number(i)});
+        }
+        const RedisReply r = waitForReply(*client, batch);
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        QCOMPARE(r.values.size(), batch.size());
+        for (int i = 0; i < 1000; ++i) {
+            QCOMPARE(r.values.at(3 * i), RedisValue::status("OK"));
+            QCOMPARE(r.values.at(3 * i + 1), RedisValue::integer(i + 1));
+            QCOMPARE(r.values.at(3 * i + 2), RedisValue::bulk(QByteArray::number(i * 3)));
+        }
+        QVERIFY(r.elapsedUs > 0);
+
+        // Many batches in flight at once: callbacks come in the order of sending, each with
+        // its own replies.
+        QObject context;
+        QList<int> order;
+        QList<qint64> seen;
+        for (int i = 0; i < 50; ++i) {
+            client->sendBatch({{"INCR", "order:seq"}, {"ECHO", QByteArray::number(i)}}, &context,
+                              [&order, &seen, i](const RedisReply &reply) {
+                                  order.append(i);
+                                  seen.append(reply.value(0).toInteger());
+                                  QCOMPARE(reply.value(1), RedisValue::bulk(QByteArray::number(i)));
+                              });
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(order.size(), 50, 10000);
+        for (int i = 0; i < 50; ++i) {
+            QCOMPARE(order.at(i), i);
+            QCOMPARE(seen.at(i), qint64(i + 1));
+        }
+        QCOMPARE(client->pendingCount(), 0);
+    }
+
+    void binarySafe_data()
+    {
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QByteArray>("value");
+
+        QByteArray big(64 * 1024, '\0');
+        QRandomGenerator rng(42);
+        for (char &c : big)
+            c = char(rng.bounded(256));
+        QTest::newRow("nul") << QByteArrayLiteral("nul\0inside") << QByteArrayLiteral("v\0v");
+        QTest::newRow("invalid utf8") << QByteArray("\xff\xfe\xfd") << QByteArray("\xc3\x28\xa0\xa1");
+        QTest::newRow("newline") << QByteArray("line1\nline2\r\n") << QByteArray("\r\n*1\r\n$4\r\nPING\r\n");
+        QTest::newRow("empty key") << QByteArray("") << QByteArray("value of the empty key");
+        QTest::newRow("empty value") << QByteArray("empty:value") << QByteArray("");
+        QTest::newRow("quotes and backslashes") << QByteArray("\"a\\b\"") << QByteArray("\\x00");
+        QTest::newRow("utf8") << QByteArray("\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87:\xf0\x9f\x94\x91") << QByteArray("\xe2\x82\xac");
+        QTest::newRow("64 KB key") << big << QByteArray("big key");
+        QTest::newRow("64 KB value") << QByteArray("big:value") << big;
+    }
+
+    void binarySafe()
+    {
+        QFETCH(QByteArray, key);
+        QFETCH(QByteArray, value);
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+
+        RedisReply r = waitForReply(*client, {{"SET", key, value}, {"GET", key}, {"STRLEN", key}, {"EXISTS", key}});
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        QCOMPARE(r.value(0), RedisValue::status("OK"));
+        QCOMPARE(r.value(1).kind(), RedisValue::Kind::Bulk);
+        QCOMPARE(r.value(1).bytes(), value);
+        QCOMPARE(r.value(2), RedisValue::integer(value.size()));
+        QCOMPARE(r.value(3), RedisValue::integer(1));
+
+        // Checked on a connection that does not go through the engine.
+        QCOMPARE(m_server.command({"GET", key}).bytes(), value);
+        const QList<QByteArray> keys = m_server.allKeys();
+        QCOMPARE(keys.size(), 1);
+        QCOMPARE(keys.first(), key);
+
+        // A name shown on screen and typed back addresses the same key.
+        const std::optional<QByteArray> typed = bytesescape::unescape(bytesescape::quoteIfNeeded(key));
+        QVERIFY(typed.has_value());
+        r = waitForReply(*client, {{"GET", *typed}, {"RENAME", *typed, *typed + "~renamed"}, {"GET", key + "~renamed"},
+                                   {"DEL", key + "~renamed"}});
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        QCOMPARE(r.value(0).bytes(), value);
+        QCOMPARE(r.value(1), RedisValue::status("OK"));
+        QCOMPARE(r.value(2).bytes(), value);
+        QCOMPARE(r.value(3), RedisValue::integer(1));
+        QVERIFY(m_server.allKeys().isEmpty());
+    }
+
+    void serverErrorKinds()
+    {
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        const RedisReply r = waitForReply(*client, {{"SET", "str", "x"}, {"HGET", "str", "f"}, {"NOSUCH"}, {"GET", "str"}});
+        // Per-command errors do not fail the batch; the other commands still answer.
+        QVERIFY(r.ok());
+        QCOMPARE(r.values.size(), 4);
+        QVERIFY(r.value(1).isError());
+        QCOMPARE(RedisError::fromReply(r.value(1)).kind, RedisError::Kind::WrongType);
+        QCOMPARE(RedisError::fromReply(r.value(2)).kind, RedisError::Kind::UnknownCommand);
+        QCOMPARE(r.value(3), RedisValue::bulk("x"));
+        QCOMPARE(r.firstError().kind, RedisError::Kind::WrongType);
+        QVERIFY(client->isReady()); // an error reply is not a connection problem
+    }
+
+    void noPermForLimitedUser()
+    {
+        QCOMPARE(m_server.command({"ACL", "SETUSER", "inspector", "reset", "on", ">pw", "~*", "+@read", "-slowlog"}),
+                 RedisValue::status("OK"));
+        m_server.command({"SET", "visible", "yes"});
+        ConnectionProfile p = m_server.profile();
+        p.username = QStringLiteral("inspector");
+        p.password = QStringLiteral("pw");
+        StateLog log;
+        RedisClient client(p);
+        track(client, log);
+        client.connectToServer();
+        // A least-privilege user cannot PING, CLIENT SETNAME or INFO, and still gets a working
+        // connection: the panels that need more say so one by one.
+        QVERIFY2(waitForReady(client), qPrintable(client.stateDetail()));
+        QVERIFY(log.errors.isEmpty());
+        QVERIFY(client.facts().version.isNull());
+
+        RedisReply r = waitForReply(client, {{"GET", "visible"}, {"SLOWLOG", "GET", "10"}, {"SET", "visible", "no"}});
+        QVERIFY(r.ok());
+        QCOMPARE(r.value(0), RedisValue::bulk("yes"));
+        const RedisError slowlog = RedisError::fromReply(r.value(1));
+        QCOMPARE(slowlog.kind, RedisError::Kind::NoPerm);
+        QVERIFY2(slowlog.message.contains(QLatin1String("slowlog")), qPrintable(slowlog.message));
+        QCOMPARE(RedisError::fromReply(r.value(2)).kind, RedisError::Kind::NoPerm);
+        QCOMPARE(m_server.command({"GET", "visible"}), RedisValue::bulk("yes"));
+    }
+
+    void wrongPassword()
+    {
+        QCOMPARE(m_server.command({"ACL", "SETUSER", "alice", "reset", "on", ">right-password", "~*", "+@all"}),
+                 RedisValue::status("OK"));
+        ConnectionProfile p = m_server.profile();
+        p.username = QStringLiteral("alice");
+        p.password = QStringLiteral("wrong-password");
+        p.connectTimeoutMs = 300;
+        StateLog log;
+        RedisClient client(p);
+        track(client, log);
+        QSignalSpy errors(&client, &RedisClient::connectionError);
+        client.connectToServer();
+        QVERIFY(errors.wait(5000));
+        const RedisError e = errors.first().first().value<RedisError>();
+        QCOMPARE(e.kind, RedisError::Kind::Auth);
+        QVERIFY2(e.message.contains(QLatin1String("WRONGPASS")), qPrintable(e.message));
+        QTRY_COMPARE_WITH_TIMEOUT(client.state(), RedisClient::State::Disconnected, 2000);
+
+        // No reconnect loop and no second error: retrying a wrong password cannot help. Wait
+        // past the connect timeout, which must not fire after the server answered.
+        const qint64 connectionsBefore = serverStat("stats", "total_connections_received");
+        QVERIFY(!errors.wait(3 * p.connectTimeoutMs));
+        QCOMPARE(errors.size(), 1);
+        QVERIFY(!log.saw(RedisClient::State::Backoff));
+        QCOMPARE(log.states.count(RedisClient::State::Connecting), 1);
+        QCOMPARE(client.state(), RedisClient::State::Disconnected);
+        QVERIFY2(client.stateDetail().contains(QLatin1String("WRONGPASS")), qPrintable(client.stateDetail()));
+        QCOMPARE(serverStat("stats", "total_connections_received"), connectionsBefore + 1); // our INFO only
+        for (const QString &d : std::as_const(log.details))
+            QVERIFY(!d.contains(p.password));
+
+        // Requests say why there is no connection.
+        const RedisReply r = waitForReply(client, {{"PING"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::NotConnected);
+        QVERIFY2(r.error.message.contains(QLatin1String("WRONGPASS")), qPrintable(r.error.message));
+
+        // The right password works.
+        p.password = QStringLiteral("right-password");
+        auto good = connectedClient(p);
+        QVERIFY(good);
+    }
+
+    void readOnlyRefusesWrites()
+    {
+        ConnectionProfile p = m_server.profile();
+        p.readOnly = true;
+        RedisClient client(p);
+        client.connectToServer();
+        // Sent before the handshake told us which commands write: still refused, never sent.
+        const RedisReply early = waitForReply(client, {{"SET", "ro:early", "1"}});
+        QCOMPARE(early.error.kind, RedisError::Kind::ReadOnlyRefused);
+        QVERIFY(waitForReady(client));
+        QVERIFY(client.facts().readOnly);
+        QVERIFY(client.facts().policyFromServer);
+        QCOMPARE(m_server.command({"EXISTS", "ro:early"}), RedisValue::integer(0));
+
+        m_server.command({"SET", "ro:existing", "kept"});
+        RedisReply r = waitForReply(client, {{"SET", "ro:key", "v"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::ReadOnlyRefused);
+        QVERIFY2(r.error.message.startsWith(QLatin1String("SET ")), qPrintable(r.error.message));
+        QVERIFY(r.values.isEmpty());
+
+        // One writing command refuses the whole batch before any of it is sent.
+        r = waitForReply(client, {{"GET", "ro:existing"}, {"DEL", "ro:existing"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::ReadOnlyRefused);
+        QVERIFY2(r.error.message.contains(QLatin1String("DEL")), qPrintable(r.error.message));
+
+        // Scripts that may write, publishing, and admin commands that change things.
+        r = waitForReply(client, {{"EVAL", "redis.call('SET', KEYS[1], 'x') return 1", "1", "ro:eval"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::ReadOnlyRefused);
+        QVERIFY2(r.error.message.contains(QLatin1String("EVAL")), qPrintable(r.error.message));
+        r = waitForReply(client, {{"PUBLISH", "channel", "hello"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::ReadOnlyRefused);
+        r = waitForReply(client, {{"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::ReadOnlyRefused);
+        QVERIFY2(r.error.message.contains(QLatin1String("CONFIG SET")), qPrintable(r.error.message));
+
+        // Reading works, including read-only scripts and introspection.
+        r = waitForReply(client, {{"GET", "ro:existing"},
+                                  {"EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "ro:existing"},
+                                  {"CONFIG", "GET", "maxmemory-policy"},
+                                  {"PING"}});
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        QCOMPARE(r.value(0), RedisValue::bulk("kept"));
+        QCOMPARE(r.value(1), RedisValue::bulk("kept"));
+        QVERIFY(r.value(2).isArray());
+        QCOMPARE(r.value(3), RedisValue::status("PONG"));
+
+        // Nothing was written, nothing was changed.
+        QCOMPARE(m_server.command({"EXISTS", "ro:key", "ro:eval", "ro:early"}), RedisValue::integer(0));
+        QCOMPARE(m_server.command({"GET", "ro:existing"}), RedisValue::bulk("kept"));
+        QCOMPARE(m_server.command({"CONFIG", "GET", "maxmemory-policy"}).at(1), RedisValue::bulk("noeviction"));
+        QVERIFY(client.isReady());
+    }
+
+    void reconnectWithOtherPolicy()
+    {
+        // Requests sent right after switching profiles follow the new profile's policy.
+        ConnectionProfile readOnly = m_server.profile();
+        readOnly.readOnly = true;
+        ConnectionProfile readWrite = m_server.profile();
+        RedisClient client(readOnly);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        QCOMPARE(waitForReply(client, {{"SET", "switch", "1"}}).error.kind, RedisError::Kind::ReadOnlyRefused);
+
+        client.reconnectWith(readWrite);
+        RedisReply r = waitForReply(client, {{"SET", "switch", "2"}});
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        QVERIFY(!client.facts().readOnly);
+        QCOMPARE(m_server.command({"GET", "switch"}), RedisValue::bulk("2"));
+
+        client.reconnectWith(readOnly);
+        r = waitForReply(client, {{"SET", "switch", "3"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::ReadOnlyRefused);
+        QVERIFY(client.facts().readOnly);
+        QCOMPARE(m_server.command({"GET", "switch"}), RedisValue::bulk("2"));
+    }
+
+    void readOnlyWithoutCommandPermission()
+    {
+        // A user that may not run COMMAND gets the built-in list of reads.
+        QCOMPARE(m_server.command({"ACL", "SETUSER", "reader", "reset", "on", ">pw", "~*", "+@read"}),
+                 RedisValue::status("OK"));
+        m_server.command({"SET", "k", "v"});
+        ConnectionProfile p = m_server.profile();
+        p.username = QStringLiteral("reader");
+        p.password = QStringLiteral("pw");
+        p.readOnly = true;
+        auto client = connectedClient(p);
+        QVERIFY(client);
+        QVERIFY(client->facts().readOnly);
+        QVERIFY(!client->facts().policyFromServer);
+        RedisReply r = waitForReply(*client, {{"SET", "k", "w"}});
+        QCOMPARE(r.error.kind, RedisError::Kind::ReadOnlyRefused);
+        QVERIFY2(r.error.message.startsWith(QLatin1String("SET ")), qPrintable(r.error.message));
+        r = waitForReply(*client, {{"GET", "k"}});
+        QCOMPARE(r.value(), RedisValue::bulk("v"));
+    }
+
+    void timeoutKeepsGuiResponsive()
+    {
+        m_server.command({"SET", "after", "timeout"});
+        ConnectionProfile p = m_server.profile();
+        p.commandTimeoutMs = 500;
+        StateLog log;
+        RedisClient client(p);
+        track(client, log);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+
+        // A timer on the GUI thread keeps firing while the server sleeps.
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = 0;
+        qint64 maxGap = 0;
+        QTimer ticker;
+        ticker.setInterval(10);
+        connect(&ticker, &QTimer::timeout, this, [&] {
+            const qint64 now = clock.elapsed();
+            maxGap = qMax(maxGap, now - last);
+            last = now;
+        });
+        ticker.start();
+        last = clock.elapsed();
+
+        QElapsedTimer took;
+        took.start();
+        const RedisReply r = waitForReply(client, {{"DEBUG", "SLEEP", "2"}});
+        const qint64 waited = took.elapsed();
+        QCOMPARE(r.error.kind, RedisError::Kind::Timeout);
+        QVERIFY2(r.error.message.contains(QLatin1String("500 ms")), qPrintable(r.error.message));
+        QVERIFY2(waited >= 450 && waited < 1200, qPrintable(QString::number(waited)));
+
+        // The connection is dropped (a late reply would be out of step) and comes back by itself
+        // once the server wakes up; it then answers the right request.
+        QTRY_VERIFY_WITH_TIMEOUT(log.saw(RedisClient::State::Backoff), 2000);
+        QTRY_VERIFY_WITH_TIMEOUT(log.sawAfter(RedisClient::State::Backoff, RedisClient::State::Ready), 10000);
+        const RedisReply after = waitForReply(client, {{"GET", "after"}});
+        QVERIFY2(after.ok(), qPrintable(after.error.message));
+        QCOMPARE(after.value(), RedisValue::bulk("timeout"));
+        ticker.stop();
+        QVERIFY2(maxGap < 100, qPrintable(QStringLiteral("GUI thread stalled for %1 ms").arg(maxGap)));
+    }
+
+    void serverKilledAndRestarted()
+    {
+        StateLog log;
+        RedisClient client(m_server.profile());
+        track(client, log);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+
+        // A request the server is holding when it dies.
+        QObject context;
+        std::optional<RedisReply> blocked;
+        client.send({"BLPOP", "never:filled", "30"}, &context, [&blocked](const RedisReply &r) { blocked = r; });
+        QTRY_COMPARE_WITH_TIMEOUT(serverStat("clients", "blocked_clients"), qint64(1), 5000);
+        m_server.server().kill();
+
+        QTRY_VERIFY_WITH_TIMEOUT(blocked.has_value(), 5000);
+        QCOMPARE(blocked->error.kind, RedisError::Kind::ConnectionLost);
+        QVERIFY2(blocked->error.message.contains(QLatin1String("lost")), qPrintable(blocked->error.message));
+        QTRY_VERIFY_WITH_TIMEOUT(log.saw(RedisClient::State::Backoff), 5000);
+        QVERIFY(!log.errors.isEmpty());
+
+        // While the server is away, requests fail at once with the reason.
+        const RedisReply away = waitForReply(client, {{"PING"}}, 5000);
+        QVERIFY2(away.error.kind == RedisError::Kind::NotConnected
+                     || away.error.kind == RedisError::Kind::ConnectionRefused,
+                 qPrintable(errorKindName(away.error.kind) + QLatin1String(": ") + away.error.message));
+        QVERIFY(!away.error.message.isEmpty());
+
+        // Wait for at least one failed retry, so that the client is backing off when the server
+        // returns; then it reconnects without being told.
+        QTRY_VERIFY_WITH_TIMEOUT(log.states.count(RedisClient::State::Backoff) >= 2, 5000);
+        for (const QString &d : std::as_const(log.details)) {
+            if (d.contains(QLatin1String("retrying")))
+                QVERIFY2(d.contains(QRegularExpression(QStringLiteral("retrying in \\d+\\.\\d s"))), qPrintable(d));
+        }
+        QString error;
+        QVERIFY2(m_server.server().restart(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(log.sawAfter(RedisClient::State::Backoff, RedisClient::State::Ready), 15000);
+        const RedisReply r = waitForReply(client, {{"SET", "back", "1"}, {"GET", "back"}});
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        QCOMPARE(r.value(1), RedisValue::bulk("1"));
+    }
+
+    void busyServerAtConnect()
+    {
+        // A script that never ends makes the server answer BUSY. That passes: the client backs
+        // off and retries instead of giving up, and connects once the script is killed.
+        QCOMPARE(m_server.command({"CONFIG", "SET", "lua-time-limit", "50"}), RedisValue::status("OK"));
+        auto restore = qScopeGuard([this] {
+            m_server.command({"SCRIPT", "KILL"});
+            m_server.command({"CONFIG", "SET", "lua-time-limit", "5000"});
+        });
+        QTcpSocket script;
+        script.connectToHost(QHostAddress::LocalHost, m_server.port());
+        QVERIFY(script.waitForConnected(3000));
+        script.write(resp::formatCommands({{"EVAL", "while true do end", "0"}}));
+        QVERIFY(script.waitForBytesWritten(3000));
+        QTRY_VERIFY_WITH_TIMEOUT(m_server.command({"PING"}).errorCode() == "BUSY", 5000);
+
+        StateLog log;
+        RedisClient client(m_server.profile());
+        track(client, log);
+        client.connectToServer();
+        QTRY_VERIFY_WITH_TIMEOUT(log.saw(RedisClient::State::Backoff), 5000);
+        QVERIFY(!log.errors.isEmpty());
+        QCOMPARE(log.errors.first().kind, RedisError::Kind::Busy);
+        QVERIFY2(log.errors.first().message.contains(QLatin1String("BUSY")), qPrintable(log.errors.first().message));
+        QVERIFY(!client.isReady());
+
+        QCOMPARE(m_server.command({"SCRIPT", "KILL"}), RedisValue::status("OK"));
+        QTRY_VERIFY_WITH_TIMEOUT(client.isReady(), 10000);
+        QCOMPARE(waitForReply(client, {{"PING"}}).value(), RedisValue::status("PONG"));
+    }
+
+    void refusedAtStart()
+    {
+        ConnectionProfile p = m_server.profile();
+        p.port = LocalServer::freePort();
+        StateLog log;
+        RedisClient client(p);
+        track(client, log);
+        client.connectToServer();
+        QTRY_VERIFY_WITH_TIMEOUT(!log.errors.isEmpty(), 5000);
+        const RedisError e = log.errors.first();
+        QCOMPARE(e.kind, RedisError::Kind::ConnectionRefused);
+        const QString where = QStringLiteral("cannot connect to 127.0.0.1:%1").arg(p.port);
+        QVERIFY2(e.message.startsWith(where), qPrintable(e.message));
+        QVERIFY2(e.message.contains(QLatin1String("refused"), Qt::CaseInsensitive), qPrintable(e.message));
+
+        // Backoff grows and is jittered within [step/2, step] for steps of 250, 500, 1000 ms.
+        QTRY_VERIFY_WITH_TIMEOUT(log.states.count(RedisClient::State::Backoff) >= 3, 10000);
+        QList<double> delays;
+        static const QRegularExpression re(QStringLiteral("retrying in (\\d+\\.\\d) s$"));
+        for (qsizetype i = 0; i < log.states.size(); ++i) {
+            if (log.states.at(i) != RedisClient::State::Backoff)
+                continue;
+            const QRegularExpressionMatch m = re.match(log.details.at(i));
+            QVERIFY2(m.hasMatch(), qPrintable(log.details.at(i)));
+            QVERIFY2(log.details.at(i).startsWith(where), qPrintable(log.details.at(i)));
+            delays.append(m.captured(1).toDouble());
+        }
+        for (int k = 0; k < 3; ++k) {
+            const double step = 0.25 * (1 << k);
+            QVERIFY2(delays.at(k) >= step / 2 - 0.051 && delays.at(k) <= step + 0.051,
+                     qPrintable(QStringLiteral("attempt %1 waited %2 s").arg(k).arg(delays.at(k))));
+        }
+
+        const RedisReply r = waitForReply(client, {{"PING"}}, 5000);
+        QVERIFY(r.error.isConnectionLevel() || r.error.kind == RedisError::Kind::NotConnected);
+        QVERIFY2(r.error.message.contains(where), qPrintable(r.error.message));
+
+        // Giving up stops the retries.
+        client.disconnectFromServer();
+        QTRY_COMPARE_WITH_TIMEOUT(client.state(), RedisClient::State::Disconnected, 2000);
+        QSignalSpy states(&client, &RedisClient::stateChanged);
+        QVERIFY(!states.wait(1500));
+    }
+
+    void cancelDropsReply()
+    {
+        m_server.pipeline({{"SET", "a", "A"}, {"SET", "b", "B"}});
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        QObject context;
+        bool cancelledCalled = false;
+        const RequestId id = client->send({"GET", "a"}, &context, [&](const RedisReply &) { cancelledCalled = true; });
+        client->cancel(id);
+        client->cancel(id); // twice is harmless
+        // The reply to GET a still arrives (it was written) and is consumed in its place.
+        const RedisReply r = waitForReply(*client, {{"GET", "b"}});
+        QCOMPARE(r.value(), RedisValue::bulk("B"));
+        QVERIFY(!cancelledCalled);
+        QCOMPARE(client->pendingCount(), 0);
+
+        // A request cancelled before it was written is never sent. CLIENT PAUSE holds the
+        // handshake, so the request is certainly still waiting when the cancel arrives.
+        QCOMPARE(m_server.command({"CLIENT", "PAUSE", "300", "ALL"}), RedisValue::status("OK"));
+        RedisClient late(m_server.profile());
+        late.connectToServer();
+        bool lateCalled = false;
+        const RequestId lateId = late.send({"SET", "cancelled", "1"}, &context, [&](const RedisReply &) { lateCalled = true; });
+        late.cancel(lateId);
+        QVERIFY(waitForReady(late));
+        QCOMPARE(waitForReply(late, {{"PING"}}).value(), RedisValue::status("PONG"));
+        QVERIFY(!lateCalled);
+        QCOMPARE(late.pendingCount(), 0);
+        QCOMPARE(m_server.command({"EXISTS", "cancelled"}), RedisValue::integer(0));
+    }
+
+    void replyForDestroyedContextDropped()
+    {
+        m_server.command({"SET", "a", "A"});
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        bool called = false;
+        auto *context = new QObject;
+        client->send({"GET", "a"}, context, [&](const RedisReply &) { called = true; });
+        client->sendBatch({{"BLPOP", "nothing", "0.2"}}, context, [&](const RedisReply &) { called = true; });
+        delete context;
+        const RedisReply r = waitForReply(*client, {{"GET", "a"}});
+        QCOMPARE(r.value(), RedisValue::bulk("A"));
+        QVERIFY(!called);
+        QCOMPARE(client->pendingCount(), 0);
+
+        // Destroying the client with requests in flight neither hangs nor calls back.
+        QObject other;
+        client->send({"BLPOP", "nothing", "10"}, &other, [&](const RedisReply &) { called = true; });
+        QElapsedTimer t;
+        t.start();
+        client.reset();
+        QVERIFY2(t.elapsed() < 2000, qPrintable(QString::number(t.elapsed())));
+        QCoreApplication::processEvents();
+        QVERIFY(!called);
+    }
+
+    void databaseSelection()
+    {
+        ConnectionProfile p = m_server.profile();
+        QString error;
+        QVERIFY2(ConnectionProfile::parseUri(QStringLiteral("redis://127.0.0.1:%1/3").arg(m_server.port()), &p, &error),
+                 qPrintable(error));
+        QCOMPARE(p.db, 3);
+        auto client = connectedClient(p);
+        QVERIFY(client);
+        QVERIFY(waitForReply(*client, {{"SET", "in:three", "yes"}}).ok());
+        const QList<RedisValue> in3 = m_server.pipeline({{"SELECT", "3"}, {"GET", "in:three"}});
+        QCOMPARE(in3.size(), 2);
+        QCOMPARE(in3.at(1), RedisValue::bulk("yes"));
+        QCOMPARE(m_server.command({"EXISTS", "in:three"}), RedisValue::integer(0)); // not in db 0
+
+        // It survives a reconnect.
+        m_server.server().kill();
+        QString restartError;
+        QVERIFY2(m_server.server().restart(&restartError), qPrintable(restartError));
+        m_server.pipeline({{"SELECT", "3"}, {"SET", "in:three", "again"}});
+        QTRY_VERIFY_WITH_TIMEOUT(waitForReply(*client, {{"GET", "in:three"}}, 2000).value() == RedisValue::bulk("again"),
+                                 15000);
+    }
+
+    void databaseOutOfRange()
+    {
+        ConnectionProfile p = m_server.profile();
+        p.db = 99;
+        p.connectTimeoutMs = 300;
+        StateLog log;
+        RedisClient client(p);
+        track(client, log);
+        client.connectToServer();
+        QTRY_VERIFY_WITH_TIMEOUT(!log.errors.isEmpty(), 5000);
+        const RedisError e = log.errors.first();
+        QVERIFY2(e.message.startsWith(QLatin1String("cannot select database 99: ")), qPrintable(e.message));
+        QVERIFY2(e.message.contains(QLatin1String("out of range")), qPrintable(e.message));
+        QTRY_COMPARE_WITH_TIMEOUT(client.state(), RedisClient::State::Disconnected, 2000);
+        QSignalSpy errors(&client, &RedisClient::connectionError);
+        QVERIFY(!errors.wait(3 * p.connectTimeoutMs));
+        QVERIFY(!log.saw(RedisClient::State::Backoff));
+        QVERIFY2(client.stateDetail().contains(QLatin1String("database 99")), qPrintable(client.stateDetail()));
+    }
+
+    void authErrorIsNotMistakenForDatabase()
+    {
+        // AUTH failing with a plain ERR (no password set for the default user) must not be
+        // reported as a database problem just because a database was asked for.
+        ConnectionProfile p = m_server.profile();
+        p.password = QStringLiteral("not-needed");
+        p.db = 2;
+        StateLog log;
+        RedisClient client(p);
+        track(client, log);
+        client.connectToServer();
+        QTRY_VERIFY_WITH_TIMEOUT(!log.errors.isEmpty(), 5000);
+        const RedisError e = log.errors.first();
+        QVERIFY2(e.message.startsWith(QLatin1String("ERR AUTH")), qPrintable(e.message));
+        QVERIFY2(!e.message.contains(QLatin1String("database")), qPrintable(e.message));
+        QVERIFY(!e.message.contains(p.password));
+        QTRY_COMPARE_WITH_TIMEOUT(client.state(), RedisClient::State::Disconnected, 2000);
+    }
+
+    void unixSocket()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("redis.sock"));
+        TestServer server({QStringLiteral("--unixsocket"), path, QStringLiteral("--unixsocketperm"), QStringLiteral("700")});
+        QString error;
+        QVERIFY2(server.start(&error), qPrintable(error));
+        ConnectionProfile p;
+        QVERIFY2(ConnectionProfile::parseUri(QStringLiteral("unix://%1?db=2").arg(path), &p, &error), qPrintable(error));
+        auto client = connectedClient(p);
+        QVERIFY2(client, qPrintable(p.displayName()));
+        QVERIFY(waitForReply(*client, {{"SET", "over:unix", QByteArrayLiteral("\0bytes")}}).ok());
+        const QList<RedisValue> check = server.pipeline({{"SELECT", "2"}, {"GET", "over:unix"}});
+        QCOMPARE(check.value(1), RedisValue::bulk(QByteArrayLiteral("\0bytes")));
+    }
+};
+
+QTEST_MAIN(TstWorker)
+#include "tst_worker.moc"
