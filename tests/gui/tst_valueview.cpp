@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisclient.h"
+#include "testserver.h"
+#include "valueview.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+namespace {
+constexpr int kWaitMs = 20000;
+}
+
+class TestValueView : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+
+    void hashTableAndLoadMore();
+    void loadMoreRowSpansTable();
+    void collections_data();
+    void collections();
+    void plainString();
+    void jsonString();
+    void binaryString();
+    void longLineNotWrapped();
+    void hugeString();
+    void hyperLogLog();
+    void ttlCountdown();
+    void errorBanner();
+    void refreshRereads();
+
+private:
+    template<typename T>
+    T *child(const char *name) const
+    {
+        auto *w = m_view->findChild<T *>(QString::fromLatin1(name));
+        if (!w)
+            qFatal("no child %s", name);
+        return w;
+    }
+    QTableView *table() const { return child<QTableView>("valueTable"); }
+    QString status() const { return child<QLabel>("valueStatus")->text(); }
+    QString stringText() const { return child<QPlainTextEdit>("valueStringText")->toPlainText(); }
+    QString stringInfo() const { return child<QLabel>("valueStringInfo")->text(); }
+    bool waitIdle() const
+    {
+        return QTest::qWaitFor([this] { return !m_view->loader()->isLoading(); }, kWaitMs);
+    }
+    // Saves a screenshot into the test's temporary directory (and $REDISLENS_SCREENSHOT_DIR).
+    QString screenshot(const QString &name);
+
+    TestServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    std::unique_ptr<ValueView> m_view;
+    QTemporaryDir m_dir;
+};
+
+void TestValueView::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QString error;
+    QVERIFY2(m_server.start(&error), qPrintable(error));
+    m_client = std::make_unique<RedisClient>(m_server.profile());
+    m_client->connectToServer();
+    QVERIFY(waitForReady(*m_client));
+    m_view = std::make_unique<ValueView>(m_client.get());
+    m_view->resize(900, 600);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+}
+
+void TestValueView::cleanupTestCase()
+{
+    m_view.reset();
+    m_client.reset();
+}
+
+void TestValueView::init()
+{
+    m_view->clear();
+    m_server.command({"FLUSHALL"});
+}
+
+QString TestValueView::screenshot(const QString &name)
+{
+    const QImage image = m_view->grab().toImage();
+    const QString path = m_dir.filePath(name);
+    if (!image.save(path))
+        return {};
+    const QString keep = qEnvironmentVariable("REDISLENS_SCREENSHOT_DIR");
+    if (!keep.isEmpty())
+        image.save(QDir(keep).filePath(name));
+    return path;
+}
+
+void TestValueView::hashTableAndLoadMore()
+{
+    QList<QByteArray> cmd{"HSET", "user:7"};
+    // More than hash-max-listpack-entries (512), so HSCAN really pages.
+    for (int i = 0; i < 600; ++i)
+        cmd << "field-" + QByteArray::number(1000 + i) << "value " + QByteArray::number(i);
+    cmd << QByteArray("bin\0\xff", 5) << QByteArray("line\nbreak");
+    m_server.command(cmd);
+
+    m_view->loader()->setPageSize(50);
+    m_view->openKey("user:7", KeyType::Hash);
+    QVERIFY(waitIdle());
+    QCOMPARE(child<QLineEdit>("valueKeyName")->text(), QStringLiteral("user:7"));
+    QVERIFY(child<QLabel>("valueMeta")->text().startsWith(QStringLiteral("hash · 601 fields")));
+    QCOMPARE(child<QStackedWidget>("valueStack")->currentWidget(), table()->parentWidget());
+    QAbstractItemModel *model = table()->model();
+    QCOMPARE(model->columnCount(), 2);
+    QCOMPARE(model->headerData(0, Qt::Horizontal).toString(), QStringLiteral("Field"));
+    const int firstRows = model->rowCount();
+    QVERIFY2(firstRows > 1 && firstRows < 601, qPrintable(QString::number(firstRows)));
+    QVERIFY(model->index(firstRows - 1, 0).data(ValueModel::LoadMoreRole).toBool());
+    QCOMPARE(status(), QStringLiteral("showing %1 of 601").arg(firstRows - 1));
+    QCOMPARE(table()->verticalHeader()->sectionResizeMode(0), QHeaderView::Fixed);
+
+    const QString shot = screenshot(QStringLiteral("valueview-hash.png"));
+    QVERIFY(!shot.isEmpty());
+    QVERIFY(QFileInfo(shot).size() > 0);
+    QVERIFY(!QImage(shot).isNull());
+
+    // Click "load more" until everything is there, as a user would.
+    int guard = 50;
+    while (m_view->loader()->model()->hasMore() && --guard > 0) {
+        const QModelIndex more = model->index(model->rowCount() - 1, 0);
+        table()->scrollTo(more);
+        QTest::mouseClick(table()->viewport(), Qt::LeftButton, {}, table()->visualRect(more).center());
+        QVERIFY(waitIdle());
+    }
+    QCOMPARE(model->rowCount(), 601);
+    QCOMPARE(status(), QStringLiteral("showing 601 of 601"));
+
+    bool sawBinary = false;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        if (model->index(r, 0).data(ValueModel::RawBytesRole).toByteArray() == QByteArray("bin\0\xff", 5)) {
+            QCOMPARE(model->index(r, 0).data().toString(), QStringLiteral("bin\\x00\\xff"));
+            QCOMPARE(model->index(r, 1).data().toString(), QStringLiteral("line\\nbreak"));
+            sawBinary = true;
+        }
+    }
+    QVERIFY(sawBinary);
+    QVERIFY(m_view->errorText().isEmpty());
+    m_view->loader()->setPageSize(ValueLoader::kDefaultPageSize);
+}
+
+void TestValueView::loadMoreRowSpansTable()
+{
+    QList<QByteArray> cmd{"RPUSH", "jobs"};
+    for (int i = 0; i < 12; ++i)
+        cmd << "job:" + QByteArray::number(i);
+    m_server.command(cmd);
+    m_view->loader()->setPageSize(5);
+    m_view->openKey("jobs", KeyType::List);
+    QVERIFY(waitIdle());
+    QAbstractItemModel *model = table()->model();
+    QCOMPARE(model->rowCount(), 6);
+    QCOMPARE(table()->columnSpan(5, 0), 2);
+    QCOMPARE(model->index(5, 0).data().toString(), QStringLiteral("Load more… (12 in all)"));
+    QCOMPARE(status(), QStringLiteral("showing 5 of 12"));
+    screenshot(QStringLiteral("valueview-list-more.png"));
+
+    // Enter on the row loads the next page, too.
+    table()->setFocus();
+    table()->setCurrentIndex(model->index(5, 0));
+    QTest::keyClick(table(), Qt::Key_Return);
+    QVERIFY(waitIdle());
+    QCOMPARE(model->rowCount(), 11);
+    QCOMPARE(table()->columnSpan(5, 0), 1);
+    QCOMPARE(table()->columnSpan(10, 0), 2);
+    m_view->loader()->setPageSize(ValueLoader::kDefaultPageSize);
+}
+
+void TestValueView::collections_data()
+{
+    QTest::addColumn<QList<QList<QByteArray>>>("setup");
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<QStringList>("headers");
+    QTest::addColumn<QStringList>("firstRow");
+
+    QTest::newRow("list") << QList<QList<QByteArray>>{{"RPUSH", "queue", "job:1", "job:2", QByteArray("\0", 1)}}
+                          << QByteArray("queue") << 3
+                          << QStringList{QStringLiteral("Index"), QStringLiteral("Value")}
+                          << QStringList{QStringLiteral("0"), QStringLiteral("job:1")};
+    QTest::newRow("set") << QList<QList<QByteArray>>{{"SADD", "tags", "only"}} << QByteArray("tags") << 1
+                         << QStringList{QStringLiteral("Member")} << QStringList{QStringLiteral("only")};
+    QTest::newRow("zset") << QList<QList<QByteArray>>{{"ZADD", "board", "10", "ann", "2.5", "bob", "7", "cy"}}
+                          << QByteArray("board") << 3
+                          << QStringList{QStringLiteral("Rank"), QStringLiteral("Member"), QStringLiteral("Score")}
+                          << QStringList{QStringLiteral("0"), QStringLiteral("bob"), QStringLiteral("2.5")};
+    QTest::newRow("stream") << QList<QList<QByteArray>>{{"XADD", "events", "1-1", "type", "login"},
+                                                        {"XADD", "events", "2-0", "type", "logout", "user", "7"}}
+                            << QByteArray("events") << 2
+                            << QStringList{QStringLiteral("ID"), QStringLiteral("Fields")}
+                            << QStringList{QStringLiteral("2-0"), QStringLiteral("type=logout user=7")};
+}
+
+void TestValueView::collections()
+{
+    QFETCH(QList<QList<QByteArray>>, setup);
+    QFETCH(QByteArray, key);
+    QFETCH(int, rows);
+    QFETCH(QStringList, headers);
+    QFETCH(QStringList, firstRow);
+    m_server.pipeline(setup);
+
+    m_view->openKey(key, KeyType::Unknown);
+    QVERIFY(waitIdle());
+    QAbstractItemModel *model = table()->model();
+    QCOMPARE(model->rowCount(), rows);
+    QCOMPARE(model->columnCount(), headers.size());
+    for (int c = 0; c < headers.size(); ++c) {
+        QCOMPARE(model->headerData(c, Qt::Horizontal).toString(), headers.at(c));
+        QCOMPARE(model->index(0, c).data().toString(), firstRow.at(c));
+    }
+    QCOMPARE(status(), QStringLiteral("showing %1 of %1").arg(rows));
+    QVERIFY(table()->isVisible());
+    QVERIFY(!screenshot(QStringLiteral("valueview-%1.png").arg(QLatin1String(QTest::currentDataTag()))).isEmpty());
+}
+
+void TestValueView::plainString()
+{
+    const QByteArray text = "hello, gr\xc3\xbc\xc3\x9f\nsecond line";
+    m_server.command({"SET", "greeting", text});
+    m_view->openKey("greeting", KeyType::String);
+    QTRY_VERIFY_WITH_TIMEOUT(child<QPlainTextEdit>("valueStringText")->isVisible()
+                                 && stringText() == QString::fromUtf8(text),
+                             kWaitMs);
+    QCOMPARE(m_view->stringMode(), ValueView::StringMode::Text);
+    QVERIFY(child<QLabel>("valueMeta")->text().startsWith(QStringLiteral("string · ")));
+
+    const QString shot = screenshot(QStringLiteral("valueview-string.png"));
+    QVERIFY(!shot.isEmpty());
+    QVERIFY(QFileInfo(shot).size() > 0);
+
+    m_view->setStringMode(ValueView::StringMode::Hex);
+    QVERIFY(stringText().startsWith(QLatin1String("00000000  68 65 6c 6c 6f")));
+}
+
+void TestValueView::jsonString()
+{
+    m_server.command({"SET", "config", R"({"feature":{"enabled":true,"ratio":0.25},"tags":["a","b"]})"});
+    m_view->openKey("config", KeyType::Unknown);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->stringMode(), ValueView::StringMode::Json, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(stringText().contains(QLatin1String("\n    \"feature\": {")), kWaitMs);
+    QVERIFY(stringInfo().contains(QLatin1String("JSON")));
+    screenshot(QStringLiteral("valueview-json.png"));
+}
+
+void TestValueView::binaryString()
+{
+    m_server.command({"SET", "blob", QByteArray("\x00\x01\xff payload", 11)});
+    m_view->openKey("blob", KeyType::String);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->stringMode(), ValueView::StringMode::Hex, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(stringText().startsWith(QLatin1String("00000000  00 01 ff 20 70")), kWaitMs);
+    QVERIFY(stringText().contains(QLatin1String("|... payload|")));
+    m_view->setStringMode(ValueView::StringMode::Text);
+    QCOMPARE(stringText(), QStringLiteral("\\x00\\x01\\xff payload"));
+
+    // Escaped text keeps its line breaks visible and real.
+    m_server.command({"SET", "lines", QByteArray("a\0\nb", 4)});
+    m_view->openKey("lines", KeyType::String);
+    QTRY_VERIFY_WITH_TIMEOUT(stringText().startsWith(QLatin1String("00000000  61 00 0a 62")), kWaitMs);
+    m_view->setStringMode(ValueView::StringMode::Text);
+    QCOMPARE(stringText(), QStringLiteral("a\\x00\\n\nb"));
+}
+
+void TestValueView::longLineNotWrapped()
+{
+    // One 300 KB line: wrapping it would freeze the window for seconds.
+    m_server.command({"SET", "minified", QByteArray(300 * 1024, 'a')});
+    m_view->openKey("minified", KeyType::String);
+    QTRY_VERIFY_WITH_TIMEOUT(stringInfo().contains(QLatin1String("showing first 256 KiB of 300 KiB")), kWaitMs);
+    QCOMPARE(m_view->stringMode(), ValueView::StringMode::Text);
+    QCOMPARE(child<QPlainTextEdit>("valueStringText")->lineWrapMode(), QPlainTextEdit::NoWrap);
+    QVERIFY(stringText().startsWith(QString(1000, QLatin1Char('a'))));
+}
+
+void TestValueView::hugeString()
+{
+    m_server.command({"SETRANGE", "huge", "104857599", "x"});
+    m_view->openKey("huge", KeyType::Unknown);
+    QTRY_VERIFY_WITH_TIMEOUT(stringInfo().contains(QLatin1String("showing first 256 KiB of 100 MiB")), kWaitMs);
+    QCOMPARE(m_view->stringMode(), ValueView::StringMode::Hex);
+    QVERIFY(child<QLabel>("valueMeta")->text().contains(QLatin1String("100 MiB")));
+    m_server.command({"UNLINK", "huge"});
+}
+
+void TestValueView::hyperLogLog()
+{
+    QList<QByteArray> cmd{"PFADD", "uniques"};
+    for (int i = 0; i < 1000; ++i)
+        cmd << QByteArray::number(i);
+    m_server.command(cmd);
+    const qint64 count = m_server.command({"PFCOUNT", "uniques"}).toInteger();
+    m_view->openKey("uniques", KeyType::String);
+    const QString expected = QStringLiteral("HyperLogLog, estimated cardinality %1 (±0.81 %)").arg(count);
+    QTRY_VERIFY_WITH_TIMEOUT(stringInfo().contains(expected), kWaitMs);
+    QCOMPARE(stringText(), expected);
+    screenshot(QStringLiteral("valueview-hll.png"));
+}
+
+void TestValueView::ttlCountdown()
+{
+    auto *ttl = child<QLabel>("valueTtl");
+    m_server.pipeline({{"SET", "long", "v", "PX", "3600000"}, {"SET", "none", "v"}});
+
+    m_view->openKey("none", KeyType::String);
+    QTRY_COMPARE_WITH_TIMEOUT(ttl->text(), QStringLiteral("no TTL"), kWaitMs);
+
+    m_view->openKey("long", KeyType::String);
+    QTRY_VERIFY_WITH_TIMEOUT(ttl->text().startsWith(QLatin1String("TTL 59m")), kWaitMs);
+
+    // The countdown runs on its own and ends in "expired" without another request.
+    m_server.command({"SET", "short", "v", "PX", "1500"});
+    m_view->openKey("short", KeyType::String);
+    QTRY_VERIFY_WITH_TIMEOUT(ttl->text().startsWith(QLatin1String("TTL ")), kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(ttl->text(), QStringLiteral("expired"), 5000);
+}
+
+void TestValueView::errorBanner()
+{
+    m_view->openKey("missing", KeyType::Hash);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->errorText(), QStringLiteral("key no longer exists"), kWaitMs);
+    QVERIFY(child<QLabel>("valueBanner")->isVisible());
+    screenshot(QStringLiteral("valueview-error.png"));
+
+    // The next key clears the banner and shows normally.
+    m_server.command({"SADD", "present", "m"});
+    m_view->openKey("present", KeyType::Set);
+    QVERIFY(m_view->errorText().isEmpty());
+    QVERIFY(waitIdle());
+    QCOMPARE(table()->model()->rowCount(), 1);
+    QVERIFY(m_view->errorText().isEmpty());
+}
+
+void TestValueView::refreshRereads()
+{
+    m_server.command({"RPUSH", "grows", "a"});
+    m_view->openKey("grows", KeyType::List);
+    QVERIFY(waitIdle());
+    QCOMPARE(table()->model()->rowCount(), 1);
+    m_server.command({"RPUSH", "grows", "b", "c"});
+    QTest::mouseClick(child<QPushButton>("valueRefresh"), Qt::LeftButton);
+    QVERIFY(waitIdle());
+    QCOMPARE(table()->model()->rowCount(), 3);
+    QCOMPARE(status(), QStringLiteral("showing 3 of 3"));
+}
+
+QTEST_MAIN(TestValueView)
+#include "tst_valueview.moc"

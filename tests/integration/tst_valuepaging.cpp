@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisclient.h"
+#include "testserver.h"
+#include "valueloader.h"
+#include "valuemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <algorithm>
+#include <memory>
+
+namespace {
+
+constexpr int kWaitMs = 20000;
+
+// Members no text path survives: NUL bytes, invalid UTF-8, control characters, empty.
+const QList<QByteArray> &awkwardBytes()
+{
+    static const QList<QByteArray> list{
+        QByteArray("\0", 1),
+        QByteArray("nul\0in\0the\0middle", 17),
+        QByteArray("\xff\xfe\xfd invalid utf-8"),
+        QByteArray("\xc3\x28"), // broken two-byte sequence
+        QByteArray("line\nbreak\r\n"),
+        QByteArray(""),
+        QByteArray("gr\xc3\xbc\xc3\x9f"),
+        QByteArray("\"quoted\" \\backslash\\"),
+    };
+    return list;
+}
+
+bool waitIdle(ValueLoader &loader, int timeoutMs = kWaitMs)
+{
+    return QTest::qWaitFor([&] { return !loader.isLoading(); }, timeoutMs);
+}
+
+qint64 netOutputBytes(TestServer &server)
+{
+    const QByteArray info = server.command({"INFO", "stats"}).bytes();
+    for (const QByteArray &line : info.split('\n')) {
+        if (line.startsWith("total_net_output_bytes:"))
+            return line.mid(23).trimmed().toLongLong();
+    }
+    return -1;
+}
+
+} // namespace
+
+class TestValuePaging : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+
+    void hashPagesMatchServer();
+    void setPagesMatchServer();
+    void listPagesMatchServer();
+    void zsetPagesMatchServer();
+    void streamPagesMatchServer();
+    void smallCollectionsAndEmptyMembers();
+    void hintWrongStillOpens();
+    void awkwardKeyNames();
+    void stringKinds();
+    void hugeStringOnlyPreview();
+    void hugeSetOnlyFirstPage();
+    void hyperLogLog();
+    void keyGone();
+    void staleReplyDropped();
+    void staleLoadMoreDropped();
+    void wrongTypeWhilePaging();
+    void keyDeletedWhilePaging();
+    void noPermission();
+    void ttlAndInfo();
+
+private:
+    // Opens 'key' and loads every page; returns false on timeout or an error.
+    bool loadAll(ValueLoader &loader, const QByteArray &key, KeyType hint, int *pages = nullptr);
+
+    TestServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+};
+
+void TestValuePaging::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_server.start(&error), qPrintable(error));
+    m_client = std::make_unique<RedisClient>(m_server.profile());
+    m_client->connectToServer();
+    QVERIFY(waitForReady(*m_client));
+}
+
+void TestValuePaging::cleanupTestCase()
+{
+    m_client.reset();
+}
+
+void TestValuePaging::init()
+{
+    m_server.command({"FLUSHALL"});
+}
+
+bool TestValuePaging::loadAll(ValueLoader &loader, const QByteArray &key, KeyType hint, int *pages)
+{
+    // The model is checked on every change while real pages arrive.
+    QAbstractItemModelTester tester(loader.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
+    QSignalSpy loaded(&loader, &ValueLoader::pageLoaded);
+    loader.openKey(key, hint);
+    if (!waitIdle(loader))
+        return false;
+    int guard = 100000;
+    while (loader.hasMore() && errors.isEmpty() && --guard > 0) {
+        const int before = int(loaded.size());
+        loader.loadMore();
+        if (!waitIdle(loader))
+            return false;
+        if (loaded.size() == before)
+            return false; // loadMore did nothing although hasMore was set
+    }
+    if (pages)
+        *pages = int(loaded.size());
+    if (!errors.isEmpty())
+        qWarning() << "error:" << errors.first().first().toString();
+    return errors.isEmpty() && guard > 0;
+}
+
+void TestValuePaging::hashPagesMatchServer()
+{
+    QHash<QByteArray, QByteArray> expected;
+    QList<QByteArray> cmd{"HSET", "h"};
+    for (int i = 0; i < 700; ++i) {
+        const QByteArray f = "field:" + QByteArray::number(i);
+        const QByteArray v = QByteArray::number(i * 7) + QByteArray("\0v", 2);
+        cmd << f << v;
+        expected.insert(f, v);
+    }
+    for (int i = 0; i < awkwardBytes().size(); ++i) {
+        const QByteArray value = awkwardBytes().at((i + 3) % awkwardBytes().size());
+        cmd << awkwardBytes().at(i) << value;
+        expected.insert(awkwardBytes().at(i), value);
+    }
+    m_server.command(cmd);
+    QCOMPARE(m_server.command({"HLEN", "h"}).toInteger(), qint64(expected.size()));
+
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(50);
+    int pages = 0;
+    QVERIFY(loadAll(loader, "h", KeyType::Hash, &pages));
+    QVERIFY2(pages > 5, qPrintable(QString::number(pages)));
+
+    const ValueModel *model = loader.model();
+    QCOMPARE(model->mode(), ValueModel::Mode::Hash);
+    QCOMPARE(model->entryCount(), expected.size());
+    QCOMPARE(model->rowCount(), expected.size()); // no load-more row at the end
+    QHash<QByteArray, QByteArray> got;
+    for (int r = 0; r < model->entryCount(); ++r) {
+        const QByteArray f = model->index(r, 0).data(ValueModel::RawBytesRole).toByteArray();
+        QVERIFY2(!got.contains(f), "duplicate field");
+        got.insert(f, model->index(r, 1).data(ValueModel::RawBytesRole).toByteArray());
+    }
+    // Compared with what the server holds now, read by the fixture's own connection.
+    QHash<QByteArray, QByteArray> server;
+    const RedisValue all = m_server.command({"HGETALL", "h"});
+    for (qsizetype i = 0; i + 1 < all.size(); i += 2)
+        server.insert(all.at(i).bytes(), all.at(i + 1).bytes());
+    QCOMPARE(got, server);
+    QCOMPARE(model->total(), qint64(server.size()));
+}
+
+void TestValuePaging::setPagesMatchServer()
+{
+    QSet<QByteArray> expected;
+    QList<QByteArray> cmd{"SADD", "s"};
+    for (int i = 0; i < 1000; ++i) {
+        cmd << "member-" + QByteArray::number(i);
+        expected.insert(cmd.last());
+    }
+    for (const QByteArray &b : awkwardBytes()) {
+        cmd << b;
+        expected.insert(b);
+    }
+    m_server.command(cmd);
+
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(64);
+    int pages = 0;
+    QVERIFY(loadAll(loader, "s", KeyType::Set, &pages));
+    QVERIFY(pages > 5);
+
+    const ValueModel *model = loader.model();
+    QSet<QByteArray> got;
+    for (int r = 0; r < model->entryCount(); ++r)
+        got.insert(model->index(r, 0).data(ValueModel::RawBytesRole).toByteArray());
+    QCOMPARE(model->entryCount(), got.size()); // no duplicates
+    QSet<QByteArray> server;
+    const RedisValue members = m_server.command({"SMEMBERS", "s"});
+    for (const RedisValue &v : members.elements())
+        server.insert(v.bytes());
+    QCOMPARE(got, server);
+    QCOMPARE(got, expected);
+    QVERIFY(got.contains(QByteArray("")));
+    QVERIFY(got.contains(QByteArray("\0", 1)));
+}
+
+void TestValuePaging::listPagesMatchServer()
+{
+    QList<QByteArray> cmd{"RPUSH", "l"};
+    for (int i = 0; i < 1234; ++i)
+        cmd << (i % 100 == 0 ? awkwardBytes().at((i / 100) % awkwardBytes().size()) : "item" + QByteArray::number(i));
+    m_server.command(cmd);
+
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(200);
+    int pages = 0;
+    QVERIFY(loadAll(loader, "l", KeyType::List, &pages));
+    QCOMPARE(pages, 7); // 6 full windows and one of 34
+
+    const RedisValue server = m_server.command({"LRANGE", "l", "0", "-1"});
+    const ValueModel *model = loader.model();
+    QCOMPARE(model->entryCount(), int(server.size()));
+    QCOMPARE(model->rowCount(), int(server.size()));
+    for (int r = 0; r < model->entryCount(); ++r) {
+        QCOMPARE(model->index(r, 1).data(ValueModel::RawBytesRole).toByteArray(), server.at(r).bytes());
+        QCOMPARE(model->index(r, 0).data(ValueModel::PositionRole).toLongLong(), qint64(r));
+    }
+}
+
+void TestValuePaging::zsetPagesMatchServer()
+{
+    QList<QByteArray> cmd{"ZADD", "z"};
+    for (int i = 0; i < 777; ++i)
+        cmd << QByteArray::number((i % 13) * 1.25 - 4) << "player:" + QByteArray::number(i);
+    for (const QByteArray &b : awkwardBytes())
+        cmd << "7" << b;
+    cmd << "+inf" << "top" << "-inf" << "bottom";
+    m_server.command(cmd);
+
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(100);
+    int pages = 0;
+    QVERIFY(loadAll(loader, "z", KeyType::ZSet, &pages));
+    QVERIFY(pages >= 8);
+
+    const RedisValue server = m_server.command({"ZRANGE", "z", "0", "-1", "WITHSCORES"});
+    const ValueModel *model = loader.model();
+    QCOMPARE(model->entryCount(), int(server.size() / 2));
+    for (int r = 0; r < model->entryCount(); ++r) {
+        QCOMPARE(model->index(r, 0).data(ValueModel::PositionRole).toLongLong(), qint64(r));
+        QCOMPARE(model->index(r, 1).data(ValueModel::RawBytesRole).toByteArray(), server.at(2 * r).bytes());
+        QCOMPARE(model->index(r, 2).data(ValueModel::RawBytesRole).toByteArray(), server.at(2 * r + 1).bytes());
+    }
+    QCOMPARE(model->index(0, 1).data(ValueModel::RawBytesRole).toByteArray(), QByteArray("bottom"));
+}
+
+void TestValuePaging::streamPagesMatchServer()
+{
+    // Ids chosen so that pages end on sequence 0 (the decrement crosses a millisecond) and on
+    // 0-1 (nothing older can exist).
+    QList<QList<QByteArray>> cmds;
+    cmds.append({"XADD", "x", "0-1", "first", "entry"});
+    for (int ms = 1; ms <= 150; ++ms) {
+        for (int seq = 0; seq < (ms % 3) + 1; ++seq) {
+            const QByteArray id = QByteArray::number(ms) + '-' + QByteArray::number(seq);
+            const QByteArray bin = awkwardBytes().at((ms + seq) % awkwardBytes().size());
+            cmds.append({"XADD", "x", id, "n", QByteArray::number(ms * 10 + seq), "bytes", bin});
+        }
+    }
+    m_server.pipeline(cmds);
+
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(37);
+    int pages = 0;
+    QVERIFY(loadAll(loader, "x", KeyType::Stream, &pages));
+    QVERIFY(pages > 5);
+
+    const RedisValue server = m_server.command({"XREVRANGE", "x", "+", "-"});
+    const ValueModel *model = loader.model();
+    QCOMPARE(model->entryCount(), int(server.size()));
+    for (int r = 0; r < model->entryCount(); ++r) {
+        const RedisValue &entry = server.at(r);
+        QCOMPARE(model->index(r, 0).data(ValueModel::RawBytesRole).toByteArray(), entry.at(0).bytes());
+        QList<QByteArray> fields;
+        for (const RedisValue &f : entry.at(1).elements())
+            fields << f.bytes();
+        QCOMPARE(model->index(r, 1).data(ValueModel::StreamFieldsRole).value<QList<QByteArray>>(), fields);
+    }
+    QCOMPARE(model->index(model->entryCount() - 1, 0).data(ValueModel::RawBytesRole).toByteArray(),
+             QByteArray("0-1"));
+}
+
+void TestValuePaging::smallCollectionsAndEmptyMembers()
+{
+    // Small collections use compact encodings where SCAN ignores COUNT; one page holds all.
+    m_server.pipeline({
+        {"HSET", "sh", "", "empty field", "f", ""},
+        {"SADD", "ss", "", QByteArray("\0", 1)},
+        {"RPUSH", "sl", ""},
+    });
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(1);
+    int pages = 0;
+    QVERIFY(loadAll(loader, "sh", KeyType::Unknown, &pages));
+    QCOMPARE(pages, 1);
+    QCOMPARE(loader.model()->entryCount(), 2);
+    QHash<QByteArray, QByteArray> got;
+    for (int r = 0; r < 2; ++r)
+        got.insert(loader.model()->index(r, 0).data(ValueModel::RawBytesRole).toByteArray(),
+                   loader.model()->index(r, 1).data(ValueModel::RawBytesRole).toByteArray());
+    QCOMPARE(got.value(""), QByteArray("empty field"));
+    QVERIFY(got.contains("f"));
+    QCOMPARE(got.value("f"), QByteArray(""));
+
+    QVERIFY(loadAll(loader, "ss", KeyType::Set));
+    QCOMPARE(loader.model()->entryCount(), 2);
+
+    QVERIFY(loadAll(loader, "sl", KeyType::List));
+    QCOMPARE(loader.model()->entryCount(), 1);
+    QCOMPARE(loader.model()->index(0, 1).data(ValueModel::RawBytesRole).toByteArray(), QByteArray(""));
+}
+
+void TestValuePaging::hintWrongStillOpens()
+{
+    m_server.command({"RPUSH", "was-a-hash", "a", "b", "c"});
+    ValueLoader loader(m_client.get());
+    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    QVERIFY(loadAll(loader, "was-a-hash", KeyType::Hash));
+    QCOMPARE(opened.size(), 1);
+    QCOMPARE(opened.first().first().value<KeyInfo>().type, KeyType::List);
+    QCOMPARE(loader.model()->mode(), ValueModel::Mode::List);
+    QCOMPARE(loader.model()->entryCount(), 3);
+}
+
+void TestValuePaging::awkwardKeyNames()
+{
+    // Names that only survive as bytes: NUL, invalid UTF-8, a newline, 64 KB of length.
+    const QByteArray nulName("bin:\x00\xff\nkey", 12);
+    const QByteArray longName = "long:" + QByteArray(64 * 1024, 'k');
+    m_server.pipeline({{"HSET", nulName, "f", "v"}, {"RPUSH", longName, "a", "b"}, {"SET", QByteArray(""), "empty name"}});
+
+    ValueLoader loader(m_client.get());
+    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    QVERIFY(loadAll(loader, nulName, KeyType::Unknown));
+    QCOMPARE(opened.last().first().value<KeyInfo>().key, nulName);
+    QCOMPARE(opened.last().first().value<KeyInfo>().type, KeyType::Hash);
+    QCOMPARE(loader.model()->entryCount(), 1);
+
+    QVERIFY(loadAll(loader, longName, KeyType::List));
+    QCOMPARE(opened.last().first().value<KeyInfo>().key, longName);
+    QCOMPARE(loader.model()->entryCount(), 2);
+
+    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
+    loader.openKey(QByteArray(""), KeyType::Unknown);
+    QVERIFY(strings.wait(kWaitMs));
+    QCOMPARE(strings.first().first().value<StringValue>().preview, QByteArray("empty name"));
+}
+
+void TestValuePaging::stringKinds()
+{
+    const QByteArray json = R"({"user": {"id": 7, "roles": ["admin", "ops"]}, "ok": true})";
+    const QByteArray binary("\x00\x01\x02\xff\xfe", 5);
+    const QByteArray text = "plain text, gr\xc3\xbc\xc3\x9f\nsecond line";
+    m_server.pipeline({{"SET", "json", json}, {"SET", "bin", binary}, {"SET", "text", text}, {"SET", "empty", ""}});
+
+    ValueLoader loader(m_client.get());
+    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
+    struct Case
+    {
+        QByteArray key;
+        QByteArray bytes;
+        bool json;
+        bool binary;
+    };
+    const Case cases[] = {
+        {"json", json, true, false},
+        {"bin", binary, false, true},
+        {"text", text, false, false},
+        {"empty", "", false, false},
+    };
+    for (const Case &c : cases) {
+        strings.clear();
+        loader.openKey(c.key, KeyType::Unknown);
+        QVERIFY(strings.wait(kWaitMs));
+        const auto value = strings.first().first().value<StringValue>();
+        QCOMPARE(value.key, c.key);
+        QCOMPARE(value.preview, c.bytes);
+        QCOMPARE(value.fullLength, qint64(c.bytes.size()));
+        QVERIFY(!value.truncated);
+        QCOMPARE(value.isJson, c.json);
+        QCOMPARE(value.isBinary, c.binary);
+        QVERIFY(!value.isHyperLogLog);
+        QCOMPARE(loader.model()->rowCount(), 0);
+    }
+}
+
+void TestValuePaging::hugeStringOnlyPreview()
+{
+    m_server.command({"SETRANGE", "big", "104857599", "x"});
+    QCOMPARE(m_server.command({"STRLEN", "big"}).toInteger(), qint64(104857600));
+
+    ValueLoader loader(m_client.get());
+    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
+    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    const qint64 before = netOutputBytes(m_server);
+    QElapsedTimer clock;
+    clock.start();
+    loader.openKey("big", KeyType::String);
+    QVERIFY(strings.wait(kWaitMs));
+    const qint64 elapsed = clock.elapsed();
+    const qint64 sent = netOutputBytes(m_server) - before;
+
+    const auto value = strings.first().first().value<StringValue>();
+    QCOMPARE(value.preview.size(), qsizetype(ValueLoader::kDefaultPreviewBytes));
+    QCOMPARE(value.fullLength, qint64(104857600));
+    QVERIFY(value.truncated);
+    QVERIFY(!value.isJson);
+    QVERIFY(value.isBinary); // zero bytes
+    QCOMPARE(opened.first().first().value<KeyInfo>().size, qint64(104857600));
+    // The server sent the preview and a little more, never the value.
+    QVERIFY2(sent < 1024 * 1024, qPrintable(QString::number(sent)));
+    QVERIFY2(elapsed < 5000, qPrintable(QString::number(elapsed)));
+}
+
+void TestValuePaging::hugeSetOnlyFirstPage()
+{
+    // 5,000,000 members, made on the server in chunks of 1000 so the test stays quick.
+    const QByteArray script = R"(
+        local key, n = KEYS[1], tonumber(ARGV[1])
+        for base = 0, n - 1, 1000 do
+            local chunk = {}
+            for i = base, math.min(base + 999, n - 1) do chunk[#chunk + 1] = i end
+            redis.call('SADD', key, unpack(chunk))
+        end
+        return redis.call('SCARD', key)
+    )";
+    QElapsedTimer making;
+    making.start();
+    const RedisValue made = m_server.command({"EVAL", script, "1", "huge", "5000000"});
+    QCOMPARE(made.toInteger(), qint64(5000000));
+    qInfo("made the 5M-member set in %lld ms", making.elapsed());
+
+    ValueLoader loader(m_client.get());
+    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
+    const qint64 before = netOutputBytes(m_server);
+    QElapsedTimer clock;
+    clock.start();
+    loader.openKey("huge", KeyType::Unknown);
+    QVERIFY(waitIdle(loader));
+    const qint64 elapsed = clock.elapsed();
+    const qint64 sent = netOutputBytes(m_server) - before;
+
+    QVERIFY(!pages.isEmpty());
+    const ValueModel *model = loader.model();
+    QVERIFY(model->entryCount() > 0);
+    QVERIFY2(model->entryCount() < 10 * ValueLoader::kDefaultPageSize,
+             qPrintable(QString::number(model->entryCount())));
+    QVERIFY(model->hasMore());
+    QVERIFY(model->isLoadMoreRow(model->rowCount() - 1));
+    QCOMPARE(model->total(), qint64(5000000));
+    QVERIFY2(sent < 256 * 1024, qPrintable(QString::number(sent)));
+    QVERIFY2(elapsed < 5000, qPrintable(QString::number(elapsed)));
+
+    // One more page, and nothing twice.
+    const int first = model->entryCount();
+    loader.loadMore();
+    QVERIFY(waitIdle(loader));
+    QVERIFY(model->entryCount() > first);
+    QSet<QByteArray> seen;
+    for (int r = 0; r < model->entryCount(); ++r)
+        seen.insert(model->index(r, 0).data(ValueModel::RawBytesRole).toByteArray());
+    QCOMPARE(seen.size(), model->entryCount());
+
+    m_server.command({"UNLINK", "huge"});
+}
+
+void TestValuePaging::hyperLogLog()
+{
+    QList<QByteArray> cmd{"PFADD", "visitors"};
+    for (int i = 0; i < 5000; ++i)
+        cmd << "user:" + QByteArray::number(i);
+    m_server.command(cmd);
+    const qint64 expected = m_server.command({"PFCOUNT", "visitors"}).toInteger();
+    QVERIFY(expected > 4800 && expected < 5200);
+    // A string that only looks like one: PFCOUNT refuses it and it shows as bytes.
+    m_server.command({"SET", "fake", "HYLL but not really"});
+
+    ValueLoader loader(m_client.get());
+    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
+    loader.openKey("visitors", KeyType::Unknown);
+    QVERIFY(strings.wait(kWaitMs));
+    auto value = strings.first().first().value<StringValue>();
+    QVERIFY(value.isHyperLogLog);
+    QCOMPARE(value.hllCount, expected);
+
+    strings.clear();
+    loader.openKey("fake", KeyType::String);
+    QVERIFY(strings.wait(kWaitMs));
+    value = strings.first().first().value<StringValue>();
+    QVERIFY(!value.isHyperLogLog);
+    QCOMPARE(value.preview, QByteArray("HYLL but not really"));
+}
+
+void TestValuePaging::keyGone()
+{
+    m_server.command({"HSET", "gone", "f", "v"});
+    m_server.command({"DEL", "gone"});
+    ValueLoader loader(m_client.get());
+    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
+    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
+    loader.openKey("gone", KeyType::Hash);
+    QVERIFY(errors.wait(kWaitMs));
+    QCOMPARE(errors.first().first().toString(), QStringLiteral("key no longer exists"));
+    QCOMPARE(opened.size(), 1);
+    QCOMPARE(opened.first().first().value<KeyInfo>().type, KeyType::None);
+    QVERIFY(pages.isEmpty());
+    QCOMPARE(loader.model()->rowCount(), 0);
+    QVERIFY(waitIdle(loader));
+
+    // The loader keeps working.
+    m_server.command({"SET", "back", "1"});
+    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
+    loader.openKey("back", KeyType::Unknown);
+    QVERIFY(strings.wait(kWaitMs));
+}
+
+void TestValuePaging::staleReplyDropped()
+{
+    QList<QByteArray> a{"HSET", "A"};
+    for (int i = 0; i < 500; ++i)
+        a << "a-field-" + QByteArray::number(i) << "a-value";
+    m_server.command(a);
+    m_server.command({"RPUSH", "B", "b1", "b2", "b3"});
+
+    ValueLoader loader(m_client.get());
+    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
+    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    for (int round = 0; round < 20; ++round) {
+        pages.clear();
+        opened.clear();
+        loader.openKey("A", KeyType::Hash);
+        loader.openKey("B", KeyType::List);
+        QVERIFY(waitIdle(loader));
+        QCOMPARE(opened.size(), 1);
+        QCOMPARE(opened.first().first().value<KeyInfo>().key, QByteArray("B"));
+        QCOMPARE(pages.size(), 1);
+        QCOMPARE(pages.first().first().value<ValuePage>().key, QByteArray("B"));
+        QCOMPARE(loader.model()->mode(), ValueModel::Mode::List);
+        QCOMPARE(loader.model()->entryCount(), 3);
+        QCOMPARE(loader.model()->index(0, 1).data(ValueModel::RawBytesRole).toByteArray(), QByteArray("b1"));
+    }
+    // Give any reply that might still be travelling a chance to (wrongly) arrive.
+    QVERIFY(waitForReply(*m_client, {{"PING"}}).ok());
+    QCOMPARE(pages.size(), 1);
+    QCOMPARE(loader.model()->entryCount(), 3);
+}
+
+void TestValuePaging::staleLoadMoreDropped()
+{
+    QList<QByteArray> a{"RPUSH", "longlist"};
+    for (int i = 0; i < 1000; ++i)
+        a << "x" + QByteArray::number(i);
+    m_server.command(a);
+    m_server.command({"SADD", "other", "o"});
+
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(100);
+    loader.openKey("longlist", KeyType::List);
+    QVERIFY(waitIdle(loader));
+    QVERIFY(loader.hasMore());
+    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
+    loader.loadMore();
+    loader.openKey("other", KeyType::Set);
+    QVERIFY(waitIdle(loader));
+    QVERIFY(waitForReply(*m_client, {{"PING"}}).ok());
+    QCOMPARE(pages.size(), 1);
+    QCOMPARE(pages.first().first().value<ValuePage>().key, QByteArray("other"));
+    QCOMPARE(loader.model()->mode(), ValueModel::Mode::Set);
+    QCOMPARE(loader.model()->entryCount(), 1);
+}
+
+void TestValuePaging::wrongTypeWhilePaging()
+{
+    QList<QByteArray> cmd{"RPUSH", "changing"};
+    for (int i = 0; i < 300; ++i)
+        cmd << QByteArray::number(i);
+    m_server.command(cmd);
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(100);
+    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
+    loader.openKey("changing", KeyType::List);
+    QVERIFY(waitIdle(loader));
+    QVERIFY(loader.hasMore());
+    QCOMPARE(loader.model()->entryCount(), 100);
+
+    m_server.pipeline({{"DEL", "changing"}, {"SET", "changing", "now a string"}});
+    loader.loadMore();
+    QVERIFY(errors.wait(kWaitMs));
+    const QString message = errors.first().first().toString();
+    QVERIFY2(message.contains(QLatin1String("changed type")), qPrintable(message));
+    QVERIFY(!message.contains(QLatin1Char('\n')));
+    QVERIFY(!loader.hasMore());
+    QCOMPARE(loader.model()->entryCount(), 100); // what was read stays
+    QVERIFY(!loader.model()->hasMore());
+}
+
+void TestValuePaging::keyDeletedWhilePaging()
+{
+    QList<QByteArray> cmd{"ZADD", "leaving"};
+    for (int i = 0; i < 300; ++i)
+        cmd << QByteArray::number(i) << "m" + QByteArray::number(i);
+    m_server.command(cmd);
+    ValueLoader loader(m_client.get());
+    loader.setPageSize(100);
+    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
+    loader.openKey("leaving", KeyType::ZSet);
+    QVERIFY(waitIdle(loader));
+    QVERIFY(loader.hasMore());
+
+    m_server.command({"DEL", "leaving"});
+    loader.loadMore();
+    QVERIFY(errors.wait(kWaitMs));
+    QCOMPARE(errors.first().first().toString(), QStringLiteral("key no longer exists"));
+    QCOMPARE(loader.model()->rowCount(), 100); // the load-more row is gone, the rows read stay
+}
+
+void TestValuePaging::noPermission()
+{
+    m_server.pipeline({
+        {"HSET", "secret", "f", "v"},
+        {"ACL", "SETUSER", "inspector", "on", ">pw", "~*", "+@all", "-hscan"},
+        {"ACL", "SETUSER", "narrow", "on", ">pw", "~public:*", "+@all"},
+    });
+    for (const QByteArray &user : {QByteArray("inspector"), QByteArray("narrow")}) {
+        ConnectionProfile profile = m_server.profile();
+        profile.username = QString::fromLatin1(user);
+        profile.password = QStringLiteral("pw");
+        RedisClient client(profile);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        ValueLoader loader(&client);
+        QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
+        loader.openKey("secret", KeyType::Unknown);
+        QVERIFY(errors.wait(kWaitMs));
+        const QString message = errors.first().first().toString();
+        if (user == "inspector")
+            QCOMPARE(message, QStringLiteral("needs +hscan for user inspector"));
+        else
+            QCOMPARE(message, QStringLiteral("needs access to key secret for user narrow"));
+    }
+}
+
+void TestValuePaging::ttlAndInfo()
+{
+    QList<QByteArray> cmd{"HSET", "session"};
+    for (int i = 0; i < 10; ++i)
+        cmd << "k" + QByteArray::number(i) << "v";
+    m_server.pipeline({cmd, {"PEXPIRE", "session", "90000"}, {"SET", "forever", "x"}});
+
+    ValueLoader loader(m_client.get());
+    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    loader.openKey("session", KeyType::Unknown);
+    QVERIFY(opened.wait(kWaitMs));
+    const auto info = opened.first().first().value<KeyInfo>();
+    QCOMPARE(info.key, QByteArray("session"));
+    QCOMPARE(info.type, KeyType::Hash);
+    QCOMPARE(info.typeName, QByteArray("hash"));
+    QCOMPARE(info.size, qint64(10));
+    QVERIFY(!info.encoding.isEmpty());
+    QVERIFY(info.pttlMs > 80000 && info.pttlMs <= 90000);
+    QVERIFY(info.fetchedAtMs >= before);
+    QVERIFY(qAbs(info.expireAtMs() - (before + 90000)) < 10000);
+
+    opened.clear();
+    loader.openKey("forever", KeyType::String);
+    QVERIFY(opened.wait(kWaitMs));
+    QCOMPARE(opened.first().first().value<KeyInfo>().pttlMs, qint64(-1));
+    QCOMPARE(opened.first().first().value<KeyInfo>().expireAtMs(), qint64(-1));
+}
+
+QTEST_GUILESS_MAIN(TestValuePaging)
+#include "tst_valuepaging.moc"

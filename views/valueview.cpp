@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "valueview.h"
+
+#include "bytesescape.h"
+#include "format.h"
+#include "valuemodel.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace {
+
+QString sizeText(const KeyInfo &info)
+{
+    if (info.size < 0)
+        return {};
+    const QString n = QString::number(info.size);
+    switch (info.type) {
+    case KeyType::String: return format::bytes(info.size);
+    case KeyType::Hash: return ValueView::tr("%1 fields").arg(n);
+    case KeyType::List: return ValueView::tr("%1 elements").arg(n);
+    case KeyType::Set:
+    case KeyType::ZSet: return ValueView::tr("%1 members").arg(n);
+    case KeyType::Stream: return ValueView::tr("%1 entries").arg(n);
+    default: return {};
+    }
+}
+
+} // namespace
+
+ValueView::ValueView(RedisClient *client, QWidget *parent)
+    : QWidget(parent), m_loader(new ValueLoader(client, this))
+{
+    buildUi();
+    connect(m_loader, &ValueLoader::keyOpened, this, &ValueView::onKeyOpened);
+    connect(m_loader, &ValueLoader::stringAvailable, this, &ValueView::onStringAvailable);
+    connect(m_loader, &ValueLoader::pageLoaded, this, &ValueView::onPageLoaded);
+    connect(m_loader, &ValueLoader::errorOccurred, this, &ValueView::onError);
+    connect(m_loader, &ValueLoader::loadingChanged, this, &ValueView::updateStatus);
+    clear();
+}
+
+ValueView::~ValueView() = default;
+
+void ValueView::buildUi()
+{
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+
+    // A read-only line edit rather than a label: long names scroll, and the escaped text can be
+    // selected and copied whole (the escape is reversible).
+    m_keyName = new QLineEdit(this);
+    m_keyName->setObjectName(QStringLiteral("valueKeyName"));
+    m_keyName->setReadOnly(true);
+    m_keyName->setFrame(false);
+    m_keyName->setPlaceholderText(tr("no key selected"));
+    QPalette namePalette = m_keyName->palette();
+    namePalette.setColor(QPalette::Base, namePalette.color(QPalette::Window));
+    m_keyName->setPalette(namePalette);
+    QFont nameFont = fixed;
+    nameFont.setBold(true);
+    m_keyName->setFont(nameFont);
+
+    m_refresh = new QPushButton(tr("Refresh"), this);
+    m_refresh->setObjectName(QStringLiteral("valueRefresh"));
+    m_refresh->setToolTip(tr("Read the key again from the server"));
+    connect(m_refresh, &QPushButton::clicked, this, &ValueView::refresh);
+
+    m_meta = new QLabel(this);
+    m_meta->setObjectName(QStringLiteral("valueMeta"));
+    m_meta->setTextFormat(Qt::PlainText);
+    m_ttl = new QLabel(this);
+    m_ttl->setObjectName(QStringLiteral("valueTtl"));
+    m_ttl->setTextFormat(Qt::PlainText);
+
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("valueBanner"));
+    m_banner->setTextFormat(Qt::PlainText);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setAutoFillBackground(true);
+    m_banner->setContentsMargins(6, 3, 6, 3);
+    QPalette bannerPalette = m_banner->palette();
+    bannerPalette.setColor(QPalette::Window, QColor(0xf8, 0xd7, 0xda));
+    bannerPalette.setColor(QPalette::WindowText, QColor(0x72, 0x1c, 0x24));
+    m_banner->setPalette(bannerPalette);
+    m_banner->hide();
+
+    m_placeholder = new QLabel(this);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setEnabled(false);
+
+    // Strings.
+    m_stringPage = new QWidget(this);
+    m_stringMode = new QComboBox(m_stringPage);
+    m_stringMode->setObjectName(QStringLiteral("valueStringMode"));
+    m_stringMode->addItem(tr("Text"));
+    m_stringMode->addItem(tr("JSON"));
+    m_stringMode->addItem(tr("Hex"));
+    m_stringInfo = new QLabel(m_stringPage);
+    m_stringInfo->setObjectName(QStringLiteral("valueStringInfo"));
+    m_stringInfo->setTextFormat(Qt::PlainText);
+    m_stringText = new QPlainTextEdit(m_stringPage);
+    m_stringText->setObjectName(QStringLiteral("valueStringText"));
+    m_stringText->setReadOnly(true);
+    m_stringText->setFont(fixed);
+    connect(m_stringMode, &QComboBox::currentIndexChanged, this, &ValueView::renderString);
+    auto *stringBar = new QHBoxLayout;
+    stringBar->addWidget(m_stringMode);
+    stringBar->addWidget(m_stringInfo, 1);
+    auto *stringLayout = new QVBoxLayout(m_stringPage);
+    stringLayout->setContentsMargins(0, 0, 0, 0);
+    stringLayout->addLayout(stringBar);
+    stringLayout->addWidget(m_stringText, 1);
+
+    // Collections.
+    m_tablePage = new QWidget(this);
+    m_table = new QTableView(m_tablePage);
+    m_table->setObjectName(QStringLiteral("valueTable"));
+    m_table->setModel(m_loader->model());
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    // Fixed, uniform rows: a big model never asks every row for its size hint.
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setHighlightSections(false);
+    // The "load more" row spans the table, so a narrow first column does not cut its text.
+    const ValueModel *model = m_loader->model();
+    for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(model, signal, this, &ValueView::updateLoadMoreSpan);
+    connect(model, &QAbstractItemModel::modelReset, this, &ValueView::updateLoadMoreSpan);
+    connect(m_table, &QAbstractItemView::clicked, this, &ValueView::onRowActivated);
+    connect(m_table, &QAbstractItemView::activated, this, &ValueView::onRowActivated);
+    m_status = new QLabel(m_tablePage);
+    m_status->setObjectName(QStringLiteral("valueStatus"));
+    m_status->setTextFormat(Qt::PlainText);
+    auto *tableLayout = new QVBoxLayout(m_tablePage);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(m_table, 1);
+    tableLayout->addWidget(m_status);
+
+    m_stack = new QStackedWidget(this);
+    m_stack->setObjectName(QStringLiteral("valueStack"));
+    m_stack->addWidget(m_placeholder);
+    m_stack->addWidget(m_stringPage);
+    m_stack->addWidget(m_tablePage);
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_keyName, 1);
+    top->addWidget(m_refresh);
+    auto *metaRow = new QHBoxLayout;
+    metaRow->addWidget(m_meta);
+    metaRow->addStretch(1);
+    metaRow->addWidget(m_ttl);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addLayout(metaRow);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_stack, 1);
+
+    m_ttlTimer = new QTimer(this);
+    m_ttlTimer->setSingleShot(true);
+    connect(m_ttlTimer, &QTimer::timeout, this, &ValueView::updateTtl);
+}
+
+void ValueView::openKey(const QByteArray &key, KeyType hint)
+{
+    m_info = KeyInfo();
+    m_info.key = key;
+    m_string = StringValue();
+    m_expireAtMs = KeyInfo::kTtlUnknown;
+    m_ttlTimer->stop();
+    m_banner->hide();
+    m_banner->clear();
+    m_keyName->setText(bytesescape::escape(key));
+    m_keyName->setCursorPosition(0);
+    m_keyName->setToolTip(tr("%1 bytes; the name is shown escaped (\\xHH for bytes that are not text)")
+                              .arg(key.size()));
+    m_meta->setText(tr("loading…"));
+    m_ttl->clear();
+    m_refresh->setEnabled(true);
+    m_placeholder->clear();
+    m_stack->setCurrentWidget(m_placeholder);
+    m_loader->openKey(key, hint);
+}
+
+void ValueView::refresh()
+{
+    if (m_loader->hasKey())
+        openKey(m_loader->currentKey(), m_loader->currentType());
+}
+
+void ValueView::clear()
+{
+    m_loader->clear();
+    m_info = KeyInfo();
+    m_string = StringValue();
+    m_expireAtMs = KeyInfo::kTtlUnknown;
+    m_ttlTimer->stop();
+    m_keyName->clear();
+    m_meta->clear();
+    m_ttl->clear();
+    m_banner->hide();
+    m_banner->clear();
+    m_stringText->clear();
+    m_refresh->setEnabled(false);
+    m_placeholder->setText(tr("Select a key to see its value."));
+    m_stack->setCurrentWidget(m_placeholder);
+}
+
+QString ValueView::errorText() const
+{
+    return m_banner->isHidden() ? QString() : m_banner->text();
+}
+
+ValueView::StringMode ValueView::stringMode() const
+{
+    return StringMode(m_stringMode->currentIndex());
+}
+
+void ValueView::setStringMode(StringMode mode)
+{
+    m_stringMode->setCurrentIndex(int(mode));
+}
+
+void ValueView::onKeyOpened(const KeyInfo &info)
+{
+    m_info = info;
+    QStringList parts;
+    parts << (info.type == KeyType::Module ? bytesescape::escape(info.typeName) : keyTypeName(info.type));
+    const QString size = sizeText(info);
+    if (!size.isEmpty())
+        parts << size;
+    if (!info.encoding.isEmpty() && info.encoding != info.typeName)
+        parts << bytesescape::escape(info.encoding);
+    m_meta->setText(parts.join(QStringLiteral(" · ")));
+
+    m_expireAtMs = info.expireAtMs();
+    updateTtl();
+
+    if (info.type == KeyType::String) {
+        m_stringText->setPlainText(tr("loading…"));
+        m_stringInfo->clear();
+        m_stack->setCurrentWidget(m_stringPage);
+    } else if (ValueModel::modeForType(info.type) != ValueModel::Mode::None) {
+        // Sensible starting widths; never ResizeToContents (it would measure every row).
+        QHeaderView *header = m_table->horizontalHeader();
+        const int narrow = fontMetrics().horizontalAdvance(QStringLiteral("0000000000"));
+        const int wide = qMax(160, m_table->viewport()->width() / 3);
+        switch (info.type) {
+        case KeyType::List: header->resizeSection(0, narrow); break;
+        case KeyType::ZSet:
+            header->resizeSection(0, narrow);
+            header->resizeSection(1, qMax(wide, m_table->viewport()->width() - 3 * narrow));
+            break;
+        case KeyType::Hash: header->resizeSection(0, wide); break;
+        case KeyType::Stream:
+            header->resizeSection(0, fontMetrics().horizontalAdvance(QStringLiteral("0000000000000-000000")));
+            break;
+        default: break;
+        }
+        m_stack->setCurrentWidget(m_tablePage);
+        updateStatus();
+    } else {
+        m_stack->setCurrentWidget(m_placeholder);
+    }
+    Q_EMIT keyOpened(info);
+}
+
+void ValueView::onStringAvailable(const StringValue &value)
+{
+    m_string = value;
+    auto *items = qobject_cast<QStandardItemModel *>(m_stringMode->model());
+    if (items)
+        items->item(int(StringMode::Json))->setEnabled(value.isJson);
+
+    QStringList info;
+    if (value.isHyperLogLog)
+        info << tr("HyperLogLog, estimated cardinality %1 (±0.81 %)").arg(value.hllCount);
+    if (value.truncated)
+        info << tr("showing first %1 of %2").arg(format::bytes(value.preview.size()), format::bytes(value.fullLength));
+    else if (!value.isHyperLogLog)
+        info << format::bytes(value.fullLength);
+    if (value.isHyperLogLog) {
+        QString meta = m_meta->text();
+        if (meta.startsWith(keyTypeName(KeyType::String)))
+            m_meta->setText(meta.replace(0, keyTypeName(KeyType::String).size(), tr("string (HyperLogLog)")));
+    }
+    if (value.isBinary && !value.isHyperLogLog)
+        info << tr("binary");
+    else if (value.isJson)
+        info << tr("JSON");
+    m_stringInfo->setText(info.join(QStringLiteral(" · ")));
+
+    StringMode mode = StringMode::Text;
+    if (value.isJson)
+        mode = StringMode::Json;
+    else if (value.isBinary && !value.isHyperLogLog)
+        mode = StringMode::Hex;
+    const QSignalBlocker block(m_stringMode);
+    m_stringMode->setCurrentIndex(int(mode));
+    renderString();
+}
+
+void ValueView::renderString()
+{
+    const QByteArray &bytes = m_string.preview;
+    QString text;
+    bool wrap = false;
+    switch (stringMode()) {
+    case StringMode::Text:
+        if (m_string.isHyperLogLog) {
+            text = tr("HyperLogLog, estimated cardinality %1 (±0.81 %)").arg(m_string.hllCount);
+        } else if (m_string.isBinary) {
+            // Escaped, but each newline byte also breaks the line, so text-like data keeps its shape.
+            const QList<QByteArray> lines = bytes.split('\n');
+            for (qsizetype i = 0; i < lines.size(); ++i) {
+                if (i > 0)
+                    text += QLatin1String("\\n\n");
+                text += bytesescape::escape(lines.at(i));
+            }
+        } else {
+            text = QString::fromUtf8(bytes);
+        }
+        wrap = true;
+        break;
+    case StringMode::Json:
+        if (m_string.isJson)
+            text = QString::fromUtf8(QJsonDocument::fromJson(bytes).toJson(QJsonDocument::Indented));
+        else
+            text = tr("not JSON (or only a part of it was fetched)");
+        break;
+    case StringMode::Hex:
+        text = bytesescape::hexDump(bytes, bytes.size());
+        break;
+    }
+    if (m_string.truncated && stringMode() != StringMode::Json)
+        text += QLatin1Char('\n')
+            + tr("… %1 more not fetched").arg(format::bytes(m_string.fullLength - bytes.size()));
+
+    // Wrapping one very long line costs QPlainTextEdit seconds (it grows with the square of the
+    // length); such text scrolls sideways instead.
+    if (wrap) {
+        constexpr qsizetype kMaxWrappedLine = 16 * 1024;
+        qsizetype start = 0;
+        while (wrap && start < text.size()) {
+            qsizetype end = text.indexOf(QLatin1Char('\n'), start);
+            if (end < 0)
+                end = text.size();
+            wrap = end - start <= kMaxWrappedLine;
+            start = end + 1;
+        }
+    }
+    m_stringText->setLineWrapMode(wrap ? QPlainTextEdit::WidgetWidth : QPlainTextEdit::NoWrap);
+    m_stringText->setPlainText(text);
+}
+
+void ValueView::onPageLoaded()
+{
+    updateStatus();
+}
+
+void ValueView::updateStatus()
+{
+    const ValueModel *model = m_loader->model();
+    if (model->mode() == ValueModel::Mode::None) {
+        m_status->clear();
+        return;
+    }
+    QString text = model->total() >= 0 ? tr("showing %1 of %2").arg(model->entryCount()).arg(model->total())
+                                       : tr("showing %1").arg(model->entryCount());
+    if (m_loader->isLoading())
+        text += QStringLiteral(" · ") + tr("loading…");
+    m_status->setText(text);
+}
+
+void ValueView::updateLoadMoreSpan()
+{
+    const ValueModel *model = m_loader->model();
+    m_table->clearSpans();
+    if (model->hasMore() && model->columnCount() > 1)
+        m_table->setSpan(model->rowCount() - 1, 0, 1, model->columnCount());
+}
+
+void ValueView::onRowActivated(const QModelIndex &index)
+{
+    if (index.isValid() && m_loader->model()->isLoadMoreRow(index.row()))
+        m_loader->loadMore();
+}
+
+void ValueView::onError(const QString &message)
+{
+    if (m_info.type == KeyType::None || m_info.type == KeyType::Unknown) {
+        m_meta->setText(m_info.type == KeyType::None ? keyTypeName(KeyType::None) : QString());
+        m_stack->setCurrentWidget(m_placeholder);
+    }
+    showBanner(message);
+    updateStatus();
+    Q_EMIT errorOccurred(message);
+}
+
+void ValueView::showBanner(const QString &message)
+{
+    m_banner->setText(message);
+    m_banner->setToolTip(message);
+    m_banner->show();
+}
+
+void ValueView::updateTtl()
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (m_expireAtMs == KeyInfo::kTtlUnknown) {
+        m_ttl->setText(m_info.type == KeyType::Unknown || m_info.type == KeyType::None ? QString()
+                                                                                     : tr("TTL unknown"));
+        m_ttlTimer->stop();
+        return;
+    }
+    const QString text = format::ttl(m_expireAtMs, now);
+    if (m_expireAtMs < 0 || m_expireAtMs <= now) {
+        m_ttl->setText(text);
+        m_ttlTimer->stop();
+        return;
+    }
+    m_ttl->setText(tr("TTL %1").arg(text));
+    // Tick on the whole seconds of the countdown, so "expired" shows when the key expires.
+    const qint64 toNextSecond = (m_expireAtMs - now) % 1000;
+    m_ttlTimer->start(int(toNextSecond > 0 ? toNextSecond : 1000));
+}
