@@ -47,11 +47,8 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     connect(m_scanClient, &RedisClient::ready, this, &MainWindow::maybeStartFirstScan);
     connect(m_client, &RedisClient::ready, this, [this] {
         updateTitle();
-        if (!m_openKey.isEmpty()) {
-            m_valueView->openKey(m_openKey, KeyType::Unknown);
-            showPanel(QStringLiteral("value"));
-            m_openKey.clear();
-        }
+        onStateChanged(); // the facts (version, read-only) arrive with ready, after the state
+        openPendingKey();
     });
     connect(m_client, &RedisClient::connectionError, this, [this](const RedisError &e) {
         onConnectionError(e.message, e.kind == RedisError::Kind::Auth);
@@ -186,6 +183,7 @@ void MainWindow::attachDemo(Demo *demo)
     connect(demo, &Demo::seeded, this, [this] {
         m_demoSeeded = true;
         maybeStartFirstScan();
+        openPendingKey();
         if (m_demo)
             m_demo->startSimulation();
     });
@@ -285,12 +283,19 @@ QString MainWindow::currentPanel() const
 
 void MainWindow::openKeyWhenReady(const QByteArray &key)
 {
-    if (m_client->isReady()) {
-        m_valueView->openKey(key, KeyType::Unknown);
-        showPanel(QStringLiteral("value"));
-    } else {
-        m_openKey = key;
-    }
+    m_openKey = key;
+    m_hasOpenKey = true;
+    openPendingKey();
+}
+
+void MainWindow::openPendingKey()
+{
+    // In demo mode the key may not exist before the seed is written.
+    if (!m_hasOpenKey || !m_client->isReady() || !m_demoSeeded)
+        return;
+    m_hasOpenKey = false;
+    m_valueView->openKey(m_openKey, KeyType::Unknown);
+    showPanel(QStringLiteral("value"));
 }
 
 void MainWindow::takeScreenshotWhenReady(const QString &file, const QString &panel)
@@ -312,7 +317,7 @@ void MainWindow::onScanCompleted(const ScanProgress &)
     const QAbstractItemModel *model = tree->model();
     for (int row = 0; row < qMin(model->rowCount(), 3); ++row)
         tree->expand(model->index(row, 0));
-    if (m_screenshotPanel == QLatin1String("value") && m_valueView->currentKey().isEmpty()) {
+    if (m_screenshotPanel == QLatin1String("value") && !m_valueView->loader()->hasKey()) {
         // Show a key that has something to see: a session hash when there is one, else the
         // first hash in the tree.
         QByteArray pick;
@@ -380,7 +385,7 @@ void MainWindow::deleteKey(const QByteArray &key, bool confirm)
             return;
         }
         m_browser->model()->removeKey(key);
-        if (m_valueView->currentKey() == key)
+        if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == key)
             m_valueView->clear();
         statusBar()->showMessage(r.value().toInteger() == 1 ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))
                                                              : tr("%1 was already gone").arg(bytesescape::quoteIfNeeded(key.left(80))),
@@ -429,7 +434,7 @@ void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool co
         k.type = keyTypeFromReply(r.value(1).bytes());
         k.pttlMs = r.value(2).toInteger();
         m_browser->model()->upsertKey(k, QDateTime::currentMSecsSinceEpoch());
-        if (m_valueView->currentKey() == from)
+        if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == from)
             m_valueView->openKey(to, k.type);
         Q_EMIT keyRenamed(from, to);
     });

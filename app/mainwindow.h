@@ -65,6 +65,7 @@ private:
     void onConnectionError(const QString &message, bool authProblem);
     void askPassword();
     void maybeStartFirstScan();
+    void openPendingKey();
     void onScanCompleted(const ScanProgress &progress);
     void finishScreenshot();
     void promptRename(const QByteArray &key);
@@ -86,5 +87,6 @@ private:
     bool m_firstScanDone = false;
     QString m_screenshotFile;
     QString m_screenshotPanel;
-    QByteArray m_openKey;
+    QByteArray m_openKey; // may be the empty key name: m_hasOpenKey says whether there is one
+    bool m_hasOpenKey = false;
 };

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "format.h"
 
-#include <QLocale>
 #include <limits>
 
 namespace format {
@@ -24,7 +23,12 @@ QString bytes(qint64 b)
 
 QString count(quint64 n)
 {
-    return QLocale::c().toString(n).replace(QLatin1Char(','), QLatin1Char(','));
+    // Grouped by hand: the C locale has no group separator and the user's locale would make
+    // figures differ between machines, tests and screenshots.
+    QString digits = QString::number(n);
+    for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
+        digits.insert(i, QLatin1Char(','));
+    return digits;
 }
 
 QString duration(qint64 ms)
