@@ -169,12 +169,14 @@ void ScanJob::onScanReply(const QByteArray &cursor, const RedisReply &reply, qin
         keys.reserve(names.size());
         QList<RedisCommand> cmds;
         cmds.reserve(names.size() * (m_options.memory ? 3 : 2));
+        // Shared command names: a million keys should not mean two million small allocations.
+        static const QByteArray type("TYPE"), pttl("PTTL"), memory("MEMORY"), usage("USAGE");
         for (const RedisValue &n : names) {
             keys.append(n.bytes());
-            cmds.append(RedisCommand{"TYPE", n.bytes()});
-            cmds.append(RedisCommand{"PTTL", n.bytes()});
+            cmds.append(RedisCommand{type, n.bytes()});
+            cmds.append(RedisCommand{pttl, n.bytes()});
             if (m_options.memory)
-                cmds.append(RedisCommand{"MEMORY", "USAGE", n.bytes()});
+                cmds.append(RedisCommand{memory, usage, n.bytes()});
         }
         ++m_outstanding;
         m_commandsSent += cmds.size();

@@ -66,6 +66,8 @@ public:
     bool operator!=(const RedisValue &o) const { return !(*this == o); }
 
 private:
+    friend struct RespBuilder; // the parser fills arrays in place
+
     QByteArray m_bytes;
     QList<RedisValue> m_elements;
     qint64 m_integer = 0;

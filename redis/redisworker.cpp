@@ -7,7 +7,6 @@
 #include <QRandomGenerator>
 #include <QTimer>
 
-#include <hiredis/hiredis.h>
 
 const RedisValue &RedisReply::value(qsizetype i) const
 {
@@ -48,11 +47,7 @@ RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
     m_clock.start();
 }
 
-RedisWorker::~RedisWorker()
-{
-    if (m_reader)
-        redisReaderFree(m_reader);
-}
+RedisWorker::~RedisWorker() = default;
 
 void RedisWorker::start()
 {
@@ -105,9 +100,7 @@ void RedisWorker::reconfigure(const ConnectionProfile &profile)
 
 void RedisWorker::resetReader()
 {
-    if (m_reader)
-        redisReaderFree(m_reader);
-    m_reader = redisReaderCreate();
+    m_reader = std::make_unique<resp::ReplyReader>();
     m_readBuffer.clear();
 }
 
@@ -349,22 +342,20 @@ void RedisWorker::onReadyRead()
     m_readBuffer.clear();
     if (m_transport->readInto(m_readBuffer) <= 0)
         return;
-    if (redisReaderFeed(m_reader, m_readBuffer.constData(), size_t(m_readBuffer.size())) != REDIS_OK) {
-        onClosed(RedisError::Kind::Protocol, QStringLiteral("protocol error: %1").arg(QString::fromLatin1(m_reader->errstr)));
+    if (!m_reader->feed(m_readBuffer.constData(), m_readBuffer.size())) {
+        onClosed(RedisError::Kind::Protocol, QStringLiteral("protocol error: %1").arg(m_reader->error()));
         return;
     }
     bool progressed = false;
     for (;;) {
-        void *raw = nullptr;
-        if (redisReaderGetReply(m_reader, &raw) != REDIS_OK) {
-            onClosed(RedisError::Kind::Protocol,
-                     QStringLiteral("protocol error: %1").arg(QString::fromLatin1(m_reader->errstr)));
+        RedisValue value;
+        const auto result = m_reader->next(&value);
+        if (result == resp::ReplyReader::Result::Error) {
+            onClosed(RedisError::Kind::Protocol, QStringLiteral("protocol error: %1").arg(m_reader->error()));
             return;
         }
-        if (!raw)
+        if (result == resp::ReplyReader::Result::NeedMore)
             break;
-        RedisValue value = resp::fromHiredis(static_cast<const redisReply *>(raw));
-        freeReplyObject(raw);
         if (m_inFlight.empty()) {
             // RESP2 has no pushes on a normal connection: an unsolicited reply means the stream
             // is out of step.

@@ -15,7 +15,9 @@
 
 class Transport;
 class QTimer;
-struct redisReader;
+namespace resp {
+class ReplyReader;
+}
 
 using RedisCommand = QList<QByteArray>;
 using RequestId = quint64;
@@ -122,7 +124,7 @@ private:
 
     ConnectionProfile m_profile;
     std::unique_ptr<Transport> m_transport;
-    redisReader *m_reader = nullptr;
+    std::unique_ptr<resp::ReplyReader> m_reader;
     QByteArray m_readBuffer;
     std::deque<std::unique_ptr<Pending>> m_inFlight; // written, awaiting replies
     std::deque<std::unique_ptr<Pending>> m_waiting; // held until the handshake is done

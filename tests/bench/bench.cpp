@@ -21,6 +21,8 @@
 #include <hiredis/hiredis.h>
 
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 namespace {
 
@@ -44,8 +46,10 @@ struct ReferenceResult
     qint64 keys = 0;
 };
 
-ReferenceResult referenceScan(const QString &host, int port, bool details)
+ReferenceResult referenceScan(const QString &host, int port, bool details, bool memory)
 {
+    // MEMORY USAGE takes a subcommand: the reference sends it as "MEMORY" "USAGE" key below.
+    std::vector<const char *> perKey{"TYPE", "PTTL"};
     ReferenceResult result;
     redisContext *c = redisConnect(host.toUtf8().constData(), port);
     if (!c || c->err) {
@@ -65,11 +69,20 @@ ReferenceResult referenceScan(const QString &host, int port, bool details)
         const redisReply *keys = reply->element[1];
         result.keys += qint64(keys->elements);
         if (details) {
+            // The argv form: no format string to parse per command.
             for (size_t i = 0; i < keys->elements; ++i) {
-                redisAppendCommand(c, "TYPE %b", keys->element[i]->str, keys->element[i]->len);
-                redisAppendCommand(c, "PTTL %b", keys->element[i]->str, keys->element[i]->len);
+                for (const char *cmd : perKey) {
+                    const char *argv[] = {cmd, keys->element[i]->str};
+                    const size_t argl[] = {strlen(cmd), keys->element[i]->len};
+                    redisAppendCommandArgv(c, 2, argv, argl);
+                }
+                if (memory) {
+                    const char *argv[] = {"MEMORY", "USAGE", keys->element[i]->str};
+                    const size_t argl[] = {6, 5, keys->element[i]->len};
+                    redisAppendCommandArgv(c, 3, argv, argl);
+                }
             }
-            for (size_t i = 0; i < keys->elements * 2; ++i) {
+            for (size_t i = 0; i < keys->elements * (perKey.size() + (memory ? 1 : 0)); ++i) {
                 void *r = nullptr;
                 if (redisGetReply(c, &r) != REDIS_OK) {
                     std::fprintf(stderr, "reference: pipeline failed\n");
@@ -195,9 +208,9 @@ int main(int argc, char **argv)
     }
     const bool details = !parser.isSet(namesOpt);
     const double rssBefore = rssMb();
-    const ReferenceResult ref1 = referenceScan(profile.host, profile.port, details);
+    const ReferenceResult ref1 = referenceScan(profile.host, profile.port, details, parser.isSet(memoryOpt));
     const LensResult lens = lensScan(profile, details, parser.isSet(memoryOpt));
-    const ReferenceResult ref2 = referenceScan(profile.host, profile.port, details);
+    const ReferenceResult ref2 = referenceScan(profile.host, profile.port, details, parser.isSet(memoryOpt));
     if (!lens.error.isEmpty()) {
         std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(lens.error));
         return 1;

@@ -3,6 +3,7 @@
 #include "respcodec.h"
 
 #include <QFile>
+#include <QRandomGenerator>
 #include <QTest>
 
 #include <hiredis/hiredis.h>
@@ -261,6 +262,31 @@ private Q_SLOTS:
         QFETCH(QList<QList<QByteArray>>, commands);
         QFETCH(QByteArray, wire);
         QCOMPARE(resp::formatCommands(commands), wire);
+        QCOMPARE(resp::formatWithHiredis(commands), wire);
+    }
+
+    void formatMatchesHiredis()
+    {
+        // Random pipelines of random binary arguments (empty ones, NUL bytes, lengths that
+        // cross digit boundaries) format exactly as hiredis formats them.
+        QRandomGenerator rng(20261129);
+        for (int round = 0; round < 200; ++round) {
+            QList<QList<QByteArray>> commands;
+            const int n = int(rng.bounded(1, 20));
+            for (int c = 0; c < n; ++c) {
+                QList<QByteArray> argv;
+                const int argc = int(rng.bounded(1, 12));
+                for (int a = 0; a < argc; ++a) {
+                    static const int lengths[] = {0, 1, 9, 10, 99, 100, 999, 1000, 10000};
+                    QByteArray arg(lengths[rng.bounded(9)], Qt::Uninitialized);
+                    for (char &ch : arg)
+                        ch = char(rng.bounded(256));
+                    argv.append(arg);
+                }
+                commands.append(argv);
+            }
+            QCOMPARE(resp::formatCommands(commands), resp::formatWithHiredis(commands));
+        }
     }
 
     void formatBigArgument()
