@@ -12,6 +12,18 @@ Transport::~Transport() = default;
 
 namespace {
 
+qint64 readAvailable(QIODevice *device, QByteArray &into)
+{
+    const qint64 n = device->bytesAvailable();
+    if (n <= 0)
+        return 0;
+    const qsizetype old = into.size();
+    into.resize(old + n);
+    const qint64 got = device->read(into.data() + old, n);
+    into.resize(old + qMax<qint64>(got, 0));
+    return got;
+}
+
 // TCP and TLS: QSslSocket works with every hiredis version, since hiredis only formats and parses.
 class TcpTransport final : public Transport
 {
@@ -68,17 +80,7 @@ public:
     void abort() override { m_socket->abort(); }
     bool isOpen() const override { return m_socket->state() == QAbstractSocket::ConnectedState; }
     void write(const QByteArray &bytes) override { m_socket->write(bytes); }
-    qint64 readInto(QByteArray &into) override
-    {
-        const qint64 n = m_socket->bytesAvailable();
-        if (n <= 0)
-            return 0;
-        const qsizetype old = into.size();
-        into.resize(old + n);
-        const qint64 got = m_socket->read(into.data() + old, n);
-        into.resize(old + qMax<qint64>(got, 0));
-        return got;
-    }
+    qint64 readInto(QByteArray &into) override { return readAvailable(m_socket, into); }
 
 private:
     QString m_host;
@@ -118,17 +120,7 @@ public:
     void abort() override { m_socket->abort(); }
     bool isOpen() const override { return m_socket->state() == QLocalSocket::ConnectedState; }
     void write(const QByteArray &bytes) override { m_socket->write(bytes); }
-    qint64 readInto(QByteArray &into) override
-    {
-        const qint64 n = m_socket->bytesAvailable();
-        if (n <= 0)
-            return 0;
-        const qsizetype old = into.size();
-        into.resize(old + n);
-        const qint64 got = m_socket->read(into.data() + old, n);
-        into.resize(old + qMax<qint64>(got, 0));
-        return got;
-    }
+    qint64 readInto(QByteArray &into) override { return readAvailable(m_socket, into); }
 
 private:
     QString m_path;

@@ -2,6 +2,7 @@
 #include "demo.h"
 #include "respcodec.h"
 #include "scriptlibrary.h"
+#include "testserver.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -51,49 +52,7 @@ bool processAlive(qint64 pid)
 }
 
 // Blocking checks over a socket of their own, so they do not depend on the engine the demo uses.
-class Raw
-{
-public:
-    explicit Raw(quint16 port) { m_socket.connectToHost(QHostAddress::LocalHost, port); }
-
-    QList<RedisValue> pipeline(const QList<QList<QByteArray>> &commands)
-    {
-        QList<RedisValue> out;
-        if (m_socket.state() != QAbstractSocket::ConnectedState && !m_socket.waitForConnected(3000))
-            return out;
-        m_socket.write(resp::formatCommands(commands));
-        QByteArray buffer;
-        while (m_socket.waitForReadyRead(10000) || m_socket.bytesAvailable() > 0) {
-            buffer += m_socket.readAll();
-            out.clear();
-            if (resp::parseAll(buffer, &out) && out.size() >= commands.size())
-                break;
-        }
-        return out;
-    }
-    RedisValue command(const QList<QByteArray> &argv)
-    {
-        const QList<RedisValue> r = pipeline({argv});
-        return r.isEmpty() ? RedisValue() : r.first();
-    }
-    QList<QByteArray> scan(const QByteArray &match)
-    {
-        QList<QByteArray> keys;
-        QByteArray cursor = "0";
-        do {
-            const RedisValue r = command({"SCAN", cursor, "MATCH", match, "COUNT", "1000"});
-            if (!r.isArray() || r.size() != 2)
-                break;
-            cursor = r.at(0).bytes();
-            for (const RedisValue &k : r.at(1).elements())
-                keys.append(k.bytes());
-        } while (cursor != "0");
-        return keys;
-    }
-
-private:
-    QTcpSocket m_socket;
-};
+using Raw = RawConnection;
 
 int crashChild(int argc, char **argv)
 {

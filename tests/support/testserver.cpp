@@ -32,31 +32,47 @@ ConnectionProfile TestServer::profile() const
     return p;
 }
 
-QList<RedisValue> TestServer::pipeline(const QList<QList<QByteArray>> &commands)
+RawConnection::RawConnection(quint16 port)
+    : m_port(port)
 {
-    QTcpSocket socket;
-    socket.connectToHost(QHostAddress::LocalHost, m_server->port());
+}
+
+RawConnection::~RawConnection() = default;
+
+QList<RedisValue> RawConnection::pipeline(const QList<QList<QByteArray>> &commands, int timeoutMs)
+{
     QList<RedisValue> out;
-    if (!socket.waitForConnected(3000))
-        return out;
-    socket.write(resp::formatCommands(commands));
-    QByteArray buffer;
-    while (socket.waitForReadyRead(30000) || socket.bytesAvailable() > 0) {
-        buffer += socket.readAll();
-        out.clear();
-        if (resp::parseAll(buffer, &out) && out.size() >= commands.size())
+    if (!m_socket || m_socket->state() != QAbstractSocket::ConnectedState) {
+        m_socket = std::make_unique<QTcpSocket>();
+        m_socket->connectToHost(QHostAddress::LocalHost, m_port);
+        if (!m_socket->waitForConnected(3000))
+            return out;
+    }
+    m_socket->write(resp::formatCommands(commands));
+    resp::ReplyReader reader;
+    RedisValue value;
+    while (out.size() < commands.size()) {
+        if (m_socket->bytesAvailable() == 0 && !m_socket->waitForReadyRead(timeoutMs))
+            break;
+        const QByteArray chunk = m_socket->readAll();
+        if (!reader.feed(chunk.constData(), chunk.size()))
+            break;
+        resp::ReplyReader::Result r;
+        while ((r = reader.next(&value)) == resp::ReplyReader::Result::Reply)
+            out.append(std::move(value));
+        if (r == resp::ReplyReader::Result::Error)
             break;
     }
     return out;
 }
 
-RedisValue TestServer::command(const QList<QByteArray> &argv)
+RedisValue RawConnection::command(const QList<QByteArray> &argv)
 {
     const QList<RedisValue> r = pipeline({argv});
     return r.isEmpty() ? RedisValue() : r.first();
 }
 
-QList<QByteArray> TestServer::allKeys(const QByteArray &match)
+QList<QByteArray> RawConnection::scan(const QByteArray &match)
 {
     QList<QByteArray> keys;
     QByteArray cursor = "0";
@@ -72,6 +88,21 @@ QList<QByteArray> TestServer::allKeys(const QByteArray &match)
             keys.append(k.bytes());
     } while (cursor != "0");
     return keys;
+}
+
+QList<RedisValue> TestServer::pipeline(const QList<QList<QByteArray>> &commands)
+{
+    return RawConnection(m_server->port()).pipeline(commands);
+}
+
+RedisValue TestServer::command(const QList<QByteArray> &argv)
+{
+    return RawConnection(m_server->port()).command(argv);
+}
+
+QList<QByteArray> TestServer::allKeys(const QByteArray &match)
+{
+    return RawConnection(m_server->port()).scan(match);
 }
 
 void TestServer::flushAll()

@@ -7,6 +7,26 @@
 #include <QList>
 #include <memory>
 
+class QTcpSocket;
+
+// A plain socket that speaks RESP, for set-up and checks. It never goes through RedisLens's
+// engine, so a check does not depend on the code it checks. Reconnects when needed.
+class RawConnection
+{
+public:
+    explicit RawConnection(quint16 port);
+    ~RawConnection();
+
+    QList<RedisValue> pipeline(const QList<QList<QByteArray>> &commands, int timeoutMs = 30000);
+    RedisValue command(const QList<QByteArray> &argv);
+    // All keys matching 'match' (empty: all) via a plain SCAN loop, COUNT 1000.
+    QList<QByteArray> scan(const QByteArray &match = {});
+
+private:
+    quint16 m_port;
+    std::unique_ptr<QTcpSocket> m_socket;
+};
+
 // A real redis-server for one test class: started on a free loopback port in a temporary
 // directory (no persistence, DEBUG allowed), stopped at the end.
 class TestServer
@@ -20,8 +40,7 @@ public:
     quint16 port() const { return m_server->port(); }
     ConnectionProfile profile() const;
 
-    // Blocking helpers for test set-up and checks. They use a raw socket of their own and never
-    // go through RedisLens's engine, so a check does not depend on the code it checks.
+    // Blocking helpers for test set-up and checks, each on a fresh RawConnection.
     RedisValue command(const QList<QByteArray> &argv);
     QList<RedisValue> pipeline(const QList<QList<QByteArray>> &commands);
     // All keys via a plain SCAN loop (COUNT 1000).
