@@ -3,6 +3,7 @@
 // a real server.
 #include "testserver.h"
 
+#include <QDir>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
@@ -36,6 +37,37 @@ Run runApp(const QStringList &args, int timeoutMs = 90000, const QProcessEnviron
     return r;
 }
 
+// redis-server processes started by LocalServer (their --dir is a redislens-server-* temp
+// directory) whose parent is gone: a server the app failed to take down with it.
+QSet<qint64> orphanedLocalServers()
+{
+    QSet<qint64> found;
+    const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &pid : pids) {
+        bool ok = false;
+        const qint64 n = pid.toLongLong(&ok);
+        if (!ok)
+            continue;
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        if (!cmdline.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray args = cmdline.readAll();
+        if (!args.contains("redis-server") || !args.contains("redislens-server-"))
+            continue;
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = stat.readAll();
+        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        // fields: state, ppid, ...; a zombie has already exited.
+        if (fields.size() > 1 && fields.at(0) != "Z" && !QFile::exists(QStringLiteral("/proc/%1").arg(QString::fromLatin1(fields.at(1)))))
+            found.insert(n);
+        else if (fields.size() > 1 && fields.at(1) == "1" && fields.at(0) != "Z")
+            found.insert(n);
+    }
+    return found;
+}
+
 // Distinct colours in a region: a blank or half-painted window has very few.
 int distinctColours(const QImage &image, const QRect &region)
 {
@@ -58,6 +90,7 @@ private Q_SLOTS:
     void helpAndVersion();
     void screenshotOfScannedTree();
     void screenshotOfValuePanel();
+    void demoScreenshotLeavesNoServer();
     void deadServerFailsClearly();
     void wrongPasswordFailsClearly();
 
@@ -135,6 +168,17 @@ void TestCli::screenshotOfValuePanel()
     QImage image(file);
     QVERIFY(!image.isNull());
     QVERIFY(distinctColours(image, QRect(image.width() / 2, 60, image.width() / 2 - 1, image.height() / 4)) > 10);
+}
+
+void TestCli::demoScreenshotLeavesNoServer()
+{
+    const QSet<qint64> before = orphanedLocalServers();
+    const QString file = m_dir.filePath(QStringLiteral("demo.png"));
+    const Run r = runApp({QStringLiteral("--demo"), QStringLiteral("--screenshot"), file});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(!QImage(file).isNull());
+    // The server goes down with the app: no new orphan appears.
+    QTRY_VERIFY_WITH_TIMEOUT((orphanedLocalServers() - before).isEmpty(), 5000);
 }
 
 void TestCli::deadServerFailsClearly()
