@@ -340,7 +340,7 @@ void TestValuePaging::hintWrongStillOpens()
 void TestValuePaging::awkwardKeyNames()
 {
     // Names that only survive as bytes: NUL, invalid UTF-8, a newline, 64 KB of length.
-    const QByteArray nulName("bin:\x00\xff\nkey", 12);
+    const QByteArray nulName("bin:\x00\xff\nkey", 10);
     const QByteArray longName = "long:" + QByteArray(64 * 1024, 'k');
     m_server.pipeline({{"HSET", nulName, "f", "v"}, {"RPUSH", longName, "a", "b"}, {"SET", QByteArray(""), "empty name"}});
 
