@@ -76,6 +76,20 @@ private:
         return p;
     }
 
+    // One connection to one database, a scanner on it, and what the scanner delivers.
+    struct Rig
+    {
+        Rig(const TestServer &server, int db)
+            : client(profileFor(server, db))
+        {
+            client.connectToServer();
+            collect(scanner, c);
+        }
+        RedisClient client;
+        KeyScanner scanner{&client};
+        Collected c;
+    };
+
     static QSet<QByteArray> toSet(const QList<QByteArray> &list) { return QSet<QByteArray>(list.begin(), list.end()); }
 
     static QString describe(const QSet<QByteArray> &s)
@@ -357,12 +371,9 @@ private Q_SLOTS:
     {
         const int db = 4;
         populate(db, 10000, "del");
-        RedisClient client(profileFor(m_server, db));
-        client.connectToServer();
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.initialCount = 50;
         o.maxCount = 50;
@@ -413,12 +424,9 @@ private Q_SLOTS:
             populate(db, 100000, "gone");
             const QSet<QByteArray> all = toSet(rawScan(db));
             QCOMPARE(all.size(), 100000);
-            RedisClient client(profileFor(m_server, db));
-            client.connectToServer();
+            Rig rig(m_server, db);
+            auto &[client, scanner, c] = rig;
             QVERIFY(waitForReady(client));
-            KeyScanner scanner(&client);
-            Collected c;
-            collect(scanner, c);
             QTcpSocket deleter;
             deleter.connectToHost(QHostAddress::LocalHost, m_server.port());
             QVERIFY(deleter.waitForConnected(3000));
@@ -458,12 +466,9 @@ private Q_SLOTS:
         const int db = 6;
         populate(db, 10000, "orig");
         const QSet<QByteArray> original = toSet(rawScan(db));
-        RedisClient client(profileFor(m_server, db));
-        client.connectToServer();
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.details = false; // SCAN alone; ~100 steps before the growth, ~300 after
         o.initialCount = 100;
@@ -495,12 +500,9 @@ private Q_SLOTS:
     {
         const int db = 7;
         populate(db, 5000, "pr");
-        RedisClient client(profileFor(m_server, db));
-        client.connectToServer();
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.maxCommandsPerSecond = 4000; // steps of 200 keys, one every ~100 ms
         scanner.start(o);
@@ -533,12 +535,9 @@ private Q_SLOTS:
     void cancelStopsBatches()
     {
         const int db = 7;
-        RedisClient client(profileFor(m_server, db));
-        client.connectToServer();
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.maxCommandsPerSecond = 2000;
         const quint64 gen = scanner.start(o);
@@ -661,12 +660,9 @@ private Q_SLOTS:
         const int db = 8;
         populate(db, 6000, "kill");
         const QSet<QByteArray> all = toSet(rawScan(db));
-        RedisClient client(profileFor(m_server, db));
-        client.connectToServer();
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.maxCommandsPerSecond = 3000;
         scanner.start(o);
