@@ -403,7 +403,9 @@ private Q_SLOTS:
         const qint64 waited = took.elapsed();
         QCOMPARE(r.error.kind, RedisError::Kind::Timeout);
         QVERIFY2(r.error.message.contains(QLatin1String("500 ms")), qPrintable(r.error.message));
-        QVERIFY2(waited >= 450 && waited < 1200, qPrintable(QString::number(waited)));
+        // Before the 2 s sleep ends: the client gave up at its own timeout (with room for a
+        // loaded machine), it did not wait for the server.
+        QVERIFY2(waited >= 450 && waited < 1900, qPrintable(QString::number(waited)));
 
         // The connection is dropped (a late reply would be out of step) and comes back by itself
         // once the server wakes up; it then answers the right request.
@@ -413,7 +415,9 @@ private Q_SLOTS:
         QVERIFY2(after.ok(), qPrintable(after.error.message));
         QCOMPARE(after.value(), RedisValue::bulk("timeout"));
         ticker.stop();
-        QVERIFY2(maxGap < 100, qPrintable(QStringLiteral("GUI thread stalled for %1 ms").arg(maxGap)));
+        // A GUI thread that waited on the socket would stall for the 500 ms timeout at least;
+        // scheduling noise on a loaded 2-core machine stays well below that.
+        QVERIFY2(maxGap < 400, qPrintable(QStringLiteral("GUI thread stalled for %1 ms").arg(maxGap)));
     }
 
     void serverKilledAndRestarted()
