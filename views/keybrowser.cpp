@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -96,8 +97,11 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     connect(m_cancelButton, &QPushButton::clicked, this, &KeyBrowser::cancelScan);
     connect(m_openKey, &QLineEdit::returnPressed, this, &KeyBrowser::openTypedKey);
     connect(openButton, &QPushButton::clicked, this, &KeyBrowser::openTypedKey);
-    connect(m_view, &QTreeView::activated, this, &KeyBrowser::onActivated);
-    connect(m_view, &QTreeView::clicked, this, &KeyBrowser::onActivated);
+    // A key opens when it becomes current (click or arrow keys): one signal per change, so a
+    // double-click does not ask the server twice. Load-more rows act on click or Enter.
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &KeyBrowser::onCurrentChanged);
+    connect(m_view, &QTreeView::clicked, this, &KeyBrowser::onLoadMore);
+    connect(m_view, &QTreeView::activated, this, &KeyBrowser::onLoadMore);
     connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
     connect(m_feed, &ScanFeed::progressChanged, this, &KeyBrowser::onProgress);
     connect(m_feed, &ScanFeed::completed, this, &KeyBrowser::onCompleted);
@@ -213,19 +217,17 @@ void KeyBrowser::onCompleted(const ScanProgress &p)
     Q_EMIT scanCompleted(p);
 }
 
-void KeyBrowser::onActivated(const QModelIndex &index)
+void KeyBrowser::onCurrentChanged(const QModelIndex &index)
 {
-    switch (m_model->kindOf(index)) {
-    case KeyTreeModel::NodeKind::Key:
-        Q_EMIT keyActivated(m_model->keyAt(index),
-                            KeyType(m_model->data(index, KeyTreeModel::KeyTypeRole).toInt()));
-        break;
-    case KeyTreeModel::NodeKind::LoadMore:
+    if (m_selecting || !index.isValid() || m_model->kindOf(index) != KeyTreeModel::NodeKind::Key)
+        return;
+    Q_EMIT keyActivated(m_model->keyAt(index), KeyType(m_model->data(index, KeyTreeModel::KeyTypeRole).toInt()));
+}
+
+void KeyBrowser::onLoadMore(const QModelIndex &index)
+{
+    if (index.isValid() && m_model->kindOf(index) == KeyTreeModel::NodeKind::LoadMore)
         m_model->loadMore(index);
-        break;
-    case KeyTreeModel::NodeKind::Folder:
-        break;
-    }
 }
 
 void KeyBrowser::openTypedKey()
@@ -253,7 +255,10 @@ bool KeyBrowser::selectKey(const QByteArray &key)
     const QModelIndex index = m_model->indexForKey(key);
     if (!index.isValid())
         return false;
+    // Selecting to show a key the caller is opening anyway: do not open it a second time.
+    m_selecting = true;
     m_view->setCurrentIndex(index);
+    m_selecting = false;
     m_view->scrollTo(index);
     return true;
 }

@@ -39,7 +39,7 @@ public:
     void setSeparator(const QByteArray &separator);
     // The key currently selected, if a key row is selected.
     QByteArray selectedKey() const;
-    // Selects and reveals a key that is shown in the tree.
+    // Selects and reveals a key that is shown in the tree, without opening it.
     bool selectKey(const QByteArray &key);
 
 public Q_SLOTS:
@@ -59,7 +59,8 @@ Q_SIGNALS:
 private:
     void onProgress(const ScanProgress &progress);
     void onCompleted(const ScanProgress &progress);
-    void onActivated(const QModelIndex &index);
+    void onCurrentChanged(const QModelIndex &index);
+    void onLoadMore(const QModelIndex &index);
     void showContextMenu(const QPoint &pos);
     void updateButtons();
 
@@ -80,4 +81,5 @@ private:
     QTimer *m_ttlTimer = nullptr;
     int m_scanRate = 0;
     bool m_showMemory = false;
+    bool m_selecting = false; // selectKey() is moving the current row
 };

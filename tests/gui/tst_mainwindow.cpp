@@ -29,6 +29,7 @@ private Q_SLOTS:
     void initTestCase();
     void init();
     void scanFillsTreeAndOpensKeys();
+    void doubleClickOpensOnce();
     void openByTypedName();
     void deleteExactBytes();
     void renameExactBytes();
@@ -104,6 +105,35 @@ void TestMainWindow::scanFillsTreeAndOpensKeys()
     QVERIFY(opened.wait(5000));
     QCOMPARE(w->valueView()->currentKey(), kNul);
     QCOMPARE(w->currentPanel(), QStringLiteral("value"));
+}
+
+void TestMainWindow::doubleClickOpensOnce()
+{
+    auto w = makeWindow();
+    QVERIFY(waitForScan(*w));
+    QTreeView *tree = w->keyBrowser()->view();
+    const QModelIndex key = w->keyBrowser()->model()->indexForKey("session:abc");
+    QVERIFY(key.isValid());
+    tree->scrollTo(key);
+    // Count on the server: a superseded open never reaches keyOpened, but it is still sent.
+    auto hscanCalls = [this] {
+        const QByteArray info = m_server.command({"INFO", "commandstats"}).bytes();
+        const qsizetype at = info.indexOf("cmdstat_hscan:calls=");
+        return at < 0 ? 0 : info.mid(at + 20, info.indexOf(',', at) - at - 20).toInt();
+    };
+    const int before = hscanCalls();
+    QSignalSpy opened(w->valueView(), &ValueView::keyOpened);
+    const QPoint at = tree->visualRect(key).center();
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, at);
+    QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, at);
+    QVERIFY(opened.wait(5000));
+    // Replies come in order on one connection: once a later PING is answered, a second open
+    // of the key would have been answered too.
+    QVERIFY(waitForReply(*w->client(), {{"PING"}}).ok());
+    QCoreApplication::processEvents();
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(hscanCalls() - before, 1);
+    QCOMPARE(w->valueView()->currentKey(), QByteArray("session:abc"));
 }
 
 void TestMainWindow::openByTypedName()
