@@ -135,7 +135,6 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         p.username = parser.value(user);
     if (parser.isSet(pass)) {
         p.password = parser.value(pass);
-        cl.passwordOnCommandLine = true;
         cl.warnings << QStringLiteral("Warning: using a password with '-a' on the command line may not be safe; "
                                       "prefer REDISCLI_AUTH or --askpass.");
     }

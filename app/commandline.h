@@ -17,7 +17,6 @@ struct CommandLine
     bool connectGiven = false; // any of -h -p -s or a URI
     bool demo = false;
     bool askPass = false;
-    bool passwordOnCommandLine = false;
     QString screenshot; // write a PNG and exit
     QString panel = QStringLiteral("keys");
     QString openKey; // escaped key name to open once connected

@@ -74,9 +74,9 @@ int main(int argc, char **argv)
     QApplication::setApplicationDisplayName(QStringLiteral("RedisLens"));
     Settings settings;
     if (!cl.separator.isEmpty())
-        settings.setSeparator(cl.separator);
+        settings.overrideSeparator(cl.separator);
     if (cl.scanRate >= 0)
-        settings.setScanRate(cl.scanRate);
+        settings.overrideScanRate(cl.scanRate);
 
     std::unique_ptr<Demo> demo;
     ConnectionProfile profile = cl.profile;
@@ -88,8 +88,6 @@ int main(int argc, char **argv)
         }
         profile = demo->profile();
         profile.name = QStringLiteral("demo");
-    } else if (cl.connectGiven) {
-        settings.setLastUri(profile.toUri());
     }
     if (cl.askPass) {
         bool ok = false;
@@ -104,7 +102,7 @@ int main(int argc, char **argv)
     MainWindow window(profile, &settings);
     if (demo)
         window.attachDemo(demo.get());
-    if (!openKey.isEmpty())
+    if (!cl.openKey.isEmpty()) // an empty name is a key too: '--open ""'
         window.openKeyWhenReady(openKey);
     int exitCode = 0;
     if (!cl.screenshot.isEmpty()) {

@@ -19,12 +19,16 @@ Settings::~Settings()
 
 QByteArray Settings::separator() const
 {
+    if (m_separatorOverride)
+        return *m_separatorOverride;
     return m_settings->value(QStringLiteral("browser/separator"), QByteArray(":")).toByteArray();
 }
 
 void Settings::setSeparator(const QByteArray &separator)
 {
-    if (separator == this->separator())
+    const bool changed = separator != this->separator();
+    m_separatorOverride.reset();
+    if (!changed)
         return;
     m_settings->setValue(QStringLiteral("browser/separator"), separator);
     Q_EMIT separatorChanged(separator);
@@ -32,12 +36,16 @@ void Settings::setSeparator(const QByteArray &separator)
 
 int Settings::scanRate() const
 {
+    if (m_scanRateOverride)
+        return *m_scanRateOverride;
     return m_settings->value(QStringLiteral("browser/scanRate"), kDefaultScanRate).toInt();
 }
 
 void Settings::setScanRate(int commandsPerSecond)
 {
-    if (commandsPerSecond == scanRate())
+    const bool changed = commandsPerSecond != scanRate();
+    m_scanRateOverride.reset();
+    if (!changed)
         return;
     m_settings->setValue(QStringLiteral("browser/scanRate"), commandsPerSecond);
     Q_EMIT scanRateChanged(commandsPerSecond);
@@ -59,16 +67,6 @@ void Settings::setShowMemory(bool on)
 int Settings::childLimit() const
 {
     return m_settings->value(QStringLiteral("browser/childLimit"), 1000).toInt();
-}
-
-QString Settings::lastUri() const
-{
-    return m_settings->value(QStringLiteral("connection/lastUri")).toString();
-}
-
-void Settings::setLastUri(const QString &uri)
-{
-    m_settings->setValue(QStringLiteral("connection/lastUri"), uri);
 }
 
 QByteArray Settings::windowGeometry() const

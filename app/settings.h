@@ -4,6 +4,7 @@
 #include <QByteArray>
 #include <QObject>
 #include <QString>
+#include <optional>
 
 class QSettings;
 
@@ -16,6 +17,11 @@ public:
     explicit Settings(QObject *parent = nullptr);
     ~Settings() override;
 
+    // Values from the command line: they win for this run and are never written to disk.
+    // Changing the same setting in the window replaces the override and is saved as usual.
+    void overrideSeparator(const QByteArray &separator) { m_separatorOverride = separator; }
+    void overrideScanRate(int commandsPerSecond) { m_scanRateOverride = commandsPerSecond; }
+
     QByteArray separator() const;
     void setSeparator(const QByteArray &separator);
     // SCAN pacing ceiling, commands per second (0: none).
@@ -24,9 +30,6 @@ public:
     bool showMemory() const;
     void setShowMemory(bool on);
     int childLimit() const;
-    // The last server connected to, as a URI without password.
-    QString lastUri() const;
-    void setLastUri(const QString &uri);
     QByteArray windowGeometry() const;
     QByteArray windowState() const;
     void setWindowGeometry(const QByteArray &geometry, const QByteArray &state);
@@ -38,4 +41,6 @@ Q_SIGNALS:
 
 private:
     QSettings *m_settings;
+    std::optional<QByteArray> m_separatorOverride;
+    std::optional<int> m_scanRateOverride;
 };
