@@ -53,6 +53,7 @@ public:
     // Makes room for this many keys at once, so that growing the index never rehashes a
     // million entries in one go on the GUI thread.
     void reserve(quint64 keys);
+    qsizetype reservedKeys() const { return m_index.capacity(); }
     // Queues a scan batch; it is applied in slices from the event loop.
     void appendBatch(const ScanBatch &batch);
     // Applies queued work now, ignoring the time budget (headless use and tests).

@@ -8,7 +8,9 @@ ScanFeed::ScanFeed(KeyScanner *scanner, KeyTreeModel *model, QObject *parent)
 {
     connect(scanner, &KeyScanner::batchAvailable, model, &KeyTreeModel::appendBatch);
     connect(scanner, &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
-        if (!m_scanning) {
+        // A new scan (also one started while the previous was running) reserves again: the
+        // model was cleared, and clearing gives up the capacity.
+        if (!m_scanning || p.generation != m_progress.generation) {
             m_scanning = true;
             m_reserved = false;
         }

@@ -16,9 +16,6 @@ class ScanFeed : public QObject
 public:
     ScanFeed(KeyScanner *scanner, KeyTreeModel *model, QObject *parent = nullptr);
 
-    bool isScanning() const { return m_scanning; }
-    const ScanProgress &lastProgress() const { return m_progress; }
-
 Q_SIGNALS:
     void progressChanged(const ScanProgress &progress);
     void completed(const ScanProgress &progress);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "keytreemodel.h"
+#include "redisclient.h"
+#include "scanfeed.h"
 
 #include <QAbstractItemModelTester>
 #include <QSet>
@@ -64,6 +66,7 @@ private Q_SLOTS:
     void separatorChangeRebuilds();
     void slicedApplication();
     void deepNamesAreBounded();
+    void rescanReservesAgain();
 };
 
 void TestKeyTreeModel::namespaces_data()
@@ -276,6 +279,27 @@ void TestKeyTreeModel::deepNamesAreBounded()
     QList<QByteArray> all;
     collectKeys(model, {}, &all);
     QCOMPARE(all, QList<QByteArray>{deep});
+}
+
+void TestKeyTreeModel::rescanReservesAgain()
+{
+    // The scanner's signals are driven by hand: this is about ScanFeed's bookkeeping.
+    RedisClient client(ConnectionProfile{});
+    KeyScanner scanner(&client);
+    KeyTreeModel model;
+    ScanFeed feed(&scanner, &model);
+    ScanProgress p;
+    p.generation = 1;
+    p.dbsize = 200000;
+    Q_EMIT scanner.progressChanged(p);
+    QVERIFY(model.reservedKeys() >= 200000);
+    // Rescan while the first scan runs: the model is cleared (and gives up its capacity),
+    // and the new generation must reserve again although no finished() came in between.
+    model.clear();
+    QVERIFY(model.reservedKeys() < 200000);
+    p.generation = 2;
+    Q_EMIT scanner.progressChanged(p);
+    QVERIFY(model.reservedKeys() >= 200000);
 }
 
 QTEST_GUILESS_MAIN(TestKeyTreeModel)
