@@ -432,7 +432,7 @@ void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool co
         ScannedKey k;
         k.name = to;
         k.type = keyTypeFromReply(r.value(1).bytes());
-        k.pttlMs = r.value(2).toInteger();
+        k.pttlMs = ttl::fromReply(r.value(2));
         m_browser->model()->upsertKey(k, QDateTime::currentMSecsSinceEpoch());
         if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == from)
             m_valueView->openKey(to, k.type);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "format.h"
 
+#include "ttl.h"
+
 #include <limits>
 
 namespace format {
@@ -51,7 +53,7 @@ QString duration(qint64 ms)
 
 QString ttl(qint64 expireAtMs, qint64 nowMs)
 {
-    if (expireAtMs == std::numeric_limits<qint64>::min())
+    if (expireAtMs == ttl::kUnknown)
         return {};
     if (expireAtMs < 0)
         return QStringLiteral("no TTL");

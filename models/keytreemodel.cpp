@@ -11,7 +11,6 @@
 #include <limits>
 
 namespace {
-constexpr qint64 kUnknownExpiry = std::numeric_limits<qint64>::min();
 enum Tag : quintptr { FolderTag = 0, KeyTag = 1, LoadMoreTag = 2 };
 constexpr quintptr makeId(quint32 index, Tag tag) { return (quintptr(index) << 2) | tag; }
 constexpr Tag tagOf(quintptr id) { return Tag(id & 3); }
@@ -182,9 +181,7 @@ void KeyTreeModel::upsertKey(const ScannedKey &key, qint64 capturedAtMs)
 
 void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
 {
-    qint64 expireAt = kUnknownExpiry;
-    if (key.type != KeyType::Unknown)
-        expireAt = key.pttlMs >= 0 ? capturedAtMs + key.pttlMs : -1;
+    const qint64 expireAt = ttl::expireAt(key.pttlMs, capturedAtMs);
 
     const auto found = m_index.constFind(key.name);
     if (found != m_index.constEnd()) {

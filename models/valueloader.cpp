@@ -279,7 +279,7 @@ void ValueLoader::onOpenReply(const RedisReply &reply, KeyType asked, int attemp
     info.typeName = typeReply.bytes();
     info.fetchedAtMs = QDateTime::currentMSecsSinceEpoch();
     const RedisValue &pttl = reply.value(kPttlAt);
-    info.pttlMs = integerOr(pttl, KeyInfo::kTtlUnknown);
+    info.pttlMs = ttl::fromReply(pttl);
     const RedisValue &encoding = reply.value(kEncodingAt);
     if (encoding.isString())
         info.encoding = encoding.bytes();

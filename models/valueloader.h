@@ -3,6 +3,7 @@
 
 #include "keytype.h"
 #include "redisworker.h"
+#include "ttl.h"
 #include "valuemodel.h"
 
 #include <QByteArray>
@@ -23,14 +24,13 @@ struct KeyInfo
     KeyType type = KeyType::Unknown;
     QByteArray typeName; // as TYPE answered (module types have their own names)
     QByteArray encoding; // OBJECT ENCODING; empty when not allowed
-    static constexpr qint64 kTtlUnknown = std::numeric_limits<qint64>::min();
-    qint64 pttlMs = kTtlUnknown; // PTTL when fetched: -1 no TTL; kTtlUnknown when not allowed
+    static constexpr qint64 kTtlUnknown = ttl::kUnknown;
+    qint64 pttlMs = kTtlUnknown; // PTTL when fetched (see ttl.h)
     qint64 fetchedAtMs = 0; // wall clock (ms since epoch) when PTTL arrived
     qint64 size = -1; // STRLEN/HLEN/LLEN/SCARD/ZCARD/XLEN; -1 unknown
 
-    // Absolute expiry in ms since epoch: -1 without TTL, kTtlUnknown when unknown (the
-    // convention of format::ttl()).
-    qint64 expireAtMs() const { return pttlMs >= 0 ? fetchedAtMs + pttlMs : pttlMs == -1 ? -1 : kTtlUnknown; }
+    // Absolute expiry in ms since epoch (see ttl.h).
+    qint64 expireAtMs() const { return ttl::expireAt(pttlMs, fetchedAtMs); }
 };
 Q_DECLARE_METATYPE(KeyInfo)
 

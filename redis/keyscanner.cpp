@@ -222,7 +222,7 @@ void ScanJob::onDetails(const QList<QByteArray> &keys, const QByteArray &cursorA
         ScannedKey k;
         k.name = keys.at(i);
         k.type = type.isError() ? KeyType::Unknown : keyTypeFromReply(type.bytes());
-        k.pttlMs = pttl.isInteger() ? pttl.toInteger() : -1;
+        k.pttlMs = ttl::fromReply(pttl);
         // Deleted (or expired) between SCAN and TYPE: not part of the keyspace any more.
         if (k.type == KeyType::None || k.pttlMs == -2) {
             ++m_vanished;

@@ -3,6 +3,7 @@
 
 #include "keytype.h"
 #include "rediserror.h"
+#include "ttl.h"
 
 #include <QList>
 #include <QMetaType>
@@ -15,7 +16,7 @@ class ScanJob;
 struct ScannedKey
 {
     QByteArray name;
-    qint64 pttlMs = -1; // -1 no TTL; unknown when the scan is names-only
+    qint64 pttlMs = ttl::kUnknown; // see ttl.h; unknown in a names-only scan
     qint64 memoryBytes = -1; // -1 unknown
     KeyType type = KeyType::Unknown;
 };

@@ -329,9 +329,34 @@ private Q_SLOTS:
         QCOMPARE(c.finished->returned, quint64(c.keys.size()));
         for (const ScannedKey &k : std::as_const(c.keys)) {
             QCOMPARE(k.type, KeyType::Unknown);
-            QCOMPARE(k.pttlMs, qint64(-1));
+            QCOMPARE(k.pttlMs, ttl::kUnknown); // never asked: not "no TTL"
             QCOMPARE(k.memoryBytes, qint64(-1));
         }
+    }
+
+    void deniedPttlIsUnknownNotNoTtl()
+    {
+        // A user that may not run PTTL still gets a tree, but its TTLs are unknown; a
+        // NOPERM reply must not turn into "no TTL".
+        m_server.command({"ACL", "SETUSER", "nopttl", "on", ">pw", "~*", "+@all", "-pttl"});
+        ConnectionProfile p = m_server.profile();
+        p.username = QStringLiteral("nopttl");
+        p.password = QStringLiteral("pw");
+        RedisClient client(p);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        KeyScanner scanner(&client);
+        Collected c;
+        collect(scanner, c);
+        scanner.start(ScanOptions{});
+        QTRY_VERIFY_WITH_TIMEOUT(c.finished.has_value(), 30000);
+        QVERIFY2(!c.finished->error.isError(), qPrintable(c.finished->error.message));
+        QCOMPARE(c.names(), toSet(m_server.allKeys()));
+        for (const ScannedKey &k : std::as_const(c.keys)) {
+            QVERIFY(k.type != KeyType::Unknown);
+            QCOMPARE(k.pttlMs, ttl::kUnknown);
+        }
+        m_server.command({"ACL", "DELUSER", "nopttl"});
     }
 
     void memoryUsage()

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void slicedApplication();
     void deepNamesAreBounded();
     void rescanReservesAgain();
+    void unknownTtlIsNotNoTtl();
 };
 
 void TestKeyTreeModel::namespaces_data()
@@ -300,6 +301,21 @@ void TestKeyTreeModel::rescanReservesAgain()
     p.generation = 2;
     Q_EMIT scanner.progressChanged(p);
     QVERIFY(model.reservedKeys() >= 200000);
+}
+
+void TestKeyTreeModel::unknownTtlIsNotNoTtl()
+{
+    KeyTreeModel model;
+    model.appendBatch(batch({key("a", KeyType::String, ttl::kUnknown), key("b", KeyType::String, -1),
+                             key("c", KeyType::String, 5000)}));
+    model.applyAllPending();
+    const auto ttlText = [&](const QByteArray &k) {
+        return model.data(model.indexForKey(k).siblingAtColumn(KeyTreeModel::TtlColumn)).toString();
+    };
+    QCOMPARE(model.data(model.indexForKey("a"), KeyTreeModel::ExpireAtRole).toLongLong(), ttl::kUnknown);
+    QCOMPARE(ttlText("a"), QString());
+    QCOMPARE(ttlText("b"), QStringLiteral("no TTL"));
+    QCOMPARE(model.data(model.indexForKey("c"), KeyTreeModel::ExpireAtRole).toLongLong(), qint64(1'005'000));
 }
 
 QTEST_GUILESS_MAIN(TestKeyTreeModel)
