@@ -34,9 +34,19 @@ void ScanJob::start()
     m_flushTimer->setInterval(m_options.flushIntervalMs);
     connect(m_flushTimer, &QTimer::timeout, this, &ScanJob::flush);
     m_flushTimer->start();
+    // One pacing timer, so a lost connection can cancel the wait: otherwise the old wait and
+    // the resumed scan would both send the next SCAN.
+    m_paceTimer = new QTimer(this);
+    m_paceTimer->setSingleShot(true);
+    connect(m_paceTimer, &QTimer::timeout, this, [this] {
+        m_scanPending = false;
+        if (!m_paused && !m_waiting && !m_finished)
+            sendScanPaced(m_nextCursor);
+    });
     m_cursorRunId = m_worker->facts().runId;
     connect(m_worker, &RedisWorker::ready, this, [this] {
         if (m_waiting && !m_finished) {
+            m_paceTimer->stop();
             m_waiting = false;
             m_error = {};
             m_scanDone = false;
@@ -85,14 +95,7 @@ void ScanJob::sendScanPaced(const QByteArray &cursor)
             // at the step before (which would scan it twice).
             m_nextCursor = cursor;
             m_scanPending = true;
-            QPointer<ScanJob> self(this);
-            QTimer::singleShot(int(qMin<qint64>(wait, 1000)), this, [self, cursor] {
-                if (!self)
-                    return;
-                self->m_scanPending = false;
-                if (!self->m_paused && !self->m_waiting && !self->m_finished)
-                    self->sendScanPaced(cursor);
-            });
+            m_paceTimer->start(int(qMin<qint64>(wait, 1000)));
             return;
         }
     }
@@ -246,11 +249,13 @@ void ScanJob::onFailure(const RedisError &error)
         m_waiting = true;
         m_outstanding = 0;
         m_scanPending = false;
+        m_paceTimer->stop();
         flush();
         return;
     }
     m_finished = true;
     m_flushTimer->stop();
+    m_paceTimer->stop();
     flush();
     Q_EMIT finished(progress());
 }
@@ -327,7 +332,6 @@ void KeyScanner::stopJob()
 quint64 KeyScanner::start(const ScanOptions &options)
 {
     stopJob();
-    m_options = options;
     ++m_generation;
     auto *job = new ScanJob(m_client->worker(), options, m_generation);
     job->moveToThread(m_client->workerThread());

@@ -77,13 +77,19 @@ void RedisWorker::stop()
         m_reconnectTimer->stop();
     if (m_connectTimer)
         m_connectTimer->stop();
-    failAll(RedisError::make(RedisError::Kind::NotConnected, QStringLiteral("disconnected")));
-    if (m_transport) {
-        m_transport->disconnect(this);
-        m_transport->abort();
-        m_transport.reset();
-    }
+    dropTransport();
     setState(State::Disconnected, QStringLiteral("disconnected"));
+    failAll(RedisError::make(RedisError::Kind::NotConnected, QStringLiteral("disconnected")));
+}
+
+void RedisWorker::dropTransport()
+{
+    if (!m_transport)
+        return;
+    m_transport->disconnect(this);
+    m_transport->abort();
+    // Later, not now: this may run inside the transport's own readyRead.
+    m_transport.release()->deleteLater();
 }
 
 void RedisWorker::reconfigure(const ConnectionProfile &profile)
@@ -106,10 +112,7 @@ void RedisWorker::resetReader()
 
 void RedisWorker::openTransport()
 {
-    if (m_transport) {
-        m_transport->disconnect(this);
-        m_transport->abort();
-    }
+    dropTransport();
     resetReader();
     m_transport = Transport::create(m_profile);
     connect(m_transport.get(), &Transport::opened, this, &RedisWorker::onOpened);
@@ -139,7 +142,6 @@ void RedisWorker::submitInternal(const QList<RedisCommand> &commands, Done done)
 void RedisWorker::handshake()
 {
     // Authentication and database selection must succeed; they go first, in one pipeline.
-    m_handshaking = true;
     QList<RedisCommand> cmds;
     if (!m_profile.password.isEmpty()) {
         if (m_profile.username.isEmpty())
@@ -182,13 +184,12 @@ void RedisWorker::finishHandshake(const RedisReply &reply)
     // A wrong password or a missing database is not fixed by retrying.
     m_lastError = err;
     m_wanted = false;
-    m_handshaking = false;
     m_connectTimer->stop(); // the server answered; its timeout must not report a second failure
-    m_transport->disconnect(this);
-    m_transport->abort();
+    dropTransport();
+    // The state first: a callback that fails here and submits again must see Disconnected.
+    setState(State::Disconnected, err.message);
     Q_EMIT connectionError(err);
     failAll(err);
-    setState(State::Disconnected, err.message);
 }
 
 void RedisWorker::queryServer()
@@ -209,8 +210,6 @@ void RedisWorker::queryServer()
                 const QByteArray l = line.trimmed();
                 if (l.startsWith("redis_version:"))
                     facts.version = QVersionNumber::fromString(QString::fromLatin1(l.mid(14)));
-                else if (l.startsWith("redis_mode:"))
-                    facts.mode = QString::fromLatin1(l.mid(11));
                 else if (l.startsWith("run_id:"))
                     facts.runId = l.mid(7);
             }
@@ -225,7 +224,6 @@ void RedisWorker::queryServer()
         facts.readOnly = m_policy.isReadOnly();
         facts.policyFromServer = m_policy.fromServer();
         m_facts = facts;
-        m_handshaking = false;
         m_attempt = 0;
         m_connectTimer->stop();
         setState(State::Ready, QStringLiteral("connected to %1").arg(m_profile.displayName()));
@@ -300,11 +298,10 @@ void RedisWorker::write(std::unique_ptr<Pending> p)
 {
     if (!p->started.isValid())
         p->started.start();
-    p->wire = resp::formatCommands(p->commands);
+    const QByteArray wire = resp::formatCommands(p->commands);
     const int timeout = p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs;
     p->deadlineMs = m_clock.elapsed() + timeout;
-    m_transport->write(p->wire);
-    p->wire.clear();
+    m_transport->write(wire);
     m_inFlight.push_back(std::move(p));
     armTimeout();
 }
@@ -406,10 +403,7 @@ void RedisWorker::failAll(const RedisError &error)
 
 void RedisWorker::onClosed(RedisError::Kind kind, const QString &reason)
 {
-    if (m_transport) {
-        m_transport->disconnect(this);
-        m_transport->abort();
-    }
+    dropTransport();
     m_connectTimer->stop();
     const bool wasReady = m_state == State::Ready;
     QString message;
@@ -430,10 +424,11 @@ void RedisWorker::onClosed(RedisError::Kind kind, const QString &reason)
     }
     const RedisError error = RedisError::make(kind, message);
     m_lastError = error;
-    m_handshaking = false;
+    // Backoff (or Disconnected) before the failures go out, so that nothing submitted from a
+    // failure callback is written to the dead socket or waits for a handshake that never comes.
+    scheduleReconnect(message);
     failAll(error);
     Q_EMIT connectionError(error);
-    scheduleReconnect(message);
 }
 
 void RedisWorker::scheduleReconnect(const QString &reason)

@@ -43,8 +43,6 @@ Q_DECLARE_METATYPE(RedisReply)
 struct ServerFacts
 {
     QVersionNumber version; // null when INFO was not allowed
-    QString mode; // standalone, cluster or sentinel
-    QString role;
     QByteArray runId; // changes when the server process does (a restart, a failover)
     bool readOnly = false; // the connection refuses writing commands
     bool policyFromServer = false;
@@ -76,8 +74,6 @@ public:
     State state() const { return m_state; }
     const ServerFacts &facts() const { return m_facts; }
     const ConnectionProfile &profile() const { return m_profile; }
-    // Number of requests written but not yet answered.
-    int inFlight() const { return int(m_inFlight.size()); }
 
 public Q_SLOTS:
     void start();
@@ -98,7 +94,6 @@ private:
         QList<RedisCommand> commands;
         Done done;
         int timeoutMs = -1;
-        QByteArray wire; // formatted commands
         QList<RedisValue> values;
         qint64 deadlineMs = 0;
         QElapsedTimer started;
@@ -106,6 +101,7 @@ private:
     };
 
     void openTransport();
+    void dropTransport();
     void onOpened();
     void onReadyRead();
     void onClosed(RedisError::Kind kind, const QString &reason);
@@ -134,7 +130,6 @@ private:
     QElapsedTimer m_clock;
     State m_state = State::Disconnected;
     bool m_wanted = false; // the user wants a connection: reconnect after losing it
-    bool m_handshaking = false;
     int m_attempt = 0;
     CommandPolicy m_policy;
     ServerFacts m_facts;

@@ -40,6 +40,7 @@ private:
     ScanOptions m_options;
     quint64 m_generation;
     QTimer *m_flushTimer = nullptr;
+    QTimer *m_paceTimer = nullptr;
     ScanBatch m_batch;
     QElapsedTimer m_clock;
     QByteArray m_resumeCursor = "0"; // every key before this cursor is delivered
