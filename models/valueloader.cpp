@@ -130,13 +130,6 @@ void ValueLoader::openKey(const QByteArray &key, KeyType hint)
     requestOpen(hint, 0);
 }
 
-void ValueLoader::refresh()
-{
-    if (!m_hasKey)
-        return;
-    openKey(m_key, m_type);
-}
-
 void ValueLoader::clear()
 {
     const bool wasLoading = isLoading();

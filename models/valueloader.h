@@ -92,7 +92,6 @@ public Q_SLOTS:
     // costs nothing when wrong. Reopening the current key refreshes it.
     void openKey(const QByteArray &key, KeyType hint = KeyType::Unknown);
     // Reads the same key again from the start.
-    void refresh();
     // Fetches the next page; ignored while a page is on its way or when everything is loaded.
     void loadMore();
     // Forgets the key; replies still on their way are dropped.

@@ -85,7 +85,6 @@ public:
     bool isLoading() const { return m_loading; }
     qint64 total() const { return m_total; }
     int entryCount() const { return int(m_entries.size()); }
-    const ValueEntry &entry(int row) const { return m_entries.at(row); }
     bool isLoadMoreRow(int row) const { return m_hasMore && row == int(m_entries.size()); }
 
     int rowCount(const QModelIndex &parent = {}) const override;

@@ -78,7 +78,6 @@ public:
     bool isRunning() const { return m_running; }
     bool isPaused() const { return m_paused; }
     quint64 generation() const { return m_generation; }
-    const ScanOptions &options() const { return m_options; }
 
 Q_SIGNALS:
     void batchAvailable(const ScanBatch &batch);
@@ -92,7 +91,6 @@ private:
 
     RedisClient *m_client;
     QPointer<ScanJob> m_job;
-    ScanOptions m_options;
     quint64 m_generation = 0;
     bool m_running = false;
     bool m_paused = false;

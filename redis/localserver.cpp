@@ -131,24 +131,13 @@ bool LocalServer::launch(QString *error, int timeoutMs)
         QTcpSocket probe;
         probe.connectToHost(QHostAddress::LocalHost, m_port);
         if (probe.waitForConnected(200)) {
-            probe.write("INFO server\r\n");
+            probe.write("PING\r\n");
             QByteArray got;
-            while (probe.waitForReadyRead(500)) {
+            while (!got.contains("\r\n") && probe.waitForReadyRead(500))
                 got += probe.readAll();
-                if (got.contains("\r\n") && got.startsWith('-'))
-                    break;
-                if (got.contains("redis_version:") && got.contains("\r\n\r\n"))
-                    break;
-            }
-            // A password-protected server answers NOAUTH: it is up all the same.
-            if (got.startsWith("-NOAUTH"))
+            // Up: PONG, or NOAUTH from a password-protected server. LOADING means not yet.
+            if (got.startsWith("+PONG") || got.startsWith("-NOAUTH"))
                 return true;
-            if (got.startsWith('$')) {
-                const qsizetype at = got.indexOf("redis_version:");
-                if (at >= 0)
-                    m_version = QString::fromLatin1(got.mid(at + 14, got.indexOf('\r', at) - at - 14));
-                return true;
-            }
         }
         QThread::msleep(20);
     }

@@ -40,7 +40,6 @@ public:
     qint64 pid() const;
     QString directory() const;
     QString logFile() const;
-    QString version() const { return m_version; }
 
 Q_SIGNALS:
     void exited(int code);
@@ -52,5 +51,4 @@ private:
     QProcess *m_process = nullptr;
     quint16 m_port = 0;
     QStringList m_extra;
-    QString m_version;
 };

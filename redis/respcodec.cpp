@@ -233,64 +233,6 @@ QString ReplyReader::error() const
     return QString::fromLatin1(m_reader->errstr);
 }
 
-RedisValue fromHiredis(const redisReply *r)
-{
-    if (!r)
-        return {};
-    auto text = [r] { return QByteArray(r->str, qsizetype(r->len)); };
-    auto children = [r](RedisValue::Kind kind) {
-        QList<RedisValue> items;
-        items.reserve(qsizetype(r->elements));
-        for (size_t i = 0; i < r->elements; ++i)
-            items.append(fromHiredis(r->element[i]));
-        return RedisValue::array(std::move(items), kind);
-    };
-    switch (r->type) {
-    case REDIS_REPLY_STRING:
-        return RedisValue::bulk(text());
-    case REDIS_REPLY_STATUS:
-        return RedisValue::status(text());
-    case REDIS_REPLY_ERROR:
-        return RedisValue::error(text());
-    case REDIS_REPLY_INTEGER:
-        return RedisValue::integer(r->integer);
-    case REDIS_REPLY_NIL:
-        return RedisValue::nil();
-    case REDIS_REPLY_ARRAY:
-        return children(RedisValue::Kind::Array);
-#ifdef REDIS_REPLY_DOUBLE
-    case REDIS_REPLY_DOUBLE:
-        return RedisValue::number(r->dval, text());
-#endif
-#ifdef REDIS_REPLY_BOOL
-    case REDIS_REPLY_BOOL:
-        return RedisValue::boolean(r->integer != 0);
-#endif
-#ifdef REDIS_REPLY_MAP
-    case REDIS_REPLY_MAP:
-        return children(RedisValue::Kind::Map);
-#endif
-#ifdef REDIS_REPLY_SET
-    case REDIS_REPLY_SET:
-        return children(RedisValue::Kind::Set);
-#endif
-#ifdef REDIS_REPLY_PUSH
-    case REDIS_REPLY_PUSH:
-        return children(RedisValue::Kind::Push);
-#endif
-#ifdef REDIS_REPLY_BIGNUM
-    case REDIS_REPLY_BIGNUM:
-        return RedisValue::typed(RedisValue::Kind::BigNumber, text());
-#endif
-#ifdef REDIS_REPLY_VERB
-    case REDIS_REPLY_VERB:
-        return RedisValue::typed(RedisValue::Kind::Verbatim, text());
-#endif
-    default:
-        return RedisValue::error("ERR reply type not understood");
-    }
-}
-
 bool parseAll(const QByteArray &bytes, QList<RedisValue> *out, QString *error)
 {
     ReplyReader reader;

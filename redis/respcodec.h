@@ -3,7 +3,6 @@
 
 #include "redisvalue.h"
 
-struct redisReply;
 struct redisReader;
 
 // The two places where RESP meets our types; hiredis does the protocol work.
@@ -14,8 +13,6 @@ QByteArray formatCommands(const QList<QList<QByteArray>> &commands);
 // The same through hiredis's redisFormatCommandArgv: the reference formatCommands is held to.
 QByteArray formatWithHiredis(const QList<QList<QByteArray>> &commands);
 
-// Converts a parsed hiredis reply, keeping RESP3 kinds where this hiredis has them.
-RedisValue fromHiredis(const redisReply *reply);
 
 // Incremental parser: bytes in, RedisValues out. hiredis parses and calls back into this
 // code to build each value directly (no intermediate redisReply tree to copy and free).

@@ -78,7 +78,6 @@ public:
             m_socket->connectToHost(m_host, m_port);
     }
     void abort() override { m_socket->abort(); }
-    bool isOpen() const override { return m_socket->state() == QAbstractSocket::ConnectedState; }
     void write(const QByteArray &bytes) override { m_socket->write(bytes); }
     qint64 readInto(QByteArray &into) override { return readAvailable(m_socket, into); }
 
@@ -118,7 +117,6 @@ public:
         m_socket->connectToServer(m_path);
     }
     void abort() override { m_socket->abort(); }
-    bool isOpen() const override { return m_socket->state() == QLocalSocket::ConnectedState; }
     void write(const QByteArray &bytes) override { m_socket->write(bytes); }
     qint64 readInto(QByteArray &into) override { return readAvailable(m_socket, into); }
 

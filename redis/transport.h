@@ -20,7 +20,6 @@ public:
 
     virtual void open() = 0;
     virtual void abort() = 0;
-    virtual bool isOpen() const = 0;
     virtual void write(const QByteArray &bytes) = 0;
     // Appends whatever has arrived to 'into'; returns the number of bytes read.
     virtual qint64 readInto(QByteArray &into) = 0;
