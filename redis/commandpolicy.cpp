@@ -113,12 +113,31 @@ QString CommandPolicy::refusal(const QList<QByteArray> &argv) const
 {
     if (!m_readOnly || argv.isEmpty())
         return {};
-    QByteArray name = lower(argv.first());
-    if (m_containers.contains(name) && argv.size() > 1)
-        name += '|' + lower(argv.at(1));
-    if (m_allowed.contains(name))
+    // Checked for every command of every batch (a scan sends two per key): lower-case into a
+    // stack buffer and look up through a raw-data view, so an allowed command allocates nothing.
+    char buffer[96];
+    qsizetype length = 0;
+    auto append = [&](const QByteArray &part) {
+        for (const char c : part) {
+            if (length == qsizetype(sizeof buffer))
+                return false;
+            buffer[length++] = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+        }
+        return true;
+    };
+    bool fits = append(argv.first());
+    if (fits && argv.size() > 1 && m_containers.contains(QByteArray::fromRawData(buffer, length))) {
+        fits = length < qsizetype(sizeof buffer);
+        if (fits) {
+            buffer[length++] = '|';
+            fits = append(argv.at(1));
+        }
+    }
+    // No command name is anywhere near 96 bytes; a longer one is not on the list.
+    const QByteArray name = fits ? QByteArray::fromRawData(buffer, length) : lower(argv.first());
+    if (fits && m_allowed.contains(name))
         return {};
-    const QString shown = QString::fromUtf8(name).replace(QLatin1Char('|'), QLatin1Char(' ')).toUpper();
+    const QString shown = QString::fromUtf8(name.constData(), name.size()).replace(QLatin1Char('|'), QLatin1Char(' ')).toUpper();
     if (m_fromServer)
         return QStringLiteral("%1 is refused: the connection is read-only and the server does not flag %1 as read-only")
             .arg(shown);
