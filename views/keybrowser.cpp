@@ -240,8 +240,11 @@ void KeyBrowser::openTypedKey()
         return;
     }
     m_openError->hide();
+    // When the scan has seen the key, its type saves the loader a round trip.
+    const QModelIndex known = m_model->indexForKey(*key);
+    const auto type = known.isValid() ? KeyType(m_model->data(known, KeyTreeModel::KeyTypeRole).toInt()) : KeyType::Unknown;
     selectKey(*key);
-    Q_EMIT keyActivated(*key, KeyType::Unknown);
+    Q_EMIT keyActivated(*key, type);
 }
 
 QByteArray KeyBrowser::selectedKey() const
