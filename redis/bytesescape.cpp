@@ -2,7 +2,6 @@
 #include "bytesescape.h"
 
 #include <QStringBuilder>
-#include <QStringDecoder>
 
 namespace bytesescape {
 
@@ -205,9 +204,7 @@ QString hexDump(const QByteArray &bytes, qsizetype maxBytes)
 
 bool isValidUtf8(const QByteArray &bytes)
 {
-    auto decoder = QStringDecoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
-    const QString s = decoder.decode(bytes);
-    return !decoder.hasError();
+    return bytes.isValidUtf8(); // no throw-away QString
 }
 
 } // namespace bytesescape

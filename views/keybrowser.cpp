@@ -109,7 +109,13 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     // TTLs are stored as deadlines; repainting the column once a second is the countdown.
     m_ttlTimer = new QTimer(this);
     m_ttlTimer->setInterval(1000);
-    connect(m_ttlTimer, &QTimer::timeout, this, [this] { m_view->viewport()->update(); });
+    connect(m_ttlTimer, &QTimer::timeout, this, [this] {
+        // Only the TTL strip: every other cell of every visible row stays as painted.
+        const QHeaderView *header = m_view->header();
+        if (!header->isSectionHidden(KeyTreeModel::TtlColumn))
+            m_view->viewport()->update(header->sectionViewportPosition(KeyTreeModel::TtlColumn), 0,
+                                       header->sectionSize(KeyTreeModel::TtlColumn), m_view->viewport()->height());
+    });
     m_ttlTimer->start();
     updateButtons();
 }
@@ -130,7 +136,7 @@ void KeyBrowser::setSeparator(const QByteArray &separator)
 void KeyBrowser::startScan()
 {
     QString error;
-    const auto match = bytesescape::unescape(m_match->text().trimmed(), &error);
+    const auto match = bytesescape::unescape(m_match->text(), &error); // spaces are bytes too
     if (!match) {
         m_status->setText(tr("Bad MATCH pattern: %1").arg(error));
         return;
