@@ -12,7 +12,6 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
-#include <QDateTime>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -420,7 +419,7 @@ void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool co
                != QMessageBox::Yes)
         return;
     // RENAMENX: never overwrite a key the user did not name.
-    m_client->sendBatch({{"RENAMENX", from, to}, {"TYPE", to}, {"PTTL", to}}, this, [this, from, to](const RedisReply &r) {
+    m_client->send({"RENAMENX", from, to}, this, [this, from, to](const RedisReply &r) {
         const RedisError err = r.firstError();
         if (err || r.value(0).toInteger() != 1) {
             const QString why = err ? err.message : tr("a key named %1 already exists").arg(bytesescape::quoteIfNeeded(to.left(80)));
@@ -428,14 +427,10 @@ void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool co
             Q_EMIT operationFailed(why);
             return;
         }
-        m_browser->model()->removeKey(from);
-        ScannedKey k;
-        k.name = to;
-        k.type = keyTypeFromReply(r.value(1).bytes());
-        k.pttlMs = ttl::fromReply(r.value(2));
-        m_browser->model()->upsertKey(k, QDateTime::currentMSecsSinceEpoch());
+        // RENAMENX keeps the value and its TTL: the tree entry moves as it is.
+        m_browser->model()->renameKey(from, to);
         if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == from)
-            m_valueView->openKey(to, k.type);
+            m_valueView->openKey(to, m_valueView->loader()->currentType());
         Q_EMIT keyRenamed(from, to);
     });
 }

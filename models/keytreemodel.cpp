@@ -422,6 +422,23 @@ void KeyTreeModel::removeKey(const QByteArray &name)
     Q_EMIT keysApplied(keyCount());
 }
 
+bool KeyTreeModel::renameKey(const QByteArray &from, const QByteArray &to)
+{
+    const auto it = m_index.constFind(from);
+    if (it == m_index.constEnd())
+        return false;
+    const Key old = m_keys[it.value()];
+    removeKey(from);
+    ScannedKey moved;
+    moved.name = to;
+    moved.type = old.type;
+    moved.memoryBytes = old.memory;
+    // The expiry is absolute already: read it back as a PTTL captured at time zero.
+    moved.pttlMs = old.expireAtMs;
+    upsertKey(moved, 0);
+    return true;
+}
+
 QModelIndex KeyTreeModel::indexForKey(const QByteArray &key) const
 {
     const auto it = m_index.constFind(key);

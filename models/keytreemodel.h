@@ -62,6 +62,9 @@ public:
     // Adds or refreshes one key (a key opened by name, or re-read after an edit).
     void upsertKey(const ScannedKey &key, qint64 capturedAtMs);
     void removeKey(const QByteArray &key);
+    // After a server-side RENAME: the entry moves with its type, TTL and memory. False when
+    // 'from' is not in the tree.
+    bool renameKey(const QByteArray &from, const QByteArray &to);
 
     quint64 keyCount() const { return quint64(m_keys.size() - m_freeKeys.size()); }
     quint64 folderCount() const { return quint64(m_folders.size() - 1); }

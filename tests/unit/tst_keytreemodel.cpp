@@ -68,6 +68,7 @@ private Q_SLOTS:
     void deepNamesAreBounded();
     void rescanReservesAgain();
     void unknownTtlIsNotNoTtl();
+    void renameMovesTheEntry();
 };
 
 void TestKeyTreeModel::namespaces_data()
@@ -316,6 +317,27 @@ void TestKeyTreeModel::unknownTtlIsNotNoTtl()
     QCOMPARE(ttlText("a"), QString());
     QCOMPARE(ttlText("b"), QStringLiteral("no TTL"));
     QCOMPARE(model.data(model.indexForKey("c"), KeyTreeModel::ExpireAtRole).toLongLong(), qint64(1'005'000));
+}
+
+void TestKeyTreeModel::renameMovesTheEntry()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("old:1", KeyType::Hash, 5000, 300), key("old:2")}));
+    model.applyAllPending();
+    const QByteArray to("new:\x00x", 6);
+    QVERIFY(model.renameKey("old:1", to));
+    QVERIFY(!model.contains("old:1"));
+    const QModelIndex moved = model.indexForKey(to);
+    QVERIFY(moved.isValid());
+    QCOMPARE(model.data(moved, KeyTreeModel::KeyTypeRole).toInt(), int(KeyType::Hash));
+    QCOMPARE(model.data(moved, KeyTreeModel::ExpireAtRole).toLongLong(), qint64(1'005'000));
+    QCOMPARE(model.data(moved, KeyTreeModel::MemoryRole).toLongLong(), qint64(300));
+    QCOMPARE(model.totalMemory(), qint64(300));
+    QCOMPARE(model.data(model.indexForPrefix("new:"), KeyTreeModel::KeyCountRole).toULongLong(), quint64(1));
+    QCOMPARE(model.data(model.indexForPrefix("old:"), KeyTreeModel::KeyCountRole).toULongLong(), quint64(1));
+    QVERIFY(!model.renameKey("absent", "x"));
+    QCOMPARE(model.keyCount(), quint64(2));
 }
 
 QTEST_GUILESS_MAIN(TestKeyTreeModel)
