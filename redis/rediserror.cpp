@@ -35,9 +35,7 @@ RedisError RedisError::fromReply(const RedisValue &reply)
         }
     }
     // Older servers answer "ERR unknown command 'X'" with no dedicated prefix.
-    if (e.code == "ERR" && reply.bytes().contains("unknown command"))
-        e.kind = Kind::UnknownCommand;
-    if (e.code == "ERR" && reply.bytes().contains("unknown subcommand"))
+    if (e.code == "ERR" && (reply.bytes().contains("unknown command") || reply.bytes().contains("unknown subcommand")))
         e.kind = Kind::UnknownCommand;
     return e;
 }

@@ -302,6 +302,7 @@ void RedisWorker::write(std::unique_ptr<Pending> p)
     const int timeout = p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs;
     p->deadlineMs = m_clock.elapsed() + timeout;
     m_transport->write(wire);
+    p->values.reserve(p->commands.size()); // one allocation for the replies, not a regrowth per reply
     m_inFlight.push_back(std::move(p));
     armTimeout();
 }
@@ -336,7 +337,7 @@ void RedisWorker::onReadyRead()
 {
     if (!m_transport)
         return;
-    m_readBuffer.clear();
+    m_readBuffer.resize(0); // keeps the allocation for the next read
     if (m_transport->readInto(m_readBuffer) <= 0)
         return;
     if (!m_reader->feed(m_readBuffer.constData(), m_readBuffer.size())) {
