@@ -200,12 +200,9 @@ private Q_SLOTS:
 
     void fullScanMatchesServer()
     {
-        RedisClient client(m_server.profile());
-        client.connectToServer();
+        Rig rig(m_server, 0);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         QElapsedTimer t;
         t.start();
         const quint64 gen = scanner.start(ScanOptions());
@@ -261,12 +258,9 @@ private Q_SLOTS:
     void matchFilter()
     {
         QFETCH(QByteArray, pattern);
-        RedisClient client(m_server.profile());
-        client.connectToServer();
+        Rig rig(m_server, 0);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.match = pattern;
         scanner.start(o);
@@ -294,12 +288,9 @@ private Q_SLOTS:
     {
         QFETCH(KeyType, type);
         QFETCH(QByteArray, typeName);
-        RedisClient client(m_server.profile());
-        client.connectToServer();
+        Rig rig(m_server, 0);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.type = type;
         scanner.start(o);
@@ -314,12 +305,9 @@ private Q_SLOTS:
 
     void namesOnly()
     {
-        RedisClient client(m_server.profile());
-        client.connectToServer();
+        Rig rig(m_server, 0);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.details = false;
         scanner.start(o);
@@ -361,12 +349,9 @@ private Q_SLOTS:
 
     void memoryUsage()
     {
-        RedisClient client(m_server.profile());
-        client.connectToServer();
+        Rig rig(m_server, 0);
+        auto &[client, scanner, c] = rig;
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        Collected c;
-        collect(scanner, c);
         ScanOptions o;
         o.memory = true;
         o.match = "*:1?";
