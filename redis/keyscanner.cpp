@@ -113,7 +113,7 @@ void ScanJob::sendScan(const QByteArray &resumeAt)
         return;
     int count = m_count;
     // With a ceiling, one step never carries more than a tenth of a second's budget.
-    const int perKey = m_options.details ? (m_options.memory ? 3 : 2) : 0;
+    const int perKey = commandsPerKey();
     if (m_options.maxCommandsPerSecond > 0 && perKey > 0)
         count = qMax(1, qMin(count, m_options.maxCommandsPerSecond / 10 / perKey));
     RedisCommand scan{"SCAN", cursor};
@@ -171,13 +171,14 @@ void ScanJob::onScanReply(const QByteArray &cursor, const RedisReply &reply, qin
         QList<QByteArray> keys;
         keys.reserve(names.size());
         QList<RedisCommand> cmds;
-        cmds.reserve(names.size() * (m_options.memory ? 3 : 2));
+        cmds.reserve(names.size() * (1 + (m_options.ttl ? 1 : 0) + (m_options.memory ? 1 : 0)));
         // Shared command names: a million keys should not mean two million small allocations.
         static const QByteArray type("TYPE"), pttl("PTTL"), memory("MEMORY"), usage("USAGE");
         for (const RedisValue &n : names) {
             keys.append(n.bytes());
             cmds.append(RedisCommand{type, n.bytes()});
-            cmds.append(RedisCommand{pttl, n.bytes()});
+            if (m_options.ttl)
+                cmds.append(RedisCommand{pttl, n.bytes()});
             if (m_options.memory)
                 cmds.append(RedisCommand{memory, usage, n.bytes()});
         }
@@ -216,29 +217,97 @@ void ScanJob::onDetails(const QList<QByteArray> &keys, const QByteArray &cursorA
         onFailure(reply.error);
         return;
     }
-    const int stride = m_options.memory ? 3 : 2;
-    m_batch.capturedAtMs = QDateTime::currentMSecsSinceEpoch();
-    m_batch.keys.reserve(m_batch.keys.size() + keys.size());
+    const int ttlAt = m_options.ttl ? 1 : 0; // reply offsets within one key's stride
+    const int memoryAt = m_options.memory ? 1 + ttlAt : 0;
+    const int stride = 1 + ttlAt + (m_options.memory ? 1 : 0);
+    const qint64 capturedAt = QDateTime::currentMSecsSinceEpoch();
+    QList<ScannedKey> found;
+    found.reserve(keys.size());
     for (qsizetype i = 0; i < keys.size(); ++i) {
         const RedisValue &type = reply.value(i * stride);
-        const RedisValue &pttl = reply.value(i * stride + 1);
         ScannedKey k;
         k.name = keys.at(i);
         k.type = type.isError() ? KeyType::Unknown : keyTypeFromReply(type.bytes());
-        k.pttlMs = ttl::fromReply(pttl);
+        if (ttlAt)
+            k.pttlMs = ttl::fromReply(reply.value(i * stride + ttlAt));
         // Deleted (or expired) between SCAN and TYPE: not part of the keyspace any more.
         if (k.type == KeyType::None || k.pttlMs == -2) {
             ++m_vanished;
             continue;
         }
-        if (stride == 3) {
-            const RedisValue &mem = reply.value(i * stride + 2);
+        if (memoryAt) {
+            const RedisValue &mem = reply.value(i * stride + memoryAt);
             k.memoryBytes = mem.isInteger() ? mem.toInteger() : -1;
         }
-        m_batch.keys.append(std::move(k));
+        found.append(std::move(k));
     }
+    if (!m_options.elements || found.isEmpty()) {
+        deliver(found, cursorAfter, capturedAt);
+        return;
+    }
+    QList<RedisCommand> cmds;
+    cmds.reserve(found.size());
+    QList<ScannedKey> sized; // the keys whose type has a length command, in command order
+    sized.reserve(found.size());
+    QList<ScannedKey> unsized;
+    for (ScannedKey &k : found) {
+        const QByteArray cmd = keyTypeLengthCommand(k.type);
+        if (cmd.isEmpty()) {
+            unsized.append(std::move(k));
+        } else {
+            cmds.append(RedisCommand{cmd, k.name});
+            sized.append(std::move(k));
+        }
+    }
+    if (cmds.isEmpty()) {
+        deliver(unsized, cursorAfter, capturedAt);
+        return;
+    }
+    sized.append(unsized); // replies cover the first cmds.size() entries only
+    ++m_outstanding;
+    m_commandsSent += cmds.size();
+    QPointer<ScanJob> self(this);
+    m_worker->submit(nextRequestId(), cmds, [self, sized, cursorAfter, capturedAt](const RedisReply &r) mutable {
+        if (self)
+            self->onCounts(std::move(sized), cursorAfter, capturedAt, r);
+    });
+}
+
+void ScanJob::onCounts(QList<ScannedKey> keys, const QByteArray &cursorAfter, qint64 capturedAt, const RedisReply &reply)
+{
+    --m_outstanding;
+    if (m_finished)
+        return;
+    if (!reply.ok()) {
+        onFailure(reply.error);
+        return;
+    }
+    const qsizetype replies = reply.values.size();
+    for (qsizetype i = 0; i < replies && i < keys.size(); ++i) {
+        const RedisValue &n = reply.value(i);
+        // A key replaced by another type between TYPE and the count answers WRONGTYPE: its
+        // size stays unknown rather than wrong.
+        keys[i].elements = n.isInteger() ? n.toInteger() : -1;
+    }
+    deliver(keys, cursorAfter, capturedAt);
+}
+
+void ScanJob::deliver(QList<ScannedKey> &keys, const QByteArray &cursorAfter, qint64 capturedAtMs)
+{
+    m_batch.capturedAtMs = capturedAtMs; // when the TTLs were read
+    if (m_batch.keys.isEmpty())
+        m_batch.keys.swap(keys);
+    else
+        m_batch.keys.append(std::move(keys));
     m_resumeCursor = cursorAfter;
     maybeFinish();
+}
+
+int ScanJob::commandsPerKey() const
+{
+    if (!m_options.details)
+        return 0;
+    return 1 + (m_options.ttl ? 1 : 0) + (m_options.memory ? 1 : 0) + (m_options.elements ? 1 : 0);
 }
 
 void ScanJob::onFailure(const RedisError &error)

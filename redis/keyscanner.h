@@ -18,6 +18,7 @@ struct ScannedKey
     QByteArray name;
     qint64 pttlMs = ttl::kUnknown; // see ttl.h; unknown in a names-only scan
     qint64 memoryBytes = -1; // -1 unknown
+    qint64 elements = -1; // STRLEN/HLEN/LLEN/SCARD/ZCARD/XLEN by type; -1 unknown
     KeyType type = KeyType::Unknown;
 };
 
@@ -52,8 +53,12 @@ struct ScanOptions
 {
     QByteArray match; // SCAN MATCH pattern; empty means all
     KeyType type = KeyType::Unknown; // SCAN TYPE filter (6.0+)
-    bool details = true; // pipelined TYPE + PTTL per key
+    bool details = true; // pipelined TYPE (+ PTTL) per key
+    bool ttl = true; // PTTL per key, when details are on
     bool memory = false; // MEMORY USAGE per key (opt-in: it costs more)
+    // Element count per key (the length command of its type). It needs the type first, so
+    // it goes out as a second pipeline per step, behind the next SCAN: no extra round trip.
+    bool elements = false;
     int maxCommandsPerSecond = 0; // 0: no ceiling
     int initialCount = 100;
     int maxCount = 2000;

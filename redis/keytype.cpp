@@ -50,3 +50,31 @@ QByteArray keyTypeScanArgument(KeyType type)
     default: return {};
     }
 }
+
+QByteArray keyTypeLengthCommand(KeyType type)
+{
+    // Shared instances: a scan sizes a million keys with these.
+    static const QByteArray strlen("STRLEN"), llen("LLEN"), scard("SCARD"), zcard("ZCARD"), hlen("HLEN"), xlen("XLEN");
+    switch (type) {
+    case KeyType::String: return strlen;
+    case KeyType::List: return llen;
+    case KeyType::Set: return scard;
+    case KeyType::ZSet: return zcard;
+    case KeyType::Hash: return hlen;
+    case KeyType::Stream: return xlen;
+    default: return {};
+    }
+}
+
+QString keyTypeLengthUnit(KeyType type)
+{
+    switch (type) {
+    case KeyType::String: return QStringLiteral("bytes");
+    case KeyType::List: return QStringLiteral("items");
+    case KeyType::Set: return QStringLiteral("members");
+    case KeyType::ZSet: return QStringLiteral("members");
+    case KeyType::Hash: return QStringLiteral("fields");
+    case KeyType::Stream: return QStringLiteral("entries");
+    default: return {};
+    }
+}

@@ -11,3 +11,8 @@ KeyType keyTypeFromReply(const QByteArray &typeName);
 QString keyTypeName(KeyType type);
 // The argument SCAN's TYPE filter takes, or empty for Unknown/None.
 QByteArray keyTypeScanArgument(KeyType type);
+// The command that sizes a key of this type, as redis-cli --bigkeys counts it: STRLEN (bytes),
+// LLEN, SCARD, ZCARD, HLEN, XLEN (elements). Empty for types without one.
+QByteArray keyTypeLengthCommand(KeyType type);
+// What that command counts: "bytes" for strings, else "items", "members", "fields", "entries".
+QString keyTypeLengthUnit(KeyType type);

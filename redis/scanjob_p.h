@@ -31,6 +31,10 @@ private:
     void sendScanPaced(const QByteArray &cursor);
     void onScanReply(const QByteArray &cursor, const RedisReply &reply, qint64 sentAtMs, const QByteArray &sentRunId);
     void onDetails(const QList<QByteArray> &keys, const QByteArray &cursorAfter, const RedisReply &reply);
+    void onCounts(QList<ScannedKey> keys, const QByteArray &cursorAfter, qint64 capturedAt, const RedisReply &reply);
+    // Hands finished keys to the next flush; every key before cursorAfter is then delivered.
+    void deliver(QList<ScannedKey> &keys, const QByteArray &cursorAfter, qint64 capturedAtMs);
+    int commandsPerKey() const;
     void onFailure(const RedisError &error);
     void maybeFinish();
     void flush();
