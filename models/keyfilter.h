@@ -4,6 +4,7 @@
 #include "ttl.h"
 
 #include <QByteArray>
+#include <QMetaType>
 #include <QString>
 
 // A view filter on keys the scan already found (SCAN cannot select by TTL, so this runs on
@@ -41,3 +42,4 @@ struct KeyFilter
         return false;
     }
 };
+Q_DECLARE_METATYPE(KeyFilter)

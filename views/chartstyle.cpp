@@ -2,7 +2,10 @@
 #include "chartstyle.h"
 
 #include <QPalette>
+#include "format.h"
 #include "qcp.h"
+
+#include <cmath>
 
 namespace chartstyle {
 
@@ -40,12 +43,18 @@ void apply(QCustomPlot *plot, const QPalette &palette)
         for (QCPAxis *axis : axes)
             styleAxis(axis, palette);
     }
-    if (plot->legend) {
-        plot->legend->setBrush(palette.color(QPalette::Base));
-        plot->legend->setTextColor(palette.color(QPalette::Text));
-        QColor border = palette.color(QPalette::Text);
-        border.setAlpha(60);
-        plot->legend->setBorderPen(QPen(border));
+    // Every legend, not only plot->legend: a plot with several axis rects has one per rect,
+    // and plot->legend is null once the default rect is gone.
+    QColor border = palette.color(QPalette::Text);
+    border.setAlpha(60);
+    const QList<QCPLayoutElement *> elements = plot->plotLayout()->elements(true);
+    for (QCPLayoutElement *element : elements) {
+        auto *legend = qobject_cast<QCPLegend *>(element);
+        if (!legend)
+            continue;
+        legend->setBrush(palette.color(QPalette::Base));
+        legend->setTextColor(palette.color(QPalette::Text));
+        legend->setBorderPen(QPen(border));
     }
     plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -86,6 +95,35 @@ void useTimeAxis(QCPAxis *axis)
                                   : r.size() > 600   ? QStringLiteral("HH:mm")
                                                      : QStringLiteral("HH:mm:ss"));
     });
+}
+
+namespace {
+// Steps of 1, 2 or 5 times a power of 1024 read as round numbers in KiB, MiB or GiB.
+class BytesTicker : public QCPAxisTicker
+{
+protected:
+    double getTickStep(const QCPRange &range) override
+    {
+        const double raw = range.size() / double(tickCount() + 1e-10);
+        double unit = 1;
+        while (raw / unit >= 1024)
+            unit *= 1024;
+        const double scaled = raw / unit;
+        const double magnitude = std::pow(10.0, std::floor(std::log10(qMax(scaled, 1e-9))));
+        const double mantissa = scaled / magnitude;
+        const double nice = mantissa < 1.5 ? 1 : mantissa < 3.5 ? 2 : mantissa < 7.5 ? 5 : 10;
+        return nice * magnitude * unit;
+    }
+    QString getTickLabel(double tick, const QLocale &, QChar, int) override
+    {
+        return format::bytes(qint64(std::llround(tick)));
+    }
+};
+} // namespace
+
+void useBytesAxis(QCPAxis *axis)
+{
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
 }
 
 void label(QCPAxis *axis, const QString &text)

@@ -25,6 +25,8 @@ QColor warning(const QPalette &palette);
 QColor bad(const QPalette &palette);
 // Wall-clock ticks (seconds since epoch on the axis), local time, format chosen by range.
 void useTimeAxis(QCPAxis *axis);
+// Byte ticks in binary units ("0", "512 KiB", "1.5 MiB") at round power-of-two steps.
+void useBytesAxis(QCPAxis *axis);
 // Axis label with a unit, the same way on every chart: "Memory (bytes)".
 void label(QCPAxis *axis, const QString &text);
 // Writes the plot as PNG at its on-screen size; false with 'error' set on failure.
