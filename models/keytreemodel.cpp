@@ -665,3 +665,22 @@ QVariant KeyTreeModel::headerData(int section, Qt::Orientation orientation, int 
     default: return {};
     }
 }
+
+ScanBatch KeyTreeModel::matching(const KeyFilter &filter, qint64 nowMs, qsizetype limit) const
+{
+    ScanBatch out;
+    out.capturedAtMs = nowMs;
+    for (const Key &k : m_keys) {
+        if (k.name.isNull() || !filter.matches(k.name, k.expireAtMs, nowMs))
+            continue;
+        ScannedKey s;
+        s.name = k.name;
+        s.type = k.type;
+        s.memoryBytes = k.memory;
+        s.pttlMs = k.expireAtMs >= 0 ? qMax<qint64>(0, k.expireAtMs - nowMs) : k.expireAtMs;
+        out.keys.append(std::move(s));
+        if (limit > 0 && out.keys.size() >= limit)
+            break;
+    }
+    return out;
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "keyfilter.h"
 #include "keyscanner.h"
 
 #include <QAbstractItemModel>
@@ -65,6 +66,10 @@ public:
     // After a server-side RENAME: the entry moves with its type, TTL and memory. False when
     // 'from' is not in the tree.
     bool renameKey(const QByteArray &from, const QByteArray &to);
+
+    // The keys held that pass 'filter' at 'nowMs', as one batch captured at nowMs: what a
+    // filtered view of this model starts from. At most 'limit' keys (0: all).
+    ScanBatch matching(const KeyFilter &filter, qint64 nowMs, qsizetype limit = 0) const;
 
     quint64 keyCount() const { return quint64(m_keys.size() - m_freeKeys.size()); }
     quint64 folderCount() const { return quint64(m_folders.size() - 1); }

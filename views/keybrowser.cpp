@@ -8,6 +8,7 @@
 #include "scanfeed.h"
 
 #include <QComboBox>
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -26,6 +27,8 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     m_scanner = new KeyScanner(scanClient, this);
     m_model = new KeyTreeModel(this);
     m_feed = new ScanFeed(m_scanner, m_model, this);
+    m_filterModel = new KeyTreeModel(this);
+    connect(m_scanner, &KeyScanner::batchAvailable, this, &KeyBrowser::onBatchForFilter);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -61,6 +64,22 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_status, 2);
     layout->addLayout(progressRow);
+
+    m_filterRow = new QWidget(this);
+    m_filterRow->setObjectName(QStringLiteral("filterRow"));
+    auto *filterLayout = new QHBoxLayout(m_filterRow);
+    filterLayout->setContentsMargins(0, 0, 0, 0);
+    m_filterLabel = new QLabel(m_filterRow);
+    m_filterLabel->setObjectName(QStringLiteral("filterLabel"));
+    m_filterLabel->setWordWrap(true);
+    auto *clearFilterButton = new QPushButton(tr("Show all keys"), m_filterRow);
+    clearFilterButton->setObjectName(QStringLiteral("clearFilter"));
+    connect(clearFilterButton, &QPushButton::clicked, this, &KeyBrowser::clearFilter);
+    filterLayout->addWidget(m_filterLabel, 1);
+    filterLayout->addWidget(clearFilterButton);
+    m_filterRow->hide();
+    layout->addWidget(m_filterRow);
+    connect(m_filterModel, &KeyTreeModel::keysApplied, this, &KeyBrowser::updateFilterLine);
 
     m_view = new QTreeView(this);
     m_view->setObjectName(QStringLiteral("keyTree"));
@@ -99,7 +118,7 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     connect(openButton, &QPushButton::clicked, this, &KeyBrowser::openTypedKey);
     // A key opens when it becomes current (click or arrow keys): one signal per change, so a
     // double-click does not ask the server twice. Load-more rows act on click or Enter.
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &KeyBrowser::onCurrentChanged);
+    showModel(m_model);
     connect(m_view, &QTreeView::clicked, this, &KeyBrowser::onLoadMore);
     connect(m_view, &QTreeView::activated, this, &KeyBrowser::onLoadMore);
     connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
@@ -131,6 +150,82 @@ void KeyBrowser::setShowMemory(bool on)
 void KeyBrowser::setSeparator(const QByteArray &separator)
 {
     m_model->setSeparator(separator);
+    m_filterModel->setSeparator(separator);
+}
+
+void KeyBrowser::showModel(KeyTreeModel *model)
+{
+    if (m_view->model() != model)
+        m_view->setModel(model); // a new selection model comes with it
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &KeyBrowser::onCurrentChanged,
+            Qt::UniqueConnection);
+}
+
+void KeyBrowser::setFilter(const KeyFilter &filter)
+{
+    if (filter.isEmpty()) {
+        clearFilter();
+        return;
+    }
+    m_filter = filter;
+    m_model->applyAllPending(); // batches that arrived before the filter was set
+    m_filterModel->clear();
+    m_filterModel->appendBatch(m_model->matching(filter, QDateTime::currentMSecsSinceEpoch()));
+    m_filterModel->applyAllPending();
+    showModel(m_filterModel);
+    // Few matches are easier to read opened up.
+    if (m_filterModel->keyCount() <= 200)
+        m_view->expandAll();
+    m_filterRow->show();
+    updateFilterLine();
+}
+
+void KeyBrowser::clearFilter()
+{
+    m_filter = {};
+    m_filterRow->hide();
+    showModel(m_model);
+    m_filterModel->clear();
+}
+
+void KeyBrowser::onBatchForFilter(const ScanBatch &batch)
+{
+    if (m_filter.isEmpty())
+        return;
+    ScanBatch matching;
+    matching.generation = batch.generation;
+    matching.capturedAtMs = batch.capturedAtMs;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (const ScannedKey &k : batch.keys) {
+        if (m_filter.matches(k.name, ttl::expireAt(k.pttlMs, batch.capturedAtMs), now))
+            matching.keys.append(k);
+    }
+    if (!matching.keys.isEmpty())
+        m_filterModel->appendBatch(matching);
+}
+
+void KeyBrowser::updateFilterLine()
+{
+    if (m_filter.isEmpty())
+        return;
+    m_filterLabel->setText(tr("Showing %1 of %2 scanned keys: %3")
+                               .arg(format::count(m_filterModel->keyCount()), format::count(m_model->keyCount()),
+                                    m_filter.label.isEmpty() ? tr("filtered") : m_filter.label));
+}
+
+void KeyBrowser::removeKey(const QByteArray &key)
+{
+    m_model->removeKey(key);
+    m_filterModel->removeKey(key);
+    updateFilterLine();
+}
+
+bool KeyBrowser::renameKey(const QByteArray &from, const QByteArray &to)
+{
+    const bool known = m_model->renameKey(from, to);
+    if (!m_filter.isEmpty() && m_filterModel->renameKey(from, to) && !to.startsWith(m_filter.prefix))
+        m_filterModel->removeKey(to); // renamed out of the filtered namespace
+    return known;
 }
 
 void KeyBrowser::startScan()
@@ -153,10 +248,12 @@ void KeyBrowser::startScan()
         return;
     }
     m_model->clear();
+    m_filterModel->clear();
     m_progress->setRange(0, 0);
     m_status->setText(tr("Scanning…"));
-    m_scanner->start(options);
+    const quint64 generation = m_scanner->start(options);
     updateButtons();
+    Q_EMIT scanStarted(generation);
 }
 
 void KeyBrowser::togglePause()
@@ -225,15 +322,15 @@ void KeyBrowser::onCompleted(const ScanProgress &p)
 
 void KeyBrowser::onCurrentChanged(const QModelIndex &index)
 {
-    if (m_selecting || !index.isValid() || m_model->kindOf(index) != KeyTreeModel::NodeKind::Key)
+    if (m_selecting || !index.isValid() || shownModel()->kindOf(index) != KeyTreeModel::NodeKind::Key)
         return;
-    Q_EMIT keyActivated(m_model->keyAt(index), KeyType(m_model->data(index, KeyTreeModel::KeyTypeRole).toInt()));
+    Q_EMIT keyActivated(shownModel()->keyAt(index), KeyType(shownModel()->data(index, KeyTreeModel::KeyTypeRole).toInt()));
 }
 
 void KeyBrowser::onLoadMore(const QModelIndex &index)
 {
-    if (index.isValid() && m_model->kindOf(index) == KeyTreeModel::NodeKind::LoadMore)
-        m_model->loadMore(index);
+    if (index.isValid() && shownModel()->kindOf(index) == KeyTreeModel::NodeKind::LoadMore)
+        shownModel()->loadMore(index);
 }
 
 void KeyBrowser::openTypedKey()
@@ -256,12 +353,12 @@ void KeyBrowser::openTypedKey()
 QByteArray KeyBrowser::selectedKey() const
 {
     const QModelIndex current = m_view->currentIndex();
-    return current.isValid() ? m_model->keyAt(current) : QByteArray();
+    return current.isValid() ? shownModel()->keyAt(current) : QByteArray();
 }
 
 bool KeyBrowser::selectKey(const QByteArray &key)
 {
-    const QModelIndex index = m_model->indexForKey(key);
+    const QModelIndex index = shownModel()->indexForKey(key);
     if (!index.isValid())
         return false;
     // Selecting to show a key the caller is opening anyway: do not open it a second time.
@@ -278,9 +375,9 @@ void KeyBrowser::showContextMenu(const QPoint &pos)
     if (!index.isValid())
         return;
     QMenu menu(this);
-    if (m_model->kindOf(index) == KeyTreeModel::NodeKind::Key) {
-        const QByteArray key = m_model->keyAt(index);
-        const auto type = KeyType(m_model->data(index, KeyTreeModel::KeyTypeRole).toInt());
+    if (shownModel()->kindOf(index) == KeyTreeModel::NodeKind::Key) {
+        const QByteArray key = shownModel()->keyAt(index);
+        const auto type = KeyType(shownModel()->data(index, KeyTreeModel::KeyTypeRole).toInt());
         menu.addAction(tr("Open"), this, [this, key, type] { Q_EMIT keyActivated(key, type); });
         menu.addAction(tr("Copy name"), this, [this, key] { Q_EMIT copyRequested(bytesescape::quoteIfNeeded(key)); });
         menu.addAction(tr("Copy name as hex"), this,
@@ -288,8 +385,8 @@ void KeyBrowser::showContextMenu(const QPoint &pos)
         menu.addSeparator();
         menu.addAction(tr("Rename…"), this, [this, key] { Q_EMIT renameRequested(key); });
         menu.addAction(tr("Delete…"), this, [this, key] { Q_EMIT deleteRequested(key); });
-    } else if (m_model->kindOf(index) == KeyTreeModel::NodeKind::Folder) {
-        const QByteArray prefix = m_model->data(index, KeyTreeModel::PrefixBytesRole).toByteArray();
+    } else if (shownModel()->kindOf(index) == KeyTreeModel::NodeKind::Folder) {
+        const QByteArray prefix = shownModel()->data(index, KeyTreeModel::PrefixBytesRole).toByteArray();
         menu.addAction(tr("Copy prefix"), this, [this, prefix] { Q_EMIT copyRequested(bytesescape::escape(prefix)); });
         menu.addAction(tr("Scan only this prefix"), this, [this, prefix] {
             QByteArray glob;
@@ -302,7 +399,7 @@ void KeyBrowser::showContextMenu(const QPoint &pos)
             startScan();
         });
     } else {
-        menu.addAction(tr("Load more"), this, [this, index] { m_model->loadMore(index); });
+        menu.addAction(tr("Load more"), this, [this, index] { shownModel()->loadMore(index); });
     }
     menu.exec(m_view->viewport()->mapToGlobal(pos));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "keyfilter.h"
 #include "keyscanner.h"
 
 #include <QWidget>
@@ -28,7 +29,10 @@ public:
     explicit KeyBrowser(RedisClient *scanClient, QWidget *parent = nullptr);
     ~KeyBrowser() override;
 
+    // Every key the scan found. While a filter is set the view shows filteredModel() instead.
     KeyTreeModel *model() const { return m_model; }
+    KeyTreeModel *filteredModel() const { return m_filterModel; }
+    KeyTreeModel *shownModel() const { return m_filter.isEmpty() ? m_model : m_filterModel; }
     QTreeView *view() const { return m_view; }
     KeyScanner *scanner() const { return m_scanner; }
     ScanFeed *feed() const { return m_feed; }
@@ -37,6 +41,14 @@ public:
     void setShowMemory(bool on);
     bool showMemory() const { return m_showMemory; }
     void setSeparator(const QByteArray &separator);
+    // Shows only the scanned keys that pass 'filter' (a TTL bucket, a namespace), with a line
+    // that says so and clears it. Keys found later by a running scan are filtered as they come.
+    void setFilter(const KeyFilter &filter);
+    void clearFilter();
+    const KeyFilter &filter() const { return m_filter; }
+    // After a key was deleted or renamed on the server: every model forgets or moves it.
+    void removeKey(const QByteArray &key);
+    bool renameKey(const QByteArray &from, const QByteArray &to);
     // The key currently selected, if a key row is selected.
     QByteArray selectedKey() const;
     // Selects and reveals a key that is shown in the tree, without opening it.
@@ -51,6 +63,7 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void keyActivated(const QByteArray &key, KeyType type);
+    void scanStarted(quint64 generation);
     void scanCompleted(const ScanProgress &progress);
     void copyRequested(const QString &text);
     void deleteRequested(const QByteArray &key);
@@ -63,11 +76,18 @@ private:
     void onLoadMore(const QModelIndex &index);
     void showContextMenu(const QPoint &pos);
     void updateButtons();
+    void showModel(KeyTreeModel *model);
+    void onBatchForFilter(const ScanBatch &batch);
+    void updateFilterLine();
 
     RedisClient *m_client;
     KeyScanner *m_scanner;
     KeyTreeModel *m_model;
     ScanFeed *m_feed;
+    KeyTreeModel *m_filterModel;
+    KeyFilter m_filter;
+    QWidget *m_filterRow = nullptr;
+    QLabel *m_filterLabel = nullptr;
     QLineEdit *m_match = nullptr;
     QComboBox *m_type = nullptr;
     QPushButton *m_scanButton = nullptr;
