@@ -1,2 +1,660 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slowlogpanel.h"
+
+#include "bytesescape.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "redisclient.h"
+#include "slowlogmodel.h"
+
+#include <QDateTime>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "qcp.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+QTableView *makeTable(QWidget *parent, const QString &name)
+{
+    auto *table = new QTableView(parent);
+    table->setObjectName(name);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    // Fixed, uniform rows: a model of 10,000 entries never asks each row for its size.
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setHighlightSections(false);
+    table->horizontalHeader()->setStretchLastSection(true);
+    return table;
+}
+
+QCustomPlot *makePlot(QWidget *parent, const QString &name)
+{
+    auto *plot = new QCustomPlot(parent);
+    plot->setObjectName(name);
+    plot->setMinimumHeight(140);
+    plot->setNoAntialiasingOnDrag(true);
+    chartstyle::useTimeAxis(plot->xAxis);
+    // These charts share the width with a table: fewer, wider-spaced time labels.
+    plot->xAxis->ticker()->setTickCount(4);
+    return plot;
+}
+
+constexpr double kMinSpanSecs = 120;
+
+// A one-line legend above the axis rect: inside it would hide points wherever it sits.
+void putLegendAbove(QCustomPlot *plot)
+{
+    plot->legend->setVisible(true);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    // The legend at its natural width on the left, an empty element taking the rest.
+    auto *row = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(0, 0, row);
+    row->addElement(0, 0, plot->legend);
+    row->addElement(0, 1, new QCPLayoutElement(plot));
+    row->setColumnStretchFactors({0.001, 1});
+    row->setMargins(QMargins(plot->axisRect()->margins().left(), 0, 0, 0));
+    plot->legend->setMargins(QMargins(4, 2, 4, 2));
+}
+
+QString timeText(qint64 secs)
+{
+    return QDateTime::fromSecsSinceEpoch(secs).toString(QStringLiteral("HH:mm:ss"));
+}
+
+} // namespace
+
+SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
+    : Panel(parent), m_client(client), m_model(new SlowlogModel(this)), m_poller(new SlowlogPoller(client, this))
+{
+    buildUi();
+    applyStyle();
+
+    connect(m_poller, &SlowlogPoller::entriesAvailable, this, &SlowlogPanel::onEntries);
+    connect(m_poller, &SlowlogPoller::keySizeAvailable, m_model, &SlowlogModel::setKeySize);
+    connect(m_poller, &SlowlogPoller::configAvailable, this, &SlowlogPanel::onConfig);
+    connect(m_poller, &SlowlogPoller::errorChanged, this, &SlowlogPanel::onErrorChanged);
+    connect(m_poller, &SlowlogPoller::polled, this, &SlowlogPanel::onPolled);
+    connect(m_poller, &SlowlogPoller::resetDetected, this, [this] {
+        ++m_resets;
+        m_lastResetMs = QDateTime::currentMSecsSinceEpoch();
+        updateStatus();
+    });
+    connect(m_poller, &SlowlogPoller::entriesMissed, this, [this](qint64 n) {
+        m_missed += n;
+        updateStatus();
+    });
+    // Flags change when key sizes arrive; the chart follows on its timer.
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &SlowlogPanel::scheduleReplot);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &SlowlogPanel::scheduleReplot);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &SlowlogPanel::scheduleReplot);
+
+    updateStatus();
+    rebuildPlot();
+}
+
+SlowlogPanel::~SlowlogPanel() = default;
+
+void SlowlogPanel::buildUi()
+{
+    m_config = new QLabel(this);
+    m_config->setObjectName(QStringLiteral("slowlogConfig"));
+    m_config->setTextFormat(Qt::PlainText);
+    m_config->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("slowlogStatus"));
+    m_status->setTextFormat(Qt::PlainText);
+    m_clear = new QPushButton(tr("Clear view"), this);
+    m_clear->setObjectName(QStringLiteral("slowlogClear"));
+    m_clear->setToolTip(tr("Forget the entries shown here; the server's slow log is not touched"));
+    connect(m_clear, &QPushButton::clicked, this, &SlowlogPanel::clearView);
+
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("slowlogError"));
+    m_error->setTextFormat(Qt::PlainText);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->hide();
+
+    // Scatter of durations over time.
+    m_plot = makePlot(this, QStringLiteral("slowlogPlot"));
+    m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
+    logTicker->setLogBase(10);
+    logTicker->setSubTickCount(8);
+    m_plot->yAxis->setTicker(logTicker);
+    m_plot->yAxis->setNumberFormat(QStringLiteral("g"));
+    chartstyle::label(m_plot->xAxis, tr("Time (server clock)"));
+    chartstyle::label(m_plot->yAxis, tr("Duration (ms)"));
+    m_normalGraph = m_plot->addGraph();
+    m_normalGraph->setName(tr("slow command"));
+    m_flaggedGraph = m_plot->addGraph();
+    m_flaggedGraph->setName(tr("flagged"));
+    for (QCPGraph *g : {m_normalGraph, m_flaggedGraph}) {
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setSelectable(QCP::stSingleData);
+    }
+    putLegendAbove(m_plot);
+    m_plotEmpty = new QCPItemText(m_plot);
+    m_plotEmpty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_plotEmpty->position->setCoords(0.5, 0.5);
+    m_plotEmpty->setText(tr("no slow commands logged yet"));
+    connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable *p, int dataIndex, QMouseEvent *) {
+        const auto &points = p == m_flaggedGraph ? m_flaggedPoints : m_normalPoints;
+        if (dataIndex < 0 || dataIndex >= points.size())
+            return;
+        const int row = m_model->rowOf(points.at(dataIndex).first, points.at(dataIndex).second);
+        if (row < 0)
+            return;
+        const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, SlowlogModel::CommandColumn));
+        m_table->setCurrentIndex(index);
+        m_table->scrollTo(index);
+    });
+    m_replotTimer = new QTimer(this);
+    m_replotTimer->setSingleShot(true);
+    m_replotTimer->setInterval(100);
+    connect(m_replotTimer, &QTimer::timeout, this, &SlowlogPanel::rebuildPlot);
+
+    // Entries, newest first unless the user sorts otherwise.
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(SlowlogModel::SortRole);
+    m_table = makeTable(this, QStringLiteral("slowlogTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(SlowlogModel::IdColumn, Qt::DescendingOrder);
+    m_table->setTextElideMode(Qt::ElideRight);
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(SlowlogModel::CommandColumn, QHeaderView::Stretch);
+    const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    m_table->setColumnWidth(SlowlogModel::IdColumn, digit * 8);
+    m_table->setColumnWidth(SlowlogModel::TimeColumn, digit * 12);
+    m_table->setColumnWidth(SlowlogModel::DurationColumn, digit * 11);
+    m_table->setColumnWidth(SlowlogModel::ClientColumn, digit * 18);
+    m_table->setColumnWidth(SlowlogModel::NameColumn, digit * 12);
+    m_table->setColumnWidth(SlowlogModel::FlagColumn, digit * 15);
+    connect(m_table, &QAbstractItemView::activated, this, &SlowlogPanel::onActivated);
+
+    m_aggregateProxy = new QSortFilterProxyModel(this);
+    m_aggregateProxy->setSourceModel(m_model->aggregate());
+    m_aggregateProxy->setSortRole(SlowlogAggregateModel::SortRole);
+    m_aggregateTable = makeTable(this, QStringLiteral("slowlogAggregate"));
+    m_aggregateTable->setModel(m_aggregateProxy);
+    m_aggregateTable->setSortingEnabled(true);
+    m_aggregateTable->sortByColumn(SlowlogAggregateModel::TotalColumn, Qt::DescendingOrder);
+    m_aggregateTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_aggregateTable->horizontalHeader()->setStretchLastSection(false);
+    m_aggregateTable->horizontalHeader()->setSectionResizeMode(SlowlogAggregateModel::CommandColumn,
+                                                               QHeaderView::Stretch);
+    for (int c = SlowlogAggregateModel::CountColumn; c < SlowlogAggregateModel::ColumnCount; ++c)
+        m_aggregateTable->setColumnWidth(c, digit * 9);
+    m_aggregateTable->setToolTip(tr("By command, over the entries shown; percentiles by nearest rank"));
+
+    // Latency monitor.
+    auto *latencyBox = new QWidget(this);
+    m_latencyHeader = new QLabel(latencyBox);
+    m_latencyHeader->setObjectName(QStringLiteral("slowlogLatencyHeader"));
+    m_latencyHeader->setTextFormat(Qt::PlainText);
+    m_latencyHint = new QLabel(latencyBox);
+    m_latencyHint->setObjectName(QStringLiteral("slowlogLatencyHint"));
+    m_latencyHint->setTextFormat(Qt::PlainText);
+    m_latencyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_latencyHint->setAlignment(Qt::AlignCenter);
+    m_latencyHint->setWordWrap(true);
+    m_latencyModel = new QStandardItemModel(0, 4, this);
+    m_latencyModel->setHorizontalHeaderLabels({tr("Event"), tr("Latest at"), tr("Latest"), tr("Max")});
+    m_latencyTable = makeTable(latencyBox, QStringLiteral("slowlogLatencyTable"));
+    m_latencyTable->setModel(m_latencyModel);
+    m_latencyTable->horizontalHeader()->setStretchLastSection(false);
+    m_latencyTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_latencyTable->setColumnWidth(1, digit * 11);
+    m_latencyTable->setColumnWidth(2, digit * 9);
+    m_latencyTable->setColumnWidth(3, digit * 9);
+    connect(m_latencyTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &SlowlogPanel::onLatencySelectionChanged);
+    m_latencyPlot = makePlot(latencyBox, QStringLiteral("slowlogLatencyPlot"));
+    chartstyle::label(m_latencyPlot->xAxis, tr("Time (server clock)"));
+    chartstyle::label(m_latencyPlot->yAxis, tr("Latency (ms)"));
+    m_latencyGraph = m_latencyPlot->addGraph();
+    putLegendAbove(m_latencyPlot);
+    auto *latencySplit = new QSplitter(Qt::Horizontal, latencyBox);
+    latencySplit->addWidget(m_latencyTable);
+    latencySplit->addWidget(m_latencyPlot);
+    latencySplit->setStretchFactor(0, 2);
+    latencySplit->setStretchFactor(1, 3);
+    m_latencyStack = new QStackedWidget(latencyBox);
+    m_latencyStack->setObjectName(QStringLiteral("slowlogLatencyStack"));
+    m_latencyStack->addWidget(m_latencyHint);
+    m_latencyStack->addWidget(latencySplit);
+    auto *latencyLayout = new QVBoxLayout(latencyBox);
+    latencyLayout->setContentsMargins(0, 0, 0, 0);
+    latencyLayout->addWidget(m_latencyHeader);
+    latencyLayout->addWidget(m_latencyStack, 1);
+    m_latencyHeader->setText(tr("Latency monitor"));
+    m_latencyHint->setText(tr("waiting for the server…"));
+
+    auto *top = new QSplitter(Qt::Horizontal, this);
+    top->addWidget(m_plot);
+    top->addWidget(m_aggregateTable);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("slowlogSplitter"));
+    split->addWidget(top);
+    split->addWidget(m_table);
+    split->addWidget(latencyBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+    split->setChildrenCollapsible(false);
+    // Proportions, scaled to the real height once laid out.
+    split->setSizes({320, 300, 230});
+
+    auto *headerRow = new QHBoxLayout;
+    headerRow->addWidget(m_config, 1);
+    headerRow->addWidget(m_status);
+    headerRow->addWidget(m_clear);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(headerRow);
+    layout->addWidget(m_error);
+    layout->addWidget(split, 1);
+}
+
+void SlowlogPanel::applyStyle()
+{
+    const QPalette pal = palette();
+    chartstyle::apply(m_plot, pal);
+    chartstyle::apply(m_latencyPlot, pal);
+    const QColor normal = chartstyle::series(0, pal);
+    const QColor bad = chartstyle::bad(pal);
+    m_normalGraph->setPen(QPen(normal));
+    m_normalGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, normal, normal, 6));
+    m_flaggedGraph->setPen(QPen(bad));
+    m_flaggedGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, bad, bad, 8));
+    const QColor latency = chartstyle::series(1, pal);
+    m_latencyGraph->setPen(QPen(latency, 1.5));
+    m_latencyGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, latency, pal.color(QPalette::Base), 6));
+    m_plotEmpty->setColor(pal.color(QPalette::PlaceholderText));
+    m_model->setProblemColor(bad);
+    QPalette errorPalette = m_error->palette();
+    errorPalette.setColor(QPalette::WindowText, bad);
+    m_error->setPalette(errorPalette);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_latencyPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SlowlogPanel::changeEvent(QEvent *event)
+{
+    Panel::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyStyle();
+}
+
+void SlowlogPanel::activeChanged(bool active)
+{
+    if (active) {
+        m_poller->start();
+        return;
+    }
+    m_poller->stop();
+    // Replies still travelling are for a panel nobody looks at.
+    for (RequestId *id : {&m_latencyRequest, &m_historyRequest}) {
+        if (*id)
+            m_client->cancel(*id);
+        *id = 0;
+    }
+}
+
+void SlowlogPanel::clearView()
+{
+    m_model->clear();
+    m_missed = 0;
+    m_resets = 0;
+    updateStatus();
+    rebuildPlot();
+}
+
+QString SlowlogPanel::userName() const
+{
+    return m_client->profile().username.isEmpty() ? QStringLiteral("default") : m_client->profile().username;
+}
+
+QString SlowlogPanel::errorText() const
+{
+    return m_errorText;
+}
+
+QString SlowlogPanel::configText() const
+{
+    return m_configText;
+}
+
+QString SlowlogPanel::statusText() const
+{
+    return m_status->text();
+}
+
+void SlowlogPanel::onEntries(const QList<SlowlogEntry> &entries, int epoch)
+{
+    if (m_model->append(entries, epoch) > 0)
+        scheduleReplot();
+    updateStatus();
+}
+
+void SlowlogPanel::onPolled()
+{
+    if (!m_hasContent) {
+        // The first answer is drawn at once, so a screenshot taken on contentReady shows it.
+        rebuildPlot();
+        m_hasContent = true;
+        Q_EMIT contentReady();
+    }
+    pollLatency();
+}
+
+void SlowlogPanel::onErrorChanged(const RedisError &error)
+{
+    if (!error.isError()) {
+        m_errorText.clear();
+        m_error->hide();
+        return;
+    }
+    if (error.kind == RedisError::Kind::NoPerm)
+        m_errorText = tr("Slow log: needs +slowlog for user %1").arg(userName());
+    else
+        m_errorText = tr("Slow log: %1").arg(error.message.isEmpty() ? errorKindName(error.kind) : error.message);
+    m_error->setText(m_errorText);
+    m_error->setToolTip(error.message);
+    m_error->show();
+}
+
+void SlowlogPanel::onConfig(const SlowlogConfig &config)
+{
+    if (config.known) {
+        QString threshold;
+        if (config.slowerThanUs < 0)
+            threshold = tr("%1 (the slow log is off)").arg(config.slowerThanUs);
+        else if (config.slowerThanUs == 0)
+            threshold = tr("0 (every command is logged)");
+        else
+            threshold = tr("%1 µs (%2)").arg(config.slowerThanUs).arg(SlowlogModel::durationText(config.slowerThanUs));
+        m_configText = tr("slowlog-log-slower-than %1 · slowlog-max-len %2")
+                           .arg(threshold, format::count(quint64(qMax<qint64>(0, config.maxLength))));
+    } else {
+        const RedisError &e = m_poller->configError();
+        if (e.kind == RedisError::Kind::NoPerm)
+            m_configText = tr("slowlog-log-slower-than and slowlog-max-len unknown: CONFIG GET needs +config|get for user %1")
+                               .arg(userName());
+        else
+            m_configText = tr("slowlog-log-slower-than and slowlog-max-len unknown%1")
+                               .arg(e.isError() ? QStringLiteral(": ") + e.message : QString());
+    }
+    m_config->setText(m_configText);
+}
+
+void SlowlogPanel::updateStatus()
+{
+    QStringList parts;
+    const int rows = m_model->rowCount();
+    parts << (rows == 1 ? tr("1 entry") : tr("%1 entries").arg(format::count(quint64(rows))));
+    int flagged = 0;
+    for (int r = 0; r < rows; ++r)
+        flagged += m_model->verdictAt(r).isProblem() ? 1 : 0;
+    if (flagged > 0)
+        parts << tr("%1 flagged").arg(flagged);
+    if (m_missed > 0)
+        parts << tr("%1 missed (the log wrapped between polls)").arg(format::count(quint64(m_missed)));
+    if (m_resets > 0)
+        parts << tr("log reset at %1").arg(QDateTime::fromMSecsSinceEpoch(m_lastResetMs).toString(QStringLiteral("HH:mm:ss")));
+    m_status->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void SlowlogPanel::onActivated(const QModelIndex &index)
+{
+    const QModelIndex source = m_proxy->mapToSource(index);
+    const QVariant key = m_model->data(source, SlowlogModel::KeyRole);
+    if (key.isValid())
+        Q_EMIT openKeyRequested(key.toByteArray(), KeyType::Unknown);
+}
+
+void SlowlogPanel::scheduleReplot()
+{
+    if (!m_replotTimer->isActive())
+        m_replotTimer->start();
+    updateStatus();
+}
+
+void SlowlogPanel::rebuildPlot()
+{
+    // Rebuilt from the model rather than appended to: flags change after the fact (key sizes
+    // arrive later) and moving a point between graphs is the same work. At most 10,000 points,
+    // at most once per poll.
+    struct Point
+    {
+        qint64 t;
+        double ms;
+        bool flagged;
+        int epoch;
+        qint64 id;
+    };
+    QList<Point> points;
+    const int rows = m_model->rowCount();
+    points.reserve(rows);
+    for (int r = rows - 1; r >= 0; --r) {
+        const SlowlogEntry &e = m_model->entryAt(r);
+        // Log scale: a 0 µs entry (threshold 0) sits at 1 µs.
+        points.append({e.timestamp, double(qMax<qint64>(1, e.durationUs)) / 1000.0, m_model->verdictAt(r).isProblem(),
+                       m_model->epochAt(r), e.id});
+    }
+    std::stable_sort(points.begin(), points.end(), [](const Point &a, const Point &b) { return a.t < b.t; });
+
+    QVector<QCPGraphData> normal, flagged;
+    m_normalPoints.clear();
+    m_flaggedPoints.clear();
+    double minMs = 0, maxMs = 0;
+    for (const Point &p : std::as_const(points)) {
+        (p.flagged ? flagged : normal).append(QCPGraphData(double(p.t), p.ms));
+        (p.flagged ? m_flaggedPoints : m_normalPoints).append({p.epoch, p.id});
+        minMs = minMs == 0 ? p.ms : qMin(minMs, p.ms);
+        maxMs = qMax(maxMs, p.ms);
+    }
+    m_normalGraph->data()->set(normal, true);
+    m_flaggedGraph->data()->set(flagged, true);
+
+    if (points.isEmpty()) {
+        const double now = double(QDateTime::currentSecsSinceEpoch());
+        m_plot->xAxis->setRange(now - 300, now);
+        m_plot->yAxis->setRange(0.01, 100);
+    } else {
+        const double first = double(points.constFirst().t), last = double(points.constLast().t);
+        // At least two minutes wide: entries have whole seconds, and a span of a few seconds
+        // would put a tick label on every one of them.
+        const double pad = qMax(kMinSpanSecs / 2 - (last - first) / 2, (last - first) * 0.04);
+        m_plot->xAxis->setRange(first - pad, last + pad);
+        // Whole decades, at least two, so the log axis always has labelled ticks.
+        double lower = std::pow(10.0, std::floor(std::log10(minMs)));
+        const double upper = std::pow(10.0, std::ceil(std::log10(maxMs * 1.05)));
+        if (upper / lower < 100)
+            lower = upper / 100;
+        m_plot->yAxis->setRange(lower, upper);
+    }
+    m_plotEmpty->setVisible(points.isEmpty());
+    m_plot->replot();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Latency monitor
+
+void SlowlogPanel::pollLatency()
+{
+    if (m_latencyRequest || !isActive() || !m_client->isReady())
+        return;
+    QList<RedisCommand> commands{{"CONFIG", "GET", "latency-monitor-threshold"}, {"LATENCY", "LATEST"}};
+    m_latencyRequest = m_client->sendBatch(commands, this, [this](const RedisReply &r) { onLatencyReply(r); });
+    requestLatencyHistory();
+}
+
+void SlowlogPanel::onLatencyReply(const RedisReply &reply)
+{
+    m_latencyRequest = 0;
+    if (!reply.ok()) {
+        m_latencyHint->setText(tr("Latency monitor: %1").arg(reply.error.message));
+        m_latencyStack->setCurrentWidget(m_latencyHint);
+        return;
+    }
+    const RedisError configError = RedisError::fromReply(reply.value(0));
+    bool known = false;
+    const qint64 threshold = configError ? -1
+        : slowlog::parseConfigGet(reply.value(0)).value("latency-monitor-threshold").toLongLong(&known);
+    m_latencyThresholdMs = known ? threshold : -1;
+    if (known && threshold == 0) {
+        m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold 0 (off)"));
+        m_latencyHint->setText(
+            tr("latency monitor is off: CONFIG SET latency-monitor-threshold 100 turns it on "
+               "(events slower than 100 ms are then recorded)"));
+        m_latencyStack->setCurrentWidget(m_latencyHint);
+        return;
+    }
+    if (known)
+        m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold %1 ms").arg(threshold));
+    else if (configError.kind == RedisError::Kind::NoPerm)
+        m_latencyHeader->setText(tr("Latency monitor · threshold unknown: CONFIG GET needs +config|get for user %1")
+                                     .arg(userName()));
+    else
+        m_latencyHeader->setText(tr("Latency monitor · threshold unknown"));
+
+    const RedisValue &latest = reply.value(1);
+    if (const RedisError e = RedisError::fromReply(latest)) {
+        m_latencyHint->setText(e.kind == RedisError::Kind::NoPerm
+                                   ? tr("Latency monitor: needs +latency for user %1").arg(userName())
+                                   : tr("Latency monitor: %1").arg(e.message));
+        m_latencyStack->setCurrentWidget(m_latencyHint);
+        return;
+    }
+    QList<LatencyEvent> events;
+    QString error;
+    if (!slowlog::parseLatencyLatest(latest, &events, &error)) {
+        m_latencyHint->setText(tr("Latency monitor: %1").arg(error));
+        m_latencyStack->setCurrentWidget(m_latencyHint);
+        return;
+    }
+    m_latencyStack->setCurrentIndex(1);
+    showLatencyEvents(events);
+}
+
+void SlowlogPanel::showLatencyEvents(const QList<LatencyEvent> &events)
+{
+    QList<QByteArray> names;
+    for (const LatencyEvent &e : events)
+        names.append(e.name);
+    // Rebuilding the rows clears the selection; the event shown is kept by name.
+    const QByteArray wanted = m_latencyEvent;
+    QList<QByteArray> current;
+    for (int r = 0; r < m_latencyModel->rowCount(); ++r)
+        current.append(m_latencyModel->item(r, 0)->data(Qt::UserRole).toByteArray());
+    // Same events as before: update the numbers in place, so the selection stays put.
+    if (names != current) {
+        m_latencyModel->setRowCount(0);
+        for (const LatencyEvent &e : events) {
+            auto *name = new QStandardItem(bytesescape::escape(e.name));
+            name->setData(e.name, Qt::UserRole);
+            m_latencyModel->appendRow({name, new QStandardItem, new QStandardItem, new QStandardItem});
+        }
+    }
+    for (int r = 0; r < events.size(); ++r) {
+        const LatencyEvent &e = events.at(r);
+        m_latencyModel->item(r, 1)->setText(timeText(e.latestTimestamp));
+        m_latencyModel->item(r, 1)->setToolTip(QDateTime::fromSecsSinceEpoch(e.latestTimestamp).toString(Qt::ISODate));
+        m_latencyModel->item(r, 2)->setText(tr("%1 ms").arg(e.latestMs));
+        m_latencyModel->item(r, 3)->setText(tr("%1 ms").arg(e.maxMs));
+        for (int c = 2; c < 4; ++c)
+            m_latencyModel->item(r, c)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (e.count >= 0)
+            m_latencyModel->item(r, 0)->setToolTip(tr("%1 spikes, %2 ms in all").arg(e.count).arg(e.sumMs));
+    }
+    if (events.isEmpty()) {
+        m_latencyEvent.clear();
+        showLatencyHistory({}, {});
+        return;
+    }
+    int row = int(names.indexOf(wanted));
+    if (row < 0)
+        row = 0;
+    const QModelIndex index = m_latencyModel->index(row, 0);
+    if (m_latencyTable->currentIndex().row() != row)
+        m_latencyTable->setCurrentIndex(index); // asks for the history
+}
+
+void SlowlogPanel::onLatencySelectionChanged()
+{
+    const QModelIndex current = m_latencyTable->currentIndex();
+    const QByteArray event = current.isValid()
+        ? m_latencyModel->item(current.row(), 0)->data(Qt::UserRole).toByteArray() : QByteArray();
+    if (event == m_latencyEvent)
+        return;
+    m_latencyEvent = event;
+    requestLatencyHistory();
+}
+
+void SlowlogPanel::requestLatencyHistory()
+{
+    if (m_latencyEvent.isEmpty() || !isActive() || !m_client->isReady())
+        return;
+    if (m_historyRequest)
+        m_client->cancel(m_historyRequest);
+    const QByteArray event = m_latencyEvent;
+    m_historyRequest = m_client->send({"LATENCY", "HISTORY", event}, this, [this, event](const RedisReply &r) {
+        m_historyRequest = 0;
+        QList<LatencySample> samples;
+        if (r.ok() && event == m_latencyEvent && slowlog::parseLatencyHistory(r.value(), &samples))
+            showLatencyHistory(event, samples);
+    });
+}
+
+void SlowlogPanel::showLatencyHistory(const QByteArray &event, const QList<LatencySample> &samples)
+{
+    QVector<QCPGraphData> data;
+    data.reserve(samples.size());
+    double maxMs = 0;
+    for (const LatencySample &s : samples) {
+        data.append(QCPGraphData(double(s.timestamp), double(s.latencyMs)));
+        maxMs = qMax(maxMs, double(s.latencyMs));
+    }
+    std::sort(data.begin(), data.end(), [](const QCPGraphData &a, const QCPGraphData &b) { return a.key < b.key; });
+    m_latencyGraph->data()->set(data, true);
+    m_latencyGraph->setName(event.isEmpty() ? tr("no event") : tr("event “%1”").arg(bytesescape::escape(event)));
+    if (data.isEmpty()) {
+        const double now = double(QDateTime::currentSecsSinceEpoch());
+        m_latencyPlot->xAxis->setRange(now - 600, now);
+        m_latencyPlot->yAxis->setRange(0, 100);
+    } else {
+        const double first = data.constFirst().key, last = data.constLast().key;
+        const double pad = qMax(kMinSpanSecs / 2 - (last - first) / 2, (last - first) * 0.04);
+        m_latencyPlot->xAxis->setRange(first - pad, last + pad);
+        m_latencyPlot->yAxis->setRange(0, maxMs * 1.2);
+    }
+    m_latencyPlot->replot();
+}

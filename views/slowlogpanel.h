@@ -1,2 +1,118 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+
+#include "panel.h"
+#include "rediserror.h"
+#include "redisworker.h"
+#include "slowlog.h"
+
+#include <QPointer>
+
+class QCPGraph;
+class QCPItemText;
+class QCustomPlot;
+class QLabel;
+class QModelIndex;
+class QPushButton;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QStandardItemModel;
+class QTableView;
+class QTimer;
+class RedisClient;
+class SlowlogModel;
+class SlowlogPoller;
+
+// The slow log, live: the configuration (slowlog-log-slower-than, slowlog-max-len), a scatter
+// of durations over time with flagged entries in the "bad" colour, the entries (activating one
+// with a key argument opens the key), an aggregate by command, and the latency monitor
+// (LATENCY LATEST and the history of the selected event, or how to turn it on). Polls only
+// while active; "Clear view" forgets what is shown, never the server's log.
+class SlowlogPanel : public Panel
+{
+    Q_OBJECT
+public:
+    explicit SlowlogPanel(RedisClient *client, QWidget *parent = nullptr);
+    ~SlowlogPanel() override;
+
+    bool hasContent() const override { return m_hasContent; }
+
+    SlowlogModel *model() const { return m_model; }
+    SlowlogPoller *poller() const { return m_poller; }
+    // The one-line reason the slow log cannot be shown; empty when it can.
+    QString errorText() const;
+    // "slowlog-log-slower-than 10 ms · slowlog-max-len 128", or why it is unknown.
+    QString configText() const;
+    // Entries shown, missed and resets, as the status line says them.
+    QString statusText() const;
+    qint64 missedCount() const { return m_missed; }
+    int resetsSeen() const { return m_resets; }
+    // Latency monitor: true when it is on (threshold > 0), false when off or unknown.
+    bool latencyMonitorOn() const { return m_latencyThresholdMs > 0; }
+
+public Q_SLOTS:
+    void clearView();
+
+protected:
+    void activeChanged(bool active) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    void buildUi();
+    void applyStyle();
+    void onEntries(const QList<SlowlogEntry> &entries, int epoch);
+    void onPolled();
+    void onErrorChanged(const RedisError &error);
+    void onConfig(const SlowlogConfig &config);
+    void onActivated(const QModelIndex &index);
+    void scheduleReplot();
+    void rebuildPlot();
+    void updateStatus();
+    void pollLatency();
+    void requestLatencyHistory();
+    void onLatencyReply(const RedisReply &reply);
+    void showLatencyEvents(const QList<LatencyEvent> &events);
+    void showLatencyHistory(const QByteArray &event, const QList<LatencySample> &samples);
+    void onLatencySelectionChanged();
+    QString userName() const;
+
+    RedisClient *m_client;
+    SlowlogModel *m_model;
+    SlowlogPoller *m_poller;
+    bool m_hasContent = false;
+    qint64 m_missed = 0;
+    int m_resets = 0;
+    qint64 m_lastResetMs = 0;
+    QString m_configText;
+    QString m_errorText;
+
+    QLabel *m_config = nullptr;
+    QLabel *m_status = nullptr;
+    QLabel *m_error = nullptr;
+    QPushButton *m_clear = nullptr;
+    QCustomPlot *m_plot = nullptr;
+    QCPGraph *m_normalGraph = nullptr;
+    QCPGraph *m_flaggedGraph = nullptr;
+    QCPItemText *m_plotEmpty = nullptr;
+    // Per graph, the (epoch, id) of each point in data order, so a click finds its entry.
+    QList<std::pair<int, qint64>> m_normalPoints;
+    QList<std::pair<int, qint64>> m_flaggedPoints;
+    QTimer *m_replotTimer = nullptr;
+    QTableView *m_table = nullptr;
+    QSortFilterProxyModel *m_proxy = nullptr;
+    QTableView *m_aggregateTable = nullptr;
+    QSortFilterProxyModel *m_aggregateProxy = nullptr;
+
+    // Latency monitor.
+    QLabel *m_latencyHeader = nullptr;
+    QStackedWidget *m_latencyStack = nullptr;
+    QLabel *m_latencyHint = nullptr;
+    QTableView *m_latencyTable = nullptr;
+    QStandardItemModel *m_latencyModel = nullptr;
+    QCustomPlot *m_latencyPlot = nullptr;
+    QCPGraph *m_latencyGraph = nullptr;
+    qint64 m_latencyThresholdMs = -1; // -1 unknown
+    QByteArray m_latencyEvent; // the event whose history is shown
+    RequestId m_latencyRequest = 0;
+    RequestId m_historyRequest = 0;
+};

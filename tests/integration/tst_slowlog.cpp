@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisclient.h"
+#include "slowlog.h"
+#include "slowlogmodel.h"
+#include "slowlogpanel.h"
+#include "testserver.h"
+
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <memory>
+
+namespace {
+
+constexpr int kWaitMs = 20000;
+// DEBUG SLEEP 0.01 always takes >= 10 ms; nothing fast comes near 8 ms.
+const QByteArray kThresholdUs = "8000";
+
+QList<qint64> modelIds(const SlowlogModel &model)
+{
+    QList<qint64> out;
+    for (int r = model.rowCount() - 1; r >= 0; --r)
+        out.append(model.entryAt(r).id);
+    return out; // oldest first
+}
+
+// The server's own slow log through a plain socket, oldest first.
+QList<SlowlogEntry> serverLog(TestServer &server)
+{
+    QList<SlowlogEntry> entries;
+    if (!slowlog::parseEntries(server.command({"SLOWLOG", "GET", "1000"}), &entries))
+        qFatal("SLOWLOG GET failed on the test server");
+    std::reverse(entries.begin(), entries.end());
+    return entries;
+}
+
+// A poller wired to a model the way a panel wires them.
+struct Watch
+{
+    explicit Watch(RedisClient *client)
+        : poller(client), tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal)
+    {
+        QObject::connect(&poller, &SlowlogPoller::entriesAvailable, &model,
+                         [this](const QList<SlowlogEntry> &e, int epoch) { model.append(e, epoch); });
+        QObject::connect(&poller, &SlowlogPoller::keySizeAvailable, &model, &SlowlogModel::setKeySize);
+        poller.setIntervalMs(100);
+    }
+    // Waits for a poll that started after this call.
+    bool waitForFreshPoll()
+    {
+        const int before = poller.completedPolls();
+        return QTest::qWaitFor([&] { return poller.completedPolls() >= before + 2; }, kWaitMs);
+    }
+
+    SlowlogModel model;
+    SlowlogPoller poller;
+    QAbstractItemModelTester tester;
+};
+
+} // namespace
+
+class TestSlowlog : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+
+    void exactNewEntries();
+    void wrapBetweenPollsCountsMissed();
+    void resetDetectedAndEntriesContinue();
+    void bigCollectionFlaggedFromKeySize();
+    void noPermission();
+    void readOnlyConnection();
+    void restartStartsNewEpoch();
+
+private:
+    void sleeps(int n, const QByteArray &seconds = "0.01");
+
+    TestServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+};
+
+void TestSlowlog::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_server.start(&error), qPrintable(error));
+    m_client = std::make_unique<RedisClient>(m_server.profile());
+    m_client->connectToServer();
+    QVERIFY(waitForReady(*m_client));
+}
+
+void TestSlowlog::cleanupTestCase()
+{
+    m_client.reset();
+}
+
+void TestSlowlog::init()
+{
+    const QList<RedisValue> r = m_server.pipeline({{"CONFIG", "SET", "slowlog-log-slower-than", kThresholdUs},
+                                                   {"CONFIG", "SET", "slowlog-max-len", "128"},
+                                                   {"SLOWLOG", "RESET"},
+                                                   {"FLUSHALL"}});
+    QCOMPARE(r.size(), 4);
+    for (const RedisValue &v : r)
+        QVERIFY2(!v.isError(), v.bytes().constData());
+}
+
+void TestSlowlog::sleeps(int n, const QByteArray &seconds)
+{
+    QList<QList<QByteArray>> commands;
+    for (int i = 0; i < n; ++i)
+        commands.append({"DEBUG", "SLEEP", seconds});
+    const QList<RedisValue> r = m_server.pipeline(commands);
+    QCOMPARE(r.size(), n);
+}
+
+void TestSlowlog::exactNewEntries()
+{
+    Watch w(m_client.get());
+    w.poller.start();
+    QVERIFY(w.waitForFreshPoll());
+    QCOMPARE(w.model.rowCount(), 0);
+
+    // Slow and fast commands interleaved; only the slow ones belong in the log.
+    constexpr int kSlow = 6;
+    QList<QList<QByteArray>> commands;
+    for (int i = 0; i < kSlow; ++i) {
+        commands.append({"DEBUG", "SLEEP", "0.01"});
+        commands.append({"SET", "fast:" + QByteArray::number(i), "v"});
+        commands.append({"GET", "fast:" + QByteArray::number(i)});
+    }
+    QCOMPARE(m_server.pipeline(commands).size(), commands.size());
+
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), kSlow, kWaitMs);
+    // More polls bring nothing twice.
+    QVERIFY(w.waitForFreshPoll());
+    QVERIFY(w.waitForFreshPoll());
+    QCOMPARE(w.model.rowCount(), kSlow);
+
+    const QList<SlowlogEntry> server = serverLog(m_server);
+    QCOMPARE(server.size(), kSlow);
+    QList<qint64> expectedIds;
+    for (const SlowlogEntry &e : server)
+        expectedIds.append(e.id);
+    QCOMPARE(modelIds(w.model), expectedIds);
+    for (int i = 1; i < expectedIds.size(); ++i)
+        QCOMPARE(expectedIds.at(i), expectedIds.at(i - 1) + 1);
+    for (int r = 0; r < w.model.rowCount(); ++r) {
+        const SlowlogEntry &e = w.model.entryAt(r);
+        QCOMPARE(e.args, (QList<QByteArray>{"DEBUG", "SLEEP", "0.01"}));
+        QCOMPARE(e.commandName(), QByteArray("DEBUG SLEEP"));
+        QVERIFY2(e.durationUs >= 10'000, qPrintable(QString::number(e.durationUs)));
+        QVERIFY(e.clientAddress.startsWith("127.0.0.1:"));
+        QCOMPARE(w.model.verdictAt(r).flag, SlowlogFlag::Diagnostic);
+    }
+    QCOMPARE(w.model.aggregate()->rowCount(), 1);
+    QCOMPARE(w.model.aggregate()->countAt(0), kSlow);
+    QCOMPARE(w.poller.tracker().totalMissed(), 0);
+    QCOMPARE(w.poller.tracker().resetCount(), 0);
+    QVERIFY(w.poller.config().known);
+    QCOMPARE(w.poller.config().slowerThanUs, kThresholdUs.toLongLong());
+    QCOMPARE(w.poller.config().maxLength, 128);
+    QVERIFY(!w.poller.lastError().isError());
+}
+
+void TestSlowlog::wrapBetweenPollsCountsMissed()
+{
+    QCOMPARE(m_server.command({"CONFIG", "SET", "slowlog-max-len", "4"}).bytes(), QByteArray("OK"));
+    Watch w(m_client.get());
+    QSignalSpy missed(&w.poller, &SlowlogPoller::entriesMissed);
+    w.poller.start();
+    sleeps(2);
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 2, kWaitMs);
+    QVERIFY(w.waitForFreshPoll());
+
+    // Ten entries while nobody polls: the log of four keeps the last four.
+    w.poller.stop();
+    sleeps(10);
+    const QList<SlowlogEntry> server = serverLog(m_server);
+    QCOMPARE(server.size(), 4);
+    w.poller.start();
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 6, kWaitMs);
+    QCOMPARE(missed.size(), 1);
+    QCOMPARE(missed.first().first().toLongLong(), 6);
+    QCOMPARE(w.poller.tracker().totalMissed(), 6);
+    QCOMPARE(w.poller.tracker().resetCount(), 0); // a full log is not a reset
+    const QList<qint64> ids = modelIds(w.model);
+    for (int i = 0; i < 4; ++i)
+        QCOMPARE(ids.at(2 + i), server.at(i).id);
+    QCOMPARE(ids.at(2) - ids.at(1) - 1, 6);
+}
+
+void TestSlowlog::resetDetectedAndEntriesContinue()
+{
+    Watch w(m_client.get());
+    QSignalSpy resets(&w.poller, &SlowlogPoller::resetDetected);
+    w.poller.start();
+    sleeps(3);
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 3, kWaitMs);
+    const qint64 lastBefore = w.model.entryAt(0).id;
+
+    QCOMPARE(m_server.command({"SLOWLOG", "RESET"}).bytes(), QByteArray("OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(resets.size(), 1, kWaitMs);
+    QCOMPARE(w.model.rowCount(), 3); // what was shown stays
+
+    sleeps(2);
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 5, kWaitMs);
+    // The server keeps counting ids across SLOWLOG RESET.
+    QCOMPARE(w.model.entryAt(1).id, lastBefore + 1);
+    QCOMPARE(w.model.entryAt(0).id, lastBefore + 2);
+    QCOMPARE(w.model.epochAt(0), 0);
+    QVERIFY(w.waitForFreshPoll());
+    QCOMPARE(resets.size(), 1);
+    QCOMPARE(w.poller.tracker().totalMissed(), 0);
+}
+
+void TestSlowlog::bigCollectionFlaggedFromKeySize()
+{
+    QList<QByteArray> sadd{"SADD", "big:set"};
+    for (int i = 0; i < 1500; ++i)
+        sadd << "m" + QByteArray::number(i);
+    QList<QByteArray> saddSmall{"SADD", "small:set", "a", "b"};
+    // Log everything for a moment, so the fast SMEMBERS calls are entries too.
+    const QList<RedisValue> r = m_server.pipeline({sadd, saddSmall, {"CONFIG", "SET", "slowlog-log-slower-than", "0"},
+                                                   {"SMEMBERS", "big:set"}, {"SMEMBERS", "small:set"},
+                                                   {"CONFIG", "SET", "slowlog-log-slower-than", kThresholdUs}});
+    QCOMPARE(r.size(), 6);
+
+    Watch w(m_client.get());
+    w.poller.start();
+    auto rowOf = [&](const QByteArray &key) {
+        for (int row = 0; row < w.model.rowCount(); ++row) {
+            if (w.model.entryAt(row).args == QList<QByteArray>{"SMEMBERS", key})
+                return row;
+        }
+        return -1;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(rowOf("big:set") >= 0 && rowOf("small:set") >= 0, kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.keySize("big:set"), 1500, kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.keySize("small:set"), 2, kWaitMs);
+    QCOMPARE(w.model.verdictAt(rowOf("big:set")).flag, SlowlogFlag::BigCollection);
+    QVERIFY(w.model.verdictAt(rowOf("big:set")).reason.contains(QStringLiteral("1,500")));
+    QCOMPARE(w.model.verdictAt(rowOf("small:set")).flag, SlowlogFlag::None);
+}
+
+void TestSlowlog::noPermission()
+{
+    QCOMPARE(m_server.command({"ACL", "SETUSER", "viewer", "on", ">secret", "~*", "+@all", "-slowlog"}).bytes(),
+             QByteArray("OK"));
+    QCOMPARE(m_server.command({"ACL", "SETUSER", "blind", "on", ">secret", "~*", "+@all", "-slowlog", "-config",
+                               "-latency"})
+                 .bytes(),
+             QByteArray("OK"));
+
+    ConnectionProfile profile = m_server.profile();
+    profile.username = QStringLiteral("viewer");
+    profile.password = QStringLiteral("secret");
+    RedisClient viewer(profile);
+    viewer.connectToServer();
+    QVERIFY(waitForReady(viewer));
+    {
+        SlowlogPanel panel(&viewer);
+        panel.poller()->setIntervalMs(100);
+        panel.setActive(true);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.hasContent(), kWaitMs);
+        QCOMPARE(panel.errorText(), QStringLiteral("Slow log: needs +slowlog for user viewer"));
+        QCOMPARE(panel.poller()->lastError().kind, RedisError::Kind::NoPerm);
+        // The rest keeps working: CONFIG GET is allowed for this user.
+        QTRY_VERIFY_WITH_TIMEOUT(panel.configText().contains(QStringLiteral("slowlog-max-len 128")), kWaitMs);
+        QCOMPARE(panel.model()->rowCount(), 0);
+    }
+
+    profile.username = QStringLiteral("blind");
+    RedisClient blind(profile);
+    blind.connectToServer();
+    QVERIFY(waitForReady(blind));
+    SlowlogPanel panel(&blind);
+    panel.poller()->setIntervalMs(100);
+    panel.setActive(true);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.hasContent(), kWaitMs);
+    QCOMPARE(panel.errorText(), QStringLiteral("Slow log: needs +slowlog for user blind"));
+    QTRY_COMPARE_WITH_TIMEOUT(panel.configText(),
+                              QStringLiteral("slowlog-log-slower-than and slowlog-max-len unknown: "
+                                             "CONFIG GET needs +config|get for user blind"),
+                              kWaitMs);
+    auto *hint = panel.findChild<QLabel *>(QStringLiteral("slowlogLatencyHint"));
+    QVERIFY(hint);
+    QTRY_COMPARE_WITH_TIMEOUT(hint->text(), QStringLiteral("Latency monitor: needs +latency for user blind"), kWaitMs);
+}
+
+void TestSlowlog::readOnlyConnection()
+{
+    // Everything the panel sends is allowed on a read-only (production) connection.
+    m_server.command({"SADD", "ro:set", "a"});
+    m_server.pipeline({{"CONFIG", "SET", "slowlog-log-slower-than", "0"}, {"SMEMBERS", "ro:set"},
+                       {"CONFIG", "SET", "slowlog-log-slower-than", kThresholdUs}});
+    ConnectionProfile profile = m_server.profile();
+    profile.readOnly = true;
+    RedisClient client(profile);
+    client.connectToServer();
+    QVERIFY(waitForReady(client));
+    QVERIFY(client.facts().readOnly);
+    SlowlogPanel panel(&client);
+    panel.poller()->setIntervalMs(100);
+    panel.setActive(true);
+    sleeps(2);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.model()->rowCount() >= 3, kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(panel.model()->keySize("ro:set"), 1, kWaitMs); // SCARD went through
+    QVERIFY(panel.errorText().isEmpty());
+    QVERIFY(panel.configText().startsWith(QStringLiteral("slowlog-log-slower-than 8000 µs")));
+    auto *header = panel.findChild<QLabel *>(QStringLiteral("slowlogLatencyHeader"));
+    QVERIFY(header);
+    QTRY_VERIFY_WITH_TIMEOUT(header->text().contains(QStringLiteral("latency-monitor-threshold")), kWaitMs);
+}
+
+void TestSlowlog::restartStartsNewEpoch()
+{
+    Watch w(m_client.get());
+    QSignalSpy resets(&w.poller, &SlowlogPoller::resetDetected);
+    w.poller.start();
+    sleeps(3);
+    QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 3, kWaitMs);
+    const QByteArray runIdBefore = m_client->facts().runId;
+    QVERIFY(!runIdBefore.isEmpty());
+
+    // A restart forgets the log and the id counter.
+    m_server.server().kill();
+    QString error;
+    QVERIFY2(m_server.server().restart(&error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(m_client->isReady() && m_client->facts().runId != runIdBefore, kWaitMs);
+    QCOMPARE(m_server.command({"CONFIG", "SET", "slowlog-log-slower-than", kThresholdUs}).bytes(), QByteArray("OK"));
+    sleeps(2);
+    auto newEpochSleeps = [&] {
+        int n = 0;
+        for (int r = 0; r < w.model.rowCount() && w.model.epochAt(r) == 1; ++r)
+            n += w.model.entryAt(r).commandName() == "DEBUG SLEEP" ? 1 : 0;
+        return n;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(newEpochSleeps(), 2, kWaitMs);
+    QVERIFY(w.waitForFreshPoll());
+    QCOMPARE(resets.size(), 1);
+    QCOMPARE(w.poller.tracker().epoch(), 1);
+    // The new server's log, all of it (the reconnect itself may have been slow enough to be in
+    // it), after the three entries of the first run.
+    const QList<SlowlogEntry> server = serverLog(m_server);
+    QCOMPARE(w.model.rowCount(), 3 + server.size());
+    for (int i = 0; i < server.size(); ++i) {
+        const int row = int(server.size()) - 1 - i;
+        QCOMPARE(w.model.epochAt(row), 1);
+        QCOMPARE(w.model.entryAt(row).id, server.at(i).id);
+    }
+    QCOMPARE(w.model.epochAt(int(server.size())), 0);
+    QCOMPARE(server.constLast().commandName(), QByteArray("DEBUG SLEEP"));
+}
+
+QTEST_MAIN(TestSlowlog)
+#include "tst_slowlog.moc"
