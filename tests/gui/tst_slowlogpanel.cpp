@@ -5,6 +5,7 @@
 #include "testserver.h"
 
 #include "qcp.h"
+#include "testdata.h"
 
 #include <QDir>
 #include <QImage>
@@ -62,10 +63,7 @@ private:
     template<typename T>
     T *child(const char *name) const
     {
-        auto *w = m_panel->findChild<T *>(QString::fromLatin1(name));
-        if (!w)
-            qFatal("no child %s", name);
-        return w;
+        return requireChild<T>(m_panel.get(), name);
     }
     QTableView *table() const { return child<QTableView>("slowlogTable"); }
     // Saves a screenshot into the test's temporary directory (and $REDISLENS_SCREENSHOT_DIR).

@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include "qcp.h"
+#include "testdata.h"
 
 #include <cmath>
 #include <memory>
@@ -49,10 +50,7 @@ private:
     template<typename T>
     T *child(const char *name) const
     {
-        auto *w = m_panel->findChild<T *>(QString::fromLatin1(name));
-        if (!w)
-            qFatal("no child %s", name);
-        return w;
+        return requireChild<T>(m_panel.get(), name);
     }
     static QList<QCPBars *> bars(QCustomPlot *plot);
     static double barValue(QCustomPlot *plot, int bucket);

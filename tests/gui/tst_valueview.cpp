@@ -2,6 +2,7 @@
 #include "redisclient.h"
 #include "testserver.h"
 #include "valueview.h"
+#include "testdata.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -49,10 +50,7 @@ private:
     template<typename T>
     T *child(const char *name) const
     {
-        auto *w = m_view->findChild<T *>(QString::fromLatin1(name));
-        if (!w)
-            qFatal("no child %s", name);
-        return w;
+        return requireChild<T>(m_view.get(), name);
     }
     QTableView *table() const { return child<QTableView>("valueTable"); }
     QString status() const { return child<QLabel>("valueStatus")->text(); }

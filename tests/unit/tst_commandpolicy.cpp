@@ -2,6 +2,7 @@
 #include "commandpolicy.h"
 #include "redisvalue.h"
 #include "respcodec.h"
+#include "testdata.h"
 
 #include <QFile>
 #include <QTest>
@@ -84,14 +85,9 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        const QString dir = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
-        const QString path = dir.isEmpty() ? QFINDTESTDATA(QStringLiteral("../data/replies/command-7.0.resp"))
-                                           : dir + QStringLiteral("/tests/data/replies/command-7.0.resp");
-        QFile f(path);
-        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
         QList<RedisValue> values;
         QString error;
-        QVERIFY2(resp::parseAll(f.readAll(), &values, &error), qPrintable(error));
+        QVERIFY2(resp::parseAll(recordedReply(QStringLiteral("command-7.0.resp")), &values, &error), qPrintable(error));
         QCOMPARE(values.size(), 1);
         QVERIFY(values.first().size() > 200);
         m_server = CommandPolicy::fromCommandReply(values.first());
@@ -157,12 +153,8 @@ private Q_SLOTS:
     {
         // Cross-check against the recording itself: nothing the server flags "write" or
         // "admin" slips through, except the introspection the panels need.
-        const QString dir = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
-        QFile f(dir.isEmpty() ? QFINDTESTDATA(QStringLiteral("../data/replies/command-7.0.resp"))
-                              : dir + QStringLiteral("/tests/data/replies/command-7.0.resp"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
         QList<RedisValue> values;
-        QVERIFY(resp::parseAll(f.readAll(), &values));
+        QVERIFY(resp::parseAll(recordedReply(QStringLiteral("command-7.0.resp")), &values));
         const QSet<QByteArray> readingAdmin{"config|get", "slowlog|get", "slowlog|len", "latency|latest",
                                             "latency|history", "latency|doctor", "latency|graph", "latency|histogram",
                                             "client|list", "module|list"};

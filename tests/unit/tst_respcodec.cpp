@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rediserror.h"
 #include "respcodec.h"
+#include "testdata.h"
 
 #include <QFile>
 #include <QRandomGenerator>
@@ -15,16 +16,7 @@ class TstRespCodec : public QObject
     Q_OBJECT
 
 private:
-    static QByteArray recorded(const QString &name)
-    {
-        QString dir = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
-        QString path = dir.isEmpty() ? QFINDTESTDATA(QStringLiteral("../data/replies/") + name)
-                                     : dir + QStringLiteral("/tests/data/replies/") + name;
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly))
-            qFatal("cannot open recorded reply %s", qPrintable(path));
-        return f.readAll();
-    }
+    static QByteArray recorded(const QString &name) { return recordedReply(name); }
     static RedisValue bulk(const QByteArray &b) { return RedisValue::bulk(b); }
     static RedisValue arr(QList<RedisValue> v) { return RedisValue::array(std::move(v)); }
 

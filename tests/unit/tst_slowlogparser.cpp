@@ -2,32 +2,12 @@
 #include "redisvalue.h"
 #include "respcodec.h"
 #include "slowlog.h"
+#include "testdata.h"
 
 #include <QFile>
 #include <QTest>
 
 namespace {
-
-QByteArray recorded(const QString &name)
-{
-    const QString dir = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
-    const QString path = dir.isEmpty() ? QFINDTESTDATA(QStringLiteral("../data/replies/") + name)
-                                       : dir + QStringLiteral("/tests/data/replies/") + name;
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        qFatal("cannot open recorded reply %s", qPrintable(path));
-    return f.readAll();
-}
-
-// The one reply a recorded file holds.
-RedisValue recordedReply(const QString &name)
-{
-    QList<RedisValue> values;
-    QString error;
-    if (!resp::parseAll(recorded(name), &values, &error) || values.size() != 1)
-        qFatal("%s is not exactly one RESP reply: %s", qPrintable(name), qPrintable(error));
-    return values.first();
-}
 
 RedisValue bulk(const QByteArray &b)
 {
@@ -105,7 +85,7 @@ void TestSlowlogParser::recordedSlowlog()
     QFETCH(QString, version);
     QList<SlowlogEntry> entries;
     QString error;
-    QVERIFY2(slowlog::parseEntries(recordedReply(QStringLiteral("slowlog-get-%1.resp").arg(version)), &entries, &error),
+    QVERIFY2(slowlog::parseEntries(recordedValue(QStringLiteral("slowlog-get-%1.resp").arg(version)), &entries, &error),
              qPrintable(error));
     // See tests/data/replies/README.md for the commands behind each entry.
     QCOMPARE(entries.size(), 8);
@@ -168,7 +148,7 @@ void TestSlowlogParser::recordedEmpty()
 {
     QFETCH(QString, version);
     QList<SlowlogEntry> entries{SlowlogEntry()};
-    QVERIFY(slowlog::parseEntries(recordedReply(QStringLiteral("slowlog-empty-%1.resp").arg(version)), &entries));
+    QVERIFY(slowlog::parseEntries(recordedValue(QStringLiteral("slowlog-empty-%1.resp").arg(version)), &entries));
     QVERIFY(entries.isEmpty());
 }
 
@@ -182,7 +162,7 @@ void TestSlowlogParser::recordedLatency()
     QFETCH(QString, version);
     QList<LatencyEvent> events;
     QString error;
-    QVERIFY2(slowlog::parseLatencyLatest(recordedReply(QStringLiteral("latency-latest-%1.resp").arg(version)), &events,
+    QVERIFY2(slowlog::parseLatencyLatest(recordedValue(QStringLiteral("latency-latest-%1.resp").arg(version)), &events,
                                          &error),
              qPrintable(error));
     QCOMPARE(events.size(), 1);
@@ -193,7 +173,7 @@ void TestSlowlogParser::recordedLatency()
     QCOMPARE(events.first().count, -1);
 
     QList<LatencySample> samples;
-    QVERIFY2(slowlog::parseLatencyHistory(recordedReply(QStringLiteral("latency-history-%1.resp").arg(version)),
+    QVERIFY2(slowlog::parseLatencyHistory(recordedValue(QStringLiteral("latency-history-%1.resp").arg(version)),
                                           &samples, &error),
              qPrintable(error));
     QCOMPARE(samples.size(), 2);
@@ -203,7 +183,7 @@ void TestSlowlogParser::recordedLatency()
     QCOMPARE(samples.at(1).timestamp, events.first().latestTimestamp);
 
     events = {LatencyEvent()};
-    QVERIFY(slowlog::parseLatencyLatest(recordedReply(QStringLiteral("latency-latest-empty-%1.resp").arg(version)),
+    QVERIFY(slowlog::parseLatencyLatest(recordedValue(QStringLiteral("latency-latest-empty-%1.resp").arg(version)),
                                         &events));
     QVERIFY(events.isEmpty());
 }
@@ -216,7 +196,7 @@ void TestSlowlogParser::recordedConfig_data()
 void TestSlowlogParser::recordedConfig()
 {
     QFETCH(QString, version);
-    const auto config = slowlog::parseConfigGet(recordedReply(QStringLiteral("config-slowlog-%1.resp").arg(version)));
+    const auto config = slowlog::parseConfigGet(recordedValue(QStringLiteral("config-slowlog-%1.resp").arg(version)));
     QCOMPARE(config.size(), 1);
     QCOMPARE(config.value("slowlog-log-slower-than"), QByteArray("10000"));
     // Half of what the header needs is not enough to claim it is known.
