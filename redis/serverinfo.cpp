@@ -19,12 +19,18 @@ ServerInfo ServerInfo::parse(const QByteArray &text, qint64 capturedAtMs)
             continue;
         if (line.startsWith('#')) {
             section = line.sliced(1).toByteArray().trimmed();
+            if (!info.m_sections.contains(section))
+                info.m_sections.append(section);
             continue;
         }
         const qsizetype colon = line.indexOf(':');
         if (colon <= 0)
             continue;
         Field f{section, line.first(colon).toByteArray(), line.sliced(colon + 1).toByteArray()};
+        if (info.m_sections.isEmpty() || info.m_sections.constLast() != section) {
+            if (!info.m_sections.contains(section))
+                info.m_sections.append(section);
+        }
         const auto it = info.m_byName.constFind(f.name);
         if (it != info.m_byName.constEnd()) {
             info.m_fields[*it] = std::move(f);
@@ -62,13 +68,12 @@ double ServerInfo::real(const QByteArray &name, double fallback) const
     return ok ? v : fallback;
 }
 
-QList<QByteArray> ServerInfo::sections() const
+bool ServerInfo::hasSection(const QByteArray &name) const
 {
-    QList<QByteArray> out;
-    for (const Field &f : m_fields)
-        if (out.isEmpty() || out.constLast() != f.section)
-            out.append(f.section);
-    return out;
+    for (const QByteArray &s : m_sections)
+        if (s.compare(name, Qt::CaseInsensitive) == 0)
+            return true;
+    return false;
 }
 
 QList<ServerInfo::Field> ServerInfo::section(const QByteArray &name) const
@@ -95,7 +100,10 @@ QList<KeyspaceDb> ServerInfo::keyspace() const
 {
     QList<KeyspaceDb> out;
     for (const Field &f : m_fields) {
-        if (!f.name.startsWith("db"))
+        // Other sections may one day have a field that looks like "db0" (Redis 8's keysizes
+        // section already has "db0_distrib_…").
+        const bool inKeyspace = f.section.isEmpty() || f.section.compare("Keyspace", Qt::CaseInsensitive) == 0;
+        if (!inKeyspace || !f.name.startsWith("db"))
             continue;
         bool ok = false;
         const int db = f.name.mid(2).toInt(&ok);

@@ -45,8 +45,12 @@ public:
     double real(const QByteArray &name, double fallback) const;
 
     const QList<Field> &fields() const { return m_fields; }
-    QList<QByteArray> sections() const;
+    // Every "# Section" header in server order, including empty ones (an empty keyspace
+    // still has its "# Keyspace" line).
+    QList<QByteArray> sections() const { return m_sections; }
+    bool hasSection(const QByteArray &name) const; // case-insensitive
     QList<Field> section(const QByteArray &name) const; // case-insensitive
+    // The "dbN:keys=…" lines of the Keyspace section (or of a reply without section headers).
     QList<KeyspaceDb> keyspace() const;
 
     // "keys=12,expires=3" → {keys: 12, expires: 3}, in order. Used by keyspace, cmdstat_*,
@@ -55,6 +59,7 @@ public:
 
 private:
     QList<Field> m_fields;
+    QList<QByteArray> m_sections;
     QHash<QByteArray, qsizetype> m_byName;
     qint64 m_capturedAtMs = 0;
 };
