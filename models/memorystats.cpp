@@ -3,6 +3,10 @@
 
 #include "bytesescape.h"
 #include "format.h"
+#include "redisclient.h"
+
+#include <QElapsedTimer>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -92,51 +96,55 @@ QList<KeySize> MemoryStats::TopList::sorted() const
 
 void MemoryStats::add(const ScanBatch &batch)
 {
-    for (const ScannedKey &sk : batch.keys) {
-        // A 64-bit hash stands in for the name: 8 bytes a key instead of the name itself. Two
-        // names colliding in a million keys has a chance of about 1 in 36 million.
-        const quint64 h = quint64(qHash(sk.name, size_t(0x5eed1e55)));
-        if (m_names.contains(h))
-            continue;
-        m_names.insert(h);
-        KeySize k{sk.name, sk.memoryBytes, sk.elements, sk.type, ++m_seen};
-        ++m_keys;
-        const int t = int(sk.type);
-        ++m_types[t].keys;
-        if (k.memory >= 0) {
-            ++m_measured;
-            m_memory += k.memory;
-            m_types[t].memory += k.memory;
-        }
-        // The prefixes of all depths in one pass; looked up through raw views of the name, so a
-        // known namespace costs no allocation.
-        qsizetype end = 0;
-        for (int depth = 1; depth <= kMaxDepth; ++depth) {
-            if (!m_separator.isEmpty() && (depth == 1 || end > 0)) {
-                const qsizetype at = sk.name.indexOf(m_separator, end);
-                if (at >= 0)
-                    end = at + m_separator.size();
-            }
-            auto &level = m_namespaces[depth - 1];
-            auto it = level.find(QByteArray::fromRawData(sk.name.constData(), end));
-            if (it == level.end()) {
-                const QByteArray prefix(sk.name.constData(), end);
-                it = level.insert(prefix, NamespaceMemory{});
-                it->prefix = prefix;
-            }
-            NamespaceMemory &ns = *it;
-            ++ns.keys;
-            if (k.memory >= 0) {
-                ++ns.measured;
-                ns.memory += k.memory;
-                if (ns.biggest.name.isNull() || ranksAbove(k, ns.biggest, false))
-                    ns.biggest = k;
-            }
-        }
-        m_topAll.offer(k, m_topN);
-        m_topMemory[t].offer(k, m_topN);
-        m_topElements[t].offer(k, m_topN);
+    for (const ScannedKey &sk : batch.keys)
+        add(sk);
+}
+
+void MemoryStats::add(const ScannedKey &sk)
+{
+    // A 64-bit hash stands in for the name: 8 bytes a key instead of the name itself. Two
+    // names colliding in a million keys has a chance of about 1 in 36 million.
+    const quint64 h = quint64(qHash(sk.name, size_t(0x5eed1e55)));
+    if (m_names.contains(h))
+        return;
+    m_names.insert(h);
+    KeySize k{sk.name, sk.memoryBytes, sk.elements, sk.type, ++m_seen};
+    ++m_keys;
+    const int t = int(sk.type);
+    ++m_types[t].keys;
+    if (k.memory >= 0) {
+        ++m_measured;
+        m_memory += k.memory;
+        m_types[t].memory += k.memory;
     }
+    // The prefixes of all depths in one pass; looked up through raw views of the name, so a
+    // known namespace costs no allocation.
+    qsizetype end = 0;
+    for (int depth = 1; depth <= kMaxDepth; ++depth) {
+        if (!m_separator.isEmpty() && (depth == 1 || end > 0)) {
+            const qsizetype at = sk.name.indexOf(m_separator, end);
+            if (at >= 0)
+                end = at + m_separator.size();
+        }
+        auto &level = m_namespaces[depth - 1];
+        auto it = level.find(QByteArray::fromRawData(sk.name.constData(), end));
+        if (it == level.end()) {
+            const QByteArray prefix(sk.name.constData(), end);
+            it = level.insert(prefix, NamespaceMemory{});
+            it->prefix = prefix;
+        }
+        NamespaceMemory &ns = *it;
+        ++ns.keys;
+        if (k.memory >= 0) {
+            ++ns.measured;
+            ns.memory += k.memory;
+            if (ns.biggest.name.isNull() || ranksAbove(k, ns.biggest, false))
+                ns.biggest = k;
+        }
+    }
+    m_topAll.offer(k, m_topN);
+    m_topMemory[t].offer(k, m_topN);
+    m_topElements[t].offer(k, m_topN);
 }
 
 QList<NamespaceMemory> MemoryStats::namespaces(int depth) const
@@ -189,6 +197,108 @@ qint64 MemoryStats::memoryOfType(KeyType type) const
 }
 
 // ---------------------------------------------------------------------------------------------
+
+namespace {
+constexpr int kSliceBudgetMs = 6;
+}
+
+MemoryAnalysis::MemoryAnalysis(RedisClient *client, QObject *parent)
+    : QObject(parent), m_scanner(new KeyScanner(client, this)), m_sliceTimer(new QTimer(this))
+{
+    m_sliceTimer->setSingleShot(true);
+    m_sliceTimer->setInterval(0);
+    connect(m_sliceTimer, &QTimer::timeout, this, &MemoryAnalysis::applySlice);
+    connect(m_scanner, &KeyScanner::batchAvailable, this, [this](const ScanBatch &batch) {
+        m_queue.push_back(batch);
+        if (!m_sliceTimer->isActive())
+            m_sliceTimer->start();
+    });
+    connect(m_scanner, &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
+        m_progress = p;
+        Q_EMIT progressChanged(p);
+    });
+    connect(m_scanner, &KeyScanner::finished, this, [this](const ScanProgress &p) {
+        m_progress = p;
+        m_scanDone = true;
+        maybeFinish();
+    });
+}
+
+MemoryAnalysis::~MemoryAnalysis() = default;
+
+void MemoryAnalysis::start(int maxCommandsPerSecond)
+{
+    m_queue.clear();
+    m_queuePos = 0;
+    m_stats.clear();
+    m_progress = {};
+    m_scanDone = false;
+    m_running = true;
+    ScanOptions options;
+    options.details = true;
+    options.ttl = false; // memory and length only: TTLs are the TTL panel's business
+    options.memory = true;
+    options.elements = true;
+    options.maxCommandsPerSecond = maxCommandsPerSecond;
+    m_scanner->start(options);
+    Q_EMIT statsChanged();
+}
+
+void MemoryAnalysis::pause()
+{
+    m_scanner->pause();
+}
+
+void MemoryAnalysis::resume()
+{
+    m_scanner->resume();
+}
+
+bool MemoryAnalysis::isPaused() const
+{
+    return m_scanner->isPaused();
+}
+
+void MemoryAnalysis::cancel()
+{
+    if (!m_running)
+        return;
+    m_scanner->cancel(); // reports finished (cancelled); what arrived so far is still summed
+}
+
+void MemoryAnalysis::applySlice()
+{
+    QElapsedTimer clock;
+    clock.start();
+    bool added = false;
+    while (!m_queue.empty()) {
+        const ScanBatch &batch = m_queue.front();
+        while (m_queuePos < batch.keys.size()) {
+            m_stats.add(batch.keys.at(m_queuePos++));
+            added = true;
+            // Check the clock every 256 keys: reading it costs more than adding one.
+            if ((m_queuePos & 0xff) == 0 && clock.elapsed() >= kSliceBudgetMs)
+                break;
+        }
+        if (m_queuePos < batch.keys.size())
+            break;
+        m_queue.pop_front();
+        m_queuePos = 0;
+    }
+    if (!m_queue.empty())
+        m_sliceTimer->start();
+    if (added)
+        Q_EMIT statsChanged();
+    maybeFinish();
+}
+
+void MemoryAnalysis::maybeFinish()
+{
+    if (!m_running || !m_scanDone || !m_queue.empty())
+        return;
+    m_running = false;
+    Q_EMIT finished(m_progress);
+}
 
 void NamespaceMemoryModel::setResults(const QList<NamespaceMemory> &rows, qint64 totalMemory)
 {

@@ -23,7 +23,7 @@
 
 namespace {
 constexpr int kBars = 12;
-constexpr int kCommandsPerKey = 3; // TYPE, MEMORY USAGE, the length command
+constexpr int kCommandsPerKey = MemoryAnalysis::kCommandsPerKey;
 
 QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 {
@@ -42,7 +42,7 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 } // namespace
 
 MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
-    : Panel(parent), m_client(scanClient), m_scanner(new KeyScanner(scanClient, this)),
+    : Panel(parent), m_client(scanClient), m_analysis(new MemoryAnalysis(scanClient, this)),
       m_namespaceModel(new NamespaceMemoryModel(this)), m_topModel(new TopKeysModel(this))
 {
     setObjectName(QStringLiteral("memoryPanel"));
@@ -96,6 +96,7 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     chartstyle::label(m_plot->yAxis, tr("Namespace"));
     m_plot->yAxis->setRangeReversed(true); // the biggest on top
     chartstyle::useBytesAxis(m_plot->xAxis);
+    m_plot->xAxis->ticker()->setTickCount(4); // byte labels are wide
     connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable *, int index, QMouseEvent *) {
         if (index >= 0 && index < m_barPrefixes.size())
             emitNamespaceFilter(m_barPrefixes.at(index));
@@ -166,15 +167,15 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     connect(m_runButton, &QPushButton::clicked, this, &MemoryPanel::startAnalysis);
     connect(m_cancelButton, &QPushButton::clicked, this, &MemoryPanel::cancelAnalysis);
     connect(m_pauseButton, &QPushButton::clicked, this, [this] {
-        if (m_scanner->isPaused())
-            m_scanner->resume();
+        if (m_analysis->isPaused())
+            m_analysis->resume();
         else
-            m_scanner->pause();
-        m_pauseButton->setText(m_scanner->isPaused() ? tr("Resume") : tr("Pause"));
+            m_analysis->pause();
+        m_pauseButton->setText(m_analysis->isPaused() ? tr("Resume") : tr("Pause"));
     });
-    connect(m_scanner, &KeyScanner::batchAvailable, this, &MemoryPanel::onBatch);
-    connect(m_scanner, &KeyScanner::progressChanged, this, &MemoryPanel::onProgress);
-    connect(m_scanner, &KeyScanner::finished, this, &MemoryPanel::onFinished);
+    connect(m_analysis, &MemoryAnalysis::statsChanged, this, [this] { m_dirty = true; });
+    connect(m_analysis, &MemoryAnalysis::progressChanged, this, &MemoryPanel::onProgress);
+    connect(m_analysis, &MemoryAnalysis::finished, this, &MemoryPanel::onFinished);
 
     // Tables and chart follow the scan a few times a second, not once per batch.
     m_refreshTimer = new QTimer(this);
@@ -197,14 +198,14 @@ MemoryPanel::~MemoryPanel() = default;
 
 bool MemoryPanel::isRunning() const
 {
-    return m_scanner->isRunning();
+    return m_analysis->isRunning();
 }
 
 void MemoryPanel::setSeparator(const QByteArray &separator)
 {
-    if (separator == m_stats.separator())
+    if (separator == stats().separator())
         return;
-    m_stats.setSeparator(separator);
+    m_analysis->stats().setSeparator(separator);
     // Namespaces are summed as keys arrive: a new separator needs a new pass.
     if (m_finishedOnce || isRunning())
         m_status->setText(tr("The namespace separator changed: analyse again to regroup."));
@@ -225,7 +226,7 @@ void MemoryPanel::setTopKeysView(KeyType type, bool byElements)
         m_topRank->setCurrentIndex(rankIndex);
     // Lengths are only comparable within a type: "every type" always ranks by memory.
     const bool elements = byElements && type != KeyType::Unknown;
-    m_topModel->setResults(elements ? m_stats.topByElements(type) : m_stats.topByMemory(type));
+    m_topModel->setResults(elements ? stats().topByElements(type) : stats().topByMemory(type));
     m_topView->sortByColumn(TopKeysModel::RankColumn, Qt::AscendingOrder);
 }
 
@@ -257,16 +258,9 @@ void MemoryPanel::updateHint()
 
 void MemoryPanel::startAnalysis()
 {
-    m_stats.clear();
     m_error->hide();
     m_lastProgress = {};
-    ScanOptions options;
-    options.details = true;
-    options.memory = true;
-    options.elements = true;
-    options.ttl = false; // memory and length only: TTLs are the TTL panel's business
-    options.maxCommandsPerSecond = m_scanRate;
-    m_scanner->start(options);
+    m_analysis->start(m_scanRate);
     m_progress->setValue(0);
     m_runButton->setText(tr("Analyse again"));
     m_pauseButton->setEnabled(true);
@@ -279,13 +273,7 @@ void MemoryPanel::startAnalysis()
 
 void MemoryPanel::cancelAnalysis()
 {
-    m_scanner->cancel();
-}
-
-void MemoryPanel::onBatch(const ScanBatch &batch)
-{
-    m_stats.add(batch);
-    m_dirty = true;
+    m_analysis->cancel();
 }
 
 void MemoryPanel::onProgress(const ScanProgress &p)
@@ -320,7 +308,7 @@ void MemoryPanel::refresh()
 {
     m_dirty = false;
     const int depth = m_depth->currentData().toInt();
-    m_namespaceModel->setResults(m_stats.namespaces(depth), m_stats.totalMemory());
+    m_namespaceModel->setResults(stats().namespaces(depth), stats().totalMemory());
     m_namespaceView->sortByColumn(m_namespaceView->horizontalHeader()->sortIndicatorSection(),
                                   m_namespaceView->horizontalHeader()->sortIndicatorOrder());
     // A few dozen rows at most: measuring them is cheap, and names should not be cut.
@@ -332,19 +320,19 @@ void MemoryPanel::refresh()
     updateChart();
 
     const ScanProgress &p = m_lastProgress;
-    QString text = tr("%1 keys · %2 in MEMORY USAGE").arg(format::count(m_stats.keyCount()), format::bytes(m_stats.totalMemory()));
+    QString text = tr("%1 keys · %2 in MEMORY USAGE").arg(format::count(stats().keyCount()), format::bytes(stats().totalMemory()));
     if (p.elapsedSeconds > 0)
         text += tr(" · %1").arg(format::duration(qint64(p.elapsedSeconds * 1000)));
     if (p.vanished > 0)
         text += tr(" · %1 deleted while scanning").arg(format::count(p.vanished));
     if (isRunning())
-        text += m_scanner->isPaused() ? tr(" · paused") : tr(" · scanning…");
+        text += m_analysis->isPaused() ? tr(" · paused") : tr(" · scanning…");
     else if (p.error.kind == RedisError::Kind::Cancelled)
         text += tr(" · cancelled: figures cover the keys scanned so far");
     m_status->setText(text);
 
     // Every MEMORY USAGE failed: almost always an ACL without +memory.
-    if (m_stats.keyCount() > 0 && m_stats.measuredCount() == 0) {
+    if (stats().keyCount() > 0 && stats().measuredCount() == 0) {
         m_error->setText(tr("MEMORY USAGE was refused for every key (the user needs +memory|usage); sizes by length only."));
         m_error->show();
     }
@@ -352,7 +340,7 @@ void MemoryPanel::refresh()
 
 void MemoryPanel::updateChart()
 {
-    const QList<NamespaceMemory> rows = m_stats.namespaces(m_depth->currentData().toInt());
+    const QList<NamespaceMemory> rows = stats().namespaces(m_depth->currentData().toInt());
     QVector<double> keys, values;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     m_barPrefixes.clear();

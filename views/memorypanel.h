@@ -5,7 +5,6 @@
 #include "memorystats.h"
 #include "panel.h"
 
-class KeyScanner;
 class NamespaceMemoryModel;
 class QCPBars;
 class QComboBox;
@@ -32,7 +31,8 @@ public:
 
     bool hasContent() const override { return m_finishedOnce; }
     bool isRunning() const;
-    const MemoryStats &stats() const { return m_stats; }
+    const MemoryStats &stats() const { return m_analysis->stats(); }
+    MemoryAnalysis *analysis() const { return m_analysis; }
     NamespaceMemoryModel *namespaceModel() const { return m_namespaceModel; }
     TopKeysModel *topKeysModel() const { return m_topModel; }
     QCustomPlot *plot() const { return m_plot; }
@@ -57,7 +57,6 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    void onBatch(const ScanBatch &batch);
     void onProgress(const ScanProgress &progress);
     void onFinished(const ScanProgress &progress);
     void refresh();
@@ -66,8 +65,7 @@ private:
     void emitNamespaceFilter(const QByteArray &prefix);
 
     RedisClient *m_client;
-    KeyScanner *m_scanner;
-    MemoryStats m_stats;
+    MemoryAnalysis *m_analysis;
     NamespaceMemoryModel *m_namespaceModel;
     TopKeysModel *m_topModel;
     QSortFilterProxyModel *m_namespaceProxy = nullptr;

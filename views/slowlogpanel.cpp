@@ -210,7 +210,7 @@ void SlowlogPanel::buildUi()
     m_aggregateTable->horizontalHeader()->setSectionResizeMode(SlowlogAggregateModel::CommandColumn,
                                                                QHeaderView::Stretch);
     for (int c = SlowlogAggregateModel::CountColumn; c < SlowlogAggregateModel::ColumnCount; ++c)
-        m_aggregateTable->setColumnWidth(c, digit * 9);
+        m_aggregateTable->setColumnWidth(c, digit * 7);
     m_aggregateTable->setToolTip(tr("By command, over the entries shown; percentiles by nearest rank"));
 
     // Latency monitor.
@@ -261,6 +261,7 @@ void SlowlogPanel::buildUi()
     top->addWidget(m_aggregateTable);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
+    top->setSizes({550, 450}); // the aggregate's command names need room in a narrow window
     auto *split = new QSplitter(Qt::Vertical, this);
     split->setObjectName(QStringLiteral("slowlogSplitter"));
     split->addWidget(top);

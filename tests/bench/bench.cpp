@@ -6,6 +6,7 @@
 #include "keyscanner.h"
 #include "keytreemodel.h"
 #include "localserver.h"
+#include "memorystats.h"
 #include "redisclient.h"
 #include "scanfeed.h"
 
@@ -15,6 +16,9 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTextStream>
 #include <QTimer>
 
@@ -159,6 +163,140 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory)
     return result;
 }
 
+// A keyspace with every type, like a real one: 70% small strings from DEBUG POPULATE, the rest
+// hashes, lists, sets and sorted sets of 5 to 40 elements in their own namespaces.
+bool populateMixed(const QString &host, int port, qint64 keys)
+{
+    redisContext *c = redisConnect(host.toUtf8().constData(), port);
+    if (!c || c->err)
+        return false;
+    const qint64 strings = keys * 7 / 10;
+    auto *r = static_cast<redisReply *>(redisCommand(c, "DEBUG POPULATE %lld cache:item 64", strings));
+    freeReplyObject(r);
+    const char *kinds[] = {"HSET", "RPUSH", "SADD", "ZADD"};
+    const char *spaces[] = {"user:", "queue:", "tags:", "board:"};
+    qint64 pending = 0;
+    for (qint64 i = 0; i < keys - strings; ++i) {
+        const int kind = int(i % 4);
+        const QByteArray name = QByteArray(spaces[kind]) + QByteArray::number(i);
+        const int elements = 5 + int((i * 2654435761u) % 36);
+        QList<QByteArray> args{kinds[kind], name};
+        for (int e = 0; e < elements; ++e) {
+            const QByteArray member = "member-" + QByteArray::number(e);
+            if (kind == 0)
+                args << member << "value-" + QByteArray::number(i);
+            else if (kind == 3)
+                args << QByteArray::number(e) << member;
+            else
+                args << member;
+        }
+        std::vector<const char *> argv;
+        std::vector<size_t> argl;
+        for (const QByteArray &a : args) {
+            argv.push_back(a.constData());
+            argl.push_back(size_t(a.size()));
+        }
+        redisAppendCommandArgv(c, int(argv.size()), argv.data(), argl.data());
+        if (++pending == 1000) {
+            for (; pending > 0; --pending) {
+                void *reply = nullptr;
+                if (redisGetReply(c, &reply) != REDIS_OK)
+                    return false;
+                freeReplyObject(reply);
+            }
+        }
+    }
+    for (; pending > 0; --pending) {
+        void *reply = nullptr;
+        if (redisGetReply(c, &reply) != REDIS_OK)
+            return false;
+        freeReplyObject(reply);
+    }
+    redisFree(c);
+    return true;
+}
+
+struct CliResult
+{
+    double seconds = 0;
+    QHash<QString, QByteArray> biggest; // type → key name as redis-cli prints it
+};
+
+// redis-cli --memkeys (or --bigkeys) on the same server: the tool people use today.
+CliResult redisCli(const QString &host, int port, const QString &mode)
+{
+    CliResult result;
+    QProcess p;
+    QElapsedTimer clock;
+    clock.start();
+    p.start(QStandardPaths::findExecutable(QStringLiteral("redis-cli")),
+            {QStringLiteral("-h"), host, QStringLiteral("-p"), QString::number(port), mode});
+    p.waitForFinished(-1);
+    result.seconds = clock.nsecsElapsed() / 1e9;
+    static const QRegularExpression line(QStringLiteral("^Biggest\\s+(\\w+) found '\"(.*)\"' has"));
+    for (const QByteArray &raw : p.readAllStandardOutput().split('\n')) {
+        const auto m = line.match(QString::fromUtf8(raw));
+        if (m.hasMatch())
+            result.biggest.insert(m.captured(1), m.captured(2).toUtf8());
+    }
+    return result;
+}
+
+struct MemoryResult
+{
+    double seconds = 0;
+    quint64 keys = 0;
+    double maxStallMs = 0;
+    double rssMb = 0;
+    QHash<QString, QByteArray> biggest;
+    QString error;
+};
+
+// The memory panel's analysis, headless: KeyScanner with MEMORY USAGE and the length commands
+// into MemoryStats, unpaced, with the same stall probe as the scan mode.
+MemoryResult lensMemory(const ConnectionProfile &profile)
+{
+    MemoryResult result;
+    RedisClient client(profile);
+    MemoryAnalysis analysis(&client);
+    QEventLoop loop;
+    client.connectToServer();
+    QObject::connect(&client, &RedisClient::ready, &loop, &QEventLoop::quit);
+    loop.exec();
+    QElapsedTimer sinceTick;
+    QTimer probe;
+    probe.setInterval(1);
+    QObject::connect(&probe, &QTimer::timeout, [&] {
+        result.maxStallMs = qMax(result.maxStallMs, sinceTick.nsecsElapsed() / 1e6);
+        sinceTick.restart();
+    });
+    QObject::connect(&analysis, &MemoryAnalysis::finished, &loop, [&](const ScanProgress &p) {
+        if (p.error)
+            result.error = p.error.message;
+        loop.quit();
+    });
+    QElapsedTimer clock;
+    clock.start();
+    sinceTick.start();
+    probe.start();
+    analysis.start(0);
+    loop.exec();
+    probe.stop();
+    // The analysis is done when its tables are: the namespace ranking and the top lists.
+    const MemoryStats &stats = analysis.stats();
+    const QList<NamespaceMemory> namespaces = stats.namespaces(1);
+    for (KeyType t : {KeyType::String, KeyType::Hash, KeyType::List, KeyType::Set, KeyType::ZSet, KeyType::Stream}) {
+        const KeySize k = stats.biggestByMemory(t);
+        if (!k.name.isEmpty())
+            result.biggest.insert(keyTypeName(t), k.name);
+    }
+    result.seconds = clock.nsecsElapsed() / 1e9;
+    result.keys = stats.keyCount();
+    result.rssMb = rssMb();
+    Q_UNUSED(namespaces)
+    return result;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -166,9 +304,9 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("redislens-bench"));
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("RedisLens benchmarks. Modes: scan"));
+    parser.setApplicationDescription(QStringLiteral("RedisLens benchmarks. Modes: scan, memory"));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan"));
+    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan | memory"));
     const QCommandLineOption hostOpt({QStringLiteral("host")}, QStringLiteral("Server host."), QStringLiteral("host"),
                                      QStringLiteral("127.0.0.1"));
     const QCommandLineOption portOpt({QStringLiteral("port")}, QStringLiteral("Server port."), QStringLiteral("port"),
@@ -181,8 +319,9 @@ int main(int argc, char **argv)
     const QCommandLineOption memoryOpt(QStringLiteral("memory"), QStringLiteral("Also MEMORY USAGE per key."));
     parser.addOptions({hostOpt, portOpt, localOpt, populateOpt, namesOpt, memoryOpt});
     parser.process(app);
-    if (parser.positionalArguments().value(0) != QLatin1String("scan")) {
-        std::fprintf(stderr, "redislens-bench: unknown or missing mode (expected: scan)\n");
+    const QString mode = parser.positionalArguments().value(0);
+    if (mode != QLatin1String("scan") && mode != QLatin1String("memory")) {
+        std::fprintf(stderr, "redislens-bench: unknown or missing mode (expected: scan or memory)\n");
         return 2;
     }
 
@@ -199,13 +338,47 @@ int main(int argc, char **argv)
         }
         profile.host = server.host();
         profile.port = server.port();
-        if (parser.isSet(populateOpt)) {
+        if (parser.isSet(populateOpt) && mode == QLatin1String("memory")) {
+            if (!populateMixed(profile.host, profile.port, parser.value(populateOpt).toLongLong())) {
+                std::fprintf(stderr, "redislens-bench: populating failed\n");
+                return 1;
+            }
+        } else if (parser.isSet(populateOpt)) {
             redisContext *c = redisConnect(profile.host.toUtf8().constData(), profile.port);
             auto *r = static_cast<redisReply *>(redisCommand(c, "DEBUG POPULATE %s", qPrintable(parser.value(populateOpt))));
             freeReplyObject(r);
             redisFree(c);
         }
     }
+    if (mode == QLatin1String("memory")) {
+        if (QStandardPaths::findExecutable(QStringLiteral("redis-cli")).isEmpty()) {
+            std::fprintf(stderr, "redislens-bench: the memory mode compares with redis-cli, which is not installed\n");
+            return 1;
+        }
+        const double rssBefore = rssMb();
+        const CliResult cli1 = redisCli(profile.host, profile.port, QStringLiteral("--memkeys"));
+        const MemoryResult lens = lensMemory(profile);
+        const CliResult cli2 = redisCli(profile.host, profile.port, QStringLiteral("--memkeys"));
+        if (!lens.error.isEmpty()) {
+            std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(lens.error));
+            return 1;
+        }
+        const double reference = (cli1.seconds + cli2.seconds) / 2;
+        QJsonObject out{
+            {QStringLiteral("mode"), QStringLiteral("memory")},
+            {QStringLiteral("keys"), qint64(lens.keys)},
+            {QStringLiteral("seconds"), lens.seconds},
+            {QStringLiteral("memkeys_seconds"), reference},
+            {QStringLiteral("ratio"), reference > 0 ? lens.seconds / reference : 0},
+            {QStringLiteral("biggest_agree"), lens.biggest == cli1.biggest},
+            {QStringLiteral("max_stall_ms"), lens.maxStallMs},
+            {QStringLiteral("rss_mb"), lens.rssMb},
+            {QStringLiteral("rss_before_mb"), rssBefore},
+        };
+        QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << '\n';
+        return lens.biggest == cli1.biggest ? 0 : 3;
+    }
+
     const bool details = !parser.isSet(namesOpt);
     const double rssBefore = rssMb();
     const ReferenceResult ref1 = referenceScan(profile.host, profile.port, details, parser.isSet(memoryOpt));
