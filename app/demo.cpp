@@ -190,8 +190,12 @@ bool Demo::start(QString *error)
     m_server = std::make_unique<LocalServer>();
     // Mixed cache and critical data: a memory limit with volatile-* eviction, as the
     // production checklist asks, so the memory panels have something to compare against.
+    // The slowlog and the latency monitor are set low enough that the simulator's bad habits
+    // (below, in onTick) show up in the slowlog panel within seconds.
     m_server->setExtraArguments({QStringLiteral("--maxmemory"), QStringLiteral("256mb"),
-                                 QStringLiteral("--maxmemory-policy"), QStringLiteral("volatile-lru")});
+                                 QStringLiteral("--maxmemory-policy"), QStringLiteral("volatile-lru"),
+                                 QStringLiteral("--slowlog-log-slower-than"), QStringLiteral("1000"),
+                                 QStringLiteral("--latency-monitor-threshold"), QStringLiteral("2")});
     if (!m_server->start(&why)) {
         if (error)
             *error = QStringLiteral("cannot start the demo server: %1").arg(why);
@@ -420,6 +424,9 @@ void Demo::finishSeeding(const QString &error)
         return;
     }
     m_seeded = true;
+    // Loading the seed is not what the slowlog panel is there to show: start it empty, so
+    // what it fills with is the simulator's traffic.
+    m_client->send({"SLOWLOG", "RESET"}, this, [](const RedisReply &) {});
     Q_EMIT seeded();
     if (m_simulate && !m_timer->isActive())
         m_timer->start(m_intervalMs);
@@ -720,10 +727,11 @@ void Demo::seedQueues(Batch &b)
 void Demo::seedMisc(Batch &b)
 {
     const QDate day0 = today();
-    // Dedup: one set that only grows, and per-event keys that expire.
+    // Dedup: one set that only grows (to 60,000 ids, big enough that reading it whole is
+    // slow), and per-event keys that expire.
     RedisCommand seen{"SADD", "seen:webhook"};
-    for (int i = 1; i <= 1000; ++i) {
-        seen << "wh_" + num(between(1, 5000) * 1000 + i % 1000);
+    for (int i = 1; i <= 60000; ++i) {
+        seen << "wh_" + num(i * 7 + between(0, 6));
         if (seen.size() >= 2 + 250) {
             b.add(seen);
             seen = RedisCommand{"SADD", "seen:webhook"};
@@ -994,6 +1002,12 @@ void Demo::onTick()
     b.add({"INCRBY", "stats:orders:" + isoDate(day0), num(between(1, 5))});
     const QByteArray event = "wh_" + num(between(1, 3000));
     b.add({"SADD", "seen:webhook", event});
+    // Bad habits for the slowlog panel: a cleanup job that reads the whole dedup set, and a
+    // report that still uses KEYS. Both are what PATTERNS.md says never to do in production.
+    if (m_ticks % 4 == 0)
+        b.add({"SMEMBERS", "seen:webhook"});
+    if (m_ticks % 10 == 1)
+        b.add({"KEYS", "stats:*"});
     b.add({"SET", "seen:evt:" + event, "1", "NX", "EX", "3600"});
 
     m_tickBusy = true;

@@ -5,12 +5,18 @@
 #include "demo.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
+#include "memorypanel.h"
+#include "overviewpanel.h"
+#include "slowlogmodel.h"
+#include "slowlogpanel.h"
+#include "ttlpanel.h"
 #include "redisclient.h"
 #include "settings.h"
 #include "valueview.h"
 
 #include <QApplication>
 #include <QClipboard>
+#include <QElapsedTimer>
 #include <QCloseEvent>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -24,6 +30,7 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <QWindow>
 
 MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWidget *parent)
     : QMainWindow(parent), m_profile(profile), m_settings(settings)
@@ -63,7 +70,8 @@ MainWindow::~MainWindow()
 
 QStringList MainWindow::panelNames()
 {
-    return {QStringLiteral("keys"), QStringLiteral("value")};
+    return {QStringLiteral("keys"),   QStringLiteral("value"),   QStringLiteral("overview"),
+            QStringLiteral("ttl"),    QStringLiteral("slowlog"), QStringLiteral("memory")};
 }
 
 void MainWindow::buildUi()
@@ -101,6 +109,20 @@ void MainWindow::buildUi()
     m_tabs->setObjectName(QStringLiteral("panels"));
     m_valueView = new ValueView(m_client, m_tabs);
     m_tabs->addTab(m_valueView, tr("Value"));
+    m_overview = new OverviewPanel(m_client, m_tabs);
+    m_overview->setPollInterval(m_settings->pollIntervalMs());
+    addPanel(m_overview, QStringLiteral("overview"), tr("Overview"));
+    m_ttl = new TtlPanel(m_client, m_tabs);
+    m_ttl->setSeparator(m_settings->separator());
+    addPanel(m_ttl, QStringLiteral("ttl"), tr("TTL"));
+    m_slowlog = new SlowlogPanel(m_client, m_tabs);
+    addPanel(m_slowlog, QStringLiteral("slowlog"), tr("Slowlog"));
+    // The memory analysis is a scan: it runs on the scan connection, beside the key browser's.
+    m_memory = new MemoryPanel(m_scanClient, m_tabs);
+    m_memory->setScanRate(m_settings->scanRate());
+    m_memory->setSeparator(m_settings->separator());
+    addPanel(m_memory, QStringLiteral("memory"), tr("Memory"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateActivePanels);
     splitter->addWidget(m_browser);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 2);
@@ -123,6 +145,15 @@ void MainWindow::buildUi()
     connect(m_browser, &KeyBrowser::deleteRequested, this, [this](const QByteArray &key) { deleteKey(key, true); });
     connect(m_browser, &KeyBrowser::renameRequested, this, &MainWindow::promptRename);
     connect(m_settings, &Settings::separatorChanged, m_browser, &KeyBrowser::setSeparator);
+    connect(m_settings, &Settings::separatorChanged, m_ttl, &TtlPanel::setSeparator);
+    connect(m_settings, &Settings::separatorChanged, m_memory, &MemoryPanel::setSeparator);
+    connect(m_settings, &Settings::scanRateChanged, m_memory, &MemoryPanel::setScanRate);
+    connect(m_settings, &Settings::pollIntervalChanged, m_overview, &OverviewPanel::setPollInterval);
+    // The TTL panel refines the server's own figures with what the key browser's scan reads.
+    connect(m_browser, &KeyBrowser::scanStarted, m_ttl, &TtlPanel::scanStarted);
+    connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_ttl, &TtlPanel::addScanBatch);
+    connect(m_browser->scanner(), &KeyScanner::progressChanged, m_ttl, &TtlPanel::setScanProgress);
+    connect(m_browser->scanner(), &KeyScanner::finished, m_ttl, [this] { m_ttl->scanFinished(); });
     connect(m_settings, &Settings::showMemoryChanged, m_browser, &KeyBrowser::setShowMemory);
     connect(m_settings, &Settings::scanRateChanged, m_browser, &KeyBrowser::setScanRate);
 }
@@ -154,6 +185,15 @@ void MainWindow::buildMenus()
                                               m_settings->scanRate(), 0, 10000000, 1000, &ok);
         if (ok)
             m_settings->setScanRate(rate);
+    });
+
+    view->addAction(tr("&Overview refresh interval…"), this, [this] {
+        bool ok = false;
+        const int ms = QInputDialog::getInt(this, tr("Overview refresh interval"),
+                                            tr("Ask the server for INFO every this many milliseconds:"),
+                                            m_settings->pollIntervalMs(), 250, 60000, 250, &ok);
+        if (ok)
+            m_settings->setPollIntervalMs(ms);
     });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -262,8 +302,66 @@ void MainWindow::askPassword()
     m_banner->setText(tr("Connecting…"));
 }
 
+void MainWindow::addPanel(Panel *panel, const QString &name, const QString &title)
+{
+    panel->setObjectName(name + QStringLiteral("Panel"));
+    m_tabs->addTab(panel, title);
+    m_panels.append({name, panel});
+    connect(panel, &Panel::openKeyRequested, this, &MainWindow::openKeyFromPanel);
+    connect(panel, &Panel::filterKeysRequested, this, [this](const KeyFilter &filter) {
+        // An empty filter is a panel's "show everything again".
+        m_browser->setFilter(filter);
+        statusBar()->showMessage(filter.isEmpty() ? tr("Key browser: every key") : tr("Key browser: %1").arg(filter.label), 4000);
+    });
+}
+
+Panel *MainWindow::panel(const QString &name) const
+{
+    for (const auto &[n, p] : m_panels)
+        if (n == name)
+            return p;
+    return nullptr;
+}
+
+void MainWindow::updateActivePanels()
+{
+    const bool visible = isVisible() && !isMinimized();
+    for (const auto &entry : std::as_const(m_panels))
+        entry.second->setActive(visible && m_tabs->currentWidget() == entry.second);
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::WindowStateChange)
+        updateActivePanels();
+    QMainWindow::changeEvent(event);
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    updateActivePanels();
+}
+
+void MainWindow::hideEvent(QHideEvent *event)
+{
+    QMainWindow::hideEvent(event);
+    updateActivePanels();
+}
+
+void MainWindow::openKeyFromPanel(const QByteArray &key, KeyType type)
+{
+    m_browser->selectKey(key);
+    m_valueView->openKey(key, type);
+    showPanel(QStringLiteral("value"));
+}
+
 bool MainWindow::showPanel(const QString &name)
 {
+    if (Panel *p = panel(name)) {
+        m_tabs->setCurrentWidget(p);
+        return true;
+    }
     if (name == QLatin1String("keys")) {
         m_browser->view()->setFocus();
         return true;
@@ -277,6 +375,9 @@ bool MainWindow::showPanel(const QString &name)
 
 QString MainWindow::currentPanel() const
 {
+    for (const auto &[n, p] : m_panels)
+        if (m_tabs->currentWidget() == p)
+            return n;
     return m_tabs->currentWidget() == m_valueView ? QStringLiteral("value") : QStringLiteral("keys");
 }
 
@@ -347,8 +448,44 @@ void MainWindow::onScanCompleted(const ScanProgress &)
             return;
         }
     }
+    if (panel(m_screenshotPanel)) {
+        grabPanelWhenReady();
+        return;
+    }
     // Let the views lay out and paint what the last slice delivered.
     QTimer::singleShot(200, this, &MainWindow::finishScreenshot);
+}
+
+void MainWindow::grabPanelWhenReady()
+{
+    Panel *p = panel(m_screenshotPanel);
+    // The memory panel measures only when asked; a screenshot of it asks.
+    if (p == m_memory && !m_memory->hasContent() && !m_memory->isRunning())
+        m_memory->startAnalysis();
+    // What makes each panel worth a picture: charts over time need a few samples, and the
+    // slowlog needs a few entries (the demo's bad habits log some within seconds).
+    const auto worthIt = [this, p] {
+        if (!p->hasContent())
+            return false;
+        if (p == m_slowlog)
+            return m_slowlog->model()->rowCount() >= 3;
+        return true;
+    };
+    const int settleMs = p == m_overview ? 6000 : 400;
+    auto *poll = new QTimer(this);
+    poll->setInterval(200);
+    auto *waited = new QElapsedTimer;
+    waited->start();
+    connect(poll, &QTimer::timeout, this, [this, poll, waited, worthIt, settleMs] {
+        // A panel that never gets there (no permission, say) is still worth its picture: it
+        // shows why.
+        if (!worthIt() && waited->elapsed() < 20000)
+            return;
+        poll->deleteLater();
+        delete waited;
+        QTimer::singleShot(settleMs, this, &MainWindow::finishScreenshot);
+    });
+    poll->start();
 }
 
 void MainWindow::finishScreenshot()
@@ -383,7 +520,7 @@ void MainWindow::deleteKey(const QByteArray &key, bool confirm)
             Q_EMIT operationFailed(err.message);
             return;
         }
-        m_browser->model()->removeKey(key);
+        m_browser->removeKey(key);
         if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == key)
             m_valueView->clear();
         statusBar()->showMessage(r.value().toInteger() == 1 ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))
@@ -428,7 +565,7 @@ void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool co
             return;
         }
         // RENAMENX keeps the value and its TTL: the tree entry moves as it is.
-        m_browser->model()->renameKey(from, to);
+        m_browser->renameKey(from, to);
         if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == from)
             m_valueView->openKey(to, m_valueView->loader()->currentType());
         Q_EMIT keyRenamed(from, to);

@@ -9,6 +9,11 @@
 
 class Demo;
 class KeyBrowser;
+class MemoryPanel;
+class OverviewPanel;
+class Panel;
+class SlowlogPanel;
+class TtlPanel;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -42,6 +47,12 @@ public:
 
     KeyBrowser *keyBrowser() const { return m_browser; }
     ValueView *valueView() const { return m_valueView; }
+    OverviewPanel *overviewPanel() const { return m_overview; }
+    TtlPanel *ttlPanel() const { return m_ttl; }
+    SlowlogPanel *slowlogPanel() const { return m_slowlog; }
+    MemoryPanel *memoryPanel() const { return m_memory; }
+    // The panel behind a --panel name; nullptr for "keys" and "value".
+    Panel *panel(const QString &name) const;
     RedisClient *client() const { return m_client; }
     QString bannerText() const;
 
@@ -57,6 +68,9 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
 
 private:
     void buildUi();
@@ -70,6 +84,11 @@ private:
     void finishScreenshot();
     void promptRename(const QByteArray &key);
     void updateTitle();
+    void addPanel(Panel *panel, const QString &name, const QString &title);
+    // Only the panel on the current tab of a visible, unminimised window polls.
+    void updateActivePanels();
+    void openKeyFromPanel(const QByteArray &key, KeyType type);
+    void grabPanelWhenReady();
 
     ConnectionProfile m_profile;
     Settings *m_settings;
@@ -77,6 +96,11 @@ private:
     RedisClient *m_scanClient = nullptr; // the scan only
     KeyBrowser *m_browser = nullptr;
     ValueView *m_valueView = nullptr;
+    OverviewPanel *m_overview = nullptr;
+    TtlPanel *m_ttl = nullptr;
+    SlowlogPanel *m_slowlog = nullptr;
+    MemoryPanel *m_memory = nullptr;
+    QList<QPair<QString, Panel *>> m_panels; // --panel name → panel, in tab order
     QTabWidget *m_tabs = nullptr;
     QLabel *m_banner = nullptr;
     QPushButton *m_bannerButton = nullptr;

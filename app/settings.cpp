@@ -84,3 +84,17 @@ void Settings::setWindowGeometry(const QByteArray &geometry, const QByteArray &s
     m_settings->setValue(QStringLiteral("window/geometry"), geometry);
     m_settings->setValue(QStringLiteral("window/state"), state);
 }
+
+int Settings::pollIntervalMs() const
+{
+    return qBound(250, m_settings->value(QStringLiteral("charts/pollIntervalMs"), 1000).toInt(), 60000);
+}
+
+void Settings::setPollIntervalMs(int ms)
+{
+    ms = qBound(250, ms, 60000);
+    if (ms == pollIntervalMs())
+        return;
+    m_settings->setValue(QStringLiteral("charts/pollIntervalMs"), ms);
+    Q_EMIT pollIntervalChanged(ms);
+}

@@ -30,6 +30,9 @@ public:
     bool showMemory() const;
     void setShowMemory(bool on);
     int childLimit() const;
+    // How often the overview polls INFO, in milliseconds (250 … 60,000).
+    int pollIntervalMs() const;
+    void setPollIntervalMs(int ms);
     QByteArray windowGeometry() const;
     QByteArray windowState() const;
     void setWindowGeometry(const QByteArray &geometry, const QByteArray &state);
@@ -38,6 +41,7 @@ Q_SIGNALS:
     void separatorChanged(const QByteArray &separator);
     void scanRateChanged(int commandsPerSecond);
     void showMemoryChanged(bool on);
+    void pollIntervalChanged(int ms);
 
 private:
     QSettings *m_settings;

@@ -2,6 +2,9 @@
 // The main window against a real server, offscreen: scan, open, delete and rename exact
 // bytes, read-only refusal, a server that dies and comes back.
 #include "keybrowser.h"
+#include "keyfilter.h"
+#include "memorypanel.h"
+#include "panel.h"
 #include "keytreemodel.h"
 #include "mainwindow.h"
 #include "settings.h"
@@ -36,6 +39,11 @@ private Q_SLOTS:
     void readOnlyRefusesDelete();
     void serverDiesAndComesBack();
     void screenshot();
+    void filterByNamespaceAndTtl();
+    void panelFilterReachesTheBrowser();
+    void onlyTheVisiblePanelIsActive();
+    void panelScreenshots_data();
+    void panelScreenshots();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(bool readOnly = false);
@@ -242,6 +250,137 @@ void TestMainWindow::screenshot()
     QVERIFY(!image.isNull());
     QVERIFY(w->keyBrowser()->model()->rowCount() > 0);
     QCOMPARE(w->valueView()->currentKey(), QByteArray("session:abc"));
+}
+
+void TestMainWindow::filterByNamespaceAndTtl()
+{
+    // Half the items get a TTL of about ten minutes, a few a TTL of a day.
+    QList<QList<QByteArray>> ttls;
+    for (int i = 0; i < 200; i += 2)
+        ttls.append({"PEXPIRE", "app:item:" + QByteArray::number(i), "600000"});
+    for (int i = 1; i < 20; i += 2)
+        ttls.append({"EXPIRE", "app:item:" + QByteArray::number(i), "86400"});
+    m_server.pipeline(ttls);
+    auto w = makeWindow();
+    QVERIFY(waitForScan(*w));
+    KeyBrowser *browser = w->keyBrowser();
+    QCOMPARE(browser->shownModel(), browser->model());
+
+    KeyFilter byNamespace;
+    byNamespace.prefix = "app:";
+    byNamespace.label = QStringLiteral("namespace app:");
+    browser->setFilter(byNamespace);
+    QCOMPARE(browser->shownModel(), browser->filteredModel());
+    QCOMPARE(browser->view()->model(), browser->filteredModel());
+    QCOMPARE(browser->filteredModel()->keyCount(), quint64(200));
+    QVERIFY(!browser->filteredModel()->contains("session:abc"));
+    auto *label = browser->findChild<QLabel *>(QStringLiteral("filterLabel"));
+    QVERIFY(label && label->isVisible());
+    QVERIFY2(label->text().contains(QLatin1String("200")), qPrintable(label->text()));
+
+    // Five to fifteen minutes left: exactly the hundred keys with the ten-minute TTL.
+    KeyFilter byTtl;
+    byTtl.ttl = KeyFilter::Ttl::Range;
+    byTtl.minTtlMs = 5 * 60 * 1000;
+    byTtl.maxTtlMs = 15 * 60 * 1000;
+    byTtl.label = QStringLiteral("TTL 5–15 min");
+    browser->setFilter(byTtl);
+    QCOMPARE(browser->filteredModel()->keyCount(), quint64(100));
+    QVERIFY(browser->filteredModel()->contains("app:item:0"));
+    QVERIFY(!browser->filteredModel()->contains("app:item:1"));
+
+    KeyFilter noTtl;
+    noTtl.ttl = KeyFilter::Ttl::None;
+    browser->setFilter(noTtl);
+    // 200 items - 100 with ten minutes - 10 with a day, plus the four other keys.
+    QCOMPARE(browser->filteredModel()->keyCount(), quint64(90 + 4));
+
+    // Opening from the filtered tree opens the exact key.
+    QSignalSpy opened(w->valueView(), &ValueView::keyOpened);
+    QVERIFY(browser->selectKey(kNul));
+    browser->view()->setCurrentIndex(QModelIndex());
+    const QModelIndex nul = browser->filteredModel()->indexForKey(kNul);
+    QVERIFY(nul.isValid());
+    browser->view()->setCurrentIndex(nul);
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w->valueView()->currentKey(), kNul);
+
+    // A rescan refills the filtered tree as keys arrive.
+    browser->startScan();
+    QVERIFY(waitForScan(*w));
+    QCOMPARE(browser->filteredModel()->keyCount(), quint64(94));
+
+    // Deleting a shown key removes it from both trees.
+    w->deleteKey(kNul, false);
+    QTRY_VERIFY_WITH_TIMEOUT(!browser->filteredModel()->contains(kNul), 5000);
+    QVERIFY(!browser->model()->contains(kNul));
+
+    browser->clearFilter();
+    QCOMPARE(browser->view()->model(), browser->model());
+    QVERIFY(!label->isVisible());
+}
+
+void TestMainWindow::panelFilterReachesTheBrowser()
+{
+    auto w = makeWindow();
+    QVERIFY(waitForScan(*w));
+    KeyFilter f;
+    f.prefix = "session:";
+    f.label = QStringLiteral("namespace session:");
+    Q_EMIT w->memoryPanel()->filterKeysRequested(f);
+    QCOMPARE(w->keyBrowser()->filter().prefix, QByteArray("session:"));
+    QCOMPARE(w->keyBrowser()->filteredModel()->keyCount(), quint64(1));
+    // A panel asking for a key opens it in the value panel.
+    QSignalSpy opened(w->valueView(), &ValueView::keyOpened);
+    Q_EMIT w->memoryPanel()->openKeyRequested("session:abc", KeyType::Hash);
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w->currentPanel(), QStringLiteral("value"));
+}
+
+void TestMainWindow::onlyTheVisiblePanelIsActive()
+{
+    auto w = makeWindow();
+    const QStringList names{QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"),
+                            QStringLiteral("memory")};
+    for (const QString &name : names) {
+        QVERIFY(w->showPanel(name));
+        QCOMPARE(w->currentPanel(), name);
+        for (const QString &other : names)
+            QCOMPARE(w->panel(other)->isActive(), other == name);
+    }
+    // Minimised or hidden, nothing polls.
+    w->hide();
+    for (const QString &name : names)
+        QVERIFY(!w->panel(name)->isActive());
+    w->show();
+    QVERIFY(w->panel(QStringLiteral("memory"))->isActive());
+    QVERIFY(w->showPanel(QStringLiteral("value")));
+    for (const QString &name : names)
+        QVERIFY(!w->panel(name)->isActive());
+}
+
+void TestMainWindow::panelScreenshots_data()
+{
+    QTest::addColumn<QString>("panel");
+    for (const QString &name : {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"), QStringLiteral("memory")})
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TestMainWindow::panelScreenshots()
+{
+    QFETCH(QString, panel);
+    // Every command is slow enough to log: the slowlog screenshot waits for a few entries.
+    m_server.command({"CONFIG", "SET", "slowlog-log-slower-than", panel == QLatin1String("slowlog") ? "0" : "10000"});
+    auto w = makeWindow();
+    QTemporaryDir dir;
+    const QString file = dir.filePath(panel + QStringLiteral(".png"));
+    QSignalSpy shot(w.get(), &MainWindow::screenshotDone);
+    w->takeScreenshotWhenReady(file, panel);
+    QVERIFY(shot.wait(30000));
+    QVERIFY2(shot.first().first().toBool(), qPrintable(shot.first().at(1).toString()));
+    QCOMPARE(w->currentPanel(), panel);
+    QVERIFY(w->panel(panel)->hasContent());
+    QVERIFY(!QImage(file).isNull());
 }
 
 QTEST_MAIN(TestMainWindow)

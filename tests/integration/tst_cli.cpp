@@ -90,6 +90,8 @@ private Q_SLOTS:
     void helpAndVersion();
     void screenshotOfScannedTree();
     void screenshotOfValuePanel();
+    void demoPanelScreenshots_data();
+    void demoPanelScreenshots();
     void demoScreenshotLeavesNoServer();
     void deadServerFailsClearly();
     void wrongPasswordFailsClearly();
@@ -168,6 +170,26 @@ void TestCli::screenshotOfValuePanel()
     QImage image(file);
     QVERIFY(!image.isNull());
     QVERIFY(distinctColours(image, QRect(image.width() / 2, 60, image.width() / 2 - 1, image.height() / 4)) > 10);
+}
+
+void TestCli::demoPanelScreenshots_data()
+{
+    QTest::addColumn<QString>("panel");
+    QTest::newRow("ttl") << QStringLiteral("ttl");
+    QTest::newRow("memory") << QStringLiteral("memory");
+}
+
+void TestCli::demoPanelScreenshots()
+{
+    // The binary end to end: the demo's data in a chart panel, the panel in front.
+    QFETCH(QString, panel);
+    const QString file = m_dir.filePath(panel + QStringLiteral(".png"));
+    const Run r = runApp({QStringLiteral("--demo"), QStringLiteral("--screenshot"), file, QStringLiteral("--panel"), panel});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QImage image(file);
+    QVERIFY(!image.isNull());
+    // The right half holds the panel's chart: bars, labels and grid in many shades.
+    QVERIFY(distinctColours(image, QRect(image.width() / 2, 80, image.width() / 2 - 1, image.height() / 3)) > 20);
 }
 
 void TestCli::demoScreenshotLeavesNoServer()

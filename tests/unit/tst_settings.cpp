@@ -46,6 +46,20 @@ private Q_SLOTS:
         s.setSeparator("::");
         QCOMPARE(Settings().separator(), QByteArray("::"));
     }
+
+    void pollIntervalIsBoundedAndSaved()
+    {
+        Settings s;
+        QCOMPARE(s.pollIntervalMs(), 1000);
+        QSignalSpy changed(&s, &Settings::pollIntervalChanged);
+        s.setPollIntervalMs(10); // faster than a quarter second would cost the server for nothing
+        QCOMPARE(s.pollIntervalMs(), 250);
+        s.setPollIntervalMs(5000);
+        QCOMPARE(Settings().pollIntervalMs(), 5000);
+        s.setPollIntervalMs(5000);
+        QCOMPARE(changed.count(), 2);
+        s.setPollIntervalMs(1000);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSettings)
