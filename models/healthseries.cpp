@@ -84,6 +84,7 @@ void HealthSeries::clear()
     m_previous = {};
     m_latest = {};
     m_lastTime = 0;
+    m_firstTime = 0;
     m_samples = 0;
     m_resets = 0;
     m_gapPending = false;
@@ -172,6 +173,8 @@ bool HealthSeries::addSample(const ServerInfo &info)
     m_previous = info;
     m_latest = info;
     m_lastTime = t;
+    if (m_samples == 0)
+        m_firstTime = t;
     ++m_samples;
     Q_EMIT sampleAdded(t);
     Q_EMIT factsChanged();

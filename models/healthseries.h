@@ -67,6 +67,7 @@ public:
     int sampleCount() const { return m_samples; } // samples taken since clear()
     int resetCount() const { return m_resets; } // restarts and counter resets seen
     double lastSampleTime() const { return m_lastTime; } // seconds since epoch; 0 before any
+    double firstSampleTime() const { return m_firstTime; } // since clear(); 0 before any
     const ServerInfo &latest() const { return m_latest; }
 
     // Persistence settings come from CONFIG GET, which ACL users may not be allowed to run.
@@ -92,6 +93,7 @@ private:
     ServerInfo m_previous;
     ServerInfo m_latest;
     double m_lastTime = 0;
+    double m_firstTime = 0;
     int m_samples = 0;
     int m_resets = 0;
     bool m_gapPending = false;

@@ -533,7 +533,11 @@ void OverviewPanel::followLive()
 {
     const double end = m_health->sampleCount() > 0 ? m_health->lastSampleTime()
                                                     : QDateTime::currentMSecsSinceEpoch() / 1000.0;
-    keyAxis(MemoryChart)->setRange(end - m_window, end);
+    // While the history is younger than the window, it grows from the left edge instead of
+    // sitting squeezed against the right one.
+    const double first = m_health->sampleCount() > 0 ? m_health->firstSampleTime() : end;
+    const double start = std::max(end - m_window, first - m_window * 0.02);
+    keyAxis(MemoryChart)->setRange(start, start + m_window);
 }
 
 QCPAxis *OverviewPanel::keyAxis(int chart) const

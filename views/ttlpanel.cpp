@@ -92,8 +92,14 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     for (QCPBars *b : {m_noTtlBars, m_ttlBars, m_selectionBars})
         b->setWidth(0.7);
     QSharedPointer<QCPAxisTickerText> bucketTicks(new QCPAxisTickerText);
-    for (int b = 0; b < ttlbucket::Count; ++b)
-        bucketTicks->addTick(b, ttlbucket::label(b));
+    for (int b = 0; b < ttlbucket::Count; ++b) {
+        // Two lines ("15–60" over "min"), so the labels fit under narrow bars.
+        QString tick = ttlbucket::label(b);
+        const qsizetype space = tick.lastIndexOf(QLatin1Char(' '));
+        if (space > 0)
+            tick[space] = QLatin1Char('\n');
+        bucketTicks->addTick(b, tick);
+    }
     m_histogram->xAxis->setTicker(bucketTicks);
     m_histogram->xAxis->setRange(-0.6, ttlbucket::Count - 0.4);
     m_histogram->xAxis->grid()->setVisible(false);
@@ -126,11 +132,16 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->setWordWrap(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setSectionResizeMode(TtlNamespaceModel::NamespaceColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setMinimumSectionSize(40);
-    const int numberWidth = m_table->fontMetrics().horizontalAdvance(QStringLiteral("Median TTL")) + 16;
-    for (int c = TtlNamespaceModel::KeysColumn; c < TtlNamespaceModel::ColumnCount; ++c)
-        m_table->setColumnWidth(c, numberWidth);
+    // Names first: a namespace cut to three letters says nothing, a TTL column only needs "23h 59m".
+    m_table->setColumnWidth(TtlNamespaceModel::NamespaceColumn,
+                            m_table->fontMetrics().horizontalAdvance(QStringLiteral("(no namespace)")) + 16);
+    const QFontMetrics metrics = m_table->horizontalHeader()->fontMetrics();
+    for (int c = TtlNamespaceModel::KeysColumn; c < TtlNamespaceModel::ColumnCount; ++c) {
+        const QString header = m_model->headerData(c, Qt::Horizontal).toString();
+        m_table->setColumnWidth(c, qMax(metrics.horizontalAdvance(header), metrics.horizontalAdvance(QStringLiteral("23h 59m"))) + 22);
+    }
     connect(m_table, &QTableView::clicked, this, &TtlPanel::onNamespaceClicked);
 
     // Forecast: keys expiring per 10 s over the next hour on a wall-clock axis.
@@ -174,6 +185,7 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     top->addWidget(tableBox);
     top->setStretchFactor(0, 1);
     top->setStretchFactor(1, 1);
+    top->setSizes({440, 560});
     top->setChildrenCollapsible(false);
 
     auto *forecastBox = new QWidget(this);
@@ -552,10 +564,13 @@ void TtlPanel::updateForecast()
     const QColor bad = chartstyle::bad(palette());
     QColor backdrop = palette().color(QPalette::Base);
     backdrop.setAlpha(210);
+    // Labels on steps down from the top, so that two cliffs close in time do not print over
+    // each other.
+    int level = 0;
     for (const TtlCliff &c : std::as_const(biggest)) {
         const qint64 bin = (c.peakSecondMs - s.forecastStartMs) / 1000 / kBinSeconds;
         const double key = start + double(bin * kBinSeconds) + kBinSeconds / 2.0;
-        const double value = qMin(perBin[size_t(bin)], yTop * 0.82);
+        const double value = qMin(perBin[size_t(bin)], yTop * (0.86 - 0.14 * level++));
         QCPItemText *t = makeText(m_forecast);
         const QString ns = c.dominantNamespace >= 0 ? s.namespaces.at(c.dominantNamespace).displayName() : QString();
         t->setText(tr("%1 %2 keys at %3").arg(ns, format::count(c.keys), clock(c.startMs)));
