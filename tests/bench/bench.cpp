@@ -112,32 +112,62 @@ struct LensResult
     QString error;
 };
 
+// Connects and waits; an empty string when ready, else the reason.
+QString connectBlocking(RedisClient &client)
+{
+    QString error;
+    QEventLoop loop;
+    QObject::connect(&client, &RedisClient::ready, &loop, &QEventLoop::quit);
+    QObject::connect(&client, &RedisClient::connectionError, &loop, [&](const RedisError &e) {
+        error = e.message;
+        loop.quit();
+    });
+    client.connectToServer();
+    loop.exec();
+    return error;
+}
+
+// The stall probe: a 1 ms timer on the GUI thread; the longest gap between two of its ticks
+// is the longest the event loop was kept from running.
+class StallProbe
+{
+public:
+    StallProbe()
+    {
+        m_timer.setInterval(1);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            m_maxMs = qMax(m_maxMs, m_sinceTick.nsecsElapsed() / 1e6);
+            m_sinceTick.restart();
+        });
+    }
+    void start()
+    {
+        m_sinceTick.start();
+        m_timer.start();
+    }
+    double stop()
+    {
+        m_timer.stop();
+        return m_maxMs;
+    }
+
+private:
+    QElapsedTimer m_sinceTick;
+    QTimer m_timer;
+    double m_maxMs = 0;
+};
+
 LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory)
 {
     LensResult result;
     RedisClient client(profile);
     KeyTreeModel model;
     KeyScanner scanner(&client);
-    QEventLoop loop;
-    client.connectToServer();
-    QObject::connect(&client, &RedisClient::ready, &loop, &QEventLoop::quit);
-    QObject::connect(&client, &RedisClient::connectionError, &loop, [&](const RedisError &e) {
-        result.error = e.message;
-        loop.quit();
-    });
-    loop.exec();
+    result.error = connectBlocking(client);
     if (!result.error.isEmpty())
         return result;
-
-    // The stall probe: a 1 ms timer on the GUI thread; the longest gap between two of its
-    // ticks is the longest the event loop was kept from running.
-    QElapsedTimer sinceTick;
-    QTimer probe;
-    probe.setInterval(1);
-    QObject::connect(&probe, &QTimer::timeout, [&] {
-        result.maxStallMs = qMax(result.maxStallMs, sinceTick.nsecsElapsed() / 1e6);
-        sinceTick.restart();
-    });
+    QEventLoop loop;
+    StallProbe probe;
 
     ScanFeed feed(&scanner, &model);
     QObject::connect(&scanner, &KeyScanner::batchAvailable, [&] { ++result.batches; });
@@ -152,11 +182,10 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory)
     options.memory = memory;
     QElapsedTimer clock;
     clock.start();
-    sinceTick.start();
     probe.start();
     scanner.start(options);
     loop.exec();
-    probe.stop();
+    result.maxStallMs = probe.stop();
     result.seconds = clock.nsecsElapsed() / 1e9;
     result.keys = model.keyCount();
     result.rssMb = rssMb();
@@ -259,17 +288,11 @@ MemoryResult lensMemory(const ConnectionProfile &profile)
     MemoryResult result;
     RedisClient client(profile);
     MemoryAnalysis analysis(&client);
+    result.error = connectBlocking(client);
+    if (!result.error.isEmpty())
+        return result;
     QEventLoop loop;
-    client.connectToServer();
-    QObject::connect(&client, &RedisClient::ready, &loop, &QEventLoop::quit);
-    loop.exec();
-    QElapsedTimer sinceTick;
-    QTimer probe;
-    probe.setInterval(1);
-    QObject::connect(&probe, &QTimer::timeout, [&] {
-        result.maxStallMs = qMax(result.maxStallMs, sinceTick.nsecsElapsed() / 1e6);
-        sinceTick.restart();
-    });
+    StallProbe probe;
     QObject::connect(&analysis, &MemoryAnalysis::finished, &loop, [&](const ScanProgress &p) {
         if (p.error)
             result.error = p.error.message;
@@ -277,11 +300,10 @@ MemoryResult lensMemory(const ConnectionProfile &profile)
     });
     QElapsedTimer clock;
     clock.start();
-    sinceTick.start();
     probe.start();
     analysis.start(0);
     loop.exec();
-    probe.stop();
+    result.maxStallMs = probe.stop();
     // The analysis is done when its tables are: the namespace ranking and the top lists.
     const MemoryStats &stats = analysis.stats();
     const QList<NamespaceMemory> namespaces = stats.namespaces(1);
