@@ -197,6 +197,8 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
             addMemory(k.folder, key.memoryBytes - qMax<qint64>(0, k.memory), 0);
             k.memory = key.memoryBytes;
         }
+        if (k.type != key.type)
+            k.hint = TypeHint::None; // replaced by a key of another type
         k.type = key.type;
         k.expireAtMs = expireAt;
         Folder &f = m_folders[k.folder];
@@ -220,6 +222,7 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
     Key &k = m_keys[id];
     k.name = key.name;
     k.type = key.type;
+    k.hint = TypeHint::None;
     k.expireAtMs = expireAt;
     k.memory = key.memoryBytes;
     k.folder = folder;
@@ -436,6 +439,7 @@ bool KeyTreeModel::renameKey(const QByteArray &from, const QByteArray &to)
     // The expiry is absolute already: read it back as a PTTL captured at time zero.
     moved.pttlMs = old.expireAtMs;
     upsertKey(moved, 0);
+    setTypeHint(to, old.hint);
     return true;
 }
 
@@ -612,7 +616,7 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
     case Qt::DisplayRole:
         switch (column) {
         case NameColumn: return bytesescape::quoteIfNeeded(k.name.size() > 1024 ? k.name.left(1024) : k.name);
-        case TypeColumn: return keyTypeName(k.type);
+        case TypeColumn: return k.hint == TypeHint::Geo ? QStringLiteral("geo") : keyTypeName(k.type);
         case TtlColumn: return format::ttl(k.expireAtMs, QDateTime::currentMSecsSinceEpoch());
         case MemoryColumn: return k.memory >= 0 ? format::bytes(k.memory) : QString();
         default: return {};
@@ -620,6 +624,8 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
     case Qt::ToolTipRole:
         if (column == NameColumn)
             return QString(bytesescape::escapeElided(k.name, 4096) + QStringLiteral("\n%1 bytes").arg(k.name.size()));
+        if (column == TypeColumn && k.hint == TypeHint::Geo)
+            return tr("A sorted set whose scores are geohashes (GEOADD)");
         return {};
     case Qt::TextAlignmentRole:
         return column >= MemoryColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
@@ -683,4 +689,27 @@ ScanBatch KeyTreeModel::matching(const KeyFilter &filter, qint64 nowMs, qsizetyp
             break;
     }
     return out;
+}
+
+bool KeyTreeModel::setTypeHint(const QByteArray &key, TypeHint hint)
+{
+    const auto it = m_index.constFind(key);
+    if (it == m_index.constEnd())
+        return false;
+    Key &k = m_keys[it.value()];
+    if (k.hint == hint)
+        return true;
+    k.hint = hint;
+    const QModelIndex row = indexForKey(key);
+    if (row.isValid()) {
+        const QModelIndex type = row.siblingAtColumn(TypeColumn);
+        Q_EMIT dataChanged(type, type, {Qt::DisplayRole, Qt::ToolTipRole});
+    }
+    return true;
+}
+
+KeyTreeModel::TypeHint KeyTreeModel::typeHint(const QByteArray &key) const
+{
+    const auto it = m_index.constFind(key);
+    return it == m_index.constEnd() ? TypeHint::None : m_keys[it.value()].hint;
 }

@@ -24,6 +24,10 @@ class KeyTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
 public:
+    // What a key is beyond its Redis type, once something has looked: a sorted set whose
+    // scores are geohashes is shown as "geo".
+    enum class TypeHint : quint8 { None, Geo };
+
     enum Column { NameColumn, TypeColumn, TtlColumn, MemoryColumn, KeysColumn, ColumnCount };
     enum Role {
         KeyBytesRole = Qt::UserRole + 1, // QByteArray: the exact key (keys only)
@@ -66,6 +70,11 @@ public:
     // After a server-side RENAME: the entry moves with its type, TTL and memory. False when
     // 'from' is not in the tree.
     bool renameKey(const QByteArray &from, const QByteArray &to);
+
+    // Marks a key held in the tree; false when it is not. Cleared when a later scan finds the
+    // key with another type.
+    bool setTypeHint(const QByteArray &key, TypeHint hint);
+    TypeHint typeHint(const QByteArray &key) const;
 
     // The keys held that pass 'filter' at 'nowMs', as one batch captured at nowMs: what a
     // filtered view of this model starts from. At most 'limit' keys (0: all).
@@ -130,6 +139,7 @@ private:
         quint32 folder = 0;
         quint32 pos = 0; // index in the folder's keys vector
         KeyType type = KeyType::Unknown;
+        TypeHint hint = TypeHint::None;
     };
 
     void applySlice();

@@ -69,6 +69,7 @@ private Q_SLOTS:
     void rescanReservesAgain();
     void unknownTtlIsNotNoTtl();
     void renameMovesTheEntry();
+    void typeHints();
 };
 
 void TestKeyTreeModel::namespaces_data()
@@ -338,6 +339,34 @@ void TestKeyTreeModel::renameMovesTheEntry()
     QCOMPARE(model.data(model.indexForPrefix("old:"), KeyTreeModel::KeyCountRole).toULongLong(), quint64(1));
     QVERIFY(!model.renameKey("absent", "x"));
     QCOMPARE(model.keyCount(), quint64(2));
+}
+
+void TestKeyTreeModel::typeHints()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("geo:cities", KeyType::ZSet), key("lb:daily", KeyType::ZSet)}));
+    model.applyAllPending();
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QVERIFY(model.setTypeHint("geo:cities", KeyTreeModel::TypeHint::Geo));
+    QVERIFY(!model.setTypeHint("missing", KeyTreeModel::TypeHint::Geo));
+    const auto typeText = [&](const QByteArray &k) {
+        return model.data(model.indexForKey(k).siblingAtColumn(KeyTreeModel::TypeColumn)).toString();
+    };
+    QCOMPARE(typeText("geo:cities"), QStringLiteral("geo"));
+    QCOMPARE(typeText("lb:daily"), QStringLiteral("zset"));
+    QCOMPARE(changed.size(), 1);
+    // Still a sorted set underneath.
+    QCOMPARE(model.data(model.indexForKey("geo:cities"), KeyTreeModel::KeyTypeRole).toInt(), int(KeyType::ZSet));
+    // A rename keeps what the key is; a rescan that finds the same type keeps it too.
+    QVERIFY(model.renameKey("geo:cities", "geo:places"));
+    QCOMPARE(model.typeHint("geo:places"), KeyTreeModel::TypeHint::Geo);
+    model.upsertKey(key("geo:places", KeyType::ZSet), 2'000'000);
+    QCOMPARE(typeText("geo:places"), QStringLiteral("geo"));
+    // Replaced by a key of another type: the hint goes.
+    model.upsertKey(key("geo:places", KeyType::String), 3'000'000);
+    QCOMPARE(model.typeHint("geo:places"), KeyTreeModel::TypeHint::None);
+    QCOMPARE(typeText("geo:places"), QStringLiteral("string"));
 }
 
 QTEST_GUILESS_MAIN(TestKeyTreeModel)
