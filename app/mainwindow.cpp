@@ -4,7 +4,10 @@
 #include "bytesescape.h"
 #include "demo.h"
 #include "keybrowser.h"
+#include "geo.h"
+#include "geopanel.h"
 #include "keytreemodel.h"
+#include "leaderboardpanel.h"
 #include "memorypanel.h"
 #include "overviewpanel.h"
 #include "slowlogmodel.h"
@@ -70,8 +73,9 @@ MainWindow::~MainWindow()
 
 QStringList MainWindow::panelNames()
 {
-    return {QStringLiteral("keys"),   QStringLiteral("value"),   QStringLiteral("overview"),
-            QStringLiteral("ttl"),    QStringLiteral("slowlog"), QStringLiteral("memory")};
+    return {QStringLiteral("keys"),    QStringLiteral("value"),  QStringLiteral("overview"),
+            QStringLiteral("ttl"),     QStringLiteral("slowlog"), QStringLiteral("memory"),
+            QStringLiteral("leaderboard"), QStringLiteral("geo")};
 }
 
 void MainWindow::buildUi()
@@ -122,6 +126,11 @@ void MainWindow::buildUi()
     m_memory->setScanRate(m_settings->scanRate());
     m_memory->setSeparator(m_settings->separator());
     addPanel(m_memory, QStringLiteral("memory"), tr("Memory"));
+    m_leaderboard = new LeaderboardPanel(m_client, m_tabs);
+    addPanel(m_leaderboard, QStringLiteral("leaderboard"), tr("Leaderboard"));
+    m_geo = new GeoPanel(m_client, m_tabs);
+    addPanel(m_geo, QStringLiteral("geo"), tr("Geo"));
+    m_geoDetector = new GeoDetector(m_client, this);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateActivePanels);
     splitter->addWidget(m_browser);
     splitter->addWidget(m_tabs);
@@ -154,6 +163,24 @@ void MainWindow::buildUi()
     connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_ttl, &TtlPanel::addScanBatch);
     connect(m_browser->scanner(), &KeyScanner::progressChanged, m_ttl, &TtlPanel::setScanProgress);
     connect(m_browser->scanner(), &KeyScanner::finished, m_ttl, [this] { m_ttl->scanFinished(); });
+    // Sorted sets are told apart (geo, leaderboard, delayed jobs) by sampling them after a scan.
+    connect(m_browser, &KeyBrowser::scanStarted, m_geoDetector, &GeoDetector::restart);
+    connect(m_browser, &KeyBrowser::scanCompleted, this, &MainWindow::classifySortedSets);
+    connect(m_geoDetector, &GeoDetector::verdict, this, [this](const QByteArray &key, ZSetKind kind) {
+        if (kind == ZSetKind::Geo)
+            m_browser->setTypeHint(key, KeyTreeModel::TypeHint::Geo);
+    });
+    connect(m_geoDetector, &GeoDetector::idle, this, [this] {
+        m_leaderboard->setCandidates(m_geoDetector->keysOfKind(ZSetKind::Leaderboard));
+        m_geo->setCandidates(m_geoDetector->keysOfKind(ZSetKind::Geo));
+    });
+    connect(m_browser, &KeyBrowser::panelRequested, this, [this](const QByteArray &key, const QString &name) {
+        if (name == QLatin1String("leaderboard"))
+            m_leaderboard->openBoard(key);
+        else if (name == QLatin1String("geo"))
+            m_geo->openGeoSet(key);
+        showPanel(name);
+    });
     connect(m_settings, &Settings::showMemoryChanged, m_browser, &KeyBrowser::setShowMemory);
     connect(m_settings, &Settings::scanRateChanged, m_browser, &KeyBrowser::setScanRate);
 }
@@ -323,6 +350,11 @@ Panel *MainWindow::panel(const QString &name) const
     return nullptr;
 }
 
+void MainWindow::classifySortedSets()
+{
+    m_geoDetector->addKeys(m_browser->model()->keysOfType(KeyType::ZSet, GeoDetector::kMaxKeys));
+}
+
 void MainWindow::updateActivePanels()
 {
     const bool visible = isVisible() && !isMinimized();
@@ -462,6 +494,16 @@ void MainWindow::grabPanelWhenReady()
     // The memory panel measures only when asked; a screenshot of it asks.
     if (p == m_memory && !m_memory->hasContent() && !m_memory->isRunning())
         m_memory->startAnalysis();
+    // The demo's pictures show its biggest board and its biggest geo set.
+    if (p == m_leaderboard && !m_leaderboard->hasContent())
+        m_leaderboard->openBusiest();
+    if (p == m_geo && !m_geo->hasContent()) {
+        // The geo sets are known once the detector has sampled the scan's sorted sets.
+        if (m_geoDetector->isIdle() && !m_geoDetector->keysOfKind(ZSetKind::Geo).isEmpty())
+            m_geo->openLargest();
+        else
+            connect(m_geoDetector, &GeoDetector::idle, m_geo, &GeoPanel::openLargest, Qt::SingleShotConnection);
+    }
     // What makes each panel worth a picture: charts over time need a few samples, and the
     // slowlog needs a few entries (the demo's bad habits log some within seconds).
     const auto worthIt = [this, p] {

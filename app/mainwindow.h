@@ -8,6 +8,9 @@
 #include <QPointer>
 
 class Demo;
+class GeoDetector;
+class GeoPanel;
+class LeaderboardPanel;
 class KeyBrowser;
 class MemoryPanel;
 class OverviewPanel;
@@ -51,6 +54,9 @@ public:
     TtlPanel *ttlPanel() const { return m_ttl; }
     SlowlogPanel *slowlogPanel() const { return m_slowlog; }
     MemoryPanel *memoryPanel() const { return m_memory; }
+    LeaderboardPanel *leaderboardPanel() const { return m_leaderboard; }
+    GeoPanel *geoPanel() const { return m_geo; }
+    GeoDetector *geoDetector() const { return m_geoDetector; }
     // The panel behind a --panel name; nullptr for "keys" and "value".
     Panel *panel(const QString &name) const;
     RedisClient *client() const { return m_client; }
@@ -89,6 +95,8 @@ private:
     void updateActivePanels();
     void openKeyFromPanel(const QByteArray &key, KeyType type);
     void grabPanelWhenReady();
+    // After a scan: which sorted sets are geo sets, which leaderboards (queues are neither).
+    void classifySortedSets();
 
     ConnectionProfile m_profile;
     Settings *m_settings;
@@ -100,6 +108,9 @@ private:
     TtlPanel *m_ttl = nullptr;
     SlowlogPanel *m_slowlog = nullptr;
     MemoryPanel *m_memory = nullptr;
+    LeaderboardPanel *m_leaderboard = nullptr;
+    GeoPanel *m_geo = nullptr;
+    GeoDetector *m_geoDetector = nullptr;
     QList<QPair<QString, Panel *>> m_panels; // --panel name → panel, in tab order
     QTabWidget *m_tabs = nullptr;
     QLabel *m_banner = nullptr;

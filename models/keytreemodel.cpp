@@ -713,3 +713,16 @@ KeyTreeModel::TypeHint KeyTreeModel::typeHint(const QByteArray &key) const
     const auto it = m_index.constFind(key);
     return it == m_index.constEnd() ? TypeHint::None : m_keys[it.value()].hint;
 }
+
+QList<QByteArray> KeyTreeModel::keysOfType(KeyType type, qsizetype limit) const
+{
+    QList<QByteArray> out;
+    for (const Key &k : m_keys) {
+        if (k.name.isNull() || k.type != type)
+            continue;
+        out.append(k.name);
+        if (limit > 0 && out.size() >= limit)
+            break;
+    }
+    return out;
+}

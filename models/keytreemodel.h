@@ -71,6 +71,8 @@ public:
     // 'from' is not in the tree.
     bool renameKey(const QByteArray &from, const QByteArray &to);
 
+    // Names of the keys held of one type, at most 'limit' (0: all), in no particular order.
+    QList<QByteArray> keysOfType(KeyType type, qsizetype limit = 0) const;
     // Marks a key held in the tree; false when it is not. Cleared when a later scan finds the
     // key with another type.
     bool setTypeHint(const QByteArray &key, TypeHint hint);

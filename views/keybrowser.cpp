@@ -170,8 +170,14 @@ void KeyBrowser::setFilter(const KeyFilter &filter)
     m_filter = filter;
     m_model->applyAllPending(); // batches that arrived before the filter was set
     m_filterModel->clear();
-    m_filterModel->appendBatch(m_model->matching(filter, QDateTime::currentMSecsSinceEpoch()));
+    const ScanBatch matching = m_model->matching(filter, QDateTime::currentMSecsSinceEpoch());
+    m_filterModel->appendBatch(matching);
     m_filterModel->applyAllPending();
+    for (const ScannedKey &k : matching.keys) {
+        const auto hint = m_model->typeHint(k.name);
+        if (hint != KeyTreeModel::TypeHint::None)
+            m_filterModel->setTypeHint(k.name, hint);
+    }
     showModel(m_filterModel);
     // Few matches are easier to read opened up.
     if (m_filterModel->keyCount() <= 200)
@@ -218,6 +224,12 @@ void KeyBrowser::removeKey(const QByteArray &key)
     m_model->removeKey(key);
     m_filterModel->removeKey(key);
     updateFilterLine();
+}
+
+void KeyBrowser::setTypeHint(const QByteArray &key, KeyTreeModel::TypeHint hint)
+{
+    m_model->setTypeHint(key, hint);
+    m_filterModel->setTypeHint(key, hint);
 }
 
 bool KeyBrowser::renameKey(const QByteArray &from, const QByteArray &to)
@@ -379,6 +391,12 @@ void KeyBrowser::showContextMenu(const QPoint &pos)
         const QByteArray key = shownModel()->keyAt(index);
         const auto type = KeyType(shownModel()->data(index, KeyTreeModel::KeyTypeRole).toInt());
         menu.addAction(tr("Open"), this, [this, key, type] { Q_EMIT keyActivated(key, type); });
+        if (type == KeyType::ZSet) {
+            menu.addAction(tr("Open in Leaderboard"), this,
+                           [this, key] { Q_EMIT panelRequested(key, QStringLiteral("leaderboard")); });
+            if (shownModel()->typeHint(key) == KeyTreeModel::TypeHint::Geo)
+                menu.addAction(tr("Show on map"), this, [this, key] { Q_EMIT panelRequested(key, QStringLiteral("geo")); });
+        }
         menu.addAction(tr("Copy name"), this, [this, key] { Q_EMIT copyRequested(bytesescape::quoteIfNeeded(key)); });
         menu.addAction(tr("Copy name as hex"), this,
                        [this, key] { Q_EMIT copyRequested(QString::fromLatin1(key.toHex())); });

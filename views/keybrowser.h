@@ -3,10 +3,10 @@
 
 #include "keyfilter.h"
 #include "keyscanner.h"
+#include "keytreemodel.h"
 
 #include <QWidget>
 
-class KeyTreeModel;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -48,6 +48,7 @@ public:
     const KeyFilter &filter() const { return m_filter; }
     // After a key was deleted or renamed on the server: every model forgets or moves it.
     void removeKey(const QByteArray &key);
+    void setTypeHint(const QByteArray &key, KeyTreeModel::TypeHint hint);
     bool renameKey(const QByteArray &from, const QByteArray &to);
     // The key currently selected, if a key row is selected.
     QByteArray selectedKey() const;
@@ -68,6 +69,8 @@ Q_SIGNALS:
     void copyRequested(const QString &text);
     void deleteRequested(const QByteArray &key);
     void renameRequested(const QByteArray &key);
+    // "Open in Leaderboard" / "Show on map": a panel by --panel name, for this key.
+    void panelRequested(const QByteArray &key, const QString &panel);
 
 private:
     void onProgress(const ScanProgress &progress);

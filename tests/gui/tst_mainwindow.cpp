@@ -2,7 +2,10 @@
 // The main window against a real server, offscreen: scan, open, delete and rename exact
 // bytes, read-only refusal, a server that dies and comes back.
 #include "keybrowser.h"
+#include "geo.h"
+#include "geopanel.h"
 #include "keyfilter.h"
+#include "leaderboardpanel.h"
 #include "memorypanel.h"
 #include "panel.h"
 #include "keytreemodel.h"
@@ -42,6 +45,7 @@ private Q_SLOTS:
     void filterByNamespaceAndTtl();
     void panelFilterReachesTheBrowser();
     void onlyTheVisiblePanelIsActive();
+    void sortedSetsAreClassified();
     void panelScreenshots_data();
     void panelScreenshots();
 
@@ -357,6 +361,31 @@ void TestMainWindow::onlyTheVisiblePanelIsActive()
     QVERIFY(w->showPanel(QStringLiteral("value")));
     for (const QString &name : names)
         QVERIFY(!w->panel(name)->isActive());
+}
+
+void TestMainWindow::sortedSetsAreClassified()
+{
+    m_server.command({"GEOADD", "geo:cities", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania",
+                      "-0.1276", "51.5072", "London", "151.2093", "-33.8688", "Sydney"});
+    m_server.command({"ZADD", "lb:daily", "100", "ann", "2500", "bob", "31337", "cat"});
+    auto w = makeWindow();
+    QVERIFY(waitForScan(*w));
+    QSignalSpy idle(w->geoDetector(), &GeoDetector::idle);
+    QVERIFY(idle.wait(10000));
+    // The key browser shows the geo set as "geo", the board stays a zset.
+    KeyTreeModel *model = w->keyBrowser()->model();
+    QCOMPARE(model->typeHint("geo:cities"), KeyTreeModel::TypeHint::Geo);
+    QCOMPARE(model->typeHint("lb:daily"), KeyTreeModel::TypeHint::None);
+    QCOMPARE(model->data(model->indexForKey("geo:cities").siblingAtColumn(KeyTreeModel::TypeColumn)).toString(),
+             QStringLiteral("geo"));
+    // Each panel gets its own kind: the map opens the geo set, the board list holds the board.
+    QTRY_VERIFY_WITH_TIMEOUT(w->geoPanel()->hasContent(), 10000);
+    w->leaderboardPanel()->openBusiest();
+    QTRY_VERIFY_WITH_TIMEOUT(w->leaderboardPanel()->hasContent(), 10000);
+    QCOMPARE(w->leaderboardPanel()->currentBoard(), QByteArray("lb:daily"));
+    // From the key browser's menu the same panels open on a chosen key.
+    Q_EMIT w->keyBrowser()->panelRequested("lb:daily", QStringLiteral("leaderboard"));
+    QCOMPARE(w->currentPanel(), QStringLiteral("leaderboard"));
 }
 
 void TestMainWindow::panelScreenshots_data()

@@ -177,6 +177,8 @@ void TestCli::demoPanelScreenshots_data()
     QTest::addColumn<QString>("panel");
     QTest::newRow("ttl") << QStringLiteral("ttl");
     QTest::newRow("memory") << QStringLiteral("memory");
+    QTest::newRow("leaderboard") << QStringLiteral("leaderboard");
+    QTest::newRow("geo") << QStringLiteral("geo");
 }
 
 void TestCli::demoPanelScreenshots()

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void unknownTtlIsNotNoTtl();
     void renameMovesTheEntry();
     void typeHints();
+    void keysOfType();
 };
 
 void TestKeyTreeModel::namespaces_data()
@@ -367,6 +368,19 @@ void TestKeyTreeModel::typeHints()
     model.upsertKey(key("geo:places", KeyType::String), 3'000'000);
     QCOMPARE(model.typeHint("geo:places"), KeyTreeModel::TypeHint::None);
     QCOMPARE(typeText("geo:places"), QStringLiteral("string"));
+}
+
+void TestKeyTreeModel::keysOfType()
+{
+    KeyTreeModel model;
+    model.appendBatch(batch({key("a", KeyType::ZSet), key("b", KeyType::String), key("c", KeyType::ZSet), key("d", KeyType::ZSet)}));
+    model.applyAllPending();
+    model.removeKey("c");
+    QList<QByteArray> zsets = model.keysOfType(KeyType::ZSet);
+    std::sort(zsets.begin(), zsets.end());
+    QCOMPARE(zsets, (QList<QByteArray>{"a", "d"}));
+    QCOMPARE(model.keysOfType(KeyType::ZSet, 1).size(), 1);
+    QVERIFY(model.keysOfType(KeyType::Stream).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestKeyTreeModel)
