@@ -211,6 +211,9 @@ bool Demo::start(QString *error)
 
     ConnectionProfile own = profile();
     own.clientName = QStringLiteral("redislens-demo");
+    // Our own server on loopback: a slow machine (a sanitizer build, a busy CI runner) makes
+    // the seed slow, not wrong, so give its batches time.
+    own.commandTimeoutMs = 60000;
     m_client = std::make_unique<RedisClient>(own);
     m_client->connectToServer();
     seed();

@@ -275,7 +275,9 @@ void TestSlowlogPanel::latencyTableWhenMonitorOn()
     QTRY_VERIFY_WITH_TIMEOUT(latencyTable->model()->rowCount() >= 1, kWaitMs);
     QVERIFY(m_panel->latencyMonitorOn());
     QCOMPARE(latencyTable->model()->index(0, 0).data().toString(), QStringLiteral("command"));
-    QCOMPARE(latencyTable->model()->index(0, 3).data().toString(), QStringLiteral("30 ms"));
+    // The server slept at least 30 ms; a loaded machine adds a little.
+    const QString latest = latencyTable->model()->index(0, 3).data().toString();
+    QVERIFY2(latest.endsWith(QLatin1String(" ms")) && latest.chopped(3).toInt() >= 30, qPrintable(latest));
     QCOMPARE(child<QLabel>("slowlogLatencyHeader")->text(),
              QStringLiteral("Latency monitor · latency-monitor-threshold 5 ms"));
     auto *plot = child<QCustomPlot>("slowlogLatencyPlot");
