@@ -1,2 +1,413 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queuespanel.h"
+
+#include "bytesescape.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "qcp.h"
+
+#include <QDateTime>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace {
+
+QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    view->setModel(model);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->verticalHeader()->hide();
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->setWordWrap(false);
+    return view;
+}
+
+QByteArray selectedKey(QTableView *view, int role)
+{
+    const QModelIndexList rows = view->selectionModel() ? view->selectionModel()->selectedRows() : QModelIndexList();
+    return rows.isEmpty() ? QByteArray() : rows.first().data(role).toByteArray();
+}
+
+void selectKey(QTableView *view, const QByteArray &key, int role)
+{
+    QAbstractItemModel *m = view->model();
+    for (int r = 0; r < m->rowCount(); ++r) {
+        if (m->index(r, 0).data(role).toByteArray() == key) {
+            view->selectRow(r);
+            return;
+        }
+    }
+}
+
+} // namespace
+
+QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
+    : Panel(parent)
+    , m_client(client)
+    , m_loader(new QueuesLoader(client, this))
+    , m_rulesModel(new QueueRulesModel(this))
+    , m_dueModel(new DueItemsModel(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    m_status = new QLabel(tr("Waiting for the scan's lists and sorted sets…"), this);
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+    m_tabs = new QTabWidget(this);
+    layout->addWidget(m_tabs, 1);
+
+    // Queues: the table, then the selected queue's head/tail and processing lists.
+    auto *queuesSplit = new QSplitter(Qt::Vertical, m_tabs);
+    auto *queuesProxy = new QSortFilterProxyModel(this);
+    queuesProxy->setSourceModel(m_loader->queuesModel());
+    queuesProxy->setSortRole(QueuesModel::SortRole);
+    m_queuesView = makeTable(queuesProxy, queuesSplit);
+    m_queuesView->setSortingEnabled(true);
+    m_queuesView->sortByColumn(QueuesModel::LengthColumn, Qt::DescendingOrder);
+    auto *details = new QWidget(queuesSplit);
+    auto *detailsLayout = new QVBoxLayout(details);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    m_peek = new QLabel(details);
+    m_peek->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_peek->setWordWrap(true);
+    detailsLayout->addWidget(m_peek);
+    m_processing = new QTableWidget(0, 5, details);
+    m_processing->setHorizontalHeaderLabels(
+        {tr("Processing list"), tr("Items"), tr("Oldest item age"), tr("Read from"), tr("Oldest item (tail)")});
+    m_processing->verticalHeader()->hide();
+    m_processing->horizontalHeader()->setStretchLastSection(true);
+    m_processing->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_processing->setSelectionBehavior(QAbstractItemView::SelectRows);
+    detailsLayout->addWidget(m_processing, 1);
+    queuesSplit->setStretchFactor(0, 3);
+    queuesSplit->setStretchFactor(1, 2);
+    m_tabs->addTab(queuesSplit, tr("List queues"));
+
+    // Delayed jobs: the table, then the histogram beside the next due items.
+    auto *delayedSplit = new QSplitter(Qt::Vertical, m_tabs);
+    auto *delayedProxy = new QSortFilterProxyModel(this);
+    delayedProxy->setSourceModel(m_loader->delayedModel());
+    delayedProxy->setSortRole(DelayedModel::SortRole);
+    m_delayedView = makeTable(delayedProxy, delayedSplit);
+    m_delayedView->setSortingEnabled(true);
+    m_delayedView->sortByColumn(DelayedModel::OverdueColumn, Qt::DescendingOrder);
+    auto *bottom = new QWidget(delayedSplit);
+    auto *bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    m_delayedSummary = new QLabel(bottom);
+    bottomLayout->addWidget(m_delayedSummary);
+    auto *charts = new QSplitter(Qt::Horizontal, bottom);
+    m_plot = new QCustomPlot(charts);
+    m_plot->setMinimumSize(280, 180);
+    m_bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    m_bars->setWidth(0.7);
+    chartstyle::label(m_plot->xAxis, tr("Due (from now)"));
+    chartstyle::label(m_plot->yAxis, tr("Jobs"));
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const QStringList labels = DelayedInfo::bucketLabels();
+    for (int i = 0; i < labels.size(); ++i)
+        ticker->addTick(i, labels.at(i));
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setRange(-0.6, DelayedInfo::kBuckets - 0.4);
+    m_plot->yAxis->setRange(0, 1);
+    m_dueView = makeTable(m_dueModel, charts);
+    charts->addWidget(m_plot);
+    charts->addWidget(m_dueView);
+    charts->setStretchFactor(0, 3);
+    charts->setStretchFactor(1, 2);
+    bottomLayout->addWidget(charts, 1);
+    delayedSplit->setStretchFactor(0, 2);
+    delayedSplit->setStretchFactor(1, 3);
+    m_tabs->addTab(delayedSplit, tr("Delayed jobs"));
+
+    // Rules: the user's, editable, then the built-in ones as text.
+    auto *rulesPage = new QWidget(m_tabs);
+    auto *rulesLayout = new QVBoxLayout(rulesPage);
+    auto *intro = new QLabel(tr("Your rules come first; the first that matches a key decides. Glob as in SCAN MATCH "
+                                "(\\xHH for bytes); type list, zset or any; kind queue, processing, delayed or none."),
+                             rulesPage);
+    intro->setWordWrap(true);
+    rulesLayout->addWidget(intro);
+    m_rulesView = new QTableView(rulesPage);
+    m_rulesView->setModel(m_rulesModel);
+    m_rulesView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_rulesView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_rulesView->horizontalHeader()->setStretchLastSection(true);
+    rulesLayout->addWidget(m_rulesView, 1);
+    auto *buttons = new QHBoxLayout;
+    const auto button = [&](const QString &text, auto slot) {
+        auto *b = new QPushButton(text, rulesPage);
+        connect(b, &QPushButton::clicked, this, slot);
+        buttons->addWidget(b);
+    };
+    button(tr("Add"), [this] { addRule(); });
+    button(tr("Remove"), [this] { removeSelectedRule(); });
+    button(tr("Up"), [this] { moveSelectedRule(-1); });
+    button(tr("Down"), [this] { moveSelectedRule(1); });
+    buttons->addStretch();
+    button(tr("Save"), [this] { saveRules(); });
+    rulesLayout->addLayout(buttons);
+    m_rulesStatus = new QLabel(rulesPage);
+    rulesLayout->addWidget(m_rulesStatus);
+    auto *builtIn = new QLabel(tr("Built-in rules, after yours:") + QStringLiteral("\n• ")
+                                   + QueueRules::builtInDescriptions().join(QStringLiteral("\n• ")),
+                               rulesPage);
+    builtIn->setWordWrap(true);
+    rulesLayout->addWidget(builtIn);
+    m_tabs->addTab(rulesPage, tr("Rules"));
+
+    connect(m_rulesModel, &QAbstractItemModel::dataChanged, this, &QueuesPanel::applyRules);
+    connect(m_loader, &QueuesLoader::refreshed, this, &QueuesPanel::onRefreshed);
+    connect(m_loader, &QueuesLoader::failed, this, [this](const QString &message) {
+        m_status->setText(tr("Cannot read queues: %1").arg(message));
+    });
+    connect(m_queuesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_selectedQueue = selectedKey(m_queuesView, QueuesModel::KeyRole);
+        showQueueDetails();
+    });
+    connect(m_delayedView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_selectedDelayed = selectedKey(m_delayedView, DelayedModel::KeyRole);
+        showDelayedDetails();
+    });
+    connect(m_queuesView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openKeyRequested(index.data(QueuesModel::KeyRole).toByteArray(), KeyType::List);
+    });
+    connect(m_delayedView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openKeyRequested(index.data(DelayedModel::KeyRole).toByteArray(), KeyType::ZSet);
+    });
+    connect(m_processing, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem *item = m_processing->item(row, 0))
+            Q_EMIT openKeyRequested(item->data(Qt::UserRole).toByteArray(), KeyType::List);
+    });
+    connect(m_dueView, &QAbstractItemView::doubleClicked, this, [this] {
+        if (!m_selectedDelayed.isEmpty())
+            Q_EMIT openKeyRequested(m_selectedDelayed, KeyType::ZSet);
+    });
+    styleChart();
+}
+
+QueuesPanel::~QueuesPanel() = default;
+
+void QueuesPanel::setKeys(const QList<QByteArray> &lists, const QList<QByteArray> &zsets)
+{
+    m_status->setText(tr("Classifying %n list(s) and %1 sorted set(s)…", nullptr, int(lists.size()))
+                          .arg(qMin<qsizetype>(zsets.size(), QueuesLoader::kMaxZSets)));
+    m_loader->setKeys(lists, zsets);
+}
+
+void QueuesPanel::setRulesFile(const QString &path)
+{
+    m_rulesPath = path;
+    QString error;
+    if (m_loader->rules().load(path, &error)) {
+        m_rulesStatus->setText(m_loader->rules().userRules().isEmpty() ? tr("No rules of yours yet (%1).").arg(path)
+                                                                       : tr("Loaded from %1.").arg(path));
+    } else {
+        m_rulesStatus->setText(error);
+    }
+    m_rulesModel->setRules(m_loader->rules().userRules());
+    m_loader->reclassify();
+}
+
+void QueuesPanel::openLongest()
+{
+    if (m_loader->queuesModel()->rows().isEmpty()) {
+        m_openLongestPending = true;
+        return;
+    }
+    m_openLongestPending = false;
+    const QList<QueueInfo> &rows = m_loader->queuesModel()->rows();
+    qsizetype best = 0;
+    for (qsizetype i = 1; i < rows.size(); ++i) {
+        if (rows.at(i).length > rows.at(best).length)
+            best = i;
+    }
+    m_tabs->setCurrentIndex(0);
+    selectKey(m_queuesView, rows.at(best).key, QueuesModel::KeyRole);
+    const QList<DelayedInfo> &delayed = m_loader->delayedModel()->rows();
+    if (!delayed.isEmpty() && m_selectedDelayed.isEmpty())
+        selectKey(m_delayedView, delayed.first().key, DelayedModel::KeyRole);
+}
+
+void QueuesPanel::activeChanged(bool active)
+{
+    m_loader->setPolling(active);
+}
+
+void QueuesPanel::onRefreshed()
+{
+    const int queues = m_loader->queuesModel()->rowCount();
+    const int delayed = m_loader->delayedModel()->rowCount();
+    int stale = 0;
+    for (const QueueInfo &q : m_loader->queuesModel()->rows())
+        stale += q.stale() ? 1 : 0;
+    QString text = tr("%n list queue(s), %1 delayed-job set(s).", nullptr, queues).arg(delayed);
+    if (stale > 0)
+        text += QLatin1Char(' ') + tr("%n queue(s) with a stale processing list (oldest item over %1).", nullptr, stale)
+                                       .arg(format::duration(m_loader->staleThresholdMs()));
+    m_status->setText(text);
+    // Model resets lose the selection: restore it by key.
+    if (!m_selectedQueue.isEmpty())
+        selectKey(m_queuesView, m_selectedQueue, QueuesModel::KeyRole);
+    if (!m_selectedDelayed.isEmpty())
+        selectKey(m_delayedView, m_selectedDelayed, DelayedModel::KeyRole);
+    else if (delayed > 0)
+        m_delayedView->selectRow(0);
+    showQueueDetails();
+    showDelayedDetails();
+    // Small tables (one row per queue): sizing to contents is cheap; peeks are capped.
+    m_queuesView->resizeColumnsToContents();
+    for (int c : {int(QueuesModel::HeadColumn), int(QueuesModel::TailColumn)})
+        m_queuesView->setColumnWidth(c, qMin(m_queuesView->columnWidth(c), 220));
+    m_delayedView->resizeColumnsToContents();
+    m_dueView->resizeColumnsToContents();
+    if (m_openLongestPending)
+        openLongest();
+    if (!m_hasContent) {
+        m_hasContent = true;
+        Q_EMIT contentReady();
+    }
+}
+
+void QueuesPanel::showQueueDetails()
+{
+    const QueuesModel *model = m_loader->queuesModel();
+    const int row = model->rowOf(m_selectedQueue);
+    m_processing->setRowCount(0);
+    if (row < 0) {
+        m_peek->setText(tr("Select a queue to see its head, tail and processing lists."));
+        return;
+    }
+    const QueueInfo &q = model->rows().at(row);
+    const auto plain = [](const QByteArray &item) {
+        return item.size() > QueuesLoader::kPeekBytes
+            ? QString(bytesescape::escape(item.left(QueuesLoader::kPeekBytes)) + QStringLiteral("…"))
+            : bytesescape::escape(item);
+    };
+    const auto shown = [&plain](const QByteArray &item) { return plain(item).toHtmlEscaped(); };
+    m_peek->setText(tr("<b>%1</b>: %2 items · classified as queue because %3<br>head (newest): <tt>%4</tt><br>tail "
+                       "(oldest, next to be taken): <tt>%5</tt>")
+                        .arg(bytesescape::quoteIfNeeded(q.key).toHtmlEscaped(), format::count(quint64(q.length)),
+                             q.reason.toHtmlEscaped(), shown(q.head), shown(q.tail)));
+    m_processing->setRowCount(int(q.processing.size()));
+    for (int i = 0; i < q.processing.size(); ++i) {
+        const ProcessingListInfo &p = q.processing.at(i);
+        auto *key = new QTableWidgetItem(bytesescape::quoteIfNeeded(p.key));
+        key->setData(Qt::UserRole, p.key);
+        m_processing->setItem(i, 0, key);
+        m_processing->setItem(i, 1, new QTableWidgetItem(format::count(quint64(p.length))));
+        auto *age = new QTableWidgetItem(p.oldestAgeMs < 0 ? tr("no timestamp")
+                                                           : format::duration(p.oldestAgeMs)
+                                                                 + (p.stale ? tr(" — stale") : QString()));
+        if (p.stale)
+            age->setForeground(chartstyle::bad(palette()));
+        m_processing->setItem(i, 2, age);
+        m_processing->setItem(i, 3, new QTableWidgetItem(p.ageSource.isEmpty() ? tr("—") : p.ageSource));
+        m_processing->setItem(i, 4, new QTableWidgetItem(plain(p.tail)));
+    }
+    m_processing->resizeColumnsToContents();
+}
+
+void QueuesPanel::showDelayedDetails()
+{
+    const DelayedModel *model = m_loader->delayedModel();
+    const int row = model->rowOf(m_selectedDelayed);
+    QVector<double> keys, values;
+    if (row < 0) {
+        m_dueModel->setItems({}, QDateTime::currentMSecsSinceEpoch());
+        m_delayedSummary->setText(model->rowCount() ? tr("Select a set.") : tr("No delayed-job sets found."));
+        m_bars->data()->clear();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const DelayedInfo &d = model->rows().at(row);
+    m_dueModel->setItems(d.next, d.readAtMs);
+    m_delayedSummary->setText(
+        tr("%1: %2 jobs, %3 due now (oldest overdue %4) · %5")
+            .arg(bytesescape::quoteIfNeeded(d.key), format::count(quint64(d.total)), format::count(quint64(d.overdue)),
+                 d.oldestOverdueAgeMs < 0 ? tr("—") : format::duration(d.oldestOverdueAgeMs), d.reason));
+    double max = 0;
+    for (int i = 0; i < d.histogram.size(); ++i) {
+        keys.append(i);
+        values.append(double(d.histogram.at(i)));
+        max = qMax(max, double(d.histogram.at(i)));
+    }
+    m_bars->setData(keys, values, true);
+    m_plot->yAxis->setRange(0, max > 0 ? max * 1.15 : 1);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void QueuesPanel::addRule()
+{
+    m_rulesModel->addRule({"myqueue:*", KeyType::List, QueueKind::Queue, {}});
+    m_rulesView->selectRow(m_rulesModel->rowCount() - 1);
+    applyRules();
+}
+
+void QueuesPanel::removeSelectedRule()
+{
+    const QModelIndexList rows = m_rulesView->selectionModel()->selectedRows();
+    if (!rows.isEmpty())
+        m_rulesModel->removeRuleAt(rows.first().row());
+    applyRules();
+}
+
+void QueuesPanel::moveSelectedRule(int delta)
+{
+    const QModelIndexList rows = m_rulesView->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return;
+    const int row = rows.first().row();
+    m_rulesModel->moveRule(row, delta);
+    m_rulesView->selectRow(qBound(0, row + delta, m_rulesModel->rowCount() - 1));
+    applyRules();
+}
+
+bool QueuesPanel::saveRules()
+{
+    applyRules();
+    if (m_rulesPath.isEmpty()) {
+        m_rulesStatus->setText(tr("No rules file set; the rules apply until RedisLens quits."));
+        return false;
+    }
+    QString error;
+    if (!m_loader->rules().save(m_rulesPath, &error)) {
+        m_rulesStatus->setText(error);
+        return false;
+    }
+    m_rulesStatus->setText(tr("Saved %n rule(s) to %1.", nullptr, int(m_rulesModel->rowCount())).arg(m_rulesPath));
+    return true;
+}
+
+void QueuesPanel::applyRules()
+{
+    m_loader->rules().setUserRules(m_rulesModel->rules());
+    m_loader->reclassify();
+}
+
+void QueuesPanel::styleChart()
+{
+    chartstyle::apply(m_plot, palette());
+    m_bars->setPen(QPen(chartstyle::series(0, palette())));
+    m_bars->setBrush(chartstyle::series(0, palette()));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void QueuesPanel::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        styleChart();
+    Panel::changeEvent(event);
+}

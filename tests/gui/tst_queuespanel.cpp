@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "queuespanel.h"
+#include "qcp.h"
+#include "redisclient.h"
+#include "testserver.h"
+
+#include <QAbstractItemModelTester>
+#include <QDateTime>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+// The queues panel on a small world like the demo's: a mail queue with a dead and a live
+// worker, a video queue, a delayed-job set in ms, and things that are not queues. Tables fill,
+// the histogram has data and labelled axes, the rules tab edits and saves, screenshots render.
+namespace {
+constexpr int kWaitMs = 30000;
+constexpr qint64 kMinute = 60000;
+
+QByteArray num(qint64 v)
+{
+    return QByteArray::number(v);
+}
+
+QByteArray mail(int id, qint64 at)
+{
+    static const char *const templates[] = {"welcome", "password_reset", "receipt", "digest"};
+    return R"({"id":"em-)" + num(id) + R"(","template":")" + QByteArray(templates[id % 4]) + R"(","user_id":)"
+           + num(1000 + id % 50) + R"(,"enqueued_at":)" + num(at) + '}';
+}
+} // namespace
+
+class TstQueuesPanel : public QObject
+{
+    Q_OBJECT
+
+private:
+    TestServer m_server;
+    QList<QByteArray> m_lists{"q:email", "q:email:proc:worker-1", "q:email:proc:worker-2", "jobs:video",
+                              "recent:searches"};
+    QList<QByteArray> m_zsets{"sched:due", "lb:daily"};
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString error;
+        QVERIFY2(m_server.start(&error), qPrintable(error));
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        QList<QList<QByteArray>> cmds;
+        QList<QByteArray> email{"LPUSH", "q:email"};
+        for (int i = 0; i < 120; ++i)
+            email << mail(i, now - 10 * kMinute + i * 5000);
+        cmds.append(email);
+        cmds.append({"LPUSH", "q:email:proc:worker-1", mail(200, now - 47 * kMinute), mail(201, now - 46 * kMinute)});
+        cmds.append({"LPUSH", "q:email:proc:worker-2", mail(202, now - 3000)});
+        cmds.append({"LPUSH", "jobs:video", R"({"video":81,"ts":)" + num(now / 1000 - 30) + "}",
+                     R"({"video":82,"ts":)" + num(now / 1000 - 5) + "}"});
+        cmds.append({"LPUSH", "recent:searches", "shoes", "socks"});
+        QList<QByteArray> due{"ZADD", "sched:due"};
+        for (int i = 0; i < 300; ++i) {
+            const qint64 at = i < 40 ? now - (1 + (i * 37) % 180) * kMinute : now + (1 + (i * 53) % 120) * kMinute / 2;
+            due << num(at) << R"({"id":)" + num(i) + R"(,"type":"send_reminder"})";
+        }
+        cmds.append(due);
+        cmds.append({"ZADD", "lb:daily", "100", "alice", "2500", "bob"});
+        for (const RedisValue &v : m_server.pipeline(cmds))
+            QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
+    }
+
+    void fillsTablesAndChart()
+    {
+        RedisClient client(m_server.profile());
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        QueuesPanel panel(&client);
+        QAbstractItemModelTester t1(panel.loader()->queuesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(panel.loader()->delayedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(panel.dueView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        panel.resize(1200, 760);
+        panel.show();
+        QSignalSpy ready(&panel, &Panel::contentReady);
+        QVERIFY(!panel.hasContent());
+        panel.setKeys(m_lists, m_zsets);
+        panel.openLongest();
+        QVERIFY(ready.wait(kWaitMs));
+        QVERIFY(panel.hasContent());
+        QCOMPARE(panel.queuesView()->model()->rowCount(), 2);
+        QCOMPARE(panel.delayedView()->model()->rowCount(), 1);
+        // The longest queue is selected and its processing lists are shown, the dead one stale.
+        const QModelIndexList selected = panel.queuesView()->selectionModel()->selectedRows();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(selected.first().data(QueuesModel::KeyRole).toByteArray(), QByteArray("q:email"));
+        QCOMPARE(panel.processingTable()->rowCount(), 2);
+        QString ages;
+        for (int r = 0; r < 2; ++r)
+            ages += panel.processingTable()->item(r, 2)->text() + QLatin1Char('|');
+        QVERIFY2(ages.contains(QStringLiteral("stale")), qPrintable(ages));
+        // The reason is a column and a tooltip.
+        const QModelIndex reason = panel.queuesView()->model()->index(selected.first().row(), QueuesModel::ReasonColumn);
+        QVERIFY(reason.data().toString().contains(QStringLiteral("segment 'q'")));
+        QVERIFY(reason.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("classified as queue because")));
+
+        // Histogram: seven buckets adding up to the set, both axes labelled.
+        QCPBars *bars = qobject_cast<QCPBars *>(panel.plot()->plottable(0));
+        QVERIFY(bars);
+        QCOMPARE(bars->data()->size(), DelayedInfo::kBuckets);
+        double sum = 0;
+        for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+            sum += it->value;
+        QCOMPARE(sum, 300.0);
+        QCOMPARE(bars->data()->at(0)->value, 40.0);
+        QVERIFY(!panel.plot()->xAxis->label().isEmpty());
+        QVERIFY(!panel.plot()->yAxis->label().isEmpty());
+        QCOMPARE(panel.dueView()->model()->rowCount(), 10);
+
+        // Double-click asks the window to open the key.
+        QSignalSpy open(&panel, &Panel::openKeyRequested);
+        const QModelIndex first = panel.queuesView()->model()->index(0, 0);
+        panel.queuesView()->scrollTo(first);
+        const QPoint at = panel.queuesView()->visualRect(first).center();
+        QTest::mouseClick(panel.queuesView()->viewport(), Qt::LeftButton, {}, at);
+        QTest::mouseDClick(panel.queuesView()->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(open.count(), 1);
+        QCOMPARE(open.first().at(1).value<KeyType>(), KeyType::List);
+
+        QCoreApplication::processEvents();
+        const QImage shot = panel.grab().toImage();
+        QVERIFY(!shot.isNull());
+        QVERIFY(shot.pixel(10, 10) != shot.pixel(600, 200) || shot.pixel(600, 200) != shot.pixel(900, 600));
+        panel.tabs()->setCurrentIndex(1);
+        panel.plot()->replot();
+        QCoreApplication::processEvents();
+        const QImage delayedShot = panel.grab().toImage();
+        QVERIFY(!delayedShot.isNull());
+        const QString out = qEnvironmentVariable("REDISLENS_SCREENSHOT_DIR");
+        if (!out.isEmpty()) {
+            QVERIFY(shot.save(out + QStringLiteral("/queues.png")));
+            QVERIFY(delayedShot.save(out + QStringLiteral("/queues-delayed.png")));
+        }
+    }
+
+    void rulesTabEditsAndSaves()
+    {
+        RedisClient client(m_server.profile());
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("rules.json"));
+        QueuesPanel panel(&client);
+        panel.resize(900, 600);
+        panel.setRulesFile(path); // missing: no rules yet
+        QCOMPARE(panel.rulesModel()->rowCount(), 0);
+        QSignalSpy ready(&panel, &Panel::contentReady);
+        panel.setKeys(m_lists, m_zsets);
+        QVERIFY(ready.wait(kWaitMs));
+        QCOMPARE(panel.queuesView()->model()->rowCount(), 2);
+
+        // Make recent:searches a queue with a rule, typed into the table.
+        panel.addRule();
+        QCOMPARE(panel.rulesModel()->rowCount(), 1);
+        QSignalSpy refreshed(panel.loader(), &QueuesLoader::refreshed);
+        QVERIFY(panel.rulesModel()->setData(panel.rulesModel()->index(0, QueueRulesModel::GlobColumn),
+                                            QStringLiteral("recent:*")));
+        QTRY_COMPARE_WITH_TIMEOUT(panel.queuesView()->model()->rowCount(), 3, kWaitMs);
+        panel.addRule();
+        panel.rulesView()->selectRow(1);
+        panel.moveSelectedRule(-1);
+        QCOMPARE(panel.rulesModel()->rules().at(1).glob, QByteArray("recent:*"));
+        panel.rulesView()->selectRow(0);
+        panel.removeSelectedRule();
+        QCOMPARE(panel.rulesModel()->rowCount(), 1);
+        QVERIFY(panel.saveRules());
+        QVERIFY(panel.rulesStatus()->text().contains(QStringLiteral("Saved 1 rule")));
+        QueueRules reread;
+        QVERIFY(reread.load(path));
+        QCOMPARE(reread.userRules(), panel.rulesModel()->rules());
+
+        // A malformed file: one line of error, the file untouched, saving refused.
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write("{\"rules\": [\n oops\n]}");
+        f.close();
+        panel.setRulesFile(path);
+        QVERIFY2(panel.rulesStatus()->text().contains(QStringLiteral("line 2")), qPrintable(panel.rulesStatus()->text()));
+        QVERIFY(!panel.saveRules());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("{\"rules\": [\n oops\n]}"));
+
+        panel.tabs()->setCurrentIndex(2);
+        QVERIFY(!panel.grab().toImage().isNull());
+    }
+};
+
+QTEST_MAIN(TstQueuesPanel)
+#include "tst_queuespanel.moc"

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "demo.h"
+#include "queues.h"
+#include "redisclient.h"
+#include "testserver.h"
+
+#include <QAbstractItemModelTester>
+#include <QDateTime>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+// The queues loader against a real server: exactly the queues, processing lists and delayed
+// sets are found (no ordinary list, leaderboard, geo set or rate-limit log), and every count
+// equals what the server says on an independent connection. Then the same on the demo data.
+namespace {
+
+constexpr int kWaitMs = 30000;
+constexpr qint64 kMinute = 60000;
+
+QByteArray num(qint64 v)
+{
+    return QByteArray::number(v);
+}
+
+QByteArray job(int id, qint64 enqueuedAtMs)
+{
+    return R"({"id":)" + num(id) + R"(,"enqueued_at":)" + num(enqueuedAtMs) + '}';
+}
+
+bool runLoader(QueuesLoader &loader, const QList<QByteArray> &lists, const QList<QByteArray> &zsets)
+{
+    QSignalSpy refreshed(&loader, &QueuesLoader::refreshed);
+    loader.setKeys(lists, zsets);
+    return !refreshed.isEmpty() || refreshed.wait(kWaitMs);
+}
+
+// Lists and sorted sets of the whole keyspace, as the scan would hand them over.
+void keysByType(RawConnection &raw, QList<QByteArray> *lists, QList<QByteArray> *zsets)
+{
+    const QList<QByteArray> keys = raw.scan();
+    QList<QList<QByteArray>> types;
+    for (const QByteArray &k : keys)
+        types.append({"TYPE", k});
+    const QList<RedisValue> replies = raw.pipeline(types);
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        if (replies.at(i).bytes() == "list")
+            lists->append(keys.at(i));
+        else if (replies.at(i).bytes() == "zset")
+            zsets->append(keys.at(i));
+    }
+}
+
+} // namespace
+
+class TestQueues : public QObject
+{
+    Q_OBJECT
+
+private:
+    TestServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    qint64 m_now = 0;
+    QList<QByteArray> m_lists, m_zsets;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString error;
+        QVERIFY2(m_server.start(&error), qPrintable(error));
+        m_now = QDateTime::currentMSecsSinceEpoch();
+        QList<QList<QByteArray>> cmds;
+        QList<QByteArray> email{"LPUSH", "q:email"};
+        for (int i = 0; i < 25; ++i)
+            email << job(i, m_now - 10 * kMinute + i * 1000);
+        cmds.append(email);
+        cmds.append({"LPUSH", "jobs:video", "v1", "v2", "v3"});
+        cmds.append({"LPUSH", "q:email:proc:worker-1", job(100, m_now - 40 * kMinute), job(101, m_now - 39 * kMinute)});
+        cmds.append({"LPUSH", "q:email:proc:worker-2", job(102, m_now - 2000)});
+        QList<QByteArray> dueMs{"ZADD", "sched:due"};
+        for (int i = 0; i < 8; ++i) // overdue by 10 to 80 minutes
+            dueMs << num(m_now - (i + 1) * 10 * kMinute) << "overdue:" + num(i);
+        for (int i = 0; i < 12; ++i) // due in 3 minutes to about two days
+            dueMs << num(m_now + 3 * kMinute + qint64(i) * i * 20 * kMinute) << "future:" + num(i);
+        cmds.append(dueMs);
+        const qint64 nowS = m_now / 1000;
+        cmds.append({"ZADD", "retry:payments", num(nowS - 3600), "p1", num(nowS - 120), "p2", num(nowS - 60), "p3",
+                     num(nowS + 600), "p4", num(nowS + 7200), "p5"});
+        // Things that are not queues.
+        cmds.append({"LPUSH", "recent:searches", "shoes", "red shoes", "socks"});
+        cmds.append({"LPUSH", "notifications:user:7", job(1, m_now), job(2, m_now)});
+        cmds.append({"ZADD", "lb:daily", "100", "alice", "2500", "bob", "31337", "carol", "7", "dave"});
+        cmds.append({"GEOADD", "geo:cities", "13.405", "52.52", "berlin", "2.3522", "48.8566", "paris", "-0.1276",
+                     "51.5072", "london"});
+        cmds.append({"ZADD", "rate:sliding:user:1", num(m_now - 5000), "a", num(m_now - 3000), "b", num(m_now - 100), "c"});
+        for (const RedisValue &v : m_server.pipeline(cmds))
+            QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
+        RawConnection raw(m_server.port());
+        keysByType(raw, &m_lists, &m_zsets);
+        QCOMPARE(m_lists.size(), 6);
+        QCOMPARE(m_zsets.size(), 5);
+        m_client = std::make_unique<RedisClient>(m_server.profile());
+        m_client->connectToServer();
+        QVERIFY(waitForReady(*m_client));
+    }
+
+    void cleanupTestCase() { m_client.reset(); }
+
+    void classifiesExactly()
+    {
+        QueuesLoader loader(m_client.get());
+        QAbstractItemModelTester t1(loader.queuesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(loader.delayedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(runLoader(loader, m_lists, m_zsets));
+        QCOMPARE(loader.keysOfKind(QueueKind::Queue), (QList<QByteArray>{"jobs:video", "q:email"}));
+        QCOMPARE(loader.keysOfKind(QueueKind::ProcessingList),
+                 (QList<QByteArray>{"q:email:proc:worker-1", "q:email:proc:worker-2"}));
+        QCOMPARE(loader.keysOfKind(QueueKind::DelayedJobs), (QList<QByteArray>{"retry:payments", "sched:due"}));
+        QCOMPARE(loader.classifications().value("retry:payments").unit, EpochUnit::Seconds);
+        QCOMPARE(loader.classifications().value("sched:due").unit, EpochUnit::Milliseconds);
+        for (const QByteArray &key : {QByteArray("recent:searches"), QByteArray("notifications:user:7"),
+                                      QByteArray("lb:daily"), QByteArray("geo:cities"), QByteArray("rate:sliding:user:1")}) {
+            const QueueClassification c = loader.classifications().value(key);
+            QVERIFY2(c.kind == QueueKind::NotAQueue, QByteArray(key + ": " + c.reason.toUtf8()).constData());
+            QVERIFY(!c.reason.isEmpty());
+        }
+    }
+
+    void queueCountsMatchTheServer()
+    {
+        QueuesLoader loader(m_client.get());
+        QVERIFY(runLoader(loader, m_lists, m_zsets));
+        const qint64 firstSample = QDateTime::currentMSecsSinceEpoch();
+        RawConnection raw(m_server.port());
+        const QList<QueueInfo> &rows = loader.queuesModel()->rows();
+        QCOMPARE(rows.size(), 2);
+        for (const QueueInfo &q : rows) {
+            QCOMPARE(q.length, raw.command({"LLEN", q.key}).toInteger());
+            QCOMPARE(q.head, raw.command({"LINDEX", q.key, "0"}).bytes());
+            QCOMPARE(q.tail, raw.command({"LINDEX", q.key, "-1"}).bytes());
+            QVERIFY(q.reason.contains(QStringLiteral("segment")));
+        }
+        const QueueInfo &email = rows.at(loader.queuesModel()->rowOf("q:email"));
+        QCOMPARE(email.processing.size(), 2);
+        QVERIFY(email.stale());
+        for (const ProcessingListInfo &p : email.processing) {
+            QCOMPARE(p.length, raw.command({"LLEN", p.key}).toInteger());
+            QCOMPARE(p.tail, raw.command({"LINDEX", p.key, "-1"}).bytes());
+            QCOMPARE(p.ageSource, QStringLiteral("enqueued_at (ms)"));
+            if (p.key.endsWith("worker-1")) {
+                QVERIFY(p.stale);
+                // The tail is the item taken first: 40 minutes old.
+                QVERIFY2(p.oldestAgeMs >= 40 * kMinute && p.oldestAgeMs < 45 * kMinute, qPrintable(QString::number(p.oldestAgeMs)));
+            } else {
+                QVERIFY(!p.stale);
+                QVERIFY(p.oldestAgeMs >= 0 && p.oldestAgeMs < kMinute);
+            }
+        }
+        const QueueInfo &video = rows.at(loader.queuesModel()->rowOf("jobs:video"));
+        QVERIFY(video.processing.isEmpty());
+        QVERIFY(!video.stale());
+
+        // Growth: a second sample after the queue grew.
+        QVERIFY(std::isnan(email.growthPerMin));
+        m_server.command({"LPUSH", "jobs:video", "v4", "v5"});
+        // The growth rate needs two samples at different milliseconds.
+        QTRY_VERIFY_WITH_TIMEOUT(QDateTime::currentMSecsSinceEpoch() > firstSample + 5, kWaitMs);
+        QSignalSpy refreshed(&loader, &QueuesLoader::refreshed);
+        loader.refresh();
+        QVERIFY(refreshed.wait(kWaitMs));
+        const QueueInfo &grown = loader.queuesModel()->rows().at(loader.queuesModel()->rowOf("jobs:video"));
+        QCOMPARE(grown.length, 5);
+        QVERIFY2(grown.growthPerMin > 0, qPrintable(QString::number(grown.growthPerMin)));
+        m_server.command({"RPOP", "jobs:video", "2"});
+    }
+
+    void delayedCountsMatchTheServer_data()
+    {
+        QTest::addColumn<QString>("version");
+        QTest::newRow("BYSCORE") << QStringLiteral("7.0");
+        QTest::newRow("ZRANGEBYSCORE") << QStringLiteral("6.0");
+    }
+
+    void delayedCountsMatchTheServer()
+    {
+        QFETCH(QString, version);
+        QueuesLoader loader(m_client.get());
+        loader.overrideServerVersion(QVersionNumber::fromString(version));
+        QVERIFY(runLoader(loader, m_lists, m_zsets));
+        RawConnection raw(m_server.port());
+        const QList<DelayedInfo> &rows = loader.delayedModel()->rows();
+        QCOMPARE(rows.size(), 2);
+        for (const DelayedInfo &d : rows) {
+            const qint64 zcard = raw.command({"ZCARD", d.key}).toInteger();
+            QCOMPARE(d.total, zcard);
+            QCOMPARE(d.histogram.size(), DelayedInfo::kBuckets);
+            qint64 sum = 0;
+            for (qint64 n : d.histogram)
+                sum += n;
+            QCOMPARE(sum, zcard);
+            const QByteArray now = d.unit == EpochUnit::Seconds ? num(d.readAtMs / 1000) : num(d.readAtMs);
+            QCOMPARE(d.overdue, raw.command({"ZCOUNT", d.key, "-inf", now}).toInteger());
+            const RedisValue next = raw.command({"ZRANGEBYSCORE", d.key, '(' + now, "+inf", "LIMIT", "0", "10"});
+            QCOMPARE(d.next.size(), next.size());
+            for (qsizetype i = 0; i < next.size(); ++i)
+                QCOMPARE(d.next.at(i).member, next.at(i).bytes());
+            QVERIFY(d.oldestOverdueAgeMs > 0);
+        }
+        const DelayedInfo &ms = rows.at(loader.delayedModel()->rowOf("sched:due"));
+        QCOMPARE(ms.overdue, 8);
+        QVERIFY(ms.oldestOverdueAgeMs >= 80 * kMinute && ms.oldestOverdueAgeMs < 85 * kMinute);
+        QCOMPARE(ms.next.first().member, QByteArray("future:0"));
+        QVERIFY(ms.next.first().dueMs > ms.readAtMs);
+        QCOMPARE(ms.histogram.at(0), 8);
+        QCOMPARE(ms.histogram.at(2), 1); // future:0, due in 3 minutes: the "≤5 min" bucket
+        const DelayedInfo &s = rows.at(loader.delayedModel()->rowOf("retry:payments"));
+        QCOMPARE(s.overdue, 3);
+        QVERIFY(s.oldestOverdueAgeMs >= 3600 * 1000 && s.oldestOverdueAgeMs < 3700 * 1000);
+        QCOMPARE(s.next.first().member, QByteArray("p4"));
+        QCOMPARE(s.next.first().dueMs / 1000, m_now / 1000 + 600);
+    }
+
+    void userRuleReclassifies()
+    {
+        QueuesLoader loader(m_client.get());
+        QVERIFY(runLoader(loader, m_lists, m_zsets));
+        loader.rules().setUserRules({{"recent:*", KeyType::List, QueueKind::Queue, {}}});
+        QSignalSpy refreshed(&loader, &QueuesLoader::refreshed);
+        loader.reclassify();
+        QVERIFY(!refreshed.isEmpty() || refreshed.wait(kWaitMs));
+        QVERIFY(loader.keysOfKind(QueueKind::Queue).contains("recent:searches"));
+        QVERIFY(loader.classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
+    }
+
+    void demoData()
+    {
+        Demo demo;
+        QString error;
+        QVERIFY2(demo.seedBlocking(&error, 60000), qPrintable(error));
+        RawConnection raw(demo.profile().port);
+        QList<QByteArray> lists, zsets;
+        keysByType(raw, &lists, &zsets);
+        QVERIFY(!zsets.isEmpty());
+        RedisClient client(demo.profile());
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        QueuesLoader loader(&client);
+        QVERIFY(runLoader(loader, lists, zsets));
+        QCOMPARE(loader.keysOfKind(QueueKind::Queue), QList<QByteArray>{"q:email"});
+        QVERIFY(loader.keysOfKind(QueueKind::ProcessingList).contains("q:email:proc:worker-2"));
+        for (const QByteArray &p : loader.keysOfKind(QueueKind::ProcessingList))
+            QCOMPARE(loader.classifications().value(p).queue, QByteArray("q:email"));
+        QCOMPARE(loader.keysOfKind(QueueKind::DelayedJobs), QList<QByteArray>{"sched:due"});
+        for (const QByteArray &key : lists + zsets) {
+            if (key.startsWith("lb:")) {
+                QCOMPARE(loader.classifications().value(key).kind, QueueKind::NotAQueue);
+            }
+        }
+        const QueueInfo &email = loader.queuesModel()->rows().first();
+        QCOMPARE(email.length, raw.command({"LLEN", "q:email"}).toInteger());
+        const DelayedInfo &due = loader.delayedModel()->rows().first();
+        QCOMPARE(due.total, raw.command({"ZCARD", "sched:due"}).toInteger());
+        QVERIFY(due.overdue > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestQueues)
+#include "tst_queues.moc"
