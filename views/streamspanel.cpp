@@ -1,2 +1,645 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streamspanel.h"
+
+#include "bytesescape.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "qcp.h"
+#include "redisclient.h"
+#include "streams.h"
+
+#include <QDateTime>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace {
+
+QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
+{
+    auto *v = new QTableView(parent);
+    v->setModel(model);
+    v->setSelectionBehavior(QAbstractItemView::SelectRows);
+    v->setSelectionMode(QAbstractItemView::SingleSelection);
+    v->verticalHeader()->hide();
+    v->verticalHeader()->setDefaultSectionSize(v->fontMetrics().height() + 6);
+    v->horizontalHeader()->setStretchLastSection(true);
+    v->setWordWrap(false);
+    return v;
+}
+
+QString idList(const QList<QByteArray> &ids)
+{
+    QStringList s;
+    for (int i = 0; i < ids.size() && i < 10; ++i)
+        s << QString::fromLatin1(ids.at(i));
+    if (ids.size() > 10)
+        s << QObject::tr("and %n more", nullptr, int(ids.size() - 10));
+    return s.join(QStringLiteral(", "));
+}
+
+QString fieldsText(const StreamEntry &entry)
+{
+    QString out;
+    for (qsizetype i = 0; i + 1 < entry.fields.size(); i += 2)
+        out += bytesescape::escape(entry.fields.at(i)) + QStringLiteral(": ") + bytesescape::escape(entry.fields.at(i + 1))
+            + QLatin1Char('\n');
+    return out;
+}
+
+} // namespace
+
+StreamsPanel::StreamsPanel(RedisClient *client, QWidget *parent)
+    : Panel(parent)
+    , m_client(client)
+    , m_loader(new StreamsLoader(client, this))
+    , m_actions(new StreamActions(client, this))
+    , m_sampleTimer(new QTimer(this))
+{
+    buildUi();
+    m_sampleTimer->setInterval(5000);
+    connect(m_sampleTimer, &QTimer::timeout, m_loader, &StreamsLoader::sampleLengths);
+    connect(m_loader, &StreamsLoader::streamsAvailable, this, [this] {
+        if (m_streamsView->selectionModel()->selectedRows().isEmpty() && m_loader->streamsModel()->rowCount() > 0
+            && m_loader->stream().isEmpty())
+            m_streamsView->selectRow(0);
+        m_status->setText(tr("%n streams", nullptr, m_loader->streamsModel()->rowCount()));
+        markContent();
+    });
+    connect(m_loader, &StreamsLoader::lengthsSampled, this, &StreamsPanel::updateSparkline);
+    connect(m_loader, &StreamsLoader::groupsAvailable, this, [this] {
+        const int groups = m_loader->groupsModel()->rowCount();
+        int row = groups > 0 ? 0 : -1;
+        for (int i = 0; i < groups; ++i) {
+            if (m_loader->groupsModel()->at(i).name == m_pendingAfterOpen)
+                row = i;
+        }
+        m_pendingAfterOpen.clear();
+        if (row >= 0)
+            m_groupsView->selectRow(row);
+        markContent();
+    });
+    connect(m_loader, &StreamsLoader::pendingPageAvailable, this, &StreamsPanel::updatePendingStatus);
+    connect(m_loader, &StreamsLoader::summaryAvailable, this, &StreamsPanel::updatePendingStatus);
+    connect(m_loader, &StreamsLoader::pendingSampleAvailable, this, &StreamsPanel::updateHistogram);
+    connect(m_loader, &StreamsLoader::entryLoaded, this, &StreamsPanel::onEntryLoaded);
+    connect(m_loader, &StreamsLoader::failed, this, [this](const QString &message) { m_status->setText(message); });
+    connect(m_loader, &StreamsLoader::oldestPendingFound, this, [this](const QByteArray &key, const QByteArray &group) {
+        m_pendingAfterOpen = group;
+        const int row = m_loader->streamsModel()->rowOf(key);
+        if (row >= 0)
+            m_streamsView->selectRow(row);
+    });
+    connect(m_actions, &StreamActions::finished, this, &StreamsPanel::onActionFinished);
+    connect(m_client, &RedisClient::ready, this, &StreamsPanel::updateActionButtons);
+    updateActionButtons();
+}
+
+void StreamsPanel::buildUi()
+{
+    auto *root = new QVBoxLayout(this);
+    m_status = new QLabel(tr("No streams yet: they appear once the key scan finds some."), this);
+    m_status->setWordWrap(true);
+    root->addWidget(m_status);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    root->addWidget(split, 1);
+
+    // Left: streams, the selected stream's length over time and facts.
+    auto *left = new QWidget(split);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    m_streamsView = makeTable(m_loader->streamsModel(), left);
+    leftLayout->addWidget(m_streamsView, 1);
+    m_sparkline = new QCustomPlot(left);
+    m_sparkline->setMinimumHeight(110);
+    m_sparkGraph = m_sparkline->addGraph();
+    chartstyle::useTimeAxis(m_sparkline->xAxis);
+    chartstyle::label(m_sparkline->yAxis, tr("Length (entries)"));
+    leftLayout->addWidget(m_sparkline);
+    m_streamFacts = new QLabel(left);
+    m_streamFacts->setWordWrap(true);
+    m_streamFacts->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    leftLayout->addWidget(m_streamFacts);
+
+    // Right: groups and pending; entries browser.
+    m_tabs = new QTabWidget(split);
+    auto *groupsTab = new QWidget(m_tabs);
+    auto *g = new QVBoxLayout(groupsTab);
+    auto *top = new QSplitter(Qt::Horizontal, groupsTab);
+    m_groupsView = makeTable(m_loader->groupsModel(), top);
+    m_consumersView = makeTable(m_loader->consumersModel(), top);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    top->setMaximumHeight(120);
+    g->addWidget(top);
+
+    auto *filters = new QHBoxLayout;
+    m_minIdle = new QSpinBox(groupsTab);
+    m_minIdle->setRange(0, 86400 * 30);
+    m_minIdle->setSuffix(tr(" s"));
+    m_consumerFilter = new QLineEdit(groupsTab);
+    m_consumerFilter->setPlaceholderText(tr("any consumer"));
+    m_minDeliveries = new QSpinBox(groupsTab);
+    m_minDeliveries->setRange(0, 1000000);
+    m_poison = new QSpinBox(groupsTab);
+    m_poison->setRange(1, 1000000);
+    m_poison->setValue(5);
+    filters->addWidget(new QLabel(tr("Idle ≥"), groupsTab));
+    filters->addWidget(m_minIdle);
+    filters->addWidget(new QLabel(tr("Consumer"), groupsTab));
+    filters->addWidget(m_consumerFilter, 1);
+    filters->addWidget(new QLabel(tr("Deliveries ≥"), groupsTab));
+    filters->addWidget(m_minDeliveries);
+    filters->addWidget(new QLabel(tr("Poison above"), groupsTab));
+    filters->addWidget(m_poison);
+    g->addLayout(filters);
+
+    auto *middle = new QSplitter(Qt::Horizontal, groupsTab);
+    m_pendingView = makeTable(m_loader->pendingModel(), middle);
+    m_pendingView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    auto *side = new QWidget(middle);
+    auto *sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    m_histogram = new QCustomPlot(side);
+    m_histogram->setMinimumSize(260, 170);
+    m_bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
+    m_bars->setWidth(0.7);
+    chartstyle::label(m_histogram->xAxis, tr("Idle time"));
+    chartstyle::label(m_histogram->yAxis, tr("Pending entries"));
+    sideLayout->addWidget(m_histogram, 1);
+    m_entryView = new QPlainTextEdit(side);
+    m_entryView->setReadOnly(true);
+    m_entryView->setPlaceholderText(tr("Select a pending entry to see its fields"));
+    sideLayout->addWidget(m_entryView, 1);
+    middle->setStretchFactor(0, 3);
+    middle->setStretchFactor(1, 2);
+    g->addWidget(middle, 1);
+
+    auto *paging = new QHBoxLayout;
+    auto *first = new QPushButton(tr("First"), groupsTab);
+    m_prevPage = new QPushButton(tr("Previous"), groupsTab);
+    m_nextPage = new QPushButton(tr("Next"), groupsTab);
+    m_pageLabel = new QLabel(groupsTab);
+    m_poisonLabel = new QLabel(groupsTab);
+    paging->addWidget(first);
+    paging->addWidget(m_prevPage);
+    paging->addWidget(m_nextPage);
+    paging->addWidget(m_pageLabel, 1);
+    paging->addWidget(m_poisonLabel);
+    g->addLayout(paging);
+
+    auto *actionsBox = new QGroupBox(tr("Actions"), groupsTab);
+    auto *a = new QHBoxLayout(actionsBox);
+    m_targetConsumer = new QLineEdit(actionsBox);
+    m_targetConsumer->setPlaceholderText(tr("target consumer"));
+    m_targetConsumer->setMinimumWidth(110);
+    m_claimIdle = new QSpinBox(actionsBox);
+    m_claimIdle->setRange(0, 86400 * 30);
+    m_claimIdle->setValue(60);
+    m_claimIdle->setSuffix(tr(" s idle"));
+    m_deadKey = new QLineEdit(actionsBox);
+    m_deadKey->setPlaceholderText(tr("<stream>:dead"));
+    m_deadKey->setMinimumWidth(110);
+    m_trimLen = new QSpinBox(actionsBox);
+    m_trimLen->setRange(0, 2000000000);
+    m_trimLen->setValue(10000);
+    m_trimLen->setPrefix(tr("MAXLEN ~ "));
+    auto *claim = new QPushButton(tr("Claim"), actionsBox);
+    auto *autoClaim = new QPushButton(tr("Auto-claim idle"), actionsBox);
+    auto *ack = new QPushButton(tr("Acknowledge"), actionsBox);
+    auto *dead = new QPushButton(tr("Dead-letter"), actionsBox);
+    auto *trim = new QPushButton(tr("Trim"), actionsBox);
+    a->addWidget(m_targetConsumer, 1);
+    a->addWidget(claim);
+    a->addWidget(m_claimIdle);
+    a->addWidget(autoClaim);
+    a->addWidget(ack);
+    a->addWidget(m_deadKey, 1);
+    a->addWidget(dead);
+    a->addWidget(m_trimLen);
+    a->addWidget(trim);
+    m_actionButtons = {claim, autoClaim, ack, dead, trim};
+    g->addWidget(actionsBox);
+    m_tabs->addTab(groupsTab, tr("Groups and pending"));
+
+    auto *entriesTab = new QWidget(m_tabs);
+    auto *e = new QVBoxLayout(entriesTab);
+    auto *jumpRow = new QHBoxLayout;
+    m_jump = new QLineEdit(entriesTab);
+    m_jump->setPlaceholderText(tr("id (1700000000000-0) or time (2024-05-01 12:00:00)"));
+    auto *go = new QPushButton(tr("Go"), entriesTab);
+    auto *newest = new QPushButton(tr("Newest"), entriesTab);
+    auto *older = new QPushButton(tr("Older"), entriesTab);
+    jumpRow->addWidget(m_jump, 1);
+    jumpRow->addWidget(go);
+    jumpRow->addWidget(newest);
+    jumpRow->addWidget(older);
+    e->addLayout(jumpRow);
+    auto *entriesSplit = new QSplitter(Qt::Vertical, entriesTab);
+    m_entriesView = makeTable(m_loader->entriesModel(), entriesSplit);
+    m_entriesFields = new QPlainTextEdit(entriesSplit);
+    m_entriesFields->setReadOnly(true);
+    e->addWidget(entriesSplit, 1);
+    m_tabs->addTab(entriesTab, tr("Entries"));
+
+    split->setSizes({420, 980});
+    // Ids are the key column of three tables: wide enough for "1700000000000-123".
+    const int idWidth = fontMetrics().horizontalAdvance(QStringLiteral("00000000000000-0000")) + 12;
+    m_pendingView->setColumnWidth(PendingModel::IdColumn, idWidth);
+    m_entriesView->setColumnWidth(StreamEntriesModel::IdColumn, idWidth);
+    m_entriesView->setColumnWidth(StreamEntriesModel::TimeColumn, idWidth + 20);
+    m_groupsView->setColumnWidth(StreamGroupsModel::LastDeliveredColumn, idWidth);
+    m_streamsView->setColumnWidth(StreamsModel::KeyColumn, 140);
+    m_sparkline->xAxis->ticker()->setTickCount(3);
+
+    connect(m_streamsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &StreamsPanel::onStreamSelected);
+    connect(m_groupsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &StreamsPanel::onGroupSelected);
+    connect(m_pendingView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &StreamsPanel::onPendingSelected);
+    connect(m_entriesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    m_entriesFields->setPlainText(fieldsText(m_loader->entriesModel()->at(current.row())));
+            });
+    for (QSpinBox *s : {m_minIdle, m_minDeliveries})
+        connect(s, &QSpinBox::editingFinished, this, &StreamsPanel::applyFilter);
+    connect(m_consumerFilter, &QLineEdit::editingFinished, this, &StreamsPanel::applyFilter);
+    connect(m_poison, &QSpinBox::valueChanged, this, [this](int v) {
+        m_loader->setPoisonThreshold(v);
+        updateHistogram();
+        updatePendingStatus();
+    });
+    connect(first, &QPushButton::clicked, m_loader, &StreamsLoader::firstPendingPage);
+    connect(m_prevPage, &QPushButton::clicked, m_loader, &StreamsLoader::previousPendingPage);
+    connect(m_nextPage, &QPushButton::clicked, m_loader, &StreamsLoader::nextPendingPage);
+    connect(claim, &QPushButton::clicked, this, [this] { claimSelected(m_targetConsumer->text().toUtf8()); });
+    connect(autoClaim, &QPushButton::clicked, this,
+            [this] { this->autoClaim(m_targetConsumer->text().toUtf8(), qint64(m_claimIdle->value()) * 1000); });
+    connect(ack, &QPushButton::clicked, this, &StreamsPanel::ackSelected);
+    connect(dead, &QPushButton::clicked, this, [this] { deadLetterSelected(m_deadKey->text().toUtf8()); });
+    connect(trim, &QPushButton::clicked, this, [this] { trimStream(m_trimLen->value()); });
+    connect(go, &QPushButton::clicked, this, &StreamsPanel::jumpEntries);
+    connect(m_jump, &QLineEdit::returnPressed, this, &StreamsPanel::jumpEntries);
+    connect(newest, &QPushButton::clicked, this, [this] { m_loader->browseEntries("+"); });
+    connect(older, &QPushButton::clicked, this, [this] { m_loader->nextEntries(); });
+    applyStyle();
+}
+
+void StreamsPanel::applyStyle()
+{
+    const QPalette pal = palette();
+    chartstyle::apply(m_sparkline, pal);
+    chartstyle::apply(m_histogram, pal);
+    QPen pen(chartstyle::series(0, pal));
+    pen.setWidthF(1.5);
+    m_sparkGraph->setPen(pen);
+    QColor fill = chartstyle::series(0, pal);
+    fill.setAlpha(50);
+    m_sparkGraph->setBrush(fill);
+    m_bars->setPen(QPen(chartstyle::series(1, pal)));
+    m_bars->setBrush(chartstyle::series(1, pal));
+    QPalette warn = m_poisonLabel->palette();
+    warn.setColor(QPalette::WindowText, chartstyle::bad(pal));
+    m_poisonLabel->setPalette(warn);
+    m_sparkline->replot(QCustomPlot::rpQueuedReplot);
+    m_histogram->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StreamsPanel::changeEvent(QEvent *event)
+{
+    Panel::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyStyle();
+}
+
+void StreamsPanel::activeChanged(bool active)
+{
+    if (active) {
+        m_loader->sampleLengths();
+        m_sampleTimer->start();
+    } else {
+        m_sampleTimer->stop();
+    }
+}
+
+void StreamsPanel::setStreams(const QList<QByteArray> &keys)
+{
+    m_loader->setStreams(keys);
+    if (isActive())
+        m_loader->sampleLengths();
+}
+
+void StreamsPanel::openStream(const QByteArray &key)
+{
+    const int row = m_loader->streamsModel()->rowOf(key);
+    if (row >= 0) {
+        m_streamsView->selectRow(row);
+        return;
+    }
+    QList<QByteArray> keys;
+    for (const StreamRow &r : m_loader->streamsModel()->rows())
+        keys << r.key;
+    keys.prepend(key);
+    m_loader->setStreams(keys);
+    m_streamsView->selectRow(0);
+}
+
+void StreamsPanel::openOldestPending()
+{
+    m_loader->findOldestPending();
+}
+
+void StreamsPanel::setDeadLetterScript(const QByteArray &source, const QByteArray &sha1)
+{
+    m_actions->setDeadLetterScript(source, sha1);
+    updateActionButtons();
+}
+
+QString StreamsPanel::statusText() const
+{
+    return m_status->text();
+}
+
+void StreamsPanel::markContent()
+{
+    if (m_hasContent || m_loader->stream().isEmpty())
+        return;
+    m_hasContent = true;
+    Q_EMIT contentReady();
+}
+
+void StreamsPanel::onStreamSelected()
+{
+    const QModelIndexList rows = m_streamsView->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return;
+    const StreamRow &r = m_loader->streamsModel()->at(rows.first().row());
+    if (r.key == m_loader->stream())
+        return;
+    m_entryView->clear();
+    m_entriesFields->clear();
+    m_loader->openStream(r.key);
+    m_loader->browseEntries("+");
+    QString facts = tr("%1: %n entries", nullptr, int(r.info.length)).arg(bytesescape::quoteIfNeeded(r.key));
+    if (r.info.entriesAdded)
+        facts += tr(", %1 ever added").arg(format::count(quint64(*r.info.entriesAdded)));
+    if (!r.info.lastGeneratedId.isEmpty())
+        facts += tr(", last id %1").arg(QString::fromLatin1(r.info.lastGeneratedId));
+    if (r.onlyGrows())
+        facts += tr(". Only grows: no trimming seen; consider MAXLEN ~ on XADD or a periodic XTRIM");
+    m_streamFacts->setText(facts);
+    m_trimLen->setValue(int(qBound(qint64(0), r.info.length / 2, qint64(2000000000))));
+    updateSparkline();
+    markContent();
+}
+
+void StreamsPanel::onGroupSelected()
+{
+    const QModelIndexList rows = m_groupsView->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return;
+    m_entryView->clear();
+    m_loader->openGroup(m_loader->groupsModel()->at(rows.first().row()).name);
+}
+
+void StreamsPanel::onPendingSelected()
+{
+    const QList<QByteArray> ids = selectedPendingIds();
+    if (ids.size() == 1)
+        m_loader->loadEntry(ids.first());
+    else if (ids.size() > 1)
+        m_entryView->setPlainText(tr("%n entries selected", nullptr, int(ids.size())));
+}
+
+void StreamsPanel::onEntryLoaded(const QByteArray &id, const StreamEntry &entry)
+{
+    if (entry.isNull()) {
+        m_entryView->setPlainText(tr("%1 was deleted from the stream (trimmed or XDEL) but is still pending in "
+                                     "the group: acknowledge it, there is nothing left to process.")
+                                      .arg(QString::fromLatin1(id)));
+        return;
+    }
+    m_entryView->setPlainText(QString::fromLatin1(id) + QLatin1Char('\n') + fieldsText(entry));
+}
+
+QList<QByteArray> StreamsPanel::selectedPendingIds() const
+{
+    QList<QByteArray> ids;
+    for (const QModelIndex &i : m_pendingView->selectionModel()->selectedRows())
+        ids << m_loader->pendingModel()->at(i.row()).id;
+    return ids;
+}
+
+void StreamsPanel::applyFilter()
+{
+    PendingFilter f;
+    f.minIdleMs = qint64(m_minIdle->value()) * 1000;
+    f.consumer = m_consumerFilter->text().toUtf8();
+    f.minDeliveries = m_minDeliveries->value();
+    if (f == m_loader->filter())
+        return;
+    m_loader->setPendingFilter(f);
+}
+
+void StreamsPanel::updatePendingStatus()
+{
+    const PendingSummary &s = m_loader->summary();
+    const int rows = m_loader->pendingModel()->rowCount();
+    m_pageLabel->setText(tr("Page %1: %n rows shown; %2 pending in the group", nullptr, rows)
+                             .arg(qMax(1, m_loader->pageNumber()))
+                             .arg(format::count(quint64(s.count))));
+    m_prevPage->setEnabled(m_loader->pageNumber() > 1);
+    m_nextPage->setEnabled(m_loader->hasNextPage());
+    const int poison = m_loader->pendingModel()->poisonCount();
+    m_poisonLabel->setText(poison > 0 ? tr("%n poison entries on this page", nullptr, poison) : QString());
+}
+
+void StreamsPanel::updateSparkline()
+{
+    const QModelIndexList rows = m_streamsView->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return;
+    const StreamRow &r = m_loader->streamsModel()->at(rows.first().row());
+    QVector<double> x, y;
+    for (const auto &s : r.samples) {
+        x << double(s.first) / 1000.0;
+        y << double(s.second);
+    }
+    m_sparkGraph->setData(x, y, true);
+    if (!x.isEmpty()) {
+        const double span = qMax(60.0, x.last() - x.first());
+        m_sparkline->xAxis->setRange(x.last(), span, Qt::AlignRight);
+        bool found = false;
+        QCPRange yr = m_sparkGraph->getValueRange(found);
+        if (found) {
+            const double pad = qMax(1.0, yr.size() * 0.15);
+            m_sparkline->yAxis->setRange(qMax(0.0, yr.lower - pad), yr.upper + pad);
+        }
+    }
+    m_sparkline->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StreamsPanel::updateHistogram()
+{
+    const IdleHistogram h = IdleHistogram::of(m_loader->pendingSample(), m_loader->pendingModel()->poisonThreshold());
+    QVector<double> keys, values;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    int top = 0;
+    for (int i = 0; i < h.counts.size(); ++i) {
+        keys << i;
+        values << h.counts.at(i);
+        ticker->addTick(i, h.labels.at(i));
+        top = qMax(top, h.counts.at(i));
+    }
+    m_bars->setData(keys, values, true);
+    m_histogram->xAxis->setTicker(ticker);
+    m_histogram->xAxis->setRange(-0.6, h.counts.size() - 0.4);
+    m_histogram->yAxis->setRange(0, qMax(1.0, top * 1.15));
+    QString title = tr("Idle time");
+    if (h.total >= StreamsLoader::kSampleLimit)
+        title += tr(" (first %1 pending)").arg(h.total);
+    chartstyle::label(m_histogram->xAxis, title);
+    m_histogram->replot(QCustomPlot::rpQueuedReplot);
+    if (h.poison > 0)
+        m_poisonLabel->setToolTip(tr("%n entries delivered more than %1 times in the group", nullptr, h.poison)
+                                      .arg(m_loader->pendingModel()->poisonThreshold()));
+}
+
+void StreamsPanel::updateActionButtons()
+{
+    const bool ro = m_actions->isReadOnly();
+    for (QPushButton *b : std::as_const(m_actionButtons)) {
+        b->setEnabled(!ro);
+        b->setToolTip(ro ? tr("The connection is read-only") : QString());
+    }
+    if (!ro && !m_actions->hasDeadLetterScript()) {
+        m_actionButtons.at(3)->setEnabled(false);
+        m_actionButtons.at(3)->setToolTip(tr("The dead-letter script is not available"));
+    }
+}
+
+bool StreamsPanel::confirm(const QString &title, const QString &text)
+{
+    if (!m_confirm)
+        return true;
+    return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
+        == QMessageBox::Yes;
+}
+
+void StreamsPanel::claimSelected(const QByteArray &consumer)
+{
+    const QList<QByteArray> ids = selectedPendingIds();
+    if (ids.isEmpty() || consumer.isEmpty()) {
+        m_status->setText(tr("Claim: select pending entries and name the consumer to give them to"));
+        return;
+    }
+    if (!confirm(tr("Claim entries"),
+                 tr("XCLAIM %n entries of group %1 in stream %2 for consumer %3:\n%4", nullptr, int(ids.size()))
+                     .arg(bytesescape::quoteIfNeeded(m_loader->group()), bytesescape::quoteIfNeeded(m_loader->stream()),
+                          bytesescape::quoteIfNeeded(consumer), idList(ids))))
+        return;
+    m_actions->claim(m_loader->stream(), m_loader->group(), ids, consumer);
+}
+
+void StreamsPanel::autoClaim(const QByteArray &consumer, qint64 minIdleMs)
+{
+    if (consumer.isEmpty() || m_loader->group().isEmpty()) {
+        m_status->setText(tr("Auto-claim: select a group and name the consumer to give the entries to"));
+        return;
+    }
+    if (!confirm(tr("Auto-claim"),
+                 tr("XAUTOCLAIM every entry of group %1 in stream %2 idle longer than %3 for consumer %4 "
+                    "(looping until the whole pending list was scanned)")
+                     .arg(bytesescape::quoteIfNeeded(m_loader->group()), bytesescape::quoteIfNeeded(m_loader->stream()),
+                          format::duration(minIdleMs), bytesescape::quoteIfNeeded(consumer))))
+        return;
+    m_actions->autoClaim(m_loader->stream(), m_loader->group(), consumer, minIdleMs);
+}
+
+void StreamsPanel::ackSelected()
+{
+    const QList<QByteArray> ids = selectedPendingIds();
+    if (ids.isEmpty())
+        return;
+    if (!confirm(tr("Acknowledge"), tr("XACK %n entries in group %1 of stream %2; they leave the pending list:\n%3",
+                                       nullptr, int(ids.size()))
+                                        .arg(bytesescape::quoteIfNeeded(m_loader->group()),
+                                             bytesescape::quoteIfNeeded(m_loader->stream()), idList(ids))))
+        return;
+    m_actions->ack(m_loader->stream(), m_loader->group(), ids);
+}
+
+void StreamsPanel::deadLetterSelected(const QByteArray &deadKey)
+{
+    const QList<QByteArray> ids = selectedPendingIds();
+    if (ids.isEmpty())
+        return;
+    const QByteArray dead = deadKey.isEmpty() ? StreamActions::defaultDeadKey(m_loader->stream()) : deadKey;
+    if (!confirm(tr("Dead-letter"),
+                 tr("Copy %n entries to stream %1 and acknowledge them in group %2 of stream %3 "
+                    "(each one atomically):\n%4",
+                    nullptr, int(ids.size()))
+                     .arg(bytesescape::quoteIfNeeded(dead), bytesescape::quoteIfNeeded(m_loader->group()),
+                          bytesescape::quoteIfNeeded(m_loader->stream()), idList(ids))))
+        return;
+    m_actions->deadLetter(m_loader->stream(), m_loader->group(), ids, dead, "moved by RedisLens");
+}
+
+void StreamsPanel::trimStream(qint64 maxLen)
+{
+    if (m_loader->stream().isEmpty())
+        return;
+    if (!confirm(tr("Trim"), tr("XTRIM %1 MAXLEN ~ %2: removes the oldest entries of the stream (whole nodes, so "
+                                "a little more may stay). Pending entries that are removed stay pending.")
+                                 .arg(bytesescape::quoteIfNeeded(m_loader->stream()))
+                                 .arg(maxLen)))
+        return;
+    m_actions->trim(m_loader->stream(), maxLen);
+}
+
+void StreamsPanel::onActionFinished(const StreamActionResult &result)
+{
+    m_status->setText(result.message);
+    if (!result.ok && result.count == 0 && result.message.contains(QLatin1String("read-only")))
+        return;
+    m_loader->refreshGroup();
+    m_loader->refreshStreams();
+}
+
+void StreamsPanel::jumpEntries()
+{
+    const QString text = m_jump->text().trimmed();
+    if (text.isEmpty()) {
+        m_loader->browseEntries("+");
+        return;
+    }
+    if (streamid::milliseconds(text.toLatin1()) >= 0) {
+        m_loader->browseEntries(text.toLatin1());
+        return;
+    }
+    QDateTime t = QDateTime::fromString(text, QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    if (!t.isValid())
+        t = QDateTime::fromString(text, Qt::ISODate);
+    if (!t.isValid()) {
+        m_status->setText(tr("Not an id or a time: %1").arg(text));
+        return;
+    }
+    m_loader->browseFromTime(t.toMSecsSinceEpoch());
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "qcp.h"
+#include "redisclient.h"
+#include "streams.h"
+#include "streamspanel.h"
+#include "testserver.h"
+
+#include <QAbstractItemModelTester>
+#include <QImage>
+#include <QItemSelectionModel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+#include <memory>
+
+// The streams panel offscreen on a real server: it lists the streams, opens the stream with
+// the oldest pending entry, shows its groups, pending rows and a labelled idle histogram, and
+// acts on a selection. Set STREAMS_PNG to a file name to keep a screenshot.
+namespace {
+
+constexpr int kWaitMs = 30000;
+
+int distinctColours(const QImage &image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3) {
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    }
+    return int(colours.size());
+}
+
+} // namespace
+
+class TestStreamsPanel : public QObject
+{
+    Q_OBJECT
+
+private:
+    TestServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+
+    qint64 serverPendingCount()
+    {
+        return m_server.command({"XPENDING", "events:orders", "billing"}).at(0).toInteger();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString error;
+        QVERIFY2(m_server.start(&error), qPrintable(error));
+        // A realistic shape: an orders stream read by a billing group with two workers, some
+        // entries stuck for a while and a few redelivered over and over; a second, quiet stream.
+        QList<QList<QByteArray>> cmds;
+        for (int i = 0; i < 400; ++i)
+            cmds.append({"XADD", "events:orders", "*", "order_id", QByteArray::number(50000 + i), "customer",
+                         "cust:" + QByteArray::number(i % 37), "total", QByteArray::number(10 + (i * 7) % 300) + ".90"});
+        for (int i = 0; i < 60; ++i)
+            cmds.append({"XADD", "events:audit", "*", "who", "admin", "what", "login"});
+        cmds.append({"XGROUP", "CREATE", "events:orders", "billing", "0"});
+        cmds.append({"XGROUP", "CREATE", "events:orders", "shipping", "$"});
+        cmds.append({"XREADGROUP", "GROUP", "billing", "worker-1", "COUNT", "60", "STREAMS", "events:orders", ">"});
+        cmds.append({"XREADGROUP", "GROUP", "billing", "worker-2", "COUNT", "60", "STREAMS", "events:orders", ">"});
+        m_server.pipeline(cmds);
+        const QList<PendingEntry> pel = [&] {
+            QList<PendingEntry> p;
+            streaminfo::parsePending(m_server.command({"XPENDING", "events:orders", "billing", "-", "+", "1000"}), &p);
+            return p;
+        }();
+        QCOMPARE(pel.size(), 120);
+        // Idle times spread over seconds to days; every 15th redelivered 6-12 times.
+        const qint64 idles[] = {3000, 25000, 90000, 420000, 1800000, 7200000, 172800000};
+        QList<QList<QByteArray>> claims;
+        for (int i = 0; i < pel.size(); ++i) {
+            QList<QByteArray> c{"XCLAIM", "events:orders", "billing", pel.at(i).consumer, "0", pel.at(i).id, "IDLE",
+                                QByteArray::number(idles[(i * 5) % 7] + i * 100)};
+            if (i % 15 == 0)
+                c << "RETRYCOUNT" << QByteArray::number(6 + i % 7);
+            c << "JUSTID";
+            claims.append(c);
+        }
+        m_server.pipeline(claims);
+        m_server.command({"XACK", "events:orders", "billing", pel.at(4).id, pel.at(70).id});
+        m_server.command({"XDEL", "events:orders", pel.at(8).id});
+        m_client = std::make_unique<RedisClient>(m_server.profile());
+        m_client->connectToServer();
+        QVERIFY(waitForReady(*m_client));
+    }
+
+    void cleanupTestCase() { m_client.reset(); }
+
+    void showsStreamGroupsPendingAndHistogram()
+    {
+        StreamsPanel panel(m_client.get());
+        panel.setConfirmations(false);
+        panel.resize(1400, 820);
+        panel.show();
+        QAbstractItemModelTester t1(panel.loader()->streamsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(panel.loader()->pendingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy ready(&panel, &Panel::contentReady);
+        panel.setActive(true);
+        panel.setStreams({"events:audit", "events:orders"});
+        QVERIFY(ready.wait(kWaitMs));
+        QVERIFY(panel.hasContent());
+        QSignalSpy streamsAvail(panel.loader(), &StreamsLoader::streamsAvailable);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->streamsModel()->rowCount() == 2
+                                     && panel.loader()->streamsModel()->at(1).loaded,
+                                 kWaitMs);
+        panel.openOldestPending();
+        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->stream(), QByteArray("events:orders"), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->group(), QByteArray("billing"), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount(), 50, kWaitMs);
+        QCOMPARE(panel.loader()->groupsModel()->rowCount(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->consumersModel()->rowCount(), 2, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->pendingSample().size(), qsizetype(118), kWaitMs);
+
+        // Histogram: bars for every pending entry, both axes labelled.
+        QCustomPlot *h = panel.histogramPlot();
+        auto *bars = qobject_cast<QCPBars *>(h->plottable(0));
+        QVERIFY(bars);
+        double total = 0;
+        for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+            total += it->value;
+        QCOMPARE(total, 118.0);
+        QVERIFY(!h->xAxis->label().isEmpty());
+        QVERIFY(!h->yAxis->label().isEmpty());
+        QVERIFY(panel.loader()->pendingModel()->poisonCount() > 0);
+
+        // Two XLEN samples make a sparkline.
+        QSignalSpy sampled(panel.loader(), &StreamsLoader::lengthsSampled);
+        panel.loader()->sampleLengths();
+        QVERIFY(sampled.wait(kWaitMs));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.sparklinePlot()->graph(0)->dataCount() >= 2, kWaitMs);
+
+        // Select a poison entry: its fields appear.
+        PendingModel *pm = panel.loader()->pendingModel();
+        int poisonRow = -1;
+        for (int r = 0; r < pm->rowCount() && poisonRow < 0; ++r)
+            poisonRow = pm->isPoison(r) ? r : -1;
+        QVERIFY(poisonRow >= 0);
+        QSignalSpy entry(panel.loader(), &StreamsLoader::entryLoaded);
+        panel.pendingView()->selectRow(poisonRow);
+        QVERIFY(entry.wait(kWaitMs));
+        QVERIFY(!entry.last().at(1).value<StreamEntry>().isNull());
+
+        const QImage image = panel.grab().toImage();
+        QVERIFY(!image.isNull());
+        QVERIFY(distinctColours(image) > 20);
+        QVERIFY(distinctColours(h->grab().toImage()) > 3);
+        if (!qEnvironmentVariableIsEmpty("STREAMS_PNG"))
+            QVERIFY(image.save(qEnvironmentVariable("STREAMS_PNG")));
+    }
+
+    void ackFromPanelChangesServer()
+    {
+        StreamsPanel panel(m_client.get());
+        panel.setConfirmations(false);
+        panel.setStreams({"events:orders"});
+        panel.openStream("events:orders");
+        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->group(), QByteArray("billing"), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() > 0, kWaitMs);
+        const qint64 before = serverPendingCount();
+        const QByteArray id = panel.loader()->pendingModel()->at(0).id;
+        panel.pendingView()->selectRow(0);
+        QSignalSpy finished(panel.actions(), &StreamActions::finished);
+        panel.ackSelected();
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(serverPendingCount(), before - 1);
+        QVERIFY(m_server.command({"XPENDING", "events:orders", "billing", id, id, "1"}).elements().isEmpty());
+        // The page is reloaded without it.
+        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() > 0
+                                     && panel.loader()->pendingModel()->at(0).id != id,
+                                 kWaitMs);
+    }
+
+    void readOnlyDisablesActions()
+    {
+        ConnectionProfile profile = m_server.profile();
+        profile.readOnly = true;
+        RedisClient client(profile);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        StreamsPanel panel(&client);
+        panel.setConfirmations(false);
+        const QList<QPushButton *> buttons = panel.findChildren<QPushButton *>();
+        int disabled = 0;
+        for (QPushButton *b : buttons) {
+            if (b->text() == QLatin1String("Acknowledge") || b->text() == QLatin1String("Trim")
+                || b->text() == QLatin1String("Claim"))
+                disabled += b->isEnabled() ? 0 : 1;
+        }
+        QCOMPARE(disabled, 3);
+        panel.setStreams({"events:orders"});
+        panel.openStream("events:orders");
+        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() > 0, kWaitMs);
+        const qint64 before = serverPendingCount();
+        const qint64 len = m_server.command({"XLEN", "events:orders"}).toInteger();
+        panel.pendingView()->selectRow(0);
+        QSignalSpy finished(panel.actions(), &StreamActions::finished);
+        panel.ackSelected();
+        panel.trimStream(0);
+        QCOMPARE(finished.size(), 2);
+        QVERIFY(panel.statusText().contains(QLatin1String("read-only")));
+        QCOMPARE(serverPendingCount(), before);
+        QCOMPARE(m_server.command({"XLEN", "events:orders"}).toInteger(), len);
+    }
+};
+
+QTEST_MAIN(TestStreamsPanel)
+#include "tst_streamspanel.moc"
