@@ -64,7 +64,7 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
                                         QStringLiteral("Render the window offscreen once the first scan is done, "
                                                        "write a PNG and exit."),
                                         QStringLiteral("file"));
-    const QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Panel to show in front (keys, value, overview, ttl, slowlog, memory)."),
+    const QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Panel to show in front (keys, value, overview, ttl, slowlog, memory, leaderboard, geo, queues, streams)."),
                                    QStringLiteral("name"));
     const QCommandLineOption open(QStringLiteral("open"), QStringLiteral("Open this key once connected."),
                                   QStringLiteral("key"));

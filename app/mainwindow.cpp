@@ -9,6 +9,10 @@
 #include "keytreemodel.h"
 #include "leaderboardpanel.h"
 #include "memorypanel.h"
+#include "queuespanel.h"
+#include "scriptlibrary.h"
+#include "streams.h"
+#include "streamspanel.h"
 #include "overviewpanel.h"
 #include "slowlogmodel.h"
 #include "slowlogpanel.h"
@@ -28,6 +32,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -75,7 +80,8 @@ QStringList MainWindow::panelNames()
 {
     return {QStringLiteral("keys"),    QStringLiteral("value"),  QStringLiteral("overview"),
             QStringLiteral("ttl"),     QStringLiteral("slowlog"), QStringLiteral("memory"),
-            QStringLiteral("leaderboard"), QStringLiteral("geo")};
+            QStringLiteral("leaderboard"), QStringLiteral("geo"), QStringLiteral("streams"),
+            QStringLiteral("queues")};
 }
 
 void MainWindow::buildUi()
@@ -111,6 +117,8 @@ void MainWindow::buildUi()
     m_browser->model()->setChildLimit(m_settings->childLimit());
     m_tabs = new QTabWidget(splitter);
     m_tabs->setObjectName(QStringLiteral("panels"));
+    // Ten panels: the tab bar scrolls rather than widening the window.
+    m_tabs->setUsesScrollButtons(true);
     m_valueView = new ValueView(m_client, m_tabs);
     m_tabs->addTab(m_valueView, tr("Value"));
     m_overview = new OverviewPanel(m_client, m_tabs);
@@ -131,6 +139,16 @@ void MainWindow::buildUi()
     m_geo = new GeoPanel(m_client, m_tabs);
     addPanel(m_geo, QStringLiteral("geo"), tr("Geo"));
     m_geoDetector = new GeoDetector(m_client, this);
+    m_streams = new StreamsPanel(m_client, m_tabs);
+    // The dead-letter action runs the same script as the patterns do (lua/).
+    if (const auto script = ScriptLibrary::instance().find(QStringLiteral("stream_dead_letter")))
+        m_streams->setDeadLetterScript(script->source, script->sha1);
+    addPanel(m_streams, QStringLiteral("streams"), tr("Streams"));
+    m_queues = new QueuesPanel(m_client, m_tabs);
+    // User rules for what is a queue live beside the settings, one file for every connection.
+    m_queues->setRulesFile(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation)
+                           + QStringLiteral("/rules.json"));
+    addPanel(m_queues, QStringLiteral("queues"), tr("Queues"));
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateActivePanels);
     splitter->addWidget(m_browser);
     splitter->addWidget(m_tabs);
@@ -352,7 +370,10 @@ Panel *MainWindow::panel(const QString &name) const
 
 void MainWindow::classifySortedSets()
 {
-    m_geoDetector->addKeys(m_browser->model()->keysOfType(KeyType::ZSet, GeoDetector::kMaxKeys));
+    const QList<QByteArray> zsets = m_browser->model()->keysOfType(KeyType::ZSet, GeoDetector::kMaxKeys);
+    m_geoDetector->addKeys(zsets);
+    m_queues->setKeys(m_browser->model()->keysOfType(KeyType::List, 1000), zsets);
+    m_streams->setStreams(m_browser->model()->keysOfType(KeyType::Stream, 200));
 }
 
 void MainWindow::updateActivePanels()
@@ -497,6 +518,15 @@ void MainWindow::grabPanelWhenReady()
     // The demo's pictures show its biggest board and its biggest geo set.
     if (p == m_leaderboard && !m_leaderboard->hasContent())
         m_leaderboard->openBusiest();
+    // The stream list arrives after the scan (XINFO STREAM of each): look for the oldest
+    // pending entry once it is there.
+    if (p == m_streams && !m_streams->hasContent())
+        connect(m_streams->loader(), &StreamsLoader::streamsAvailable, m_streams, &StreamsPanel::openOldestPending,
+                Qt::SingleShotConnection);
+    if (p == m_queues && !m_queues->hasContent())
+        connect(m_queues, &Panel::contentReady, m_queues, &QueuesPanel::openLongest, Qt::SingleShotConnection);
+    else if (p == m_queues)
+        m_queues->openLongest();
     if (p == m_geo && !m_geo->hasContent()) {
         // The geo sets are known once the detector has sampled the scan's sorted sets.
         if (m_geoDetector->isIdle() && !m_geoDetector->keysOfKind(ZSetKind::Geo).isEmpty())

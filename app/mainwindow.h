@@ -11,6 +11,8 @@ class Demo;
 class GeoDetector;
 class GeoPanel;
 class LeaderboardPanel;
+class QueuesPanel;
+class StreamsPanel;
 class KeyBrowser;
 class MemoryPanel;
 class OverviewPanel;
@@ -56,6 +58,8 @@ public:
     MemoryPanel *memoryPanel() const { return m_memory; }
     LeaderboardPanel *leaderboardPanel() const { return m_leaderboard; }
     GeoPanel *geoPanel() const { return m_geo; }
+    QueuesPanel *queuesPanel() const { return m_queues; }
+    StreamsPanel *streamsPanel() const { return m_streams; }
     GeoDetector *geoDetector() const { return m_geoDetector; }
     // The panel behind a --panel name; nullptr for "keys" and "value".
     Panel *panel(const QString &name) const;
@@ -111,6 +115,8 @@ private:
     LeaderboardPanel *m_leaderboard = nullptr;
     GeoPanel *m_geo = nullptr;
     GeoDetector *m_geoDetector = nullptr;
+    QueuesPanel *m_queues = nullptr;
+    StreamsPanel *m_streams = nullptr;
     QList<QPair<QString, Panel *>> m_panels; // --panel name → panel, in tab order
     QTabWidget *m_tabs = nullptr;
     QLabel *m_banner = nullptr;

@@ -179,6 +179,8 @@ void TestCli::demoPanelScreenshots_data()
     QTest::newRow("memory") << QStringLiteral("memory");
     QTest::newRow("leaderboard") << QStringLiteral("leaderboard");
     QTest::newRow("geo") << QStringLiteral("geo");
+    QTest::newRow("queues") << QStringLiteral("queues");
+    QTest::newRow("streams") << QStringLiteral("streams");
 }
 
 void TestCli::demoPanelScreenshots()

@@ -290,7 +290,10 @@ void TestTtlDistribution::noJitterCliffAtTheRightSecond()
     // The server set each expiry between our clock readings around the pipeline.
     const qint64 firstSecond = (m_warmFrom + kWarmTtlMs) / 1000 * 1000;
     const qint64 lastSecond = (m_warmTo + kWarmTtlMs) / 1000 * 1000;
-    QVERIFY2(c.startMs >= firstSecond && c.endMs <= lastSecond + 1000,
+    // The scan estimates each expiry from its own clock when the PTTL reply arrives; on a slow
+    // machine (a sanitizer build) that estimate can land in the next second: one second of
+    // slack on each side, still far narrower than the hour the cliff is looked for in.
+    QVERIFY2(c.startMs >= firstSecond - 1000 && c.endMs <= lastSecond + 2000,
              qPrintable(QStringLiteral("cliff [%1, %2) outside [%3, %4]")
                             .arg(c.startMs)
                             .arg(c.endMs)
