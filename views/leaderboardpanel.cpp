@@ -6,6 +6,7 @@
 #include "format.h"
 #include "qcp.h"
 #include "redisclient.h"
+#include "tableview.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -28,18 +29,12 @@ constexpr int kBoardRole = Qt::UserRole + 1;
 
 QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 {
-    auto *view = new QTableView(parent);
-    view->setModel(model);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setSelectionMode(QAbstractItemView::SingleSelection);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
-    view->horizontalHeader()->setHighlightSections(false);
+    QTableView *view = tableview::make(model, parent);
+    view->horizontalHeader()->setStretchLastSection(false);
     view->horizontalHeader()->setSectionResizeMode(LeaderboardModel::MemberColumn, QHeaderView::Stretch);
     view->setColumnWidth(LeaderboardModel::RankColumn, 70);
     view->setColumnWidth(LeaderboardModel::TieColumn, 34);
     view->setColumnWidth(LeaderboardModel::ScoreColumn, 110);
-    view->setWordWrap(false);
     return view;
 }
 

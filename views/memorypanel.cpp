@@ -7,6 +7,7 @@
 #include "keyscanner.h"
 #include "qcp.h"
 #include "redisclient.h"
+#include "tableview.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -27,16 +28,10 @@ constexpr int kCommandsPerKey = MemoryAnalysis::kCommandsPerKey;
 
 QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 {
-    auto *view = new QTableView(parent);
-    view->setModel(model);
+    QTableView *view = tableview::make(model, parent);
     view->setSortingEnabled(true);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setSelectionMode(QAbstractItemView::SingleSelection);
     view->setAlternatingRowColors(true);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
-    view->horizontalHeader()->setHighlightSections(false);
-    view->setWordWrap(false);
+    view->horizontalHeader()->setStretchLastSection(false);
     return view;
 }
 } // namespace

@@ -5,6 +5,7 @@
 #include "chartstyle.h"
 #include "format.h"
 #include "qcp.h"
+#include "tableview.h"
 
 #include <QDateTime>
 #include <QEvent>
@@ -21,19 +22,6 @@
 #include <QVBoxLayout>
 
 namespace {
-
-QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
-{
-    auto *view = new QTableView(parent);
-    view->setModel(model);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setSelectionMode(QAbstractItemView::SingleSelection);
-    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    view->verticalHeader()->hide();
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setWordWrap(false);
-    return view;
-}
 
 QByteArray selectedKey(QTableView *view, int role)
 {
@@ -73,7 +61,7 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     auto *queuesProxy = new QSortFilterProxyModel(this);
     queuesProxy->setSourceModel(m_loader->queuesModel());
     queuesProxy->setSortRole(QueuesModel::SortRole);
-    m_queuesView = makeTable(queuesProxy, queuesSplit);
+    m_queuesView = tableview::make(queuesProxy, queuesSplit);
     m_queuesView->setSortingEnabled(true);
     m_queuesView->sortByColumn(QueuesModel::LengthColumn, Qt::DescendingOrder);
     auto *details = new QWidget(queuesSplit);
@@ -100,7 +88,7 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     auto *delayedProxy = new QSortFilterProxyModel(this);
     delayedProxy->setSourceModel(m_loader->delayedModel());
     delayedProxy->setSortRole(DelayedModel::SortRole);
-    m_delayedView = makeTable(delayedProxy, delayedSplit);
+    m_delayedView = tableview::make(delayedProxy, delayedSplit);
     m_delayedView->setSortingEnabled(true);
     m_delayedView->sortByColumn(DelayedModel::OverdueColumn, Qt::DescendingOrder);
     auto *bottom = new QWidget(delayedSplit);
@@ -122,7 +110,7 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(-0.6, DelayedInfo::kBuckets - 0.4);
     m_plot->yAxis->setRange(0, 1);
-    m_dueView = makeTable(m_dueModel, charts);
+    m_dueView = tableview::make(m_dueModel, charts);
     charts->addWidget(m_plot);
     charts->addWidget(m_dueView);
     charts->setStretchFactor(0, 3);

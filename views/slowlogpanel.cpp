@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 
 #include "qcp.h"
+#include "tableview.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,20 +32,8 @@ namespace {
 
 QTableView *makeTable(QWidget *parent, const QString &name)
 {
-    auto *table = new QTableView(parent);
-    table->setObjectName(name);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    QTableView *table = tableview::make(nullptr, parent, name);
     table->setAlternatingRowColors(true);
-    table->setWordWrap(false);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    // Fixed, uniform rows: a model of 10,000 entries never asks each row for its size.
-    table->verticalHeader()->hide();
-    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-    table->horizontalHeader()->setHighlightSections(false);
-    table->horizontalHeader()->setStretchLastSection(true);
     return table;
 }
 

@@ -7,6 +7,7 @@
 #include "qcp.h"
 #include "redisclient.h"
 #include "streams.h"
+#include "tableview.h"
 
 #include <QDateTime>
 #include <QEvent>
@@ -28,19 +29,6 @@
 #include <QVBoxLayout>
 
 namespace {
-
-QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
-{
-    auto *v = new QTableView(parent);
-    v->setModel(model);
-    v->setSelectionBehavior(QAbstractItemView::SelectRows);
-    v->setSelectionMode(QAbstractItemView::SingleSelection);
-    v->verticalHeader()->hide();
-    v->verticalHeader()->setDefaultSectionSize(v->fontMetrics().height() + 6);
-    v->horizontalHeader()->setStretchLastSection(true);
-    v->setWordWrap(false);
-    return v;
-}
 
 QString idList(const QList<QByteArray> &ids)
 {
@@ -123,7 +111,7 @@ void StreamsPanel::buildUi()
     auto *left = new QWidget(split);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    m_streamsView = makeTable(m_loader->streamsModel(), left);
+    m_streamsView = tableview::make(m_loader->streamsModel(), left);
     leftLayout->addWidget(m_streamsView, 1);
     m_sparkline = new QCustomPlot(left);
     m_sparkline->setMinimumHeight(110);
@@ -141,8 +129,8 @@ void StreamsPanel::buildUi()
     auto *groupsTab = new QWidget(m_tabs);
     auto *g = new QVBoxLayout(groupsTab);
     auto *top = new QSplitter(Qt::Horizontal, groupsTab);
-    m_groupsView = makeTable(m_loader->groupsModel(), top);
-    m_consumersView = makeTable(m_loader->consumersModel(), top);
+    m_groupsView = tableview::make(m_loader->groupsModel(), top);
+    m_consumersView = tableview::make(m_loader->consumersModel(), top);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
     top->setMaximumHeight(120);
@@ -170,7 +158,7 @@ void StreamsPanel::buildUi()
     g->addLayout(filters);
 
     auto *middle = new QSplitter(Qt::Horizontal, groupsTab);
-    m_pendingView = makeTable(m_loader->pendingModel(), middle);
+    m_pendingView = tableview::make(m_loader->pendingModel(), middle);
     m_pendingView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     auto *side = new QWidget(middle);
     auto *sideLayout = new QVBoxLayout(side);
@@ -251,7 +239,7 @@ void StreamsPanel::buildUi()
     jumpRow->addWidget(older);
     e->addLayout(jumpRow);
     auto *entriesSplit = new QSplitter(Qt::Vertical, entriesTab);
-    m_entriesView = makeTable(m_loader->entriesModel(), entriesSplit);
+    m_entriesView = tableview::make(m_loader->entriesModel(), entriesSplit);
     m_entriesFields = new QPlainTextEdit(entriesSplit);
     m_entriesFields->setReadOnly(true);
     e->addWidget(entriesSplit, 1);
