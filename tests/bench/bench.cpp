@@ -262,7 +262,8 @@ CliResult redisCli(const QString &host, int port, const QString &mode)
             {QStringLiteral("-h"), host, QStringLiteral("-p"), QString::number(port), mode});
     p.waitForFinished(-1);
     result.seconds = clock.nsecsElapsed() / 1e9;
-    static const QRegularExpression line(QStringLiteral("^Biggest\\s+(\\w+) found '\"(.*)\"' has"));
+    // redis-cli 7 quotes the name as '"name"', redis-cli 8 as "name".
+    static const QRegularExpression line(QStringLiteral("^Biggest\\s+(\\w+) found '?\"(.*)\"'? has"));
     for (const QByteArray &raw : p.readAllStandardOutput().split('\n')) {
         const auto m = line.match(QString::fromUtf8(raw));
         if (m.hasMatch())

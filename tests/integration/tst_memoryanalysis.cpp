@@ -39,7 +39,8 @@ private:
         p.start(cli, {QStringLiteral("-p"), QString::number(port), mode});
         if (!p.waitForFinished(60000))
             return out;
-        static const QRegularExpression line(QStringLiteral("^Biggest\\s+(\\w+) found '(.*)' has (\\d+) "));
+        // redis-cli 7 quotes the name as '"name"', redis-cli 8 as "name".
+        static const QRegularExpression line(QStringLiteral("^Biggest\\s+(\\w+) found '?(\".*\")'? has (\\d+) "));
         for (const QByteArray &raw : p.readAllStandardOutput().split('\n')) {
             const auto m = line.match(QString::fromUtf8(raw));
             if (!m.hasMatch())
