@@ -116,9 +116,8 @@ private Q_SLOTS:
              "a[#a + 1] = 'p' .. k end redis.call('GEOADD', KEYS[1], unpack(a)) end return redis.call('ZCARD', KEYS[1])",
              "1", "geo:big"});
         QCOMPARE(big.toInteger(), qint64(25000));
-        m_client = std::make_unique<RedisClient>(m_server.profile());
-        m_client->connectToServer();
-        QVERIFY(waitForReady(*m_client));
+        m_client = connectedClient(m_server.profile());
+        QVERIFY(m_client);
     }
 
     void cleanupTestCase()

@@ -169,9 +169,8 @@ void TestOverviewPanel::initTestCase()
     QVERIFY(m_dir.isValid());
     QString error;
     QVERIFY2(m_server.start(&error), qPrintable(error));
-    m_client = std::make_unique<RedisClient>(m_server.profile());
-    m_client->connectToServer();
-    QVERIFY(waitForReady(*m_client));
+    m_client = connectedClient(m_server.profile());
+    QVERIFY(m_client);
     m_panel = std::make_unique<OverviewPanel>(m_client.get());
     QCOMPARE(m_panel->pollInterval(), 1000);
     m_panel->setPollInterval(kPollMs);

@@ -113,9 +113,9 @@ void TestSlowlogPanel::initTestCase()
     for (const RedisValue &v : replies)
         QVERIFY2(!v.isError(), v.bytes().constData());
 
-    m_client = std::make_unique<RedisClient>(m_server.profile());
-    m_client->connectToServer();
-    QVERIFY(waitForReady(*m_client));
+    m_client = connectedClient(m_server.profile());
+
+    QVERIFY(m_client);
     m_panel = std::make_unique<SlowlogPanel>(m_client.get());
     m_panel->poller()->setIntervalMs(150);
     m_panel->resize(1200, 820);

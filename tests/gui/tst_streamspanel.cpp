@@ -85,9 +85,8 @@ private Q_SLOTS:
         m_server.pipeline(claims);
         m_server.command({"XACK", "events:orders", "billing", pel.at(4).id, pel.at(70).id});
         m_server.command({"XDEL", "events:orders", pel.at(8).id});
-        m_client = std::make_unique<RedisClient>(m_server.profile());
-        m_client->connectToServer();
-        QVERIFY(waitForReady(*m_client));
+        m_client = connectedClient(m_server.profile());
+        QVERIFY(m_client);
     }
 
     void cleanupTestCase() { m_client.reset(); }

@@ -131,9 +131,8 @@ void TestTtlPanel::initTestCase()
     QString error;
     QVERIFY2(m_server.start(&error), qPrintable(error));
     seed();
-    m_client = std::make_unique<RedisClient>(m_server.profile());
-    m_client->connectToServer();
-    QVERIFY(waitForReady(*m_client));
+    m_client = connectedClient(m_server.profile());
+    QVERIFY(m_client);
     m_scanClient = std::make_unique<RedisClient>(m_server.profile());
     m_scanClient->connectToServer();
     QVERIFY(waitForReady(*m_scanClient));

@@ -74,9 +74,8 @@ void TestValueView::initTestCase()
     QVERIFY(m_dir.isValid());
     QString error;
     QVERIFY2(m_server.start(&error), qPrintable(error));
-    m_client = std::make_unique<RedisClient>(m_server.profile());
-    m_client->connectToServer();
-    QVERIFY(waitForReady(*m_client));
+    m_client = connectedClient(m_server.profile());
+    QVERIFY(m_client);
     m_view = std::make_unique<ValueView>(m_client.get());
     m_view->resize(900, 600);
     m_view->show();

@@ -90,9 +90,8 @@ private Q_SLOTS:
                          QByteArray::number(i * 1000 + 5), "p2"});
         for (const RedisValue &v : m_server.pipeline(cmds))
             QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
-        m_client = std::make_unique<RedisClient>(m_server.profile());
-        m_client->connectToServer();
-        QVERIFY(waitForReady(*m_client));
+        m_client = connectedClient(m_server.profile());
+        QVERIFY(m_client);
     }
 
     void cleanupTestCase()

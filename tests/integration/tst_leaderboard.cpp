@@ -147,9 +147,9 @@ private Q_SLOTS:
                                 "return redis.call('ZCARD', KEYS[1])";
         QCOMPARE(m_server.command({"EVAL", fill, "1", kBig, "1000000"}).toInteger(), qint64(1000000));
 
-        m_client = std::make_unique<RedisClient>(m_server.profile());
-        m_client->connectToServer();
-        QVERIFY(waitForReady(*m_client));
+        m_client = connectedClient(m_server.profile());
+
+        QVERIFY(m_client);
     }
 
     void cleanupTestCase() { m_client.reset(); }

@@ -102,9 +102,8 @@ private Q_SLOTS:
         keysByType(raw, &m_lists, &m_zsets);
         QCOMPARE(m_lists.size(), 6);
         QCOMPARE(m_zsets.size(), 5);
-        m_client = std::make_unique<RedisClient>(m_server.profile());
-        m_client->connectToServer();
-        QVERIFY(waitForReady(*m_client));
+        m_client = connectedClient(m_server.profile());
+        QVERIFY(m_client);
     }
 
     void cleanupTestCase() { m_client.reset(); }

@@ -91,9 +91,8 @@ void TestValuePaging::initTestCase()
 {
     QString error;
     QVERIFY2(m_server.start(&error), qPrintable(error));
-    m_client = std::make_unique<RedisClient>(m_server.profile());
-    m_client->connectToServer();
-    QVERIFY(waitForReady(*m_client));
+    m_client = connectedClient(m_server.profile());
+    QVERIFY(m_client);
 }
 
 void TestValuePaging::cleanupTestCase()

@@ -136,3 +136,12 @@ bool waitForReady(RedisClient &client, int timeoutMs)
     QSignalSpy spy(&client, &RedisClient::ready);
     return spy.wait(timeoutMs) || client.isReady();
 }
+
+std::unique_ptr<RedisClient> connectedClient(const ConnectionProfile &profile, int timeoutMs)
+{
+    auto client = std::make_unique<RedisClient>(profile);
+    client->connectToServer();
+    if (!waitForReady(*client, timeoutMs))
+        return nullptr;
+    return client;
+}

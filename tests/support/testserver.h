@@ -56,3 +56,5 @@ private:
 RedisReply waitForReply(RedisClient &client, const QList<QList<QByteArray>> &commands, int timeoutMs = 15000);
 // Waits until the client reports Ready; false on timeout.
 bool waitForReady(RedisClient &client, int timeoutMs = 10000);
+// A client connected to 'profile' and ready; nullptr when it did not get ready in time.
+std::unique_ptr<RedisClient> connectedClient(const ConnectionProfile &profile, int timeoutMs = 10000);
