@@ -290,7 +290,14 @@ void TestSlowlogPanel::latencyTableWhenMonitorOn()
              QStringLiteral("Latency monitor · latency-monitor-threshold 5 ms"));
     auto *plot = child<QCustomPlot>("slowlogLatencyPlot");
     QTRY_VERIFY_WITH_TIMEOUT(points(plot) >= 1, kWaitMs);
-    QCOMPARE(plot->graph(0)->data()->constBegin()->value, 30.0);
+    // The sleep is in the history (at least the 30 ms slept); every point is above the
+    // monitor's 5 ms threshold, whatever else a loaded machine made slow meanwhile.
+    double highest = 0;
+    for (auto it = plot->graph(0)->data()->constBegin(); it != plot->graph(0)->data()->constEnd(); ++it) {
+        QVERIFY2(it->value >= 5.0, qPrintable(QString::number(it->value)));
+        highest = qMax(highest, it->value);
+    }
+    QVERIFY2(highest >= 30.0, qPrintable(QString::number(highest)));
     QVERIFY(!plot->xAxis->label().isEmpty());
     QVERIFY(!plot->yAxis->label().isEmpty());
     QCOMPARE(plot->graph(0)->name(), QStringLiteral("event “command”"));
