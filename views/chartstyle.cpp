@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chartstyle.h"
 
-#include <QPalette>
-#include "format.h"
 #include "qcp.h"
 
+#include <QPalette>
+#include <algorithm>
 #include <cmath>
 
 namespace chartstyle {
@@ -98,32 +98,62 @@ void useTimeAxis(QCPAxis *axis)
 }
 
 namespace {
-// Steps of 1, 2 or 5 times a power of 1024 read as round numbers in KiB, MiB or GiB.
-class BytesTicker : public QCPAxisTicker
+// Ticks at round binary sizes ("0", "256 MiB", "512 MiB"), labelled in the unit of the step
+// so every label on one axis reads in the same unit.
+class ByteTicker : public QCPAxisTicker
 {
+public:
+    explicit ByteTicker(const QString &suffix)
+        : m_suffix(suffix)
+    {
+        setTickCount(4);
+    }
+
 protected:
     double getTickStep(const QCPRange &range) override
     {
-        const double raw = range.size() / double(tickCount() + 1e-10);
+        const double raw = range.size() / std::max(1, tickCount());
         double unit = 1;
-        while (raw / unit >= 1024)
+        while (raw / unit >= 1024 && unit < std::pow(1024.0, 4))
             unit *= 1024;
-        const double scaled = raw / unit;
-        const double magnitude = std::pow(10.0, std::floor(std::log10(qMax(scaled, 1e-9))));
-        const double mantissa = scaled / magnitude;
-        const double nice = mantissa < 1.5 ? 1 : mantissa < 3.5 ? 2 : mantissa < 7.5 ? 5 : 10;
-        return nice * magnitude * unit;
+        const double m = raw / unit;
+        static const double nice[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+        double step = nice[0];
+        for (double n : nice) {
+            step = n;
+            if (n >= m)
+                break;
+        }
+        // Below one byte there is nothing to show (an idle server's network axis).
+        m_unit = unit;
+        return std::max(1.0, step * unit);
     }
+
+    int getSubTickCount(double) override { return 1; }
+
     QString getTickLabel(double tick, const QLocale &, QChar, int) override
     {
-        return format::bytes(qint64(std::llround(tick)));
+        if (tick == 0)
+            return QStringLiteral("0");
+        static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int k = 0;
+        for (double u = m_unit; u >= 1024 && k < 4; u /= 1024)
+            ++k;
+        const double v = tick / m_unit;
+        const QString number = std::abs(v - std::round(v)) < 1e-9 ? QString::number(qint64(std::round(v)))
+                                                                  : QString::number(v, 'f', 1);
+        return number % QLatin1Char(' ') % QLatin1String(names[k]) % m_suffix;
     }
+
+private:
+    QString m_suffix;
+    double m_unit = 1;
 };
 } // namespace
 
-void useBytesAxis(QCPAxis *axis)
+void useBytesAxis(QCPAxis *axis, const QString &suffix)
 {
-    axis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new ByteTicker(suffix)));
 }
 
 void label(QCPAxis *axis, const QString &text)

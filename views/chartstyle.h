@@ -25,8 +25,9 @@ QColor warning(const QPalette &palette);
 QColor bad(const QPalette &palette);
 // Wall-clock ticks (seconds since epoch on the axis), local time, format chosen by range.
 void useTimeAxis(QCPAxis *axis);
-// Byte ticks in binary units ("0", "512 KiB", "1.5 MiB") at round power-of-two steps.
-void useBytesAxis(QCPAxis *axis);
+// Byte ticks at round power-of-two steps, every label in the step's unit ("0", "256 MiB",
+// "512 MiB"); 'suffix' follows the unit, e.g. "/s" for a rate.
+void useBytesAxis(QCPAxis *axis, const QString &suffix = {});
 // Axis label with a unit, the same way on every chart: "Memory (bytes)".
 void label(QCPAxis *axis, const QString &text);
 // Writes the plot as PNG at its on-screen size; false with 'error' set on failure.

@@ -91,7 +91,6 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     chartstyle::label(m_plot->yAxis, tr("Namespace"));
     m_plot->yAxis->setRangeReversed(true); // the biggest on top
     chartstyle::useBytesAxis(m_plot->xAxis);
-    m_plot->xAxis->ticker()->setTickCount(4); // byte labels are wide
     connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable *, int index, QMouseEvent *) {
         if (index >= 0 && index < m_barPrefixes.size())
             emitNamespaceFilter(m_barPrefixes.at(index));

@@ -24,58 +24,6 @@ namespace {
 
 using Series = HealthSeries::Series;
 
-// Ticks at round binary sizes ("0", "256 MiB", "512 MiB"), labelled in the unit of the step
-// so every label on one axis reads in the same unit.
-class ByteTicker : public QCPAxisTicker
-{
-public:
-    explicit ByteTicker(const QString &suffix)
-        : m_suffix(suffix)
-    {
-        setTickCount(4);
-    }
-
-protected:
-    double getTickStep(const QCPRange &range) override
-    {
-        const double raw = range.size() / std::max(1, tickCount());
-        double unit = 1;
-        while (raw / unit >= 1024 && unit < std::pow(1024.0, 4))
-            unit *= 1024;
-        const double m = raw / unit;
-        static const double nice[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-        double step = nice[0];
-        for (double n : nice) {
-            step = n;
-            if (n >= m)
-                break;
-        }
-        // Below one byte there is nothing to show (an idle server's network axis).
-        m_unit = unit;
-        return std::max(1.0, step * unit);
-    }
-
-    int getSubTickCount(double) override { return 1; }
-
-    QString getTickLabel(double tick, const QLocale &, QChar, int) override
-    {
-        if (tick == 0)
-            return QStringLiteral("0");
-        static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-        int k = 0;
-        for (double u = m_unit; u >= 1024 && k < 4; u /= 1024)
-            ++k;
-        const double v = tick / m_unit;
-        const QString number = std::abs(v - std::round(v)) < 1e-9 ? QString::number(qint64(std::round(v)))
-                                                                  : QString::number(v, 'f', 1);
-        return number % QLatin1Char(' ') % QLatin1String(names[k]) % m_suffix;
-    }
-
-private:
-    QString m_suffix;
-    double m_unit = 1;
-};
-
 enum class Unit { Bytes, BytesPerSec, PerSec, Percent, Ratio, Count };
 
 Unit unitOf(Series s)
@@ -264,9 +212,9 @@ void OverviewPanel::buildPlot()
             chartstyle::label(right, yRight[c]);
         }
         if (c == MemoryChart)
-            left->setTicker(QSharedPointer<QCPAxisTicker>(new ByteTicker(QString())));
+            chartstyle::useBytesAxis(left);
         if (c == ThroughputChart)
-            right->setTicker(QSharedPointer<QCPAxisTicker>(new ByteTicker(QStringLiteral("/s"))));
+            chartstyle::useBytesAxis(right, QStringLiteral("/s"));
         if (c == CacheChart)
             left->setRange(0, 104);
         rect->setRangeDrag(Qt::Horizontal);
