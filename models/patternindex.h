@@ -27,10 +27,6 @@ public:
     // Replaces the user rules and reclassifies what is known (no new reads for rule matches).
     void setRules(const PatternRules &rules);
     const PatternRules &rules() const;
-    // Loads the rules file and watches it: an edit is picked up live. A file that does not parse
-    // keeps the previous rules and emits rulesError("rules.json line 7: ...").
-    void setRulesFile(const QString &path);
-    QString rulesFile() const;
 
     void addKeys(const QList<ScannedKey> &keys);
     void removeKey(const QByteArray &key);
@@ -48,8 +44,6 @@ Q_SIGNALS:
     void classified(const QList<PatternMatch> &matches);
     // Everything added so far is classified.
     void idle();
-    void rulesChanged();
-    void rulesError(const QString &message);
 
 private:
     struct Private;

@@ -4,6 +4,7 @@
 #include "patterns.h"
 
 #include <QList>
+#include <QObject>
 #include <QString>
 #include <QStringList>
 
@@ -48,4 +49,31 @@ public:
 
 private:
     QList<PatternRule> m_rules;
+};
+
+// The rules file, watched: an edit on disk (by the rules editor or by hand) is picked up live.
+// A file that stops parsing keeps the previous rules and reports where it broke.
+class PatternRulesFile : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit PatternRulesFile(const QString &path, QObject *parent = nullptr);
+
+    QString path() const { return m_path; }
+    const PatternRules &rules() const { return m_rules; }
+    // Empty while the file parses: "rules.json line 7: unknown kind \"lok\"".
+    QString lastError() const { return m_error; }
+    // Writes the file (refusing like PatternRules::save) and applies the rules at once.
+    bool save(const QList<PatternRule> &rules, QString *error = nullptr);
+    void reload();
+
+Q_SIGNALS:
+    void rulesChanged(const PatternRules &rules);
+    void loadFailed(const QString &message);
+
+private:
+    QString m_path;
+    PatternRules m_rules;
+    QString m_error;
 };
