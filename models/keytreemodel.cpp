@@ -617,6 +617,10 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
         switch (column) {
         case NameColumn: return bytesescape::quoteIfNeeded(k.name.size() > 1024 ? k.name.left(1024) : k.name);
         case TypeColumn: return k.hint == TypeHint::Geo ? QStringLiteral("geo") : keyTypeName(k.type);
+        case PatternColumn: {
+            const PatternMatch *m = m_patterns ? m_patterns(k.name) : nullptr;
+            return m && m->kind != PatternKind::Unknown ? patternKindName(m->kind) : QString();
+        }
         case TtlColumn: return format::ttl(k.expireAtMs, QDateTime::currentMSecsSinceEpoch());
         case MemoryColumn: return k.memory >= 0 ? format::bytes(k.memory) : QString();
         default: return {};
@@ -624,6 +628,15 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
     case Qt::ToolTipRole:
         if (column == NameColumn)
             return QString(bytesescape::escapeElided(k.name, 4096) + QStringLiteral("\n%1 bytes").arg(k.name.size()));
+        if (column == PatternColumn) {
+            const PatternMatch *m = m_patterns ? m_patterns(k.name) : nullptr;
+            if (!m)
+                return tr("Not classified yet");
+            return tr("%1 (%2 % sure%3)\n%4")
+                .arg(patternKindName(m->kind))
+                .arg(m->confidence)
+                .arg(m->fromRule ? tr(", from a rule") : QString(), m->reason);
+        }
         if (column == TypeColumn && k.hint == TypeHint::Geo)
             return tr("A sorted set whose scores are geohashes (GEOADD)");
         return {};
@@ -634,6 +647,10 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
     case KeyTypeRole: return int(k.type);
     case ExpireAtRole: return k.expireAtMs;
     case MemoryRole: return k.memory;
+    case PatternRole: {
+        const PatternMatch *m = m_patterns ? m_patterns(k.name) : nullptr;
+        return int(m ? m->kind : PatternKind::Unknown);
+    }
     default: return {};
     }
 }
@@ -665,6 +682,7 @@ QVariant KeyTreeModel::headerData(int section, Qt::Orientation orientation, int 
     switch (section) {
     case NameColumn: return tr("Key");
     case TypeColumn: return tr("Type");
+    case PatternColumn: return tr("Pattern");
     case TtlColumn: return tr("TTL");
     case MemoryColumn: return tr("Memory");
     case KeysColumn: return tr("Keys");
@@ -725,4 +743,21 @@ QList<QByteArray> KeyTreeModel::keysOfType(KeyType type, qsizetype limit) const
             break;
     }
     return out;
+}
+
+void KeyTreeModel::setPatternLookup(PatternLookup lookup)
+{
+    // Set once, before verdicts arrive; later verdicts come through patternsChanged().
+    m_patterns = std::move(lookup);
+}
+
+void KeyTreeModel::patternsChanged(const QList<PatternMatch> &matches)
+{
+    for (const PatternMatch &m : matches) {
+        const QModelIndex row = indexForKey(m.key);
+        if (row.isValid()) {
+            const QModelIndex cell = row.siblingAtColumn(PatternColumn);
+            Q_EMIT dataChanged(cell, cell, {Qt::DisplayRole, Qt::ToolTipRole, PatternRole});
+        }
+    }
 }

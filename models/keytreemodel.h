@@ -3,11 +3,13 @@
 
 #include "keyfilter.h"
 #include "keyscanner.h"
+#include "patterns.h"
 
 #include <QAbstractItemModel>
 #include <QElapsedTimer>
 #include <QHash>
 #include <deque>
+#include <functional>
 #include <vector>
 
 class QTimer;
@@ -28,7 +30,7 @@ public:
     // scores are geohashes is shown as "geo".
     enum class TypeHint : quint8 { None, Geo };
 
-    enum Column { NameColumn, TypeColumn, TtlColumn, MemoryColumn, KeysColumn, ColumnCount };
+    enum Column { NameColumn, TypeColumn, PatternColumn, TtlColumn, MemoryColumn, KeysColumn, ColumnCount };
     enum Role {
         KeyBytesRole = Qt::UserRole + 1, // QByteArray: the exact key (keys only)
         PrefixBytesRole, // QByteArray: the folder's prefix including the separator (folders only)
@@ -37,6 +39,7 @@ public:
         ExpireAtRole, // qint64: ms since epoch; -1 no TTL; INT64_MIN unknown
         MemoryRole, // qint64 bytes; -1 unknown
         KeyCountRole, // quint64 keys beneath a folder
+        PatternRole, // int: PatternKind (keys only; Unknown until classified)
     };
     enum class NodeKind { Folder, Key, LoadMore };
 
@@ -77,6 +80,11 @@ public:
     // key with another type.
     bool setTypeHint(const QByteArray &key, TypeHint hint);
     TypeHint typeHint(const QByteArray &key) const;
+    // Where the pattern column reads a key's verdict (the PatternIndex); the tree keeps no copy,
+    // so a million keys cost it nothing. Call patternsChanged() when verdicts arrive.
+    using PatternLookup = std::function<const PatternMatch *(const QByteArray &key)>;
+    void setPatternLookup(PatternLookup lookup);
+    void patternsChanged(const QList<PatternMatch> &matches);
 
     // The keys held that pass 'filter' at 'nowMs', as one batch captured at nowMs: what a
     // filtered view of this model starts from. At most 'limit' keys (0: all).
@@ -165,6 +173,7 @@ private:
     int m_childLimit = 1000;
     int m_maxDepth = 16;
     int m_sliceBudgetMs = 8;
+    PatternLookup m_patterns;
     std::vector<Folder> m_folders; // [0] is the invisible root
     std::vector<Key> m_keys;
     std::vector<quint32> m_freeKeys;

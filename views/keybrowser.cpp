@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "format.h"
 #include "keytreemodel.h"
+#include "patterngroupmodel.h"
 #include "redisclient.h"
 #include "scanfeed.h"
 
@@ -50,6 +51,12 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     m_cancelButton = new QPushButton(tr("Stop"), this);
     filters->addWidget(m_match, 1);
     filters->addWidget(m_type);
+    m_grouping = new QComboBox(this);
+    m_grouping->setObjectName(QStringLiteral("groupBy"));
+    m_grouping->addItem(tr("by namespace"), int(Grouping::Namespace));
+    m_grouping->addItem(tr("by pattern"), int(Grouping::Pattern));
+    m_grouping->setToolTip(tr("Group the keys by name (namespace folders) or by the pattern RedisLens recognised"));
+    filters->addWidget(m_grouping);
     filters->addWidget(m_scanButton);
     filters->addWidget(m_pauseButton);
     filters->addWidget(m_cancelButton);
@@ -93,8 +100,28 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     m_view->setColumnWidth(KeyTreeModel::TtlColumn, 80);
     m_view->setColumnWidth(KeyTreeModel::MemoryColumn, 80);
     m_view->setColumnWidth(KeyTreeModel::KeysColumn, 80);
+    m_view->setColumnWidth(KeyTreeModel::PatternColumn, 120);
     m_view->setColumnHidden(KeyTreeModel::MemoryColumn, true);
     layout->addWidget(m_view, 1);
+
+    m_patternModel = new PatternGroupModel(this);
+    m_patternView = new QTreeView(this);
+    m_patternView->setObjectName(QStringLiteral("patternTree"));
+    m_patternView->setModel(m_patternModel);
+    m_patternView->setUniformRowHeights(true);
+    m_patternView->setAlternatingRowColors(true);
+    m_patternView->header()->setStretchLastSection(true);
+    m_patternView->setColumnWidth(PatternGroupModel::NameColumn, 260);
+    m_patternView->setColumnWidth(PatternGroupModel::KeysColumn, 70);
+    m_patternView->hide();
+    layout->addWidget(m_patternView, 1);
+    connect(m_patternView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &index) {
+        const QByteArray key = index.data(PatternGroupModel::KeyBytesRole).toByteArray();
+        if (!index.data(PatternGroupModel::KeyBytesRole).isNull())
+            Q_EMIT keyActivated(key, KeyType(index.data(PatternGroupModel::KeyTypeRole).toInt()));
+    });
+    connect(m_grouping, &QComboBox::currentIndexChanged, this,
+            [this] { setGrouping(Grouping(m_grouping->currentData().toInt())); });
 
     auto *openRow = new QHBoxLayout;
     m_openKey = new QLineEdit(this);
@@ -145,6 +172,40 @@ void KeyBrowser::setShowMemory(bool on)
 {
     m_showMemory = on;
     m_view->setColumnHidden(KeyTreeModel::MemoryColumn, !on);
+}
+
+void KeyBrowser::setPatternLookup(const KeyTreeModel::PatternLookup &lookup)
+{
+    m_model->setPatternLookup(lookup);
+    m_filterModel->setPatternLookup(lookup);
+}
+
+void KeyBrowser::patternsChanged(const QList<PatternMatch> &matches)
+{
+    m_model->patternsChanged(matches);
+    if (!m_filter.isEmpty())
+        m_filterModel->patternsChanged(matches);
+}
+
+void KeyBrowser::setGrouping(Grouping grouping)
+{
+    const int at = m_grouping->findData(int(grouping));
+    if (m_grouping->currentIndex() != at)
+        m_grouping->setCurrentIndex(at); // comes back here through the signal
+    m_view->setVisible(grouping == Grouping::Namespace);
+    m_patternView->setVisible(grouping == Grouping::Pattern);
+    if (grouping == Grouping::Pattern && m_patternModel->rowCount() <= 8)
+        m_patternView->expandToDepth(0);
+}
+
+KeyBrowser::Grouping KeyBrowser::grouping() const
+{
+    return Grouping(m_grouping->currentData().toInt());
+}
+
+void KeyBrowser::setPatternMatches(const QList<PatternMatch> &matches)
+{
+    m_patternModel->setMatches(matches);
 }
 
 void KeyBrowser::setSeparator(const QByteArray &separator)

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class PatternGroupModel;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -50,6 +51,17 @@ public:
     void removeKey(const QByteArray &key);
     void setTypeHint(const QByteArray &key, KeyTreeModel::TypeHint hint);
     bool renameKey(const QByteArray &from, const QByteArray &to);
+    // The pattern column reads verdicts through 'lookup' (the PatternIndex); patternsChanged()
+    // repaints the rows of keys whose verdict arrived.
+    void setPatternLookup(const KeyTreeModel::PatternLookup &lookup);
+    void patternsChanged(const QList<PatternMatch> &matches);
+    // The by-pattern grouping (kind → name shape → key), rebuilt from every verdict when they settle.
+    enum class Grouping { Namespace, Pattern };
+    void setGrouping(Grouping grouping);
+    Grouping grouping() const;
+    void setPatternMatches(const QList<PatternMatch> &matches);
+    PatternGroupModel *patternModel() const { return m_patternModel; }
+    QTreeView *patternView() const { return m_patternView; }
     // The key currently selected, if a key row is selected.
     QByteArray selectedKey() const;
     // Selects and reveals a key that is shown in the tree, without opening it.
@@ -93,6 +105,9 @@ private:
     QLabel *m_filterLabel = nullptr;
     QLineEdit *m_match = nullptr;
     QComboBox *m_type = nullptr;
+    QComboBox *m_grouping = nullptr;
+    PatternGroupModel *m_patternModel = nullptr;
+    QTreeView *m_patternView = nullptr;
     QPushButton *m_scanButton = nullptr;
     QPushButton *m_pauseButton = nullptr;
     QPushButton *m_cancelButton = nullptr;

@@ -71,6 +71,7 @@ private Q_SLOTS:
     void renameMovesTheEntry();
     void typeHints();
     void keysOfType();
+    void patternColumnReadsTheIndex();
 };
 
 void TestKeyTreeModel::namespaces_data()
@@ -381,6 +382,43 @@ void TestKeyTreeModel::keysOfType()
     QCOMPARE(zsets, (QList<QByteArray>{"a", "d"}));
     QCOMPARE(model.keysOfType(KeyType::ZSet, 1).size(), 1);
     QVERIFY(model.keysOfType(KeyType::Stream).isEmpty());
+}
+
+void TestKeyTreeModel::patternColumnReadsTheIndex()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model);
+    QHash<QByteArray, PatternMatch> verdicts;
+    model.setPatternLookup([&verdicts](const QByteArray &k) -> const PatternMatch * {
+        const auto it = verdicts.constFind(k);
+        return it == verdicts.constEnd() ? nullptr : &it.value();
+    });
+    model.appendBatch(batch({key("lock:a"), key("lock:b"), key("plain")}));
+    model.applyAllPending();
+    const auto cell = [&](const QByteArray &k, int role) {
+        return model.data(model.indexForKey(k).siblingAtColumn(KeyTreeModel::PatternColumn), role);
+    };
+    QCOMPARE(cell("lock:a", Qt::DisplayRole).toString(), QString());
+    QCOMPARE(cell("lock:a", Qt::ToolTipRole).toString(), QStringLiteral("Not classified yet"));
+
+    PatternMatch m;
+    m.key = "lock:a";
+    m.kind = PatternKind::Lock;
+    m.confidence = 90;
+    m.reason = QStringLiteral("token value, lock segment");
+    verdicts.insert(m.key, m);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.patternsChanged({m});
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>().column(), int(KeyTreeModel::PatternColumn));
+    QCOMPARE(cell("lock:a", Qt::DisplayRole).toString(), patternKindName(PatternKind::Lock));
+    QVERIFY(cell("lock:a", Qt::ToolTipRole).toString().contains(m.reason));
+    QCOMPARE(cell("lock:a", KeyTreeModel::PatternRole).toInt(), int(PatternKind::Lock));
+    QCOMPARE(cell("lock:b", KeyTreeModel::PatternRole).toInt(), int(PatternKind::Unknown));
+    // A verdict for a key the tree does not hold changes nothing.
+    m.key = "elsewhere";
+    model.patternsChanged({m});
+    QCOMPARE(changed.size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestKeyTreeModel)
