@@ -16,6 +16,13 @@ struct ScannedKey;
 // a small, paced sample of the keys it cannot decide from the name shape alone (a few keys per
 // family, not every key), classifies them with PatternClassifier and the user's rules, and
 // keeps one PatternMatch per key. Panels ask it for the keys of their kinds.
+//
+// Keys are grouped by family (familyOf), type, TTL class (none, ≤ 90 s, ≤ 1 h, ≤ 1 day, longer)
+// and, for strings whose length the scan read, tiny (≤ 24 bytes) or not: a negative marker in a
+// cache family or a lock without TTL in a lock family lands in a group of its own and is read.
+// Each group reads up to kSamplesPerGroup keys, spread over the group (more when they disagree);
+// the others take the group's verdict. Sampled keys keep their own verdict. Work on the GUI
+// thread runs in slices of a few milliseconds; 'classified' comes at most every ~100 ms.
 class PatternIndex : public QObject
 {
     Q_OBJECT
@@ -37,13 +44,25 @@ public:
     QList<PatternMatch> matchesOf(PatternKind kind, int limit = -1) const;
     QList<PatternMatch> matches() const;
     int count(PatternKind kind) const;
+    int size() const; // keys known, classified or not
     bool isIdle() const;
+
+    // Sampling reads are paced: at most this many commands per second (default 2000).
+    void setMaxCommandsPerSecond(int commandsPerSecond);
+    int maxCommandsPerSecond() const;
+    // Commands sent for samples since construction or clear(): bounded per family (a few keys
+    // of each family and TTL class), not per key.
+    qint64 sampleCommandCount() const;
+    int sampledKeyCount() const;
+    static constexpr int kSamplesPerGroup = 8;
 
 Q_SIGNALS:
     // A batch of keys got (or changed) their verdict.
     void classified(const QList<PatternMatch> &matches);
     // Everything added so far is classified.
     void idle();
+    // Keys a sample found gone (they are no longer in the index).
+    void removed(const QList<QByteArray> &keys);
 
 private:
     struct Private;

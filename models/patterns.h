@@ -9,7 +9,10 @@
 #include <QMetaType>
 #include <QString>
 #include <QVariantMap>
+#include <functional>
 #include <optional>
+
+class PatternRules;
 
 // The patterns of ../shared/PATTERNS.md that a key (or a family of keys) can be an instance of.
 enum class PatternKind : quint8 {
@@ -73,3 +76,60 @@ struct PatternMatch
     QVariantMap params; // the rule's parameters ("limit": 100, "window_ms": 60000)
 };
 Q_DECLARE_METATYPE(PatternMatch)
+
+// The name shape a key shares with its siblings: variable segments (numbers, dates, uuids, hex
+// or random ids, numeric suffixes such as "sku-000311") become placeholders, so
+// "rate:user:1042:29612345" → "rate:user:{n}:{n}", "session:9f86d081…" → "session:{id}",
+// "hll:pageviews:2026-11-29" → "hll:pageviews:{date}". Segments are split on ':' and '/';
+// bytes that are not printable are escaped as bytesescape::escape does.
+QString familyOf(const QByteArray &key);
+
+// Value shapes the classifier reads, public for the panels and the tests.
+namespace patternshape {
+// A random token of at least 16 characters: a uuid, hex, or base64/base62 with mixed classes.
+bool isRandomToken(const QByteArray &value);
+// A decimal integer of at most 18 digits (INCR's output).
+bool isInteger(const QByteArray &value, qint64 *out = nullptr);
+// A "this row does not exist" marker: null, nil, {}, [], "", {"missing":true}, {"found":false}…
+bool isMissingMarker(const QByteArray &value);
+// An explicit marker (not merely empty): null/nil/none or a JSON object saying missing/found/exists.
+bool isExplicitMissingMarker(const QByteArray &value);
+// The number in a name that is a time-bucket number (epoch / window for a common window from
+// one second to one day) of the last 60 days.
+bool isEpochBucket(qint64 number, qint64 nowMs);
+} // namespace patternshape
+
+// What the classifier may know about a key beyond its own sample; the index fills it in.
+struct PatternContext
+{
+    QString family; // familyOf(key) when empty
+    int familySize = 1; // keys of that family known
+    PatternKind familyKind = PatternKind::Unknown; // what the family's other keys were found to be
+    std::function<bool(const QString &family)> familyKnown; // some key of that family exists
+    std::function<bool(const QByteArray &key)> keyKnown; // that key exists
+    qint64 nowMs = 0; // 0: the wall clock
+};
+
+// Decides what one key is from its sample: user rules first (PatternRules::match), then
+// structure (type, TTL, value shape, field names, members, scores), then names. Sorted sets
+// reuse classifyZSetSample (models/geo.h) and lists/sorted sets the built-in QueueRules
+// (models/queues.h), so geo, queue and classifier verdicts never disagree.
+class PatternClassifier
+{
+public:
+    static constexpr int kHeadBytes = 128; // GETRANGE key 0 127
+    static constexpr int kMembers = 8; // set members sampled
+    static constexpr int kFields = 16; // hash fields sampled
+
+    explicit PatternClassifier(const PatternRules *rules = nullptr) : m_rules(rules) { }
+    void setRules(const PatternRules *rules) { m_rules = rules; }
+
+    PatternMatch classify(const KeySample &sample, const PatternContext &context = {}) const;
+    // The user rule's verdict for a key, without a sample; nullopt when no rule matches.
+    std::optional<PatternMatch> ruleMatch(const QByteArray &key, KeyType type) const;
+    // True when type (and name) alone decide, so reading a sample adds nothing (streams).
+    static bool decidedByType(KeyType type);
+
+private:
+    const PatternRules *m_rules = nullptr;
+};
