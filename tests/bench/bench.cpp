@@ -7,6 +7,7 @@
 #include "keytreemodel.h"
 #include "localserver.h"
 #include "memorystats.h"
+#include "patternindex.h"
 #include "redisclient.h"
 #include "scanfeed.h"
 
@@ -109,6 +110,9 @@ struct LensResult
     double maxStallMs = 0;
     double rssMb = 0;
     int batches = 0;
+    qint64 sampleCommands = 0;
+    int sampledKeys = 0;
+    int classified = 0;
     QString error;
 };
 
@@ -157,7 +161,7 @@ private:
     double m_maxMs = 0;
 };
 
-LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory)
+LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory, bool patterns = false)
 {
     LensResult result;
     RedisClient client(profile);
@@ -170,11 +174,28 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory)
     StallProbe probe;
 
     ScanFeed feed(&scanner, &model);
+    // The classifier samples on a connection of its own, as the scan client of the window does.
+    RedisClient sampleClient(profile);
+    PatternIndex index(&sampleClient);
+    bool scanDone = false;
+    if (patterns) {
+        result.error = connectBlocking(sampleClient);
+        if (!result.error.isEmpty())
+            return result;
+        QObject::connect(&scanner, &KeyScanner::batchAvailable, &index,
+                         [&](const ScanBatch &batch) { index.addKeys(batch.keys); });
+        QObject::connect(&index, &PatternIndex::idle, &loop, [&] {
+            if (scanDone)
+                loop.quit();
+        });
+    }
     QObject::connect(&scanner, &KeyScanner::batchAvailable, [&] { ++result.batches; });
     QObject::connect(&feed, &ScanFeed::completed, &loop, [&](const ScanProgress &p) {
         if (p.error)
             result.error = p.error.message;
-        loop.quit();
+        scanDone = true;
+        if (!patterns || index.isIdle())
+            loop.quit();
     });
 
     ScanOptions options;
@@ -189,6 +210,9 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory)
     result.seconds = clock.nsecsElapsed() / 1e9;
     result.keys = model.keyCount();
     result.rssMb = rssMb();
+    result.sampleCommands = index.sampleCommandCount();
+    result.sampledKeys = index.sampledKeyCount();
+    result.classified = index.size() - index.count(PatternKind::Unknown);
     return result;
 }
 
@@ -327,9 +351,9 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("redislens-bench"));
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("RedisLens benchmarks. Modes: scan, memory"));
+    parser.setApplicationDescription(QStringLiteral("RedisLens benchmarks. Modes: scan, memory, patterns"));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan | memory"));
+    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan | memory | patterns"));
     const QCommandLineOption hostOpt({QStringLiteral("host")}, QStringLiteral("Server host."), QStringLiteral("host"),
                                      QStringLiteral("127.0.0.1"));
     const QCommandLineOption portOpt({QStringLiteral("port")}, QStringLiteral("Server port."), QStringLiteral("port"),
@@ -343,8 +367,8 @@ int main(int argc, char **argv)
     parser.addOptions({hostOpt, portOpt, localOpt, populateOpt, namesOpt, memoryOpt});
     parser.process(app);
     const QString mode = parser.positionalArguments().value(0);
-    if (mode != QLatin1String("scan") && mode != QLatin1String("memory")) {
-        std::fprintf(stderr, "redislens-bench: unknown or missing mode (expected: scan or memory)\n");
+    if (mode != QLatin1String("scan") && mode != QLatin1String("memory") && mode != QLatin1String("patterns")) {
+        std::fprintf(stderr, "redislens-bench: unknown or missing mode (expected: scan, memory or patterns)\n");
         return 2;
     }
 
@@ -361,7 +385,7 @@ int main(int argc, char **argv)
         }
         profile.host = server.host();
         profile.port = server.port();
-        if (parser.isSet(populateOpt) && mode == QLatin1String("memory")) {
+        if (parser.isSet(populateOpt) && mode != QLatin1String("scan")) {
             if (!populateMixed(profile.host, profile.port, parser.value(populateOpt).toLongLong())) {
                 std::fprintf(stderr, "redislens-bench: populating failed\n");
                 return 1;
@@ -400,6 +424,35 @@ int main(int argc, char **argv)
         };
         QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << '\n';
         return lens.biggest == cli1.biggest ? 0 : 3;
+    }
+
+    if (mode == QLatin1String("patterns")) {
+        // The key browser's scan alone, then the same scan with every key classified as it
+        // arrives, then the scan alone again: the ratio is what classification adds.
+        const LensResult alone1 = lensScan(profile, true, false);
+        const LensResult lens = lensScan(profile, true, false, true);
+        const LensResult alone2 = lensScan(profile, true, false);
+        const QString error = !lens.error.isEmpty() ? lens.error : alone1.error;
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(error));
+            return 1;
+        }
+        const double reference = (alone1.seconds + alone2.seconds) / 2;
+        QJsonObject out{
+            {QStringLiteral("mode"), QStringLiteral("patterns")},
+            {QStringLiteral("keys"), qint64(lens.keys)},
+            {QStringLiteral("seconds"), lens.seconds},
+            {QStringLiteral("scan_alone_seconds"), reference},
+            {QStringLiteral("ratio"), reference > 0 ? lens.seconds / reference : 0},
+            {QStringLiteral("sample_commands"), lens.sampleCommands},
+            {QStringLiteral("sampled_keys"), lens.sampledKeys},
+            {QStringLiteral("classified_keys"), lens.classified},
+            {QStringLiteral("max_stall_ms"), lens.maxStallMs},
+            {QStringLiteral("scan_alone_max_stall_ms"), qMax(alone1.maxStallMs, alone2.maxStallMs)},
+            {QStringLiteral("rss_mb"), lens.rssMb},
+        };
+        QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << '\n';
+        return 0;
     }
 
     const bool details = !parser.isSet(namesOpt);
