@@ -1,4 +1,844 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "patternrules.h"
 
-PatternRulesFile::PatternRulesFile(const QString &path, QObject *parent) : QObject(parent), m_path(path) {}
+#include "bytesescape.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <cmath>
+#include <utility>
+
+namespace {
+
+// Parameters whose meaning the panels know; they must be plain non-negative numbers.
+const QStringList &numericParams()
+{
+    static const QStringList s{QStringLiteral("limit"), QStringLiteral("window_ms"), QStringLiteral("ttl_ms")};
+    return s;
+}
+
+QString checkParams(const QVariantMap &params)
+{
+    for (const QString &name : numericParams()) {
+        const auto it = params.constFind(name);
+        if (it == params.constEnd())
+            continue;
+        const int id = it->typeId();
+        if ((id != QMetaType::LongLong && id != QMetaType::Double) || it->toDouble() < 0)
+            return QStringLiteral("params.%1 must be a number ≥ 0").arg(name);
+    }
+    return {};
+}
+
+// JSON has one number type; integers within double precision become qint64 so that a limit
+// reads back as the 100 it was written as.
+QVariant numberValue(double d)
+{
+    if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9007199254740992.0)
+        return QVariant::fromValue(qint64(d));
+    return QVariant::fromValue(d);
+}
+
+QString knownKinds()
+{
+    QStringList ids;
+    for (int k = 0; k < kPatternKindCount; ++k) {
+        if (PatternKind(k) != PatternKind::Unknown)
+            ids.append(QString::fromLatin1(patternKindId(PatternKind(k))));
+    }
+    ids.append(QString::fromLatin1(patternKindId(PatternKind::Unknown)));
+    return ids.join(QStringLiteral(", "));
+}
+
+QString knownTypes()
+{
+    QStringList ids;
+    for (KeyType t : patternRuleTypes())
+        ids.append(patternRuleTypeId(t));
+    return ids.join(QStringLiteral(", "));
+}
+
+// Where things start in a JSON text that already parsed (QJsonDocument keeps no positions):
+// the line of each element of the rules array and of each top-level key.
+struct JsonLines
+{
+    QList<int> rules;
+    QHash<QByteArray, int> topKeys;
+};
+
+JsonLines scanLines(const QByteArray &data)
+{
+    JsonLines out;
+    QByteArray stack; // '{' and '['
+    int line = 1;
+    int rulesDepth = -1; // stack size inside the rules array
+    bool elementStart = false; // in the rules array, after '[' or ','
+    bool expectKey = false; // in the top-level object, after '{' or ','
+    QByteArray lastKey;
+    for (qsizetype i = 0; i < data.size(); ++i) {
+        const char c = data.at(i);
+        if (c == '\n') {
+            ++line;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r')
+            continue;
+        const int depth = int(stack.size());
+        if (depth == rulesDepth && elementStart && c != ']' && c != ',') {
+            out.rules.append(line);
+            elementStart = false;
+        }
+        switch (c) {
+        case '"': {
+            const qsizetype start = i + 1;
+            for (++i; i < data.size() && data.at(i) != '"'; ++i) {
+                if (data.at(i) == '\\')
+                    ++i;
+            }
+            if (depth == 1 && stack.at(0) == '{' && expectKey) {
+                lastKey = data.mid(start, i - start);
+                out.topKeys.insert(lastKey, line);
+                expectKey = false;
+            }
+            break;
+        }
+        case '{':
+        case '[':
+            stack.append(c);
+            if (c == '[' && ((depth == 0) || (depth == 1 && stack.at(0) == '{' && lastKey == "rules"))) {
+                rulesDepth = int(stack.size());
+                elementStart = true;
+            }
+            if (depth == 0 && c == '{')
+                expectKey = true;
+            break;
+        case '}':
+        case ']':
+            if (!stack.isEmpty())
+                stack.chop(1);
+            break;
+        case ',':
+            if (depth == rulesDepth)
+                elementStart = true;
+            if (depth == 1 && stack.at(0) == '{')
+                expectKey = true;
+            break;
+        default: break;
+        }
+    }
+    return out;
+}
+
+QString quoted(const QString &s)
+{
+    return QLatin1Char('"') + s + QLatin1Char('"');
+}
+
+// One JSON scalar as text, escaped as QJsonDocument escapes it.
+QByteArray jsonScalar(const QJsonValue &v)
+{
+    const QByteArray array = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
+    return array.mid(1, array.size() - 2);
+}
+
+QJsonValue paramJson(const QVariant &v)
+{
+    switch (v.typeId()) {
+    case QMetaType::LongLong:
+    case QMetaType::Int:
+    case QMetaType::UInt:
+    case QMetaType::ULongLong: return QJsonValue(v.toLongLong());
+    case QMetaType::Double:
+    case QMetaType::Float: return QJsonValue(v.toDouble());
+    default: return QJsonValue(v.toString());
+    }
+}
+
+bool fail(QString *error, int *errorLine, int line, const QString &message)
+{
+    if (error)
+        *error = QStringLiteral("line %1: %2").arg(line).arg(message);
+    if (errorLine)
+        *errorLine = line;
+    return false;
+}
+
+} // namespace
+
+// ---- glob and type spellings ----
+
+bool globMatch(const QByteArray &pattern, const QByteArray &text)
+{
+    qsizetype p = 0, t = 0;
+    // Backtracking point for the last '*': where it stood and how much text it has eaten.
+    qsizetype starP = -1, starT = 0;
+    while (t < text.size()) {
+        bool advanced = false;
+        if (p < pattern.size()) {
+            const char c = pattern.at(p);
+            if (c == '*') {
+                while (p < pattern.size() && pattern.at(p) == '*')
+                    ++p;
+                starP = p;
+                starT = t;
+                continue;
+            }
+            if (c == '?') {
+                ++p;
+                ++t;
+                advanced = true;
+            } else if (c == '[') {
+                qsizetype q = p + 1;
+                bool negate = false;
+                if (q < pattern.size() && (pattern.at(q) == '^' || pattern.at(q) == '!')) {
+                    negate = true;
+                    ++q;
+                }
+                bool matched = false;
+                const unsigned char ch = static_cast<unsigned char>(text.at(t));
+                while (q < pattern.size() && pattern.at(q) != ']') {
+                    unsigned char lo = static_cast<unsigned char>(pattern.at(q));
+                    if (lo == '\\' && q + 1 < pattern.size())
+                        lo = static_cast<unsigned char>(pattern.at(++q));
+                    if (q + 2 < pattern.size() && pattern.at(q + 1) == '-' && pattern.at(q + 2) != ']') {
+                        unsigned char hi = static_cast<unsigned char>(pattern.at(q + 2));
+                        q += 2;
+                        if (hi == '\\' && q + 1 < pattern.size())
+                            hi = static_cast<unsigned char>(pattern.at(++q));
+                        if (lo > hi)
+                            std::swap(lo, hi);
+                        matched = matched || (ch >= lo && ch <= hi);
+                    } else {
+                        matched = matched || ch == lo;
+                    }
+                    ++q;
+                }
+                if (matched != negate) {
+                    p = q < pattern.size() ? q + 1 : q; // an unclosed '[' ends the pattern, as in Redis
+                    ++t;
+                    advanced = true;
+                }
+            } else {
+                char want = c;
+                qsizetype next = p + 1;
+                if (c == '\\' && p + 1 < pattern.size()) {
+                    want = pattern.at(p + 1);
+                    next = p + 2;
+                }
+                if (want == text.at(t)) {
+                    p = next;
+                    ++t;
+                    advanced = true;
+                }
+            }
+        }
+        if (advanced)
+            continue;
+        if (starP < 0)
+            return false;
+        p = starP;
+        t = ++starT;
+    }
+    while (p < pattern.size() && pattern.at(p) == '*')
+        ++p;
+    return p == pattern.size();
+}
+
+const QList<KeyType> &patternRuleTypes()
+{
+    static const QList<KeyType> s{KeyType::Unknown, KeyType::String, KeyType::List,  KeyType::Set,
+                                  KeyType::ZSet,    KeyType::Hash,   KeyType::Stream};
+    return s;
+}
+
+QString patternRuleTypeId(KeyType type)
+{
+    return type == KeyType::Unknown || !patternRuleTypes().contains(type) ? QStringLiteral("any") : keyTypeName(type);
+}
+
+std::optional<KeyType> patternRuleTypeFromId(const QString &id)
+{
+    const QString lower = id.trimmed().toLower();
+    for (KeyType t : patternRuleTypes()) {
+        if (patternRuleTypeId(t) == lower)
+            return t;
+    }
+    return std::nullopt;
+}
+
+// ---- rules ----
+
+const PatternRule *PatternRules::match(const QByteArray &key, KeyType type) const
+{
+    for (const PatternRule &r : m_rules) {
+        if (r.type != KeyType::Unknown && r.type != type)
+            continue;
+        if (globMatch(r.glob, key))
+            return &r;
+    }
+    return nullptr;
+}
+
+int PatternRules::indexOf(const PatternRule *rule) const
+{
+    for (int i = 0; i < m_rules.size(); ++i) {
+        if (&m_rules.at(i) == rule)
+            return i;
+    }
+    return -1;
+}
+
+bool PatternRules::parse(const QByteArray &json, QList<PatternRule> *out, QString *error, int *errorLine)
+{
+    // An empty file (just created by an editor) holds no rules yet.
+    if (json.trimmed().isEmpty()) {
+        out->clear();
+        return true;
+    }
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
+    if (pe.error != QJsonParseError::NoError) {
+        const int line = int(json.left(pe.offset).count('\n')) + 1;
+        return fail(error, errorLine, line, QStringLiteral("JSON error: %1").arg(pe.errorString()));
+    }
+    const JsonLines lines = scanLines(json);
+    QJsonArray array;
+    if (doc.isArray()) {
+        array = doc.array(); // the oldest files: a bare list of rules
+    } else {
+        const QJsonObject root = doc.object();
+        for (auto it = root.constBegin(); it != root.constEnd(); ++it) {
+            if (it.key() != QLatin1String("version") && it.key() != QLatin1String("rules"))
+                return fail(error, errorLine, lines.topKeys.value(it.key().toUtf8(), 1),
+                            QStringLiteral("unknown field %1 (known: version, rules)").arg(quoted(it.key())));
+        }
+        const QJsonValue version = root.value(QLatin1String("version"));
+        if (!version.isUndefined() && version.toDouble() != 1 && version.toDouble() != 2)
+            return fail(error, errorLine, lines.topKeys.value("version", 1),
+                        QStringLiteral("version %1 is not one this RedisLens reads (1 or 2)")
+                            .arg(QString::fromUtf8(jsonScalar(version))));
+        if (!root.value(QLatin1String("rules")).isArray())
+            return fail(error, errorLine, lines.topKeys.value("rules", 1),
+                        QStringLiteral("expected {\"version\": 2, \"rules\": [ … ]}"));
+        array = root.value(QLatin1String("rules")).toArray();
+    }
+
+    QList<PatternRule> rules;
+    for (int i = 0; i < array.size(); ++i) {
+        const int line = lines.rules.value(i, 1);
+        if (!array.at(i).isObject())
+            return fail(error, errorLine, line,
+                        QStringLiteral("rule %1 is not an object {\"glob\": …, \"kind\": …}").arg(i + 1));
+        const QJsonObject o = array.at(i).toObject();
+        for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
+            static const QStringList known{QStringLiteral("glob"), QStringLiteral("type"), QStringLiteral("kind"),
+                                           QStringLiteral("params"), QStringLiteral("note")};
+            if (!known.contains(it.key()))
+                return fail(error, errorLine, line,
+                            QStringLiteral("unknown field %1 (known: %2)")
+                                .arg(quoted(it.key()), known.join(QStringLiteral(", "))));
+        }
+        PatternRule r;
+        r.line = line;
+        const QJsonValue glob = o.value(QLatin1String("glob"));
+        if (!glob.isString() || glob.toString().isEmpty())
+            return fail(error, errorLine, line, QStringLiteral("rule needs a glob"));
+        QString why;
+        const auto bytes = bytesescape::unescape(glob.toString(), &why);
+        if (!bytes || bytes->isEmpty())
+            return fail(error, errorLine, line, QStringLiteral("glob: %1").arg(why));
+        r.glob = *bytes;
+
+        const QJsonValue type = o.value(QLatin1String("type"));
+        if (!type.isUndefined()) {
+            const auto t = type.isString() ? patternRuleTypeFromId(type.toString()) : std::nullopt;
+            if (!t)
+                return fail(error, errorLine, line,
+                            QStringLiteral("unknown type %1 (known: %2)")
+                                .arg(QString::fromUtf8(jsonScalar(type)), knownTypes()));
+            r.type = *t;
+        }
+
+        const QJsonValue kind = o.value(QLatin1String("kind"));
+        if (kind.isUndefined())
+            return fail(error, errorLine, line, QStringLiteral("rule needs a kind (known: %1)").arg(knownKinds()));
+        const auto k = kind.isString() ? patternKindFromId(kind.toString().trimmed().toLower().toUtf8()) : std::nullopt;
+        if (!k)
+            return fail(
+                error, errorLine, line,
+                QStringLiteral("unknown kind %1 (known: %2)").arg(QString::fromUtf8(jsonScalar(kind)), knownKinds()));
+        r.kind = *k;
+
+        const QJsonValue params = o.value(QLatin1String("params"));
+        if (!params.isUndefined()) {
+            if (!params.isObject())
+                return fail(error, errorLine, line,
+                            QStringLiteral("params must be an object such as {\"limit\": 100}"));
+            const QJsonObject p = params.toObject();
+            for (auto it = p.constBegin(); it != p.constEnd(); ++it) {
+                if (it.value().isDouble())
+                    r.params.insert(it.key(), numberValue(it.value().toDouble()));
+                else if (it.value().isString())
+                    r.params.insert(it.key(), it.value().toString());
+                else
+                    return fail(error, errorLine, line,
+                                QStringLiteral("params.%1 must be a number or a string").arg(it.key()));
+            }
+            const QString bad = checkParams(r.params);
+            if (!bad.isEmpty())
+                return fail(error, errorLine, line, bad);
+        }
+
+        const QJsonValue note = o.value(QLatin1String("note"));
+        if (!note.isUndefined() && !note.isString())
+            return fail(error, errorLine, line, QStringLiteral("note must be a string"));
+        r.note = note.toString();
+        rules.append(r);
+    }
+    *out = rules;
+    return true;
+}
+
+QByteArray PatternRules::serialize(const QList<PatternRule> &rules)
+{
+    QByteArray out = "{\n  \"version\": 2,\n  \"rules\": [";
+    for (int i = 0; i < rules.size(); ++i) {
+        const PatternRule &r = rules.at(i);
+        out += i == 0 ? "\n    {" : ",\n    {";
+        out += "\"glob\": " + jsonScalar(bytesescape::escape(r.glob));
+        out += ", \"type\": " + jsonScalar(patternRuleTypeId(r.type));
+        out += ", \"kind\": " + jsonScalar(QString::fromLatin1(patternKindId(r.kind)));
+        if (!r.params.isEmpty()) {
+            out += ", \"params\": {";
+            bool first = true;
+            for (auto it = r.params.constBegin(); it != r.params.constEnd(); ++it) {
+                out += first ? "" : ", ";
+                out += jsonScalar(it.key()) + ": " + jsonScalar(paramJson(it.value()));
+                first = false;
+            }
+            out += '}';
+        }
+        if (!r.note.isEmpty())
+            out += ", \"note\": " + jsonScalar(r.note);
+        out += '}';
+    }
+    out += rules.isEmpty() ? "]\n}\n" : "\n  ]\n}\n";
+    return out;
+}
+
+QString PatternRules::paramsText(const QVariantMap &params)
+{
+    QStringList parts;
+    for (auto it = params.constBegin(); it != params.constEnd(); ++it) {
+        QString value;
+        const int id = it->typeId();
+        if (id == QMetaType::LongLong || id == QMetaType::Int || id == QMetaType::Double) {
+            value = id == QMetaType::Double ? QString::number(it->toDouble(), 'g', 15)
+                                            : QString::number(it->toLongLong());
+        } else {
+            value = it->toString();
+            // Quoted when it would otherwise read back as something else.
+            bool number = false;
+            value.toDouble(&number);
+            if (number || value.isEmpty() || value.contains(QLatin1Char(',')) || value.contains(QLatin1Char('"'))
+                || value.contains(QLatin1Char('\\')) || value.trimmed() != value) {
+                value.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+                value.replace(QLatin1Char('"'), QStringLiteral("\\\""));
+                value = quoted(value);
+            }
+        }
+        parts.append(it.key() + QLatin1Char('=') + value);
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+std::optional<QVariantMap> PatternRules::paramsFromText(const QString &text, QString *error)
+{
+    const auto refuse = [error](const QString &why) -> std::optional<QVariantMap> {
+        if (error)
+            *error = QStringLiteral("params: ") + why;
+        return std::nullopt;
+    };
+    QVariantMap out;
+    const qsizetype n = text.size();
+    qsizetype i = 0;
+    const auto skipSpaces = [&] {
+        while (i < n && text.at(i).isSpace())
+            ++i;
+    };
+    while (true) {
+        skipSpaces();
+        if (i >= n)
+            break;
+        const qsizetype nameStart = i;
+        while (i < n && text.at(i) != QLatin1Char('=') && text.at(i) != QLatin1Char(','))
+            ++i;
+        const QString name = text.mid(nameStart, i - nameStart).trimmed();
+        bool nameOk = !name.isEmpty();
+        for (QChar c : name)
+            nameOk = nameOk
+                && (c.isLetterOrNumber() || c == QLatin1Char('_') || c == QLatin1Char('-') || c == QLatin1Char('.'));
+        if (!nameOk || i >= n || text.at(i) != QLatin1Char('='))
+            return refuse(QStringLiteral("expected name=value, such as limit=100, window_ms=60000"));
+        ++i;
+        skipSpaces();
+        QVariant value;
+        if (i < n && text.at(i) == QLatin1Char('"')) {
+            QString s;
+            bool closed = false;
+            for (++i; i < n; ++i) {
+                if (text.at(i) == QLatin1Char('\\') && i + 1 < n) {
+                    s += text.at(++i);
+                } else if (text.at(i) == QLatin1Char('"')) {
+                    closed = true;
+                    ++i;
+                    break;
+                } else {
+                    s += text.at(i);
+                }
+            }
+            if (!closed)
+                return refuse(QStringLiteral("%1: the quote is not closed").arg(name));
+            value = s;
+            skipSpaces();
+            if (i < n && text.at(i) != QLatin1Char(','))
+                return refuse(QStringLiteral("%1: a comma goes after the closing quote").arg(name));
+        } else {
+            const qsizetype start = i;
+            while (i < n && text.at(i) != QLatin1Char(','))
+                ++i;
+            const QString raw = text.mid(start, i - start).trimmed();
+            if (raw.isEmpty())
+                return refuse(QStringLiteral("%1 has no value").arg(name));
+            bool ok = false;
+            const qlonglong whole = raw.toLongLong(&ok);
+            if (ok) {
+                value = QVariant::fromValue(qint64(whole));
+            } else {
+                const double d = raw.toDouble(&ok);
+                value = ok && std::isfinite(d) ? numberValue(d) : QVariant(raw);
+            }
+        }
+        if (out.contains(name))
+            return refuse(QStringLiteral("%1 is given twice").arg(name));
+        out.insert(name, value);
+        if (i < n && text.at(i) == QLatin1Char(','))
+            ++i;
+    }
+    const QString bad = checkParams(out);
+    if (!bad.isEmpty())
+        return refuse(bad.mid(int(qstrlen("params."))));
+    return out;
+}
+
+bool PatternRules::load(const QString &path, QString *error, int *errorLine)
+{
+    if (errorLine)
+        *errorLine = 0;
+    QFile f(path);
+    if (!f.exists()) {
+        m_rules.clear();
+        return true;
+    }
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), f.errorString());
+        return false;
+    }
+    QList<PatternRule> rules;
+    QString why;
+    if (!parse(f.readAll(), &rules, &why, errorLine)) {
+        if (error)
+            *error = QDir::toNativeSeparators(path) + QLatin1Char(' ') + why;
+        return false;
+    }
+    m_rules = rules;
+    return true;
+}
+
+bool PatternRules::save(const QString &path, QString *error) const
+{
+    QFile existing(path);
+    if (existing.exists() && existing.open(QIODevice::ReadOnly)) {
+        QList<PatternRule> ignored;
+        QString why;
+        if (!parse(existing.readAll(), &ignored, &why)) {
+            if (error)
+                *error = QStringLiteral("%1 has an error (%2); fix or remove it before saving")
+                             .arg(QDir::toNativeSeparators(path), why);
+            return false;
+        }
+    }
+    // The config directory does not exist before the first setting is written.
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(serialize(m_rules)) < 0 || !f.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), f.errorString());
+        return false;
+    }
+    return true;
+}
+
+// ---- the watched file ----
+
+PatternRulesFile::PatternRulesFile(const QString &path, QObject *parent)
+    : QObject(parent), m_path(path), m_watcher(new QFileSystemWatcher(this)), m_debounce(new QTimer(this))
+{
+    // Editors save in bursts (truncate, write, rename, chmod): read once the burst is over.
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(kDebounceMs);
+    connect(m_debounce, &QTimer::timeout, this, [this] { read(false); });
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, &PatternRulesFile::onDiskChanged);
+    connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &PatternRulesFile::onDiskChanged);
+    read(false);
+}
+
+PatternRulesFile::~PatternRulesFile() = default;
+
+void PatternRulesFile::onDiskChanged()
+{
+    m_debounce->start();
+}
+
+void PatternRulesFile::watch()
+{
+    // The directory too: a file that does not exist yet, or that an editor replaces by
+    // renaming a new one over it (the old inode's watch dies with it), shows up there.
+    const QFileInfo info(m_path);
+    const QString file = info.absoluteFilePath();
+    // A config directory that does not exist yet: its nearest existing ancestor, until it does.
+    QString dirPath = info.absolutePath();
+    while (!QFileInfo::exists(dirPath) && !QDir(dirPath).isRoot())
+        dirPath = QFileInfo(dirPath).absolutePath(); // the parent
+    for (const QString &watched : m_watcher->directories()) {
+        if (watched != dirPath)
+            m_watcher->removePath(watched);
+    }
+    if (QFileInfo::exists(dirPath) && !m_watcher->directories().contains(dirPath))
+        m_watcher->addPath(dirPath);
+    if (m_watcher->files().contains(file))
+        m_watcher->removePath(file);
+    if (info.exists())
+        m_watcher->addPath(file);
+}
+
+void PatternRulesFile::read(bool force)
+{
+    watch(); // before reading: a change made in between is then not missed
+    std::optional<QByteArray> bytes;
+    QFile f(m_path);
+    const bool exists = f.exists();
+    if (exists && f.open(QIODevice::ReadOnly))
+        bytes = f.readAll();
+    if (exists && !bytes) {
+        m_error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(m_path), f.errorString());
+        m_errorLine = 0;
+        m_lastBytes.reset();
+        Q_EMIT loadFailed(m_error);
+        return;
+    }
+    // The directory also changes for other files in it (settings); and our own save comes back.
+    if (!force && bytes == m_lastBytes)
+        return;
+    m_lastBytes = bytes;
+    QList<PatternRule> parsed;
+    QString why;
+    int line = 0;
+    if (bytes && !PatternRules::parse(*bytes, &parsed, &why, &line)) {
+        m_error = QDir::toNativeSeparators(m_path) + QLatin1Char(' ') + why;
+        m_errorLine = line;
+        Q_EMIT loadFailed(m_error);
+        return;
+    }
+    const bool changed = force || !m_error.isEmpty() || parsed != m_rules.rules();
+    m_error.clear();
+    m_errorLine = 0;
+    m_rules.setRules(parsed);
+    if (changed)
+        Q_EMIT rulesChanged(m_rules);
+}
+
+void PatternRulesFile::reload()
+{
+    m_debounce->stop();
+    read(true);
+}
+
+bool PatternRulesFile::save(const QList<PatternRule> &rules, QString *error)
+{
+    PatternRules next;
+    next.setRules(rules);
+    if (!next.save(m_path, error))
+        return false;
+    const QByteArray bytes = PatternRules::serialize(rules);
+    QList<PatternRule> withLines;
+    if (PatternRules::parse(bytes, &withLines, nullptr))
+        next.setRules(withLines);
+    m_rules = next;
+    m_lastBytes = bytes;
+    m_error.clear();
+    m_errorLine = 0;
+    watch();
+    Q_EMIT rulesChanged(m_rules);
+    return true;
+}
+
+// ---- the table ----
+
+void PatternRulesModel::setRules(const QList<PatternRule> &rules)
+{
+    beginResetModel();
+    m_rules = rules;
+    endResetModel();
+}
+
+void PatternRulesModel::addRule(const PatternRule &rule)
+{
+    beginInsertRows({}, int(m_rules.size()), int(m_rules.size()));
+    m_rules.append(rule);
+    endInsertRows();
+}
+
+void PatternRulesModel::removeRuleAt(int row)
+{
+    if (row < 0 || row >= m_rules.size())
+        return;
+    beginRemoveRows({}, row, row);
+    m_rules.removeAt(row);
+    endRemoveRows();
+}
+
+void PatternRulesModel::moveRule(int row, int delta)
+{
+    const int to = row + delta;
+    if (row < 0 || row >= m_rules.size() || to < 0 || to >= m_rules.size() || delta == 0)
+        return;
+    // beginMoveRows counts the destination before the move.
+    if (!beginMoveRows({}, row, row, {}, delta > 0 ? to + 1 : to))
+        return;
+    m_rules.move(row, to);
+    endMoveRows();
+}
+
+int PatternRulesModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rules.size());
+}
+
+int PatternRulesModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant PatternRulesModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const PatternRule &r = m_rules.at(index.row());
+    if (role == Qt::ToolTipRole && index.column() == KindColumn)
+        return tr("Written as \"%1\" in the file").arg(QString::fromLatin1(patternKindId(r.kind)));
+    if (role != Qt::DisplayRole && role != Qt::EditRole)
+        return {};
+    switch (index.column()) {
+    case GlobColumn: return bytesescape::escape(r.glob);
+    case TypeColumn: return patternRuleTypeId(r.type);
+    case KindColumn:
+        if (role == Qt::EditRole)
+            return QString::fromLatin1(patternKindId(r.kind));
+        return r.kind == PatternKind::Unknown ? tr("none (not a pattern)") : patternKindName(r.kind);
+    case ParamsColumn: return PatternRules::paramsText(r.params);
+    case NoteColumn: return r.note;
+    }
+    return {};
+}
+
+bool PatternRulesModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || role != Qt::EditRole)
+        return false;
+    PatternRule r = m_rules.at(index.row());
+    const QString text = value.toString().trimmed();
+    QString why;
+    switch (index.column()) {
+    case GlobColumn: {
+        const auto bytes = bytesescape::unescape(text, &why);
+        if (!bytes || bytes->isEmpty())
+            why = why.isEmpty() ? tr("a rule needs a glob") : tr("glob: %1").arg(why);
+        else
+            r.glob = *bytes;
+        break;
+    }
+    case TypeColumn: {
+        const auto t = patternRuleTypeFromId(text);
+        if (!t)
+            why = tr("unknown type \"%1\"").arg(text);
+        else
+            r.type = *t;
+        break;
+    }
+    case KindColumn: {
+        std::optional<PatternKind> k = patternKindFromId(text.toLower().toUtf8());
+        for (int c = 0; c < kPatternKindCount && !k; ++c) {
+            if (patternKindName(PatternKind(c)).compare(text, Qt::CaseInsensitive) == 0)
+                k = PatternKind(c);
+        }
+        if (!k)
+            why = tr("unknown kind \"%1\"").arg(text);
+        else
+            r.kind = *k;
+        break;
+    }
+    case ParamsColumn: {
+        const auto params = PatternRules::paramsFromText(text, &why);
+        if (params)
+            r.params = *params;
+        break;
+    }
+    case NoteColumn: r.note = value.toString(); break;
+    default: return false;
+    }
+    if (!why.isEmpty()) {
+        m_editError = why;
+        Q_EMIT editRefused(why);
+        return false;
+    }
+    m_editError.clear();
+    if (r == m_rules.at(index.row()))
+        return true;
+    m_rules[index.row()] = r;
+    Q_EMIT dataChanged(index, index);
+    return true;
+}
+
+Qt::ItemFlags PatternRulesModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable;
+}
+
+QVariant PatternRulesModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole)
+        return {};
+    if (orientation == Qt::Vertical)
+        return section + 1; // the rule number the reasons cite
+    switch (section) {
+    case GlobColumn: return tr("Glob");
+    case TypeColumn: return tr("Type");
+    case KindColumn: return tr("Kind");
+    case ParamsColumn: return tr("Parameters");
+    case NoteColumn: return tr("Note");
+    }
+    return {};
+}

@@ -3,10 +3,26 @@
 
 #include "patterns.h"
 
+#include <QAbstractTableModel>
+#include <QByteArray>
 #include <QList>
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <optional>
+
+class QFileSystemWatcher;
+class QTimer;
+
+// Redis-style glob on bytes, as KEYS/SCAN MATCH read it: *, ?, [abc], [^a-z] / [!a-z],
+// and \ escaping the next byte. No character classes beyond byte ranges.
+bool globMatch(const QByteArray &pattern, const QByteArray &text);
+
+// The rules file's spelling of a type: "any" (KeyType::Unknown), "string", "list", "set",
+// "zset", "hash", "stream".
+QString patternRuleTypeId(KeyType type);
+std::optional<KeyType> patternRuleTypeFromId(const QString &id);
+const QList<KeyType> &patternRuleTypes(); // the ones above, "any" first
 
 // A user's rule: keys matching 'glob' (Redis glob on bytes) of 'type' (Unknown: any type) are
 // 'kind'. 'params' carries what structure cannot tell, such as a limiter's "limit".
@@ -23,6 +39,7 @@ struct PatternRule
     {
         return glob == o.glob && type == o.type && kind == o.kind && params == o.params && note == o.note;
     }
+    bool operator!=(const PatternRule &o) const { return !(*this == o); }
 };
 
 // The user's rules, ordered, first match wins. They live in one JSON file in the config
@@ -33,23 +50,38 @@ class PatternRules
 public:
     const QList<PatternRule> &rules() const { return m_rules; }
     void setRules(const QList<PatternRule> &rules) { m_rules = rules; }
-    // The first rule that matches, or null.
+    bool isEmpty() const { return m_rules.isEmpty(); }
+    // The first rule that matches, or null. A key of unknown type matches only "any" rules.
     const PatternRule *match(const QByteArray &key, KeyType type) const;
+    // The rule's position (0-based), as "rule 3" in reasons counts from 1; -1 if not ours.
+    int indexOf(const PatternRule *rule) const;
+
+    bool operator==(const PatternRules &o) const { return m_rules == o.m_rules; }
+    bool operator!=(const PatternRules &o) const { return m_rules != o.m_rules; }
 
     // Parses a file's bytes. On an error returns false, leaves 'out' alone and says where:
-    // "line 7: unknown kind \"lok\"" / "line 3: JSON error: missing comma".
-    static bool parse(const QByteArray &json, QList<PatternRule> *out, QString *error);
+    // "line 7: unknown kind \"lok\"" / "line 3: JSON error: missing comma"; 'errorLine' gets 7.
+    static bool parse(const QByteArray &json, QList<PatternRule> *out, QString *error, int *errorLine = nullptr);
+    // Version 2, one rule per line, fields in a fixed order: a diff shows what changed.
     static QByteArray serialize(const QList<PatternRule> &rules);
+
+    // Parameters as the editor shows them: "limit=100, window_ms=60000" (names sorted).
+    static QString paramsText(const QVariantMap &params);
+    // The reverse; numbers become numbers, anything else (optionally in "quotes") a string.
+    static std::optional<QVariantMap> paramsFromText(const QString &text, QString *error = nullptr);
 
     // A missing file is not an error (no user rules). On a malformed file the rules stay as
     // they were, the file is not touched, and 'error' names the line.
-    bool load(const QString &path, QString *error = nullptr);
+    bool load(const QString &path, QString *error = nullptr, int *errorLine = nullptr);
     // Refuses to overwrite a file that exists but does not parse (it may be hand-edited work).
     bool save(const QString &path, QString *error = nullptr) const;
 
 private:
     QList<PatternRule> m_rules;
 };
+
+Q_DECLARE_METATYPE(PatternRule)
+Q_DECLARE_METATYPE(PatternRules)
 
 // The rules file, watched: an edit on disk (by the rules editor or by hand) is picked up live.
 // A file that stops parsing keeps the previous rules and reports where it broke.
@@ -58,14 +90,19 @@ class PatternRulesFile : public QObject
     Q_OBJECT
 
 public:
+    static constexpr int kDebounceMs = 200;
+
     explicit PatternRulesFile(const QString &path, QObject *parent = nullptr);
+    ~PatternRulesFile() override;
 
     QString path() const { return m_path; }
     const PatternRules &rules() const { return m_rules; }
-    // Empty while the file parses: "rules.json line 7: unknown kind \"lok\"".
+    // Empty while the file parses: "/home/ann/.config/RedisLens/rules.json line 7: unknown kind \"lok\"".
     QString lastError() const { return m_error; }
+    int lastErrorLine() const { return m_errorLine; } // 0: no error, or not tied to a line
     // Writes the file (refusing like PatternRules::save) and applies the rules at once.
     bool save(const QList<PatternRule> &rules, QString *error = nullptr);
+    // Reads the file now and always reports the outcome (rulesChanged or loadFailed).
     void reload();
 
 Q_SIGNALS:
@@ -73,7 +110,46 @@ Q_SIGNALS:
     void loadFailed(const QString &message);
 
 private:
+    void onDiskChanged();
+    void read(bool force);
+    void watch();
+
     QString m_path;
     PatternRules m_rules;
     QString m_error;
+    int m_errorLine = 0;
+    std::optional<QByteArray> m_lastBytes; // what was last read (nullopt: no file)
+    QFileSystemWatcher *m_watcher;
+    QTimer *m_debounce;
+};
+
+// The rules as an editable table: glob (escaped text), type id, kind, params text, note.
+// Edit role gives and takes the file's spellings ("fixed-window", "limit=100").
+class PatternRulesModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { GlobColumn, TypeColumn, KindColumn, ParamsColumn, NoteColumn, ColumnCount };
+    using QAbstractTableModel::QAbstractTableModel;
+    void setRules(const QList<PatternRule> &rules);
+    const QList<PatternRule> &rules() const { return m_rules; }
+    void addRule(const PatternRule &rule);
+    void removeRuleAt(int row);
+    void moveRule(int row, int delta); // -1 up, +1 down
+    // Why the last setData() was refused ("params: expected name=value").
+    QString lastEditError() const { return m_editError; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+Q_SIGNALS:
+    void editRefused(const QString &why);
+
+private:
+    QList<PatternRule> m_rules;
+    QString m_editError;
 };

@@ -8,11 +8,8 @@
 #include "redisvalue.h"
 
 #include <QDateTime>
-#include <QFile>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QTimer>
 
 #include <cmath>
@@ -81,31 +78,6 @@ QString unitName(EpochUnit unit)
     return unit == EpochUnit::Seconds ? QStringLiteral("seconds") : QStringLiteral("milliseconds");
 }
 
-QString typeId(KeyType type)
-{
-    switch (type) {
-    case KeyType::List:
-        return QStringLiteral("list");
-    case KeyType::ZSet:
-        return QStringLiteral("zset");
-    default:
-        return QStringLiteral("any");
-    }
-}
-
-KeyType typeFromId(const QString &id, bool *ok)
-{
-    *ok = true;
-    if (id == QLatin1String("list"))
-        return KeyType::List;
-    if (id == QLatin1String("zset"))
-        return KeyType::ZSet;
-    if (id == QLatin1String("any") || id.isEmpty())
-        return KeyType::Unknown;
-    *ok = false;
-    return KeyType::Unknown;
-}
-
 QString peek(const QByteArray &item)
 {
     if (item.size() > QueuesLoader::kPeekBytes)
@@ -164,81 +136,35 @@ std::optional<QueueKind> queueKindFromId(const QByteArray &id)
     return std::nullopt;
 }
 
-bool globMatch(const QByteArray &pattern, const QByteArray &text)
+std::optional<QueueKind> queueKindOf(PatternKind kind)
 {
-    qsizetype p = 0, t = 0;
-    // Backtracking point for the last '*': where it stood and how much text it has eaten.
-    qsizetype starP = -1, starT = 0;
-    while (t < text.size()) {
-        bool advanced = false;
-        if (p < pattern.size()) {
-            const char c = pattern.at(p);
-            if (c == '*') {
-                while (p < pattern.size() && pattern.at(p) == '*')
-                    ++p;
-                starP = p;
-                starT = t;
-                continue;
-            }
-            if (c == '?') {
-                ++p;
-                ++t;
-                advanced = true;
-            } else if (c == '[') {
-                qsizetype q = p + 1;
-                bool negate = false;
-                if (q < pattern.size() && (pattern.at(q) == '^' || pattern.at(q) == '!')) {
-                    negate = true;
-                    ++q;
-                }
-                bool matched = false;
-                const unsigned char ch = static_cast<unsigned char>(text.at(t));
-                while (q < pattern.size() && pattern.at(q) != ']') {
-                    unsigned char lo = static_cast<unsigned char>(pattern.at(q));
-                    if (lo == '\\' && q + 1 < pattern.size())
-                        lo = static_cast<unsigned char>(pattern.at(++q));
-                    if (q + 2 < pattern.size() && pattern.at(q + 1) == '-' && pattern.at(q + 2) != ']') {
-                        unsigned char hi = static_cast<unsigned char>(pattern.at(q + 2));
-                        q += 2;
-                        if (hi == '\\' && q + 1 < pattern.size())
-                            hi = static_cast<unsigned char>(pattern.at(++q));
-                        if (lo > hi)
-                            std::swap(lo, hi);
-                        matched = matched || (ch >= lo && ch <= hi);
-                    } else {
-                        matched = matched || ch == lo;
-                    }
-                    ++q;
-                }
-                if (matched != negate) {
-                    p = q < pattern.size() ? q + 1 : q; // an unclosed '[' ends the pattern, as in Redis
-                    ++t;
-                    advanced = true;
-                }
-            } else {
-                char want = c;
-                qsizetype next = p + 1;
-                if (c == '\\' && p + 1 < pattern.size()) {
-                    want = pattern.at(p + 1);
-                    next = p + 2;
-                }
-                if (want == text.at(t)) {
-                    p = next;
-                    ++t;
-                    advanced = true;
-                }
-            }
-        }
-        if (advanced)
-            continue;
-        if (starP < 0)
-            return false;
-        p = starP;
-        t = ++starT;
+    switch (kind) {
+    case PatternKind::ListQueue:
+        return QueueKind::Queue;
+    case PatternKind::ProcessingList:
+        return QueueKind::ProcessingList;
+    case PatternKind::DelayedJobs:
+        return QueueKind::DelayedJobs;
+    case PatternKind::Unknown:
+        return QueueKind::NotAQueue;
+    default:
+        return std::nullopt;
     }
-    while (p < pattern.size() && pattern.at(p) == '*')
-        ++p;
-    return p == pattern.size();
+}
+
+PatternKind patternKindOf(QueueKind kind)
+{
+    switch (kind) {
+    case QueueKind::Queue:
+        return PatternKind::ListQueue;
+    case QueueKind::ProcessingList:
+        return PatternKind::ProcessingList;
+    case QueueKind::DelayedJobs:
+        return PatternKind::DelayedJobs;
+    case QueueKind::NotAQueue:
+        break;
+    }
+    return PatternKind::Unknown;
 }
 
 EpochUnit detectEpochUnit(const QList<double> &scores, qint64 nowMs)
@@ -340,17 +266,16 @@ QueueClassification QueueRules::classify(const QByteArray &key, KeyType type, co
     nowMs = nowMsDefault(nowMs);
     QueueClassification c;
     const EpochUnit unit = scores ? detectEpochUnit(*scores, nowMs) : EpochUnit::None;
-    for (int i = 0; i < m_rules.size(); ++i) {
-        const QueueRule &r = m_rules.at(i);
-        if (r.type != KeyType::Unknown && r.type != type)
-            continue;
-        if (!globMatch(r.glob, key))
-            continue;
-        c.kind = r.kind;
+    if (const PatternRule *r = m_rules.match(key, type)) {
+        const std::optional<QueueKind> kind = queueKindOf(r->kind);
+        c.kind = kind.value_or(QueueKind::NotAQueue);
+        const QString verdict = kind ? queueKindName(*kind)
+                                     : QStringLiteral("not a queue: a rule says it is a %1").arg(patternKindName(r->kind));
         c.reason = QStringLiteral("rule %1: glob '%2' %3 → %4")
-                       .arg(QString::number(i + 1), bytesescape::escape(r.glob), typeId(r.type), queueKindName(r.kind));
-        if (!r.note.isEmpty())
-            c.reason += QStringLiteral(" (") + r.note + QLatin1Char(')');
+                       .arg(QString::number(m_rules.indexOf(r) + 1), bytesescape::escape(r->glob),
+                            patternRuleTypeId(r->type), verdict);
+        if (!r->note.isEmpty())
+            c.reason += QStringLiteral(" (") + r->note + QLatin1Char(')');
         if (c.kind == QueueKind::ProcessingList)
             c.queue = processingParent(key);
         if (c.kind == QueueKind::DelayedJobs) {
@@ -415,103 +340,6 @@ QueueClassification QueueRules::classify(const QByteArray &key, KeyType type, co
     }
     c.reason = QStringLiteral("%1: only lists and sorted sets are queues here").arg(keyTypeName(type));
     return c;
-}
-
-namespace {
-
-bool parseRulesFile(const QByteArray &data, QList<QueueRule> *out, QString *error)
-{
-    QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(data, &pe);
-    if (pe.error != QJsonParseError::NoError) {
-        const int line = int(data.left(pe.offset).count('\n')) + 1;
-        *error = QStringLiteral("line %1: %2").arg(line).arg(pe.errorString());
-        return false;
-    }
-    const QJsonArray rules = doc.isArray() ? doc.array() : doc.object().value(QLatin1String("rules")).toArray();
-    if (!doc.isArray() && !doc.object().value(QLatin1String("rules")).isArray()) {
-        *error = QStringLiteral("line 1: expected {\"rules\": [...]}");
-        return false;
-    }
-    for (int i = 0; i < rules.size(); ++i) {
-        const QJsonObject o = rules.at(i).toObject();
-        QueueRule r;
-        QString why;
-        const auto glob = bytesescape::unescape(o.value(QLatin1String("glob")).toString(), &why);
-        bool typeOk = false;
-        r.type = typeFromId(o.value(QLatin1String("type")).toString(), &typeOk);
-        const auto kind = queueKindFromId(o.value(QLatin1String("kind")).toString().toLatin1());
-        if (!glob || glob->isEmpty() || !typeOk || !kind) {
-            *error = QStringLiteral("rule %1: needs a glob, a type (list, zset, any) and a kind (queue, processing, "
-                                    "delayed, none)")
-                         .arg(i + 1);
-            return false;
-        }
-        r.glob = *glob;
-        r.kind = *kind;
-        r.note = o.value(QLatin1String("note")).toString();
-        out->append(r);
-    }
-    return true;
-}
-
-} // namespace
-
-bool QueueRules::load(const QString &path, QString *error)
-{
-    QFile f(path);
-    if (!f.exists()) {
-        m_rules.clear();
-        return true;
-    }
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, f.errorString());
-        return false;
-    }
-    QList<QueueRule> rules;
-    QString why;
-    if (!parseRulesFile(f.readAll(), &rules, &why)) {
-        if (error)
-            *error = QStringLiteral("%1, %2 (file left as it is)").arg(path, why);
-        return false;
-    }
-    m_rules = rules;
-    return true;
-}
-
-bool QueueRules::save(const QString &path, QString *error) const
-{
-    QFile existing(path);
-    if (existing.exists() && existing.open(QIODevice::ReadOnly)) {
-        QList<QueueRule> ignored;
-        QString why;
-        if (!parseRulesFile(existing.readAll(), &ignored, &why)) {
-            if (error)
-                *error = QStringLiteral("%1 has an error (%2); fix or remove it before saving").arg(path, why);
-            return false;
-        }
-    }
-    QJsonArray rules;
-    for (const QueueRule &r : m_rules) {
-        QJsonObject o;
-        o.insert(QLatin1String("glob"), bytesescape::escape(r.glob, false));
-        o.insert(QLatin1String("type"), typeId(r.type));
-        o.insert(QLatin1String("kind"), QString::fromLatin1(queueKindId(r.kind)));
-        if (!r.note.isEmpty())
-            o.insert(QLatin1String("note"), r.note);
-        rules.append(o);
-    }
-    QJsonObject root;
-    root.insert(QLatin1String("version"), 1);
-    root.insert(QLatin1String("rules"), rules);
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(root).toJson()) < 0 || !f.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, f.errorString());
-        return false;
-    }
-    return true;
 }
 
 // ---- infos ----
@@ -777,140 +605,6 @@ QVariant DueItemsModel::headerData(int section, Qt::Orientation orientation, int
         return tr("When");
     case MemberColumn:
         return tr("Job");
-    }
-    return {};
-}
-
-void QueueRulesModel::setRules(const QList<QueueRule> &rules)
-{
-    beginResetModel();
-    m_rules = rules;
-    endResetModel();
-}
-
-void QueueRulesModel::addRule(const QueueRule &rule)
-{
-    beginInsertRows({}, int(m_rules.size()), int(m_rules.size()));
-    m_rules.append(rule);
-    endInsertRows();
-}
-
-void QueueRulesModel::removeRuleAt(int row)
-{
-    if (row < 0 || row >= m_rules.size())
-        return;
-    beginRemoveRows({}, row, row);
-    m_rules.removeAt(row);
-    endRemoveRows();
-}
-
-void QueueRulesModel::moveRule(int row, int delta)
-{
-    const int to = row + delta;
-    if (row < 0 || row >= m_rules.size() || to < 0 || to >= m_rules.size() || delta == 0)
-        return;
-    // beginMoveRows counts the destination before the move.
-    if (!beginMoveRows({}, row, row, {}, delta > 0 ? to + 1 : to))
-        return;
-    m_rules.move(row, to);
-    endMoveRows();
-}
-
-int QueueRulesModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rules.size());
-}
-
-int QueueRulesModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant QueueRulesModel::data(const QModelIndex &index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
-        return {};
-    if (role != Qt::DisplayRole && role != Qt::EditRole)
-        return {};
-    const QueueRule &r = m_rules.at(index.row());
-    switch (index.column()) {
-    case GlobColumn:
-        return bytesescape::escape(r.glob);
-    case TypeColumn:
-        return typeId(r.type);
-    case KindColumn:
-        return role == Qt::EditRole ? QString::fromLatin1(queueKindId(r.kind)) : queueKindName(r.kind);
-    case NoteColumn:
-        return r.note;
-    }
-    return {};
-}
-
-bool QueueRulesModel::setData(const QModelIndex &index, const QVariant &value, int role)
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || role != Qt::EditRole)
-        return false;
-    QueueRule &r = m_rules[index.row()];
-    const QString text = value.toString().trimmed();
-    switch (index.column()) {
-    case GlobColumn: {
-        const auto bytes = bytesescape::unescape(text);
-        if (!bytes || bytes->isEmpty())
-            return false;
-        r.glob = *bytes;
-        break;
-    }
-    case TypeColumn: {
-        bool ok = false;
-        const KeyType t = typeFromId(text.toLower(), &ok);
-        if (!ok)
-            return false;
-        r.type = t;
-        break;
-    }
-    case KindColumn: {
-        std::optional<QueueKind> k = queueKindFromId(text.toLower().toLatin1());
-        for (QueueKind c : {QueueKind::Queue, QueueKind::ProcessingList, QueueKind::DelayedJobs, QueueKind::NotAQueue}) {
-            if (!k && queueKindName(c) == text.toLower())
-                k = c;
-        }
-        if (!k)
-            return false;
-        r.kind = *k;
-        break;
-    }
-    case NoteColumn:
-        r.note = value.toString();
-        break;
-    default:
-        return false;
-    }
-    Q_EMIT dataChanged(index, index);
-    return true;
-}
-
-Qt::ItemFlags QueueRulesModel::flags(const QModelIndex &index) const
-{
-    if (!index.isValid())
-        return Qt::NoItemFlags;
-    return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable;
-}
-
-QVariant QueueRulesModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (role != Qt::DisplayRole)
-        return {};
-    if (orientation == Qt::Vertical)
-        return section + 1; // the rule number the reasons cite
-    switch (section) {
-    case GlobColumn:
-        return tr("Glob");
-    case TypeColumn:
-        return tr("Type");
-    case KindColumn:
-        return tr("Kind");
-    case NoteColumn:
-        return tr("Note");
     }
     return {};
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "keytype.h"
+#include "patternrules.h"
 #include "redisworker.h"
 
 #include <QAbstractTableModel>
@@ -22,10 +23,6 @@ QString queueKindName(QueueKind kind); // "queue", "processing list", "delayed j
 QByteArray queueKindId(QueueKind kind); // "queue", "processing", "delayed", "none" (the JSON file's spelling)
 std::optional<QueueKind> queueKindFromId(const QByteArray &id);
 
-// Redis-style glob on bytes, as KEYS/SCAN MATCH read it: *, ?, [abc], [^a-z] / [!a-z],
-// and \ escaping the next byte. No character classes beyond byte ranges.
-bool globMatch(const QByteArray &pattern, const QByteArray &text);
-
 enum class EpochUnit : quint8 { None, Seconds, Milliseconds };
 // Seconds or milliseconds when every score is an epoch time within ten years of nowMs; the
 // test itself is ZSetKind's (models/geo.h), so queues and geo detection never disagree.
@@ -36,17 +33,9 @@ EpochUnit detectEpochUnit(const QList<double> &scores, qint64 nowMs);
 // number ("1718000000123:payload"). 'source' says what was read ("enqueued_at (ms)").
 std::optional<qint64> itemTimestampMs(const QByteArray &item, qint64 nowMs, QString *source = nullptr);
 
-struct QueueRule
-{
-    QByteArray glob;
-    KeyType type = KeyType::List; // Unknown: any type
-    QueueKind kind = QueueKind::Queue;
-    QString note;
-    bool operator==(const QueueRule &o) const
-    {
-        return glob == o.glob && type == o.type && kind == o.kind && note == o.note;
-    }
-};
+// The pattern kinds that are queues here; a user rule of another kind says "not a queue".
+std::optional<QueueKind> queueKindOf(PatternKind kind);
+PatternKind patternKindOf(QueueKind kind);
 
 struct QueueClassification
 {
@@ -56,24 +45,21 @@ struct QueueClassification
     EpochUnit unit = EpochUnit::None; // for delayed jobs: the unit of the scores
 };
 
-// What counts as a queue, in one place. User rules (ordered, first match wins) come before
-// the built-in ones, which look at name segments (split on ':', '.', '/') and, for sorted
-// sets, at the scores.
+// What counts as a queue, in one place. User rules (the shared rules file, ordered, first
+// match wins) come before the built-in ones, which look at name segments (split on ':', '.',
+// '/') and, for sorted sets, at the scores. A user rule of a kind that is not a queue kind
+// (a lock, a leaderboard…) makes the key "not a queue".
 class QueueRules
 {
 public:
-    const QList<QueueRule> &userRules() const { return m_rules; }
-    void setUserRules(const QList<QueueRule> &rules) { m_rules = rules; }
+    const PatternRules &userRules() const { return m_rules; }
+    void setUserRules(const PatternRules &rules) { m_rules = rules; }
+    void setUserRules(const QList<PatternRule> &rules) { m_rules.setRules(rules); }
+
 
     // 'scores': a sample of a sorted set's scores (lowest few and the highest), if read.
     QueueClassification classify(const QByteArray &key, KeyType type, const QList<double> *scores = nullptr,
                                  qint64 nowMs = 0) const;
-
-    // A missing file is not an error (no user rules). On a malformed file the rules stay as
-    // they were, the file is not touched, and 'error' names the line.
-    bool load(const QString &path, QString *error = nullptr);
-    // Refuses to overwrite a file that exists but does not parse (it may be hand-edited work).
-    bool save(const QString &path, QString *error = nullptr) const;
 
     // One line per built-in rule, for the rules tab.
     static QStringList builtInDescriptions();
@@ -82,7 +68,7 @@ public:
     static const QList<QByteArray> &delayedSegments();
 
 private:
-    QList<QueueRule> m_rules;
+    PatternRules m_rules;
 };
 
 // ---- what the loader reads ----
@@ -203,30 +189,6 @@ public:
 private:
     QList<DueItem> m_items;
     qint64 m_now = 0;
-};
-
-// The user rules, editable: glob (escaped text), type ("list", "zset", "any"), kind, note.
-class QueueRulesModel : public QAbstractTableModel
-{
-    Q_OBJECT
-public:
-    enum Column { GlobColumn, TypeColumn, KindColumn, NoteColumn, ColumnCount };
-    using QAbstractTableModel::QAbstractTableModel;
-    void setRules(const QList<QueueRule> &rules);
-    const QList<QueueRule> &rules() const { return m_rules; }
-    void addRule(const QueueRule &rule);
-    void removeRuleAt(int row);
-    void moveRule(int row, int delta); // -1 up, +1 down
-
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
-    Qt::ItemFlags flags(const QModelIndex &index) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<QueueRule> m_rules;
 };
 
 // ---- the loader ----

@@ -5,6 +5,7 @@
 #include "chartstyle.h"
 #include "format.h"
 #include "qcp.h"
+#include "ruleseditor.h"
 #include "tableview.h"
 
 #include <QDateTime>
@@ -46,7 +47,6 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     : Panel(parent)
     , m_client(client)
     , m_loader(new QueuesLoader(client, this))
-    , m_rulesModel(new QueueRulesModel(this))
     , m_dueModel(new DueItemsModel(this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -120,43 +120,23 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     delayedSplit->setStretchFactor(1, 3);
     m_tabs->addTab(delayedSplit, tr("Delayed jobs"));
 
-    // Rules: the user's, editable, then the built-in ones as text.
+    // Rules: the shared rules file's editor, then the built-in queue rules as text.
     auto *rulesPage = new QWidget(m_tabs);
     auto *rulesLayout = new QVBoxLayout(rulesPage);
-    auto *intro = new QLabel(tr("Your rules come first; the first that matches a key decides. Glob as in SCAN MATCH "
-                                "(\\xHH for bytes); type list, zset or any; kind queue, processing, delayed or none."),
+    auto *intro = new QLabel(tr("Rules of kind queue, processing or delayed make a list or sorted set one; a rule "
+                                "of kind none, or of any other kind, says it is not a queue."),
                              rulesPage);
     intro->setWordWrap(true);
     rulesLayout->addWidget(intro);
-    m_rulesView = new QTableView(rulesPage);
-    m_rulesView->setModel(m_rulesModel);
-    m_rulesView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_rulesView->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_rulesView->horizontalHeader()->setStretchLastSection(true);
-    rulesLayout->addWidget(m_rulesView, 1);
-    auto *buttons = new QHBoxLayout;
-    const auto button = [&](const QString &text, auto slot) {
-        auto *b = new QPushButton(text, rulesPage);
-        connect(b, &QPushButton::clicked, this, slot);
-        buttons->addWidget(b);
-    };
-    button(tr("Add"), [this] { addRule(); });
-    button(tr("Remove"), [this] { removeSelectedRule(); });
-    button(tr("Up"), [this] { moveSelectedRule(-1); });
-    button(tr("Down"), [this] { moveSelectedRule(1); });
-    buttons->addStretch();
-    button(tr("Save"), [this] { saveRules(); });
-    rulesLayout->addLayout(buttons);
-    m_rulesStatus = new QLabel(rulesPage);
-    rulesLayout->addWidget(m_rulesStatus);
-    auto *builtIn = new QLabel(tr("Built-in rules, after yours:") + QStringLiteral("\n• ")
+    m_rulesEditor = new RulesEditor(rulesPage);
+    rulesLayout->addWidget(m_rulesEditor, 1);
+    auto *builtIn = new QLabel(tr("Built-in queue rules, after yours:") + QStringLiteral("\n• ")
                                    + QueueRules::builtInDescriptions().join(QStringLiteral("\n• ")),
                                rulesPage);
     builtIn->setWordWrap(true);
     rulesLayout->addWidget(builtIn);
     m_tabs->addTab(rulesPage, tr("Rules"));
 
-    connect(m_rulesModel, &QAbstractItemModel::dataChanged, this, &QueuesPanel::applyRules);
     connect(m_loader, &QueuesLoader::refreshed, this, &QueuesPanel::onRefreshed);
     connect(m_loader, &QueuesLoader::failed, this, [this](const QString &message) {
         m_status->setText(tr("Cannot read queues: %1").arg(message));
@@ -195,18 +175,15 @@ void QueuesPanel::setKeys(const QList<QByteArray> &lists, const QList<QByteArray
     m_loader->setKeys(lists, zsets);
 }
 
-void QueuesPanel::setRulesFile(const QString &path)
+void QueuesPanel::setRulesFile(PatternRulesFile *file)
 {
-    m_rulesPath = path;
-    QString error;
-    if (m_loader->rules().load(path, &error)) {
-        m_rulesStatus->setText(m_loader->rules().userRules().isEmpty() ? tr("No rules of yours yet (%1).").arg(path)
-                                                                       : tr("Loaded from %1.").arg(path));
-    } else {
-        m_rulesStatus->setText(error);
-    }
-    m_rulesModel->setRules(m_loader->rules().userRules());
-    m_loader->reclassify();
+    if (m_rulesFile)
+        disconnect(m_rulesFile, nullptr, this, nullptr);
+    m_rulesFile = file;
+    m_rulesEditor->setFile(file);
+    if (file)
+        connect(file, &PatternRulesFile::rulesChanged, this, &QueuesPanel::applyRules);
+    applyRules();
 }
 
 void QueuesPanel::openLongest()
@@ -337,51 +314,9 @@ void QueuesPanel::showDelayedDetails()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void QueuesPanel::addRule()
-{
-    m_rulesModel->addRule({"myqueue:*", KeyType::List, QueueKind::Queue, {}});
-    m_rulesView->selectRow(m_rulesModel->rowCount() - 1);
-    applyRules();
-}
-
-void QueuesPanel::removeSelectedRule()
-{
-    const QModelIndexList rows = m_rulesView->selectionModel()->selectedRows();
-    if (!rows.isEmpty())
-        m_rulesModel->removeRuleAt(rows.first().row());
-    applyRules();
-}
-
-void QueuesPanel::moveSelectedRule(int delta)
-{
-    const QModelIndexList rows = m_rulesView->selectionModel()->selectedRows();
-    if (rows.isEmpty())
-        return;
-    const int row = rows.first().row();
-    m_rulesModel->moveRule(row, delta);
-    m_rulesView->selectRow(qBound(0, row + delta, m_rulesModel->rowCount() - 1));
-    applyRules();
-}
-
-bool QueuesPanel::saveRules()
-{
-    applyRules();
-    if (m_rulesPath.isEmpty()) {
-        m_rulesStatus->setText(tr("No rules file set; the rules apply until RedisLens quits."));
-        return false;
-    }
-    QString error;
-    if (!m_loader->rules().save(m_rulesPath, &error)) {
-        m_rulesStatus->setText(error);
-        return false;
-    }
-    m_rulesStatus->setText(tr("Saved %n rule(s) to %1.", nullptr, int(m_rulesModel->rowCount())).arg(m_rulesPath));
-    return true;
-}
-
 void QueuesPanel::applyRules()
 {
-    m_loader->rules().setUserRules(m_rulesModel->rules());
+    m_loader->rules().setUserRules(m_rulesFile ? m_rulesFile->rules() : PatternRules());
     m_loader->reclassify();
 }
 

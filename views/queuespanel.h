@@ -10,10 +10,13 @@ class QLabel;
 class QTabWidget;
 class QTableView;
 class QTableWidget;
+class PatternRulesFile;
 class RedisClient;
+class RulesEditor;
 
 // Queues: reliable list queues with their processing lists, delayed-job sorted sets with a
-// due-time histogram, and the rules that decided what is a queue (editable, saved as JSON).
+// due-time histogram, and the rules that decided what is a queue: the shared rules file's
+// editor, then the built-in rules.
 class QueuesPanel : public Panel
 {
     Q_OBJECT
@@ -24,8 +27,9 @@ public:
     bool hasContent() const override { return m_hasContent; }
     // Lists and sorted sets found by the scan.
     void setKeys(const QList<QByteArray> &lists, const QList<QByteArray> &zsets);
-    // Loads the user rules from 'path' (missing: none); Save writes there.
-    void setRulesFile(const QString &path);
+    // The shared user rules (owned by the main window): queues are classified again whenever
+    // they change, and the rules tab edits them.
+    void setRulesFile(PatternRulesFile *file);
     // Selects the longest queue (now, or once the first results arrive).
     void openLongest();
 
@@ -34,16 +38,9 @@ public:
     QTableView *queuesView() const { return m_queuesView; }
     QTableView *delayedView() const { return m_delayedView; }
     QTableView *dueView() const { return m_dueView; }
-    QTableView *rulesView() const { return m_rulesView; }
     QTableWidget *processingTable() const { return m_processing; }
-    QueueRulesModel *rulesModel() const { return m_rulesModel; }
+    RulesEditor *rulesEditor() const { return m_rulesEditor; }
     QCustomPlot *plot() const { return m_plot; }
-    QLabel *rulesStatus() const { return m_rulesStatus; }
-    // The rules tab's buttons, as a test presses them.
-    void addRule();
-    void removeSelectedRule();
-    void moveSelectedRule(int delta);
-    bool saveRules();
 
 protected:
     void activeChanged(bool active) override;
@@ -58,9 +55,8 @@ private:
 
     RedisClient *m_client;
     QueuesLoader *m_loader;
-    QueueRulesModel *m_rulesModel;
     DueItemsModel *m_dueModel;
-    QString m_rulesPath;
+    QPointer<PatternRulesFile> m_rulesFile;
     QTabWidget *m_tabs = nullptr;
     QLabel *m_status = nullptr;
     QTableView *m_queuesView = nullptr;
@@ -71,8 +67,7 @@ private:
     QCustomPlot *m_plot = nullptr;
     QCPBars *m_bars = nullptr;
     QTableView *m_dueView = nullptr;
-    QTableView *m_rulesView = nullptr;
-    QLabel *m_rulesStatus = nullptr;
+    RulesEditor *m_rulesEditor = nullptr;
     QByteArray m_selectedQueue, m_selectedDelayed;
     bool m_openLongestPending = false;
     bool m_hasContent = false;

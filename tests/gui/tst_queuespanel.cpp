@@ -2,6 +2,7 @@
 #include "queuespanel.h"
 #include "qcp.h"
 #include "redisclient.h"
+#include "ruleseditor.h"
 #include "testserver.h"
 
 #include <QAbstractItemModelTester>
@@ -152,48 +153,72 @@ private Q_SLOTS:
         QVERIFY(waitForReady(client));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("rules.json"));
+        PatternRulesFile rulesFile(path); // missing: no rules yet
         QueuesPanel panel(&client);
         panel.resize(900, 600);
-        panel.setRulesFile(path); // missing: no rules yet
-        QCOMPARE(panel.rulesModel()->rowCount(), 0);
+        panel.setRulesFile(&rulesFile);
+        RulesEditor *editor = panel.rulesEditor();
+        PatternRulesModel *model = editor->model();
+        QCOMPARE(model->rowCount(), 0);
         QSignalSpy ready(&panel, &Panel::contentReady);
         panel.setKeys(m_lists, m_zsets);
         QVERIFY(ready.wait(kWaitMs));
         QCOMPARE(panel.queuesView()->model()->rowCount(), 2);
 
-        // Make recent:searches a queue with a rule, typed into the table.
-        panel.addRule();
-        QCOMPARE(panel.rulesModel()->rowCount(), 1);
-        QSignalSpy refreshed(panel.loader(), &QueuesLoader::refreshed);
-        QVERIFY(panel.rulesModel()->setData(panel.rulesModel()->index(0, QueueRulesModel::GlobColumn),
-                                            QStringLiteral("recent:*")));
+        // Make recent:searches a queue with a rule typed into the table; saving applies it.
+        editor->addRule();
+        QCOMPARE(model->rowCount(), 1);
+        QVERIFY(model->setData(model->index(0, PatternRulesModel::GlobColumn), QStringLiteral("recent:*")));
+        QVERIFY(model->setData(model->index(0, PatternRulesModel::TypeColumn), QStringLiteral("list")));
+        QVERIFY(model->setData(model->index(0, PatternRulesModel::KindColumn), QStringLiteral("queue")));
+        editor->addRule();
+        editor->view()->selectRow(1);
+        editor->moveSelectedRule(-1);
+        QCOMPARE(model->rules().at(1).glob, QByteArray("recent:*"));
+        editor->view()->selectRow(0);
+        editor->removeSelectedRule();
+        QCOMPARE(model->rowCount(), 1);
+        QCOMPARE(panel.queuesView()->model()->rowCount(), 2); // not saved yet: not in use
+        QVERIFY(editor->save());
+        QVERIFY2(editor->status()->text().contains(QStringLiteral("Saved 1 rule")), qPrintable(editor->status()->text()));
         QTRY_COMPARE_WITH_TIMEOUT(panel.queuesView()->model()->rowCount(), 3, kWaitMs);
-        panel.addRule();
-        panel.rulesView()->selectRow(1);
-        panel.moveSelectedRule(-1);
-        QCOMPARE(panel.rulesModel()->rules().at(1).glob, QByteArray("recent:*"));
-        panel.rulesView()->selectRow(0);
-        panel.removeSelectedRule();
-        QCOMPARE(panel.rulesModel()->rowCount(), 1);
-        QVERIFY(panel.saveRules());
-        QVERIFY(panel.rulesStatus()->text().contains(QStringLiteral("Saved 1 rule")));
-        QueueRules reread;
+        QVERIFY(panel.loader()->classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
+        PatternRules reread;
         QVERIFY(reread.load(path));
-        QCOMPARE(reread.userRules(), panel.rulesModel()->rules());
+        QCOMPARE(reread.rules(), model->rules());
 
-        // A malformed file: one line of error, the file untouched, saving refused.
+        // Someone else's rule on disk (a lock, say) reaches the panel too: recent:* is no queue.
+        QSignalSpy changed(&rulesFile, &PatternRulesFile::rulesChanged);
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(R"({"version": 2, "rules": [{"glob": "recent:*", "kind": "lock"}]})");
+        }
+        QVERIFY(changed.wait(kWaitMs));
+        QTRY_COMPARE_WITH_TIMEOUT(panel.queuesView()->model()->rowCount(), 2, kWaitMs);
+        QCOMPARE(model->rules().at(0).kind, PatternKind::Lock); // the editor followed
+
+        // A malformed file: the line in red, the previous rules in use, saving refused.
+        QSignalSpy failed(&rulesFile, &PatternRulesFile::loadFailed);
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write("{\"rules\": [\n oops\n]}");
+        }
+        QVERIFY(failed.wait(kWaitMs));
+        QVERIFY2(editor->status()->text().contains(QStringLiteral("line 2")), qPrintable(editor->status()->text()));
+        QCOMPARE(panel.loader()->rules().userRules().rules().size(), 1);
+        QVERIFY(!editor->save());
         QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write("{\"rules\": [\n oops\n]}");
-        f.close();
-        panel.setRulesFile(path);
-        QVERIFY2(panel.rulesStatus()->text().contains(QStringLiteral("line 2")), qPrintable(panel.rulesStatus()->text()));
-        QVERIFY(!panel.saveRules());
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), QByteArray("{\"rules\": [\n oops\n]}"));
 
         panel.tabs()->setCurrentIndex(2);
-        QVERIFY(!panel.grab().toImage().isNull());
+        const QImage rulesShot = panel.grab().toImage();
+        QVERIFY(!rulesShot.isNull());
+        const QString out = qEnvironmentVariable("REDISLENS_SCREENSHOT_DIR");
+        if (!out.isEmpty())
+            QVERIFY(rulesShot.save(out + QStringLiteral("/queues-rules.png")));
     }
 };
 

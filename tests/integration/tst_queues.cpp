@@ -226,7 +226,7 @@ private Q_SLOTS:
     {
         QueuesLoader loader(m_client.get());
         QVERIFY(runLoader(loader, m_lists, m_zsets));
-        loader.rules().setUserRules({{"recent:*", KeyType::List, QueueKind::Queue, {}}});
+        loader.rules().setUserRules(QList<PatternRule>{{"recent:*", KeyType::List, PatternKind::ListQueue, {}, {}, 0}});
         QSignalSpy refreshed(&loader, &QueuesLoader::refreshed);
         loader.reclassify();
         QVERIFY(!refreshed.isEmpty() || refreshed.wait(kWaitMs));

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queues.h"
 
-#include <QAbstractItemModelTester>
 #include <QDateTime>
-#include <QFile>
-#include <QTemporaryDir>
 #include <QTest>
 
-// What counts as a queue: the byte glob, the built-in name rules, user rules first, the rules
-// file, and epoch-score detection.
+// What counts as a queue: the byte glob, the built-in name rules, user rules (the shared
+// pattern rules; the file itself is tst_patternrules') first, and epoch-score detection.
 class TestQueueRules : public QObject
 {
     Q_OBJECT
@@ -23,9 +20,8 @@ private Q_SLOTS:
     void epochUnit();
     void itemTimestamp();
     void userRulesOverride();
-    void roundTrip();
-    void malformedFileUntouched();
-    void rulesModel();
+    void otherKindsAreNotQueues();
+    void kindMapping();
 };
 
 void TestQueueRules::glob_data()
@@ -164,100 +160,65 @@ void TestQueueRules::itemTimestamp()
 void TestQueueRules::userRulesOverride()
 {
     QueueRules rules;
-    rules.setUserRules({{"recent:*", KeyType::List, QueueKind::Queue, QStringLiteral("ours")},
-                        {"q:*", KeyType::List, QueueKind::NotAQueue, {}},
-                        {"lb:*", KeyType::ZSet, QueueKind::DelayedJobs, {}}});
+    rules.setUserRules(QList<PatternRule>{{"recent:*", KeyType::List, PatternKind::ListQueue, {}, QStringLiteral("ours"), 0},
+                                          {"q:*", KeyType::List, PatternKind::Unknown, {}, {}, 0},
+                                          {"lb:*", KeyType::ZSet, PatternKind::DelayedJobs, {}, {}, 0},
+                                          {"w:*", KeyType::Unknown, PatternKind::ProcessingList, {}, {}, 0}});
     QueueClassification c = rules.classify("recent:searches", KeyType::List);
     QCOMPARE(c.kind, QueueKind::Queue);
     QCOMPARE(c.reason, QStringLiteral("rule 1: glob 'recent:*' list → queue (ours)"));
     c = rules.classify("q:email", KeyType::List);
     QCOMPARE(c.kind, QueueKind::NotAQueue);
-    QVERIFY(c.reason.startsWith(QStringLiteral("rule 2:")));
+    QCOMPARE(c.reason, QStringLiteral("rule 2: glob 'q:*' list → not a queue"));
     // The type has to match too.
     c = rules.classify("recent:searches", KeyType::ZSet);
     QCOMPARE(c.kind, QueueKind::NotAQueue);
+    QVERIFY(!c.reason.startsWith(QStringLiteral("rule")));
     const QList<double> scores{1'750'000'000};
     c = rules.classify("lb:x", KeyType::ZSet, &scores, 1'750'000'000'000);
     QCOMPARE(c.kind, QueueKind::DelayedJobs);
     QCOMPARE(c.unit, EpochUnit::Seconds);
+    c = rules.classify("w:orders:7", KeyType::List);
+    QCOMPARE(c.kind, QueueKind::ProcessingList);
+    QCOMPARE(c.reason, QStringLiteral("rule 4: glob 'w:*' any → processing list"));
+    QCOMPARE(c.queue, QByteArray("w:orders"));
     // Not matched by a user rule: built-ins apply.
     QCOMPARE(rules.classify("jobs:video", KeyType::List).kind, QueueKind::Queue);
+    QCOMPARE(rules.userRules().rules().size(), 4);
 }
 
-void TestQueueRules::roundTrip()
+void TestQueueRules::otherKindsAreNotQueues()
 {
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("rules.json"));
+    // A rule for another pattern wins over the queue name guess: the user said what it is.
     QueueRules rules;
-    QVERIFY(rules.load(path)); // missing: no rules, no error
-    QVERIFY(rules.userRules().isEmpty());
-    const QList<QueueRule> written{{QByteArray("bin\x00\xff*", 6), KeyType::List, QueueKind::Queue, QStringLiteral("binary")},
-                                   {"a\\*b", KeyType::Unknown, QueueKind::NotAQueue, {}},
-                                   {"sched:*", KeyType::ZSet, QueueKind::DelayedJobs, QStringLiteral("é")},
-                                   {"w:*", KeyType::List, QueueKind::ProcessingList, {}}};
-    rules.setUserRules(written);
-    QString error;
-    QVERIFY2(rules.save(path, &error), qPrintable(error));
-    QueueRules loaded;
-    QVERIFY2(loaded.load(path, &error), qPrintable(error));
-    QCOMPARE(loaded.userRules(), written);
+    PatternRules user;
+    user.setRules({{"jobs:seen:*", KeyType::Unknown, PatternKind::DedupSet, {}, {}, 0},
+                   {"sched:*", KeyType::ZSet, PatternKind::SlidingWindow, {}, QStringLiteral("limiter"), 0}});
+    rules.setUserRules(user);
+    QueueClassification c = rules.classify("jobs:seen:2024", KeyType::List);
+    QCOMPARE(c.kind, QueueKind::NotAQueue);
+    QCOMPARE(c.reason, QStringLiteral("rule 1: glob 'jobs:seen:*' any → not a queue: a rule says it is a %1")
+                           .arg(patternKindName(PatternKind::DedupSet)));
+    const qint64 now = 1'750'000'000'000;
+    const QList<double> scores{double(now + 60000)};
+    c = rules.classify("sched:due", KeyType::ZSet, &scores, now);
+    QCOMPARE(c.kind, QueueKind::NotAQueue);
+    QVERIFY2(c.reason.startsWith(QStringLiteral("rule 2: ")) && c.reason.endsWith(QStringLiteral("(limiter)")),
+             qPrintable(c.reason));
+    // Without the rules, the same keys are queues.
+    QCOMPARE(QueueRules().classify("jobs:seen:2024", KeyType::List).kind, QueueKind::Queue);
+    QCOMPARE(QueueRules().classify("sched:due", KeyType::ZSet, &scores, now).kind, QueueKind::DelayedJobs);
 }
 
-void TestQueueRules::malformedFileUntouched()
+void TestQueueRules::kindMapping()
 {
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("rules.json"));
-    const QByteArray broken = "{\n  \"rules\": [\n    {\"glob\": \"q:*\", \"type\": \"list\" \"kind\": \"queue\"}\n  ]\n}\n";
-    {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(broken);
-    }
-    QueueRules rules;
-    rules.setUserRules({{"keep:*", KeyType::List, QueueKind::Queue, {}}});
-    QString error;
-    QVERIFY(!rules.load(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("line 3")), qPrintable(error));
-    QCOMPARE(rules.userRules().size(), 1); // kept what it had
-    // Saving over it is refused, so the hand-edited file survives.
-    QVERIFY(!rules.save(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("line 3")), qPrintable(error));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QCOMPARE(f.readAll(), broken);
-
-    // A well-formed file with a bad rule names the rule.
-    const QString other = dir.filePath(QStringLiteral("other.json"));
-    QFile o(other);
-    QVERIFY(o.open(QIODevice::WriteOnly));
-    o.write(R"({"rules":[{"glob":"a","type":"list","kind":"queue"},{"glob":"b","type":"hash","kind":"queue"}]})");
-    o.close();
-    QVERIFY(!rules.load(other, &error));
-    QVERIFY2(error.contains(QStringLiteral("rule 2")), qPrintable(error));
-}
-
-void TestQueueRules::rulesModel()
-{
-    QueueRulesModel model;
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setRules({{"a:*", KeyType::List, QueueKind::Queue, {}}});
-    model.addRule({"b:*", KeyType::ZSet, QueueKind::DelayedJobs, {}});
-    model.addRule({"c:*", KeyType::List, QueueKind::NotAQueue, {}});
-    QCOMPARE(model.rowCount(), 3);
-    model.moveRule(2, -1);
-    QCOMPARE(model.rules().at(1).glob, QByteArray("c:*"));
-    model.moveRule(0, 1);
-    QCOMPARE(model.rules().at(0).glob, QByteArray("c:*"));
-    QCOMPARE(model.rules().at(1).glob, QByteArray("a:*"));
-    QVERIFY(model.setData(model.index(0, QueueRulesModel::GlobColumn), QStringLiteral("x\\x00*")));
-    QCOMPARE(model.rules().at(0).glob, QByteArray("x\x00*", 3));
-    QVERIFY(model.setData(model.index(0, QueueRulesModel::KindColumn), QStringLiteral("processing")));
-    QCOMPARE(model.rules().at(0).kind, QueueKind::ProcessingList);
-    QVERIFY(!model.setData(model.index(0, QueueRulesModel::TypeColumn), QStringLiteral("hash")));
-    QVERIFY(model.setData(model.index(0, QueueRulesModel::TypeColumn), QStringLiteral("any")));
-    QCOMPARE(model.rules().at(0).type, KeyType::Unknown);
-    model.removeRuleAt(1);
-    QCOMPARE(model.rowCount(), 2);
+    for (QueueKind k : {QueueKind::Queue, QueueKind::ProcessingList, QueueKind::DelayedJobs, QueueKind::NotAQueue})
+        QCOMPARE(queueKindOf(patternKindOf(k)), std::optional<QueueKind>(k));
+    QCOMPARE(patternKindOf(QueueKind::NotAQueue), PatternKind::Unknown);
+    QVERIFY(!queueKindOf(PatternKind::Lock));
+    // The queue kinds keep the spelling rules.json had for them.
+    for (QueueKind k : {QueueKind::Queue, QueueKind::ProcessingList, QueueKind::DelayedJobs, QueueKind::NotAQueue})
+        QCOMPARE(patternKindId(patternKindOf(k)), queueKindId(k));
 }
 
 QTEST_GUILESS_MAIN(TestQueueRules)
