@@ -1,2 +1,231 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+
+#include "patterns.h"
+#include "redisworker.h"
+#include "ttl.h"
+
+#include <QAbstractTableModel>
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QVariantMap>
+#include <cmath>
+#include <optional>
+
+class QTimer;
+class RedisClient;
+
+enum class LimiterKind : quint8 { FixedWindow, SlidingWindow, TokenBucket };
+QString limiterKindName(LimiterKind kind); // "fixed window", "sliding log", "token bucket"
+
+// One caller of one limiter: for a fixed window its newest window's counter, for a sliding
+// log the sorted set, for a token bucket the hash.
+struct CallerState
+{
+    enum Flag : quint8 {
+        NoTtl = 1, // counter: locked out for ever once over; bucket/log: never goes away
+        Untrimmed = 2, // sliding log: members the last write should have trimmed
+        AtLimit = 4, // count >= limit, or an empty bucket
+        OverLimit = 8, // count > limit
+    };
+
+    QByteArray key;
+    QString limiter; // the limiter's name: the family ("rate:user:{n}:{n}")
+    LimiterKind kind = LimiterKind::FixedWindow;
+    QByteArray caller; // the id part of the key ("42", "client-7")
+    QByteArray window; // fixed window: the window number segment
+    qint64 count = -1; // fixed: the counter; sliding: members inside the window
+    qint64 total = -1; // sliding: ZCARD
+    qint64 untrimmed = 0; // sliding: members at or before (newest - window)
+    qint64 newestMs = -1, oldestMs = -1; // sliding: the scores at both ends
+    qint64 pttlMs = ttl::kUnknown;
+    qint64 readAtMs = 0; // local clock
+    qint64 serverReadAtMs = 0; // the server's clock at the read
+    qint64 limit = -1; // the limiter's
+    qint64 windowMs = -1; // the limiter's
+    double tokens = qQNaN(); // bucket
+    qint64 lastRefillMs = -1; // bucket: epoch ms
+    qint64 refillAgeMs = -1; // bucket: at readAtMs
+    double capacity = qQNaN(); // bucket, from a rule
+    quint8 flags = 0;
+    QString error;
+
+    // count / limit, or for a bucket with a known capacity the share of it used; -1 unknown.
+    double pressure() const;
+    QString flagsText() const;
+};
+
+// A group of callers with one key shape and one limit.
+struct LimiterInfo
+{
+    QString name;
+    LimiterKind kind = LimiterKind::FixedWindow;
+    qint64 limit = -1;
+    QString limitSource; // "rule", "inferred: 40 of 80 callers stop at 100", "unknown: …"
+    qint64 windowMs = -1;
+    QString windowSource; // "rule", "from the window number", "from TTLs at the last write"
+    double capacity = qQNaN(); // bucket, from a rule
+    double refillPerSec = qQNaN(); // bucket, from a rule
+    int callers = 0;
+    int atLimit = 0; // includes overLimit
+    int overLimit = 0;
+    int noTtl = 0;
+    int untrimmed = 0;
+
+    // Where it applies: the fixed window's boundary burst, one line.
+    QString note() const;
+};
+
+// The most common ceiling among callers' maximum counts: the value the largest number of
+// callers stopped at (ties: the higher value), if at least kMinCallersAtCeiling callers and a
+// fifth of them share it. 'atCeiling' gets that number of callers.
+std::optional<qint64> inferCeiling(const QList<qint64> &maxima, int *atCeiling = nullptr);
+constexpr int kMinCallersAtCeiling = 3;
+
+// The id part of a limiter key: what follows the family's literal prefix up to its last ':',
+// minus the trailing window segment for fixed windows. 'window' gets that segment.
+QByteArray rateLimitCaller(const QByteArray &key, const QString &family, LimiterKind kind,
+                           QByteArray *window = nullptr);
+
+// Groups what one poll read into limiters, decides limits (rule params "limit", "window_ms",
+// "capacity", "rate" / "refill_per_sec" win; otherwise inferred) and flags; keeps one row per
+// caller (a fixed window's newest window) and sorts callers by pressure, highest first.
+// 'rawKeys' holds every key read (all windows), 'params' the rule parameters per limiter.
+struct RateLimitAnalysis
+{
+    QList<LimiterInfo> limiters;
+    QList<CallerState> callers;
+};
+RateLimitAnalysis analyzeRateLimits(const QList<CallerState> &rawKeys, const QHash<QString, QVariantMap> &params,
+                                    qint64 serverNowMs);
+// A sliding log's window from its callers: the scripts set the TTL to the window at each write,
+// so TTL + (now - newest member) is the window. The median over callers; nullopt without TTLs.
+std::optional<qint64> inferSlidingWindowMs(const QList<CallerState> &callers, qint64 serverNowMs);
+// A fixed window's length from its window numbers (floor(now / window)), or nullopt when the
+// numbers are epoch times (window starts) or say nothing sensible.
+std::optional<qint64> inferFixedWindowMs(const QList<QByteArray> &windows, qint64 serverNowMs);
+
+class LimitersModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        NameColumn,
+        KindColumn,
+        CallersColumn,
+        LimitColumn,
+        WindowColumn,
+        AtLimitColumn,
+        NoteColumn,
+        ColumnCount
+    };
+    enum Role { NameRole = Qt::UserRole + 1, SeverityRole };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setRows(const QList<LimiterInfo> &rows);
+    const QList<LimiterInfo> &rows() const { return m_rows; }
+    int rowOf(const QString &name) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QList<LimiterInfo> m_rows;
+};
+
+class CallersModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        CallerColumn,
+        LimiterColumn,
+        UsedColumn,
+        LimitColumn,
+        PressureColumn,
+        RemainingColumn,
+        DetailColumn,
+        FlagsColumn,
+        ColumnCount
+    };
+    enum Role { KeyRole = Qt::UserRole + 1, LimiterRole, SeverityRole, TypeRole, PressureSeverityRole };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setRows(const QList<CallerState> &rows);
+    const QList<CallerState> &rows() const { return m_rows; }
+    int rowOf(const QByteArray &key) const;
+    // The window countdown, from each row's read time.
+    void setNow(qint64 nowMs);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QList<CallerState> m_rows;
+    qint64 m_now = 0;
+};
+
+// Reads the limiter keys the classifier found, at most kMaxKeys per poll, in pipelined batches
+// of kBatch keys: counters GET + PTTL; sliding logs ZCARD, PTTL and both end members, then
+// ZCOUNT inside the window once the window is known; buckets HMGET of the field names this
+// project's token_bucket.lua writes (tokens, last_refill) and common others (ts, updated_at).
+// The clock is the server's (TIME): the scripts are handed the callers' clocks, which the
+// server's is closer to than ours. Again every kRefreshMs while polling.
+class RateLimitsLoader : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxKeys = 500;
+    static constexpr int kBatch = 100;
+    static constexpr int kRefreshMs = 3000;
+
+    explicit RateLimitsLoader(RedisClient *client, QObject *parent = nullptr);
+
+    // FixedWindow, SlidingWindow and TokenBucket matches; others are ignored. Reads at once only
+    // while polling.
+    void setMatches(const QList<PatternMatch> &matches);
+    int matchCount() const { return int(m_matches.size()); }
+    void refresh();
+    void setPolling(bool on);
+    bool isPolling() const;
+    bool hasResults() const { return m_hasResults; }
+
+    LimitersModel *limitersModel() const { return m_limiters; }
+    CallersModel *callersModel() const { return m_callers; }
+    const LimiterInfo *limiter(const QString &name) const;
+    const CallerState *caller(const QByteArray &key) const;
+
+Q_SIGNALS:
+    void refreshed();
+    void failed(const QString &message);
+
+private:
+    void readBatch(int from);
+    void countSliding(int from);
+    void finishRound();
+    bool failOn(const RedisReply &reply);
+
+    RedisClient *m_client;
+    LimitersModel *m_limiters;
+    CallersModel *m_callers;
+    QTimer *m_poll;
+    QList<PatternMatch> m_matches;
+    QHash<QString, QVariantMap> m_params; // per limiter, from rules
+    QList<CallerState> m_reading;
+    QList<int> m_sliding; // indexes into m_reading
+    QHash<QString, qint64> m_slidingWindow; // per limiter, for ZCOUNT
+    qint64 m_serverNow = 0;
+    qint64 m_clockOffset = 0; // server minus local, ms
+    QPointer<QObject> m_context;
+    bool m_busy = false;
+    bool m_again = false;
+    bool m_hasResults = false;
+};

@@ -1,2 +1,412 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lockspanel.h"
+
+#include "bytesescape.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "locks.h"
+#include "redisclient.h"
+#include "scriptcall.h"
+#include "scriptlibrary.h"
+#include "tableview.h"
+
+#include <QBrush>
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QHash>
+#include <QHeaderView>
+#include <QIdentityProxyModel>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace {
+
+// Colours cells by a severity role of their row (2 and above: bad, 1: warning), in the
+// palette's own warning colours. 'roles' maps a column to the role that decides it.
+class SeverityProxy : public QIdentityProxyModel
+{
+public:
+    SeverityProxy(QHash<int, int> roles, QWidget *owner)
+        : QIdentityProxyModel(owner), m_roles(std::move(roles)), m_owner(owner)
+    { }
+
+    QVariant data(const QModelIndex &index, int role) const override
+    {
+        if (role == Qt::ForegroundRole && m_roles.contains(index.column())) {
+            const int s = QIdentityProxyModel::data(index, m_roles.value(index.column())).toInt();
+            if (s >= 2)
+                return QBrush(chartstyle::bad(m_owner->palette()));
+            if (s == 1)
+                return QBrush(chartstyle::warning(m_owner->palette()));
+        }
+        return QIdentityProxyModel::data(index, role);
+    }
+
+private:
+    QHash<int, int> m_roles;
+    QWidget *m_owner;
+};
+
+} // namespace
+
+// ---- actions ----
+
+LockActions::LockActions(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
+
+bool LockActions::isReadOnly() const
+{
+    return m_client->facts().readOnly || m_client->profile().readOnly;
+}
+
+bool LockActions::refuse(const QString &action, const QByteArray &key)
+{
+    LockActionResult r;
+    r.action = action;
+    r.key = key;
+    r.refused = true;
+    if (isReadOnly())
+        r.message = tr("Refused: the connection is read-only");
+    else if (m_busy)
+        r.message = tr("Refused: another action is still running");
+    else if (key.isEmpty())
+        r.message = tr("Select a lock first");
+    else
+        return false;
+    Q_EMIT finished(r);
+    return true;
+}
+
+void LockActions::release(const QByteArray &key, const QByteArray &token)
+{
+    if (refuse(QStringLiteral("release"), key))
+        return;
+    run(QStringLiteral("release"), QStringLiteral("lock_release"), key, {token});
+}
+
+void LockActions::extend(const QByteArray &key, const QByteArray &token, qint64 ttlMs)
+{
+    if (refuse(QStringLiteral("extend"), key))
+        return;
+    if (ttlMs <= 0) {
+        Q_EMIT finished({QStringLiteral("extend"), key, false, true, tr("The new TTL must be above zero")});
+        return;
+    }
+    run(QStringLiteral("extend"), QStringLiteral("lock_extend"), key, {token, QByteArray::number(ttlMs)});
+}
+
+void LockActions::run(const QString &action, const QString &script, const QByteArray &key,
+                      const QList<QByteArray> &args)
+{
+    const ScriptInfo *info = ScriptLibrary::instance().find(script);
+    if (!info) {
+        Q_EMIT finished({action, key, false, true, tr("The script %1 is missing from this build").arg(script)});
+        return;
+    }
+    m_busy = true;
+    scriptcall::run(m_client, *info, {key}, args, this, [this, action, key](const RedisReply &reply) {
+        m_busy = false;
+        LockActionResult r;
+        r.action = action;
+        r.key = key;
+        if (const RedisError e = reply.firstError()) {
+            r.message = tr("%1 failed: %2").arg(action, e.message);
+        } else if (reply.value(0).toInteger() == 1) {
+            r.done = true;
+            r.message = action == QLatin1String("release") ? tr("released %1").arg(bytesescape::quoteIfNeeded(key))
+                                                           : tr("extended %1").arg(bytesescape::quoteIfNeeded(key));
+        } else {
+            r.message = tr("refused: the lock is held by another token or gone");
+        }
+        Q_EMIT finished(r);
+    });
+}
+
+// ---- panel ----
+
+LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
+    : Panel(parent),
+      m_client(client),
+      m_loader(new LocksLoader(client, this)),
+      m_actions(new LockActions(client, this)),
+      m_tick(new QTimer(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *top = new QHBoxLayout;
+    m_summary = new QLabel(this);
+    top->addWidget(m_summary, 1);
+    m_explain = new QPushButton(tr("What does a lock guarantee?"), this);
+    m_explain->setCheckable(true);
+    top->addWidget(m_explain);
+    layout->addLayout(top);
+
+    m_explanation = new QLabel(explanation(), this);
+    m_explanation->setWordWrap(true);
+    m_explanation->setTextFormat(Qt::RichText);
+    m_explanation->setFrameShape(QFrame::StyledPanel);
+    m_explanation->setMargin(8);
+    m_explanation->hide();
+    layout->addWidget(m_explanation);
+
+    m_status = new QLabel(tr("Waiting for the scan to find locks…"), this);
+    layout->addWidget(m_status);
+
+    auto *proxy = new SeverityProxy({{LocksModel::FlagsColumn, LocksModel::SeverityRole},
+                                     {LocksModel::RemainingColumn, LocksModel::TtlSeverityRole}},
+                                    this);
+    proxy->setSourceModel(m_loader->model());
+    m_view = tableview::make(proxy, this, QStringLiteral("locks"));
+    m_view->horizontalHeader()->resizeSection(LocksModel::ResourceColumn, 230);
+    m_view->horizontalHeader()->resizeSection(LocksModel::TokenColumn, 260);
+    m_view->horizontalHeader()->resizeSection(LocksModel::RemainingColumn, 90);
+    m_view->horizontalHeader()->resizeSection(LocksModel::FamilyColumn, 150);
+    layout->addWidget(m_view, 1);
+
+    auto *actions = new QHBoxLayout;
+    actions->addWidget(new QLabel(tr("Token:"), this));
+    m_token = new QLineEdit(this);
+    m_token->setPlaceholderText(tr("the holder's token, escaped as shown"));
+    actions->addWidget(m_token, 1);
+    m_release = new QPushButton(tr("Release"), this);
+    m_release->setToolTip(tr("lock_release.lua: deletes the key only if its value equals this token"));
+    actions->addWidget(m_release);
+    actions->addSpacing(12);
+    actions->addWidget(new QLabel(tr("New TTL:"), this));
+    m_ttl = new QSpinBox(this);
+    m_ttl->setRange(1, 7 * 24 * 3600);
+    m_ttl->setValue(30);
+    m_ttl->setSuffix(tr(" s"));
+    actions->addWidget(m_ttl);
+    m_extend = new QPushButton(tr("Extend"), this);
+    m_extend->setToolTip(tr("lock_extend.lua: sets the TTL only if the value equals this token"));
+    actions->addWidget(m_extend);
+    layout->addLayout(actions);
+    m_result = new QLabel(this);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_result);
+
+    m_tick->setInterval(kTickMs);
+    connect(m_tick, &QTimer::timeout, this, [this] { m_loader->model()->setNow(QDateTime::currentMSecsSinceEpoch()); });
+    connect(m_explain, &QPushButton::toggled, this, &LocksPanel::showExplanation);
+    connect(m_loader, &LocksLoader::refreshed, this, &LocksPanel::onRefreshed);
+    connect(m_loader, &LocksLoader::failed, this,
+            [this](const QString &message) { m_status->setText(tr("Cannot read locks: %1").arg(message)); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &LocksPanel::onSelectionChanged);
+    connect(m_view, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openKeyRequested(index.data(LocksModel::KeyRole).toByteArray(),
+                                KeyType(index.data(LocksModel::TypeRole).toInt()));
+    });
+    connect(m_release, &QPushButton::clicked, this, [this] { releaseSelected(m_token->text()); });
+    connect(m_extend, &QPushButton::clicked, this,
+            [this] { extendSelected(m_token->text(), qint64(m_ttl->value()) * 1000); });
+    connect(m_actions, &LockActions::finished, this, &LocksPanel::onActionFinished);
+    connect(m_client, &RedisClient::ready, this, &LocksPanel::updateButtons);
+    updateButtons();
+}
+
+QString LocksPanel::explanation()
+{
+    return tr(
+        "<b>What a single-node Redis lock does and does not guarantee</b><ul>"
+        "<li><tt>SET lock:&lt;resource&gt; &lt;random token&gt; NX PX &lt;ttl&gt;</tt> lets one caller in at a "
+        "time: while the key exists, everyone else is refused.</li>"
+        "<li>The TTL is a lease, not a promise about the work. If the work, a GC pause, swapping or a stalled VM "
+        "outlasts it, the lock expires and a second holder starts while the first still believes it holds "
+        "it.</li>"
+        "<li>Release must compare the token and delete in one step (<tt>lock_release</tt>); a plain DEL can delete "
+        "a lock that has passed to someone else. A value such as <tt>1</tt> makes that comparison "
+        "meaningless.</li>"
+        "<li>Extend the same way (<tt>lock_extend</tt>), well before the TTL runs out; only the token's holder "
+        "can.</li>"
+        "<li>Clocks: Redis expires the key by its own clock. A holder timing its lease on a drifting or jumping "
+        "clock can overstay it.</li>"
+        "<li>Failover: replication is asynchronous. A primary can grant the lock and die before its replica has "
+        "it; the promoted replica lets a second holder in.</li>"
+        "<li>So the lock cannot protect the data by itself. Hand out a <i>fencing token</i> with each "
+        "acquisition (an increasing number, e.g. from INCR) and let the data store reject writes that carry "
+        "an older token than the last it accepted.</li>"
+        "<li>Redlock (the lock on a majority of independent primaries) survives a node failing, but still "
+        "assumes bounded pauses and clock drift, and still needs fencing for correctness.</li>"
+        "<li>Rule of thumb: a Redis lock saves doing work twice (efficiency); it does not guarantee one writer "
+        "(correctness) unless the store checks fencing tokens.</li></ul>");
+}
+
+void LocksPanel::setMatches(const QList<PatternMatch> &matches)
+{
+    m_loader->setMatches(matches);
+    if (m_loader->matchCount() == 0)
+        m_status->setText(tr("No locks found by the scan."));
+}
+
+void LocksPanel::activeChanged(bool active)
+{
+    m_loader->setPolling(active);
+    if (active)
+        m_tick->start();
+    else
+        m_tick->stop();
+}
+
+void LocksPanel::onRefreshed()
+{
+    const QList<LockInfo> &locks = m_loader->locks();
+    int noTtl = 0, longTtl = 0, notToken = 0, held = 0;
+    for (const LockInfo &l : locks) {
+        if (l.released)
+            continue;
+        ++held;
+        noTtl += (l.flags & LockInfo::NoTtl) ? 1 : 0;
+        longTtl += (l.flags & LockInfo::LongTtl) ? 1 : 0;
+        notToken += (l.flags & LockInfo::NotTokenLike) ? 1 : 0;
+    }
+    QStringList parts{(held == 1 ? tr("1 lock held") : tr("%1 locks held").arg(held))};
+    if (noTtl)
+        parts << tr("%n without TTL", nullptr, noTtl);
+    if (longTtl)
+        parts << tr("%n with a TTL far above its family's", nullptr, longTtl);
+    if (notToken)
+        parts << tr("%n with a value that is not a token", nullptr, notToken);
+    m_summary->setText(parts.join(QStringLiteral(" · ")));
+    m_status->setText(locks.isEmpty() ? tr("No locks held right now.")
+                                      : tr("Read %1; TTLs count down live, re-read every %2 s while shown.")
+                                            .arg(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss")))
+                                            .arg(LocksLoader::kRefreshMs / 1000));
+    if (!m_selected.isEmpty() && selectedKey() != m_selected)
+        selectKey(m_selected);
+    updateButtons();
+    if (!m_hasContent) {
+        m_hasContent = true;
+        Q_EMIT contentReady();
+    }
+}
+
+void LocksPanel::selectKey(const QByteArray &key)
+{
+    const int row = m_loader->model()->rowOf(key);
+    if (row >= 0)
+        m_view->selectRow(row);
+}
+
+QByteArray LocksPanel::selectedKey() const
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    return rows.isEmpty() ? QByteArray() : rows.first().data(LocksModel::KeyRole).toByteArray();
+}
+
+void LocksPanel::onSelectionChanged()
+{
+    const QByteArray key = selectedKey();
+    if (key.isEmpty())
+        return; // a reset cleared it; onRefreshed selects the key again
+    if (key != m_selected) {
+        m_selected = key;
+        if (const LockInfo *l = m_loader->lock(key))
+            m_token->setText(bytesescape::escape(l->value, false));
+    }
+    updateButtons();
+}
+
+void LocksPanel::updateButtons()
+{
+    const LockInfo *l = m_selected.isEmpty() ? nullptr : m_loader->lock(m_selected);
+    const bool readOnly = m_actions->isReadOnly();
+    const bool can = !readOnly && l && l->canRelease();
+    m_release->setEnabled(can);
+    m_extend->setEnabled(can);
+    const QString why = readOnly ? tr("Read-only connection: release and extend are off") : QString();
+    m_release->setToolTip(why.isEmpty() ? tr("lock_release.lua: deletes the key only if its value equals this token")
+                                        : why);
+    m_extend->setToolTip(why.isEmpty() ? tr("lock_extend.lua: sets the TTL only if the value equals this token") : why);
+    if (readOnly && m_result->text().isEmpty())
+        m_result->setText(why);
+}
+
+bool LocksPanel::confirm(const QString &title, const QString &text)
+{
+    if (!m_confirm)
+        return true;
+    return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
+        == QMessageBox::Yes;
+}
+
+void LocksPanel::releaseSelected(const QString &tokenText)
+{
+    QString error;
+    const std::optional<QByteArray> token = bytesescape::unescape(tokenText, &error);
+    if (!token) {
+        m_result->setText(tr("Token: %1").arg(error));
+        return;
+    }
+    if (m_actions->isReadOnly() || m_selected.isEmpty()) {
+        m_actions->release(m_selected, *token); // refuses with the reason, sends nothing
+        return;
+    }
+    if (!confirm(tr("Release lock"),
+                 tr("Release the lock %1 held with token %2?\n\nlock_release deletes the key only if its value "
+                    "still equals this token.")
+                     .arg(bytesescape::quoteIfNeeded(m_selected), bytesescape::quoteIfNeeded(*token))))
+        return;
+    m_actions->release(m_selected, *token);
+}
+
+void LocksPanel::extendSelected(const QString &tokenText, qint64 ttlMs)
+{
+    QString error;
+    const std::optional<QByteArray> token = bytesescape::unescape(tokenText, &error);
+    if (!token) {
+        m_result->setText(tr("Token: %1").arg(error));
+        return;
+    }
+    if (m_actions->isReadOnly() || m_selected.isEmpty()) {
+        m_actions->extend(m_selected, *token, ttlMs);
+        return;
+    }
+    if (!confirm(tr("Extend lock"),
+                 tr("Give the lock %1 held with token %2 a new TTL of %3?\n\nlock_extend sets it only if the value "
+                    "still equals this token.")
+                     .arg(bytesescape::quoteIfNeeded(m_selected), bytesescape::quoteIfNeeded(*token),
+                          format::duration(ttlMs))))
+        return;
+    m_actions->extend(m_selected, *token, ttlMs);
+}
+
+void LocksPanel::onActionFinished(const LockActionResult &result)
+{
+    m_result->setText(result.message);
+    if (!result.refused)
+        m_loader->refresh();
+}
+
+void LocksPanel::showExplanation(bool on)
+{
+    m_explanation->setVisible(on);
+    if (m_explain->isChecked() != on)
+        m_explain->setChecked(on);
+}
+
+bool LocksPanel::isExplanationVisible() const
+{
+    return !m_explanation->isHidden();
+}
+
+QString LocksPanel::statusText() const
+{
+    return m_status->text();
+}
+
+QString LocksPanel::resultText() const
+{
+    return m_result->text();
+}
+
+QString LocksPanel::summaryText() const
+{
+    return m_summary->text();
+}

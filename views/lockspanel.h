@@ -1,2 +1,124 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+
+#include "panel.h"
+#include "patterns.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+
+class LocksLoader;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+class QTimer;
+class RedisClient;
+
+// What a release or an extension came to.
+struct LockActionResult
+{
+    QString action; // "release", "extend"
+    QByteArray key;
+    bool done = false; // the script released / extended the lock
+    bool refused = false; // not sent: read-only, busy, bad input
+    QString message; // one line for the screen
+};
+Q_DECLARE_METATYPE(LockActionResult)
+
+// Release (lua lock_release: compare-and-delete) and extend (lua lock_extend:
+// compare-and-PEXPIRE) with a token the user supplies, through scriptcall::run. Refused
+// without sending anything on a read-only connection. No widgets: tests use it headless.
+class LockActions : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LockActions(RedisClient *client, QObject *parent = nullptr);
+
+    bool isReadOnly() const;
+    bool isBusy() const { return m_busy; }
+    void release(const QByteArray &key, const QByteArray &token);
+    void extend(const QByteArray &key, const QByteArray &token, qint64 ttlMs);
+
+Q_SIGNALS:
+    void finished(const LockActionResult &result);
+
+private:
+    bool refuse(const QString &action, const QByteArray &key);
+    void run(const QString &action, const QString &script, const QByteArray &key, const QList<QByteArray> &args);
+
+    RedisClient *m_client;
+    bool m_busy = false;
+};
+
+// Every lock the classifier found: resource, holder token, a live countdown of its TTL, its
+// family and flags (no TTL, TTL far above the family's, value not token-like), most severe
+// first. Release and extend with the holder's token, and a short explanation of what a
+// single-node lock guarantees.
+class LocksPanel : public Panel
+{
+    Q_OBJECT
+public:
+    static constexpr int kTickMs = 250;
+
+    explicit LocksPanel(RedisClient *client, QWidget *parent = nullptr);
+
+    bool hasContent() const override { return m_hasContent; }
+
+    // PatternKind::Lock matches from the main window, after every rescan.
+    void setMatches(const QList<PatternMatch> &matches);
+    // Tests and scripted screenshots switch the confirmation dialogs off.
+    void setConfirmations(bool on) { m_confirm = on; }
+
+    // The buttons' work, callable from tests: act on the selected lock with this token
+    // (escaped text as shown, e.g. "3f1c…" or "\x00…"); each confirms first.
+    void releaseSelected(const QString &token);
+    void extendSelected(const QString &token, qint64 ttlMs);
+    void selectKey(const QByteArray &key);
+    QByteArray selectedKey() const;
+    void showExplanation(bool on);
+
+    static QString explanation();
+
+    LocksLoader *loader() const { return m_loader; }
+    LockActions *actions() const { return m_actions; }
+    QTableView *view() const { return m_view; }
+    QString statusText() const;
+    QString resultText() const;
+    QString summaryText() const;
+    bool isExplanationVisible() const;
+    QPushButton *releaseButton() const { return m_release; }
+    QPushButton *extendButton() const { return m_extend; }
+
+protected:
+    void activeChanged(bool active) override;
+
+private:
+    void onRefreshed();
+    void onSelectionChanged();
+    void onActionFinished(const LockActionResult &result);
+    void updateButtons();
+    bool confirm(const QString &title, const QString &text);
+
+    RedisClient *m_client;
+    LocksLoader *m_loader;
+    LockActions *m_actions;
+    QTimer *m_tick;
+    QLabel *m_status = nullptr;
+    QLabel *m_summary = nullptr;
+    QPushButton *m_explain = nullptr;
+    QLabel *m_explanation = nullptr;
+    QTableView *m_view = nullptr;
+    QLineEdit *m_token = nullptr;
+    QSpinBox *m_ttl = nullptr;
+    QPushButton *m_release = nullptr;
+    QPushButton *m_extend = nullptr;
+    QLabel *m_result = nullptr;
+    QByteArray m_selected;
+    bool m_confirm = true;
+    bool m_hasContent = false;
+};

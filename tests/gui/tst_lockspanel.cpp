@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "locks.h"
+#include "lockspanel.h"
+#include "redisclient.h"
+#include "testserver.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QImage>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+#include <memory>
+
+// The locks panel on a small world of locks as production leaves them: rows from a real
+// server, most severe first, a countdown that runs, release and extend through the panel,
+// nothing possible on a read-only connection, the explanation one click away, a screenshot.
+namespace {
+
+constexpr int kWaitMs = 15000;
+
+PatternMatch lockMatch(const QByteArray &key, const QString &family)
+{
+    PatternMatch m;
+    m.key = key;
+    m.type = KeyType::String;
+    m.kind = PatternKind::Lock;
+    m.family = family;
+    m.confidence = 90;
+    return m;
+}
+
+// The leading number of "43 s" or "12m 03s", in seconds.
+int seconds(const QString &text)
+{
+    const QStringList parts = text.split(QLatin1Char(' '));
+    if (text.endsWith(QLatin1String(" s")))
+        return parts.first().toInt();
+    if (parts.size() == 2 && parts.first().endsWith(QLatin1Char('m')))
+        return parts.first().chopped(1).toInt() * 60 + parts.last().chopped(1).toInt();
+    return -1;
+}
+
+} // namespace
+
+class TstLocksPanel : public QObject
+{
+    Q_OBJECT
+
+private:
+    TestServer m_server;
+    QList<PatternMatch> m_matches;
+
+    void seed()
+    {
+        m_server.flushAll();
+        QList<QList<QByteArray>> cmds;
+        const QList<QByteArray> invoices{"1042", "1043", "1051", "1077", "1080"};
+        const QList<QByteArray> tokens{"3f1c9a0e7b2d4c55", "b81e07d2c6a94f13", "0d9f6ab3e21c7e48", "5a2c9e71f0b3d866",
+                                       "e4b0c1a9d7f25e3c"};
+        for (int i = 0; i < invoices.size(); ++i) {
+            cmds.append({"SET", "lock:invoice:" + invoices.at(i), tokens.at(i), "NX", "PX",
+                         QByteArray::number(20000 + i * 7000)});
+            m_matches << lockMatch("lock:invoice:" + invoices.at(i), QStringLiteral("lock:invoice:{n}"));
+        }
+        cmds.append({"SET", "lock:invoice:2001", "9c4e2f7a10b35d68", "NX", "PX", "7200000"});
+        m_matches << lockMatch("lock:invoice:2001", QStringLiteral("lock:invoice:{n}"));
+        cmds.append({"SET", "lock:report:nightly", "worker-7:31337:6f0e9a2c", "NX"});
+        m_matches << lockMatch("lock:report:nightly", QStringLiteral("lock:report:{…}"));
+        cmds.append({"SET", "lock:cron:cleanup", "1", "NX", "PX", "90000"});
+        m_matches << lockMatch("lock:cron:cleanup", QStringLiteral("lock:cron:{…}"));
+        cmds.append({"SET", "app:product:77:lock", "c0ffee00-1d2e-4f5a-9b8c-7d6e5f4a3b2c", "NX", "PX", "4500"});
+        m_matches << lockMatch("app:product:77:lock", QStringLiteral("app:product:{n}:lock"));
+        cmds.append({"SET", QByteArray("lock:bin:\x00\xff", 11), "a1b2c3d4e5f60718", "NX", "PX", "45000"});
+        m_matches << lockMatch(QByteArray("lock:bin:\x00\xff", 11), QStringLiteral("lock:bin:{…}"));
+        for (const RedisValue &v : m_server.pipeline(cmds))
+            QVERIFY2(!v.isError() && !v.isNil(), qPrintable(v.toDisplayString()));
+    }
+
+    // A panel on 'profile', active, with its first data shown.
+    bool openPanel(RedisClient &client, LocksPanel &panel)
+    {
+        client.connectToServer();
+        if (!waitForReady(client))
+            return false;
+        QSignalSpy ready(&panel, &Panel::contentReady);
+        panel.setConfirmations(false);
+        panel.resize(1100, 560);
+        panel.show();
+        panel.setMatches(m_matches);
+        // An inactive panel reads nothing; activating it does.
+        if (client.pendingCount() != 0 || panel.loader()->isPolling())
+            return false;
+        panel.setActive(true);
+        return ready.wait(kWaitMs) && panel.hasContent();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString error;
+        QVERIFY2(m_server.start(&error), qPrintable(error));
+    }
+
+    void init()
+    {
+        m_matches.clear();
+        seed();
+    }
+
+    void showsLocksWithALiveCountdown()
+    {
+        RedisClient client(m_server.profile());
+        LocksPanel panel(&client);
+        QAbstractItemModelTester tester(panel.view()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(!panel.hasContent());
+        QVERIFY(openPanel(client, panel));
+        QAbstractItemModel *m = panel.view()->model();
+        QCOMPARE(m->rowCount(), 10);
+        QCOMPARE(m->index(0, LocksModel::ResourceColumn).data().toString(), QStringLiteral("lock:report:nightly"));
+        QCOMPARE(m->index(0, LocksModel::FlagsColumn).data().toString(), QStringLiteral("no TTL"));
+        QVERIFY(m->index(0, LocksModel::FlagsColumn).data(Qt::ForegroundRole).isValid());
+        QCOMPARE(m->index(1, LocksModel::ResourceColumn).data().toString(), QStringLiteral("lock:invoice:2001"));
+        QCOMPARE(m->index(2, LocksModel::ResourceColumn).data().toString(), QStringLiteral("lock:cron:cleanup"));
+        QVERIFY(panel.summaryText().startsWith(QStringLiteral("10 locks held · 1 without TTL")));
+        // Binary keys are escaped, not mangled.
+        QVERIFY(m->match(m->index(0, 0), Qt::DisplayRole, QStringLiteral("lock:bin:\\x00\\xff")).size() == 1);
+
+        // The countdown runs between reads.
+        const int row = panel.loader()->model()->rowOf("lock:invoice:1077");
+        const int start = seconds(m->index(row, LocksModel::RemainingColumn).data().toString());
+        QVERIFY2(start > 30 && start <= 41, qPrintable(QString::number(start)));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            seconds(m->index(panel.loader()->model()->rowOf("lock:invoice:1077"), LocksModel::RemainingColumn)
+                        .data()
+                        .toString())
+                < start,
+            5000);
+
+        // A short lock expires: shown as released once, then gone.
+        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->lock("app:product:77:lock")
+                                     && panel.loader()->lock("app:product:77:lock")->released,
+                                 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.loader()->lock("app:product:77:lock"), 15000);
+
+        // Double-click opens the key.
+        QSignalSpy open(&panel, &Panel::openKeyRequested);
+        Q_EMIT panel.view()->doubleClicked(m->index(0, 0));
+        QCOMPARE(open.size(), 1);
+        QCOMPARE(open.first().at(0).toByteArray(), QByteArray("lock:report:nightly"));
+        QCOMPARE(open.first().at(1).value<KeyType>(), KeyType::String);
+
+        panel.setActive(false);
+        QVERIFY(!panel.loader()->isPolling());
+    }
+
+    void releaseAndExtendThroughThePanel()
+    {
+        RedisClient client(m_server.profile());
+        LocksPanel panel(&client);
+        QVERIFY(openPanel(client, panel));
+        RawConnection raw(m_server.port());
+        panel.selectKey("lock:invoice:1043");
+        QCOMPARE(panel.selectedKey(), QByteArray("lock:invoice:1043"));
+        // Selecting fills the token field with the holder's token.
+        auto *token = panel.findChild<QLineEdit *>();
+        QVERIFY(token);
+        QCOMPARE(token->text(), QStringLiteral("b81e07d2c6a94f13"));
+        QVERIFY(panel.releaseButton()->isEnabled());
+        QVERIFY(panel.extendButton()->isEnabled());
+
+        token->setText(QStringLiteral("someone-elses-token"));
+        panel.releaseButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(panel.resultText(),
+                                  QStringLiteral("refused: the lock is held by another token or gone"), kWaitMs);
+        QCOMPARE(raw.command({"EXISTS", "lock:invoice:1043"}).toInteger(), 1);
+
+        panel.extendSelected(QStringLiteral("b81e07d2c6a94f13"), 600000);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.resultText().startsWith(QLatin1String("extended")), kWaitMs);
+        QVERIFY(raw.command({"PTTL", "lock:invoice:1043"}).toInteger() > 590000);
+
+        panel.releaseSelected(QStringLiteral("b81e07d2c6a94f13"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.resultText().startsWith(QLatin1String("released")), kWaitMs);
+        QCOMPARE(raw.command({"EXISTS", "lock:invoice:1043"}).toInteger(), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            panel.loader()->lock("lock:invoice:1043") && panel.loader()->lock("lock:invoice:1043")->released, kWaitMs);
+    }
+
+    void readOnlyRefuses()
+    {
+        ConnectionProfile profile = m_server.profile();
+        profile.readOnly = true;
+        RedisClient client(profile);
+        LocksPanel panel(&client);
+        QVERIFY(openPanel(client, panel));
+        panel.selectKey("lock:invoice:1042");
+        QVERIFY(!panel.releaseButton()->isEnabled());
+        QVERIFY(!panel.extendButton()->isEnabled());
+        QVERIFY(panel.releaseButton()->toolTip().contains(QLatin1String("Read-only")));
+        panel.releaseSelected(QStringLiteral("3f1c9a0e7b2d4c55"));
+        QCOMPARE(panel.resultText(), QStringLiteral("Refused: the connection is read-only"));
+        QCOMPARE(m_server.command({"GET", "lock:invoice:1042"}).bytes(), QByteArray("3f1c9a0e7b2d4c55"));
+    }
+
+    void explanationAndScreenshot()
+    {
+        RedisClient client(m_server.profile());
+        LocksPanel panel(&client);
+        QVERIFY(openPanel(client, panel));
+        QVERIFY(!panel.isExplanationVisible());
+        auto *explain = panel.findChild<QPushButton *>();
+        QVERIFY(explain);
+        QCOMPARE(explain->text(), QStringLiteral("What does a lock guarantee?"));
+        explain->click();
+        QVERIFY(panel.isExplanationVisible());
+        for (const char *word : {"fencing", "TTL", "GC pause", "asynchronous", "Redlock"})
+            QVERIFY2(LocksPanel::explanation().contains(QLatin1String(word)), word);
+        explain->click();
+        QVERIFY(!panel.isExplanationVisible());
+
+        panel.selectKey("lock:invoice:1042");
+        panel.releaseSelected(QStringLiteral("not-the-holder"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.resultText().startsWith(QLatin1String("refused")), kWaitMs);
+        QTest::qWait(0);
+        const QImage shot = panel.grab().toImage();
+        QVERIFY(!shot.isNull());
+        QDir().mkpath(QStringLiteral("/work/notes"));
+        QVERIFY(shot.save(QStringLiteral("/work/notes/locks.png")));
+        panel.showExplanation(true);
+        panel.resize(1100, 820);
+        QVERIFY(panel.grab().toImage().save(QStringLiteral("/work/notes/locks-explained.png")));
+    }
+};
+
+QTEST_MAIN(TstLocksPanel)
+#include "tst_lockspanel.moc"
