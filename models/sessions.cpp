@@ -1,2 +1,951 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sessions.h"
+
+#include "bytesescape.h"
+#include "format.h"
+#include "redisclient.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTimer>
+#include <algorithm>
+#include <limits>
+
+// ---- bounded reads ----
+
+namespace boundedread {
+
+namespace {
+
+struct BatchState
+{
+    QPointer<RedisClient> client;
+    QPointer<QObject> context;
+    QList<RedisCommand> commands;
+    QList<RedisValue> values;
+    int chunk = 200;
+    std::function<void(const QList<RedisValue> &, const RedisError &)> done;
+};
+
+void runFrom(const std::shared_ptr<BatchState> &s)
+{
+    if (s->values.size() >= s->commands.size() || !s->client) {
+        s->done(s->values, {});
+        return;
+    }
+    const QList<RedisCommand> chunk = s->commands.mid(s->values.size(), s->chunk);
+    s->client->sendBatch(chunk, s->context, [s](const RedisReply &r) {
+        s->values.append(r.values);
+        if (!r.ok()) {
+            s->done(s->values, r.error);
+            return;
+        }
+        runFrom(s);
+    });
+}
+
+struct ScanState
+{
+    QPointer<RedisClient> client;
+    QPointer<QObject> context;
+    int cap = 0;
+    QHash<QByteArray, ScannedSet> sets;
+    QList<QPair<QByteArray, QByteArray>> active; // key, cursor
+    std::function<void(const QHash<QByteArray, ScannedSet> &, const RedisError &)> done;
+};
+
+void scanRound(const std::shared_ptr<ScanState> &s)
+{
+    if (s->active.isEmpty() || !s->client) {
+        s->done(s->sets, {});
+        return;
+    }
+    QList<RedisCommand> commands;
+    for (const auto &a : std::as_const(s->active))
+        commands.append({"SSCAN", a.first, a.second, "COUNT", "100"});
+    s->client->sendBatch(commands, s->context, [s](const RedisReply &r) {
+        if (!r.ok()) {
+            s->done(s->sets, r.error);
+            return;
+        }
+        QList<QPair<QByteArray, QByteArray>> next;
+        for (qsizetype i = 0; i < s->active.size(); ++i) {
+            const QByteArray &key = s->active.at(i).first;
+            ScannedSet &set = s->sets[key];
+            const RedisValue &v = r.value(i);
+            if (v.isError() || !v.isArray() || v.size() < 2) {
+                set.error = v.isError()
+                    ? RedisError::fromReply(v)
+                    : RedisError::make(RedisError::Kind::Protocol, QStringLiteral("bad SSCAN reply"));
+                continue;
+            }
+            for (const RedisValue &m : v.at(1).elements()) {
+                if (set.members.size() >= s->cap)
+                    break;
+                set.members.append(m.bytes());
+            }
+            const QByteArray cursor = v.at(0).bytes();
+            if (cursor == "0")
+                set.complete = true;
+            else if (set.members.size() < s->cap)
+                next.append({key, cursor});
+        }
+        s->active = next;
+        scanRound(s);
+    });
+}
+
+} // namespace
+
+void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
+                std::function<void(const QList<RedisValue> &, const RedisError &)> done)
+{
+    auto s = std::make_shared<BatchState>();
+    s->client = client;
+    s->context = context;
+    s->commands = commands;
+    s->chunk = qMax(1, chunk);
+    s->done = std::move(done);
+    runFrom(s);
+}
+
+void scanSets(RedisClient *client, QObject *context, const QList<QByteArray> &keys, int capPerSet,
+              std::function<void(const QHash<QByteArray, ScannedSet> &, const RedisError &)> done)
+{
+    auto s = std::make_shared<ScanState>();
+    s->client = client;
+    s->context = context;
+    s->cap = capPerSet;
+    s->done = std::move(done);
+    for (const QByteArray &key : keys) {
+        if (s->sets.contains(key))
+            continue;
+        s->sets.insert(key, {});
+        s->active.append({key, "0"});
+    }
+    scanRound(s);
+}
+
+} // namespace boundedread
+
+// ---- headless session logic ----
+
+namespace sessions {
+
+bool isSecretName(const QByteArray &name)
+{
+    static const QList<QByteArray> words{
+        "token", "csrf",   "xsrf", "password",    "passwd",     "pwd",         "secret",     "apikey", "api_key",
+        "auth",  "cookie", "jwt",  "session_key", "sessionkey", "private_key", "credential", "otp",    "signature"};
+    QByteArray n = name.toLower();
+    n.replace('-', '_');
+    for (const QByteArray &w : words)
+        if (n.contains(w))
+            return true;
+    return false;
+}
+
+QString maskText()
+{
+    return QStringLiteral("••••••");
+}
+
+namespace {
+
+QJsonValue masked(const QJsonValue &value, int &count)
+{
+    if (value.isObject()) {
+        QJsonObject o = value.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (isSecretName(it.key().toUtf8()) && !it.value().isNull()) {
+                it.value() = maskText();
+                ++count;
+            } else {
+                it.value() = masked(it.value(), count);
+            }
+        }
+        return o;
+    }
+    if (value.isArray()) {
+        QJsonArray a = value.toArray();
+        for (auto it = a.begin(); it != a.end(); ++it)
+            *it = masked(*it, count);
+        return a;
+    }
+    return value;
+}
+
+QByteArray jsonText(const QJsonValue &v)
+{
+    if (v.isString())
+        return v.toString().toUtf8();
+    if (v.isObject())
+        return QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact);
+    if (v.isArray())
+        return QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact);
+    // Numbers, booleans and null: their JSON spelling, via a one-element array.
+    const QByteArray a = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
+    return a.mid(1, a.size() - 2);
+}
+
+} // namespace
+
+std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError || doc.isNull())
+        return std::nullopt;
+    int count = 0;
+    const QJsonValue out = masked(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), count);
+    if (maskedCount)
+        *maskedCount = count;
+    return jsonText(out);
+}
+
+QString keyNameIssue(const QByteArray &key)
+{
+    // Latin-1 maps every byte to one character, so the patterns see the name as it is.
+    const QString name = QString::fromLatin1(key);
+    static const QRegularExpression email(
+        QStringLiteral("[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}"));
+    static const QRegularExpression jwt(QStringLiteral("eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]{4,}\\."));
+    static const QRegularExpression secret(
+        QStringLiteral("(token|password|passwd|secret|api_?key|bearer|jwt|csrf)[=:][^:]{6,}"),
+        QRegularExpression::CaseInsensitiveOption);
+    if (email.match(name).hasMatch())
+        return QCoreApplication::translate("Sessions", "name holds an e-mail address");
+    if (jwt.match(name).hasMatch())
+        return QCoreApplication::translate("Sessions", "name holds a JWT");
+    if (secret.match(name).hasMatch())
+        return QCoreApplication::translate("Sessions", "name holds a secret (%1)").arg(secret.match(name).captured(1));
+    return {};
+}
+
+QByteArray familyPrefix(const QString &family)
+{
+    const qsizetype brace = family.indexOf(QLatin1Char('{'));
+    return (brace < 0 ? family : family.left(brace)).toUtf8();
+}
+
+QString lifetimeName(Lifetime lifetime)
+{
+    switch (lifetime) {
+    case Lifetime::Unknown: return QCoreApplication::translate("Sessions", "not known yet");
+    case Lifetime::Sliding: return QCoreApplication::translate("Sessions", "sliding");
+    case Lifetime::Fixed: return QCoreApplication::translate("Sessions", "fixed");
+    case Lifetime::NoTtl: return QCoreApplication::translate("Sessions", "no TTL");
+    }
+    return {};
+}
+
+Lifetime observe(Lifetime previous, qint64 previousExpireAtMs, qint64 expireAtMs, qint64 toleranceMs)
+{
+    if (expireAtMs == -1)
+        return Lifetime::NoTtl;
+    if (expireAtMs == ttl::kUnknown)
+        return previous;
+    if (previousExpireAtMs < 0) // first reading with a TTL
+        return previous == Lifetime::NoTtl ? Lifetime::Unknown : previous;
+    if (expireAtMs - previousExpireAtMs > toleranceMs)
+        return Lifetime::Sliding;
+    // Once seen touched it stays sliding: a quiet minute does not make a lifetime fixed.
+    return previous == Lifetime::Sliding ? Lifetime::Sliding : Lifetime::Fixed;
+}
+
+Contents Contents::fromHash(const QByteArray &key, const QList<QPair<QByteArray, QByteArray>> &pairs, bool truncated)
+{
+    Contents c;
+    c.key = key;
+    c.type = KeyType::Hash;
+    c.truncated = truncated;
+    for (const auto &p : pairs) {
+        Field f;
+        f.name = p.first;
+        f.value = p.second;
+        f.secret = isSecretName(p.first);
+        int count = 0;
+        const auto m
+            = (p.second.startsWith('{') || p.second.startsWith('[')) ? maskJson(p.second, &count) : std::nullopt;
+        if (f.secret)
+            f.masked = maskText().toUtf8();
+        else
+            f.masked = m && count > 0 ? *m : p.second; // a JSON value with secrets inside
+        c.fields.append(f);
+    }
+    return c;
+}
+
+Contents Contents::fromString(const QByteArray &key, const QByteArray &value, bool truncated)
+{
+    Contents c;
+    c.key = key;
+    c.type = KeyType::String;
+    c.truncated = truncated;
+    QJsonParseError error;
+    const QJsonDocument doc = truncated ? QJsonDocument() : QJsonDocument::fromJson(value, &error);
+    if (!doc.isNull() && doc.isObject()) {
+        c.json = true;
+        const QJsonObject o = doc.object();
+        for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
+            Field f;
+            f.name = it.key().toUtf8();
+            f.value = jsonText(it.value());
+            f.secret = isSecretName(f.name) && !it.value().isNull();
+            int count = 0;
+            f.masked = f.secret ? maskText().toUtf8() : jsonText(masked(it.value(), count));
+            c.fields.append(f);
+        }
+        return c;
+    }
+    Field f;
+    f.name = "(value)";
+    f.value = value;
+    f.masked = value;
+    c.fields.append(f);
+    return c;
+}
+
+int Contents::maskedCount() const
+{
+    return int(std::count_if(fields.cbegin(), fields.cend(), [](const Field &f) { return f.hasMasked(); }));
+}
+
+} // namespace sessions
+
+// ---- contents model ----
+
+void SessionContentsModel::setContents(const sessions::Contents &contents)
+{
+    beginResetModel();
+    m_contents = contents;
+    endResetModel();
+}
+
+void SessionContentsModel::setRevealed(bool revealed)
+{
+    if (revealed == m_revealed)
+        return;
+    m_revealed = revealed;
+    if (!m_contents.fields.isEmpty())
+        Q_EMIT dataChanged(index(0, ValueColumn), index(int(m_contents.fields.size()) - 1, ValueColumn));
+}
+
+int SessionContentsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_contents.fields.size());
+}
+
+int SessionContentsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SessionContentsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const sessions::Field &f = m_contents.fields.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        if (index.column() == FieldColumn)
+            return bytesescape::escape(f.name);
+        return bytesescape::escapeElided(m_revealed ? f.value : f.masked, 2000);
+    case Qt::ToolTipRole:
+        if (index.column() == ValueColumn && f.hasMasked())
+            return m_revealed ? tr("A secret, shown because Reveal is on.")
+                              : tr("Masked: the name looks like a secret.");
+        return {};
+    case MaskedRole: return f.hasMasked();
+    }
+    return {};
+}
+
+QVariant SessionContentsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    return section == FieldColumn ? tr("Field") : tr("Value");
+}
+
+// ---- rows ----
+
+Severity SessionRow::severity() const
+{
+    if (lifetime == sessions::Lifetime::NoTtl)
+        return Severity::Bad;
+    return outlier || !nameIssue.isEmpty() ? Severity::Warning : Severity::None;
+}
+
+QString SessionRow::flags() const
+{
+    QStringList out;
+    if (lifetime == sessions::Lifetime::NoTtl)
+        out << QCoreApplication::translate("Sessions", "no TTL: never expires");
+    if (outlier)
+        out << QCoreApplication::translate("Sessions", "%1× the family's median size").arg(sizeFactor, 0, 'f', 1);
+    if (!nameIssue.isEmpty())
+        out << nameIssue;
+    return out.join(QStringLiteral("; "));
+}
+
+Severity SessionIndexRow::severity() const
+{
+    return dangling.isEmpty() && error.isEmpty() ? Severity::None : Severity::Warning;
+}
+
+// ---- monitor ----
+
+namespace {
+
+qint64 nowMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+QVariant right()
+{
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+}
+
+qint64 median(QList<qint64> v)
+{
+    if (v.isEmpty())
+        return -1;
+    const auto mid = v.begin() + v.size() / 2;
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+
+} // namespace
+
+SessionsMonitor::SessionsMonitor(RedisClient *client, QObject *parent)
+    : QObject(parent), m_client(client), m_poll(new QTimer(this))
+{
+    using SM = SessionsModel;
+    const auto ttlCell = [this](const SessionRow &r, int role) -> QVariant {
+        if (role == Qt::TextAlignmentRole)
+            return right();
+        if (role == SM::SortRole)
+            return r.expireAtMs == -1 ? std::numeric_limits<qint64>::max() : r.expireAtMs;
+        if (role != Qt::DisplayRole)
+            return {};
+        return r.expireAtMs == ttl::kUnknown ? tr("unknown") : format::ttl(r.expireAtMs, m_summary.nowMs);
+    };
+    m_sessions = new SessionsModel(
+        {{tr("Session"),
+          [](const SessionRow &r, int role) -> QVariant {
+              if (role == Qt::DisplayRole)
+                  return bytesescape::quoteIfNeeded(r.key);
+              if (role == Qt::ToolTipRole)
+                  return tr("family %1, %2").arg(r.family, keyTypeName(r.type));
+              return {};
+          }},
+         {tr("TTL left"), ttlCell},
+         {tr("Lifetime"),
+          [](const SessionRow &r, int role) -> QVariant {
+              if (role == Qt::DisplayRole)
+                  return sessions::lifetimeName(r.lifetime);
+              if (role == Qt::ToolTipRole)
+                  return tr("Sliding: the expiry moved forward between two reads (the session was used). Fixed: it "
+                            "stayed put. Known after two reads with a TTL.");
+              return {};
+          }},
+         {tr("Size"),
+          [](const SessionRow &r, int role) -> QVariant {
+              if (role == Qt::TextAlignmentRole)
+                  return right();
+              if (role == SM::SortRole)
+                  return r.memoryBytes >= 0 ? r.memoryBytes : r.elements;
+              if (role == Qt::ToolTipRole)
+                  return tr("MEMORY USAGE, with %1 %2").arg(r.elements).arg(keyTypeLengthUnit(r.type));
+              if (role != Qt::DisplayRole)
+                  return {};
+              if (r.memoryBytes >= 0)
+                  return format::bytes(r.memoryBytes);
+              return r.elements >= 0
+                  ? QStringLiteral("%1 %2").arg(format::count(quint64(r.elements)), keyTypeLengthUnit(r.type))
+                  : QStringLiteral("—");
+          }},
+         {tr("Flags"),
+          [](const SessionRow &r, int role) -> QVariant {
+              if (role == SM::SortRole)
+                  return int(r.severity());
+              return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.flags() : QVariant();
+          }}},
+        {[](const SessionRow &r) { return r.key; }, [](const SessionRow &r) { return r.severity(); },
+         [](const SessionRow &r) { return r.type; }},
+        this);
+
+    m_indexes = new SessionIndexesModel(
+        {{tr("Index"),
+          [](const SessionIndexRow &r, int role) -> QVariant {
+              if (role == Qt::DisplayRole)
+                  return bytesescape::quoteIfNeeded(r.key);
+              if (role == Qt::ToolTipRole)
+                  return r.sessionPrefix.isEmpty()
+                      ? tr("No session family known to join ids to.")
+                      : tr("ids joined to %1 to find their session").arg(bytesescape::quoteIfNeeded(r.sessionPrefix));
+              return {};
+          }},
+         {tr("Ids"),
+          [](const SessionIndexRow &r, int role) -> QVariant {
+              if (role == Qt::TextAlignmentRole)
+                  return right();
+              if (role == SessionIndexesModel::SortRole)
+                  return r.cardinality;
+              if (role != Qt::DisplayRole)
+                  return {};
+              return r.cardinality < 0 ? QStringLiteral("—") : format::count(quint64(r.cardinality));
+          }},
+         {tr("TTL"),
+          [](const SessionIndexRow &r, int role) -> QVariant {
+              if (role == Qt::TextAlignmentRole)
+                  return right();
+              if (role == SessionIndexesModel::SortRole)
+                  return r.pttlMs;
+              if (role != Qt::DisplayRole)
+                  return {};
+              return r.pttlMs == -1 ? tr("no TTL") : r.pttlMs >= 0 ? format::duration(r.pttlMs) : QStringLiteral("—");
+          }},
+         {tr("Dangling"),
+          [](const SessionIndexRow &r, int role) -> QVariant {
+              if (role == Qt::TextAlignmentRole)
+                  return right();
+              if (role == SessionIndexesModel::SortRole)
+                  return r.dangling.size();
+              if (role == Qt::ToolTipRole)
+                  return r.complete ? tr("Every id was checked.")
+                                    : tr("The first %1 ids were checked (bounded read).").arg(r.scanned);
+              if (role != Qt::DisplayRole)
+                  return {};
+              return r.complete ? QString::number(r.dangling.size())
+                                : tr("%1 of first %2").arg(r.dangling.size()).arg(r.scanned);
+          }},
+         {tr("Dangling ids"),
+          [](const SessionIndexRow &r, int role) -> QVariant {
+              if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+                  return {};
+              if (!r.error.isEmpty())
+                  return r.error;
+              QStringList ids;
+              for (const QByteArray &id : r.dangling.mid(0, role == Qt::DisplayRole ? 5 : 50))
+                  ids << bytesescape::quoteIfNeeded(id);
+              if (r.dangling.size() > ids.size())
+                  ids << QStringLiteral("…");
+              return ids.join(QStringLiteral(", "));
+          }}},
+        {[](const SessionIndexRow &r) { return r.key; }, [](const SessionIndexRow &r) { return r.severity(); },
+         [](const SessionIndexRow &) { return KeyType::Set; }},
+        this);
+
+    m_poll->setInterval(kRefreshMs);
+    connect(m_poll, &QTimer::timeout, this, &SessionsMonitor::refresh);
+}
+
+void SessionsMonitor::setMatches(const QList<PatternMatch> &matches)
+{
+    delete m_context;
+    m_context = new QObject(this);
+    m_busy = false;
+    const qint64 now = nowMs();
+    QList<SessionRow> rows;
+    QHash<QByteArray, int> rowOf;
+    QList<SessionIndexRow> indexes;
+    QHash<QByteArray, SessionIndexRow> oldIndexes;
+    for (const SessionIndexRow &r : std::as_const(m_indexRows))
+        oldIndexes.insert(r.key, r);
+    for (const PatternMatch &m : matches) {
+        if (m.kind == PatternKind::Session && !rowOf.contains(m.key)) {
+            const int old = m_rowOf.value(m.key, -1);
+            SessionRow r = old >= 0 ? m_rows.at(old) : SessionRow();
+            if (old < 0) {
+                r.key = m.key;
+                r.expireAtMs = ttl::expireAt(m.pttlMs, now);
+                r.readAtMs = now;
+                r.lifetime = m.pttlMs == -1 ? sessions::Lifetime::NoTtl : sessions::Lifetime::Unknown;
+                r.nameIssue = sessions::keyNameIssue(m.key);
+            }
+            r.type = m.type;
+            r.family = m.family;
+            rowOf.insert(m.key, int(rows.size()));
+            rows.append(r);
+        } else if (m.kind == PatternKind::SessionIndex) {
+            SessionIndexRow r = oldIndexes.value(m.key);
+            r.key = m.key;
+            r.family = m.family;
+            r.pttlMs = m.pttlMs;
+            if (m.params.contains(QStringLiteral("session_prefix")))
+                r.sessionPrefix = m.params.value(QStringLiteral("session_prefix")).toString().toUtf8();
+            indexes.append(r);
+        }
+    }
+    m_rows = rows;
+    m_rowOf = rowOf;
+    m_indexRows = indexes;
+    m_cursor = 0;
+    m_indexCursor = 0;
+    if (m_poll->isActive())
+        refresh();
+}
+
+void SessionsMonitor::setPolling(bool on)
+{
+    if (on == m_poll->isActive())
+        return;
+    if (on) {
+        m_poll->start();
+        refresh();
+    } else {
+        m_poll->stop();
+    }
+}
+
+bool SessionsMonitor::isPolling() const
+{
+    return m_poll->isActive();
+}
+
+QList<QByteArray> SessionsMonitor::sessionPrefixes() const
+{
+    // Most sessions first: an id that matches no known key is joined to the biggest family.
+    QHash<QByteArray, int> counts;
+    for (const SessionRow &r : m_rows) {
+        const QByteArray p = sessions::familyPrefix(r.family);
+        if (!p.isEmpty())
+            ++counts[p];
+    }
+    QList<QByteArray> out = counts.keys();
+    std::sort(out.begin(), out.end(), [&counts](const QByteArray &a, const QByteArray &b) {
+        return counts.value(a) != counts.value(b) ? counts.value(a) > counts.value(b) : a < b;
+    });
+    return out;
+}
+
+void SessionsMonitor::refresh()
+{
+    if (m_busy || !m_context || !m_client)
+        return;
+    m_busy = true;
+    const qint64 sent = nowMs();
+    // A rotating slice: every session is read within a few polls however many there are.
+    QList<int> slice;
+    for (qsizetype i = 0; i < qMin<qsizetype>(kMaxPerPoll, m_rows.size()); ++i)
+        slice.append(int((m_cursor + i) % m_rows.size()));
+    m_cursor = m_rows.isEmpty() ? 0 : (m_cursor + slice.size()) % m_rows.size();
+    QList<int> indexSlice;
+    for (qsizetype i = 0; i < qMin<qsizetype>(kMaxIndexesPerPoll, m_indexRows.size()); ++i)
+        indexSlice.append(int((m_indexCursor + i) % m_indexRows.size()));
+    m_indexCursor = m_indexRows.isEmpty() ? 0 : (m_indexCursor + indexSlice.size()) % m_indexRows.size();
+
+    QList<RedisCommand> commands;
+    QList<QByteArray> sliceKeys;
+    for (int i : std::as_const(slice)) {
+        const SessionRow &r = m_rows.at(i);
+        sliceKeys.append(r.key);
+        commands.append({"PTTL", r.key});
+        commands.append({"MEMORY", "USAGE", r.key});
+        const QByteArray len = keyTypeLengthCommand(r.type);
+        commands.append({len.isEmpty() ? QByteArray("STRLEN") : len, r.key});
+    }
+    QList<QByteArray> indexKeys;
+    for (int i : std::as_const(indexSlice)) {
+        indexKeys.append(m_indexRows.at(i).key);
+        commands.append({"SCARD", m_indexRows.at(i).key});
+        commands.append({"PTTL", m_indexRows.at(i).key});
+    }
+    boundedread::runBatches(
+        m_client, m_context, commands, kBatch,
+        [this, sliceKeys, indexKeys, sent](const QList<RedisValue> &values, const RedisError &error) {
+            if (error) {
+                m_busy = false;
+                Q_EMIT failed(error.message);
+                return;
+            }
+            const qint64 arrived = nowMs();
+            // The readings happened somewhere between sending and arriving.
+            const qint64 readAt = sent + (arrived - sent) / 2;
+            const qint64 tolerance = sessions::kSlideToleranceMs + (arrived - sent);
+            qsizetype v = 0;
+            QSet<QByteArray> gone;
+            QString firstError;
+            for (const QByteArray &key : sliceKeys) {
+                const RedisValue &pttl = values.value(v++);
+                const RedisValue &memory = values.value(v++);
+                const RedisValue &length = values.value(v++);
+                const int row = m_rowOf.value(key, -1);
+                if (row < 0)
+                    continue;
+                SessionRow &r = m_rows[row];
+                const qint64 p = ttl::fromReply(pttl);
+                if (p == -2) {
+                    gone.insert(key);
+                    continue;
+                }
+                if (pttl.isError() && firstError.isEmpty())
+                    firstError = RedisError::fromReply(pttl).message;
+                const qint64 expireAt = ttl::expireAt(p, readAt);
+                const qint64 previous = r.reads > 0 ? r.expireAtMs : ttl::kUnknown;
+                r.lifetime = sessions::observe(r.reads > 0 ? r.lifetime : sessions::Lifetime::Unknown, previous,
+                                               expireAt, tolerance);
+                if (expireAt != ttl::kUnknown) {
+                    r.expireAtMs = expireAt;
+                    r.readAtMs = readAt;
+                    ++r.reads;
+                }
+                r.memoryBytes = memory.isInteger() ? memory.toInteger() : r.memoryBytes;
+                r.elements = length.isInteger() ? length.toInteger() : r.elements;
+            }
+            QList<SessionIndexRow> indexes;
+            for (const QByteArray &key : indexKeys) {
+                const RedisValue &card = values.value(v++);
+                const RedisValue &pttl = values.value(v++);
+                for (SessionIndexRow &r : m_indexRows) {
+                    if (r.key != key)
+                        continue;
+                    r.cardinality = card.isInteger() ? card.toInteger() : -1;
+                    r.pttlMs = ttl::fromReply(pttl);
+                    r.error = card.isError() ? RedisError::fromReply(card).message : QString();
+                    if (r.cardinality != 0 && r.pttlMs != -2)
+                        indexes.append(r);
+                }
+            }
+            if (!gone.isEmpty()) {
+                QList<SessionRow> kept;
+                for (const SessionRow &r : std::as_const(m_rows))
+                    if (!gone.contains(r.key))
+                        kept.append(r);
+                m_rows = kept;
+                m_rowOf.clear();
+                for (qsizetype i = 0; i < m_rows.size(); ++i)
+                    m_rowOf.insert(m_rows.at(i).key, int(i));
+                m_cursor = 0;
+            }
+            if (!firstError.isEmpty())
+                Q_EMIT failed(firstError);
+            readIndexes(indexes, arrived);
+        });
+}
+
+void SessionsMonitor::readIndexes(QList<SessionIndexRow> indexes, qint64 now)
+{
+    QList<QByteArray> keys;
+    for (const SessionIndexRow &r : std::as_const(indexes))
+        if (r.error.isEmpty())
+            keys.append(r.key);
+    if (keys.isEmpty()) {
+        finish(indexes, now);
+        return;
+    }
+    boundedread::scanSets(
+        m_client, m_context, keys, kMaxIdsPerIndex,
+        [this, indexes, now](const QHash<QByteArray, boundedread::ScannedSet> &sets, const RedisError &error) mutable {
+            if (error) {
+                m_busy = false;
+                Q_EMIT failed(error.message);
+                return;
+            }
+            const QList<QByteArray> prefixes = sessionPrefixes();
+            QList<RedisCommand> commands;
+            QList<QPair<int, QByteArray>> asked; // index row, id
+            for (int i = 0; i < indexes.size(); ++i) {
+                SessionIndexRow &r = indexes[i];
+                const auto it = sets.constFind(r.key);
+                if (it == sets.constEnd())
+                    continue;
+                if (it->error) {
+                    r.error = it->error.message;
+                    continue;
+                }
+                r.scanned = it->members.size();
+                r.complete = it->complete;
+                QByteArray chosen = r.sessionPrefix;
+                for (const QByteArray &id : it->members) {
+                    QByteArray key;
+                    for (const QByteArray &p : prefixes) {
+                        if (id.startsWith(p) && m_rowOf.contains(id)) {
+                            key = id; // the index stores whole key names
+                            break;
+                        }
+                        if (chosen.isEmpty() && m_rowOf.contains(p + id))
+                            chosen = p;
+                    }
+                    if (key.isEmpty()) {
+                        const QByteArray prefix = !chosen.isEmpty() ? chosen : prefixes.value(0);
+                        if (prefix.isEmpty())
+                            continue;
+                        key = id.startsWith(prefix) ? id : prefix + id;
+                    }
+                    asked.append({i, id});
+                    commands.append({"EXISTS", key});
+                }
+                r.sessionPrefix = !chosen.isEmpty() ? chosen : prefixes.value(0);
+                if (r.sessionPrefix.isEmpty())
+                    r.error = tr("no session family known to join the ids to");
+            }
+            boundedread::runBatches(
+                m_client, m_context, commands, kBatch,
+                [this, indexes, asked, now](const QList<RedisValue> &values, const RedisError &error) mutable {
+                    if (error) {
+                        m_busy = false;
+                        Q_EMIT failed(error.message);
+                        return;
+                    }
+                    for (SessionIndexRow &r : indexes)
+                        r.dangling.clear();
+                    for (qsizetype i = 0; i < asked.size() && i < values.size(); ++i)
+                        if (values.at(i).isInteger() && values.at(i).toInteger() == 0)
+                            indexes[asked.at(i).first].dangling.append(asked.at(i).second);
+                    for (SessionIndexRow &r : indexes)
+                        std::sort(r.dangling.begin(), r.dangling.end());
+                    finish(indexes, now);
+                });
+        });
+}
+
+void SessionsMonitor::finish(QList<SessionIndexRow> indexes, qint64 now)
+{
+    m_busy = false;
+    // Indexes read this poll replace their rows; the others keep what the last poll saw.
+    QHash<QByteArray, SessionIndexRow> fresh;
+    for (const SessionIndexRow &r : std::as_const(indexes))
+        fresh.insert(r.key, r);
+    QList<SessionIndexRow> all;
+    for (const SessionIndexRow &r : std::as_const(m_indexRows)) {
+        if (fresh.contains(r.key))
+            all.append(fresh.value(r.key));
+        else if (r.cardinality != 0 && r.pttlMs != -2)
+            all.append(r);
+    }
+    m_indexRows = all;
+
+    // Size outliers against their family's median, in bytes where MEMORY USAGE answered.
+    QHash<QString, QList<qint64>> bytes, elements;
+    for (const SessionRow &r : std::as_const(m_rows)) {
+        if (r.memoryBytes >= 0)
+            bytes[r.family].append(r.memoryBytes);
+        if (r.elements >= 0) // bytes of a string and fields of a hash do not compare
+            elements[r.family + QString::number(int(r.type))].append(r.elements);
+    }
+    QHash<QString, qint64> medianBytes, medianElements;
+    for (auto it = bytes.cbegin(); it != bytes.cend(); ++it)
+        if (it->size() >= kOutlierMinSessions)
+            medianBytes.insert(it.key(), median(*it));
+    for (auto it = elements.cbegin(); it != elements.cend(); ++it)
+        if (it->size() >= kOutlierMinSessions)
+            medianElements.insert(it.key(), median(*it));
+
+    SessionsSummary s;
+    s.nowMs = now;
+    for (SessionRow &r : m_rows) {
+        const qint64 mb = medianBytes.value(r.family, -1);
+        const qint64 me = medianElements.value(r.family + QString::number(int(r.type)), -1);
+        if (r.memoryBytes >= 0 && mb > 0)
+            r.sizeFactor = double(r.memoryBytes) / double(mb);
+        else if (r.elements >= 0 && me > 0)
+            r.sizeFactor = double(r.elements) / double(me);
+        else
+            r.sizeFactor = 0;
+        r.outlier = r.sizeFactor >= kOutlierFactor;
+        ++s.sessions;
+        switch (r.lifetime) {
+        case sessions::Lifetime::NoTtl: ++s.noTtl; break;
+        case sessions::Lifetime::Sliding: ++s.sliding; break;
+        case sessions::Lifetime::Fixed: ++s.fixed; break;
+        case sessions::Lifetime::Unknown: ++s.unknownLifetime; break;
+        }
+        s.outliers += r.outlier ? 1 : 0;
+        s.nameIssues += r.nameIssue.isEmpty() ? 0 : 1;
+        if (r.expireAtMs == -1) {
+            ++s.buckets[ttlbucket::NoTtl];
+        } else if (r.expireAtMs >= 0) {
+            const int b = ttlbucket::forRemaining(r.expireAtMs - now);
+            if (b >= 0)
+                ++s.buckets[size_t(b)];
+        }
+    }
+    s.indexes = int(m_indexRows.size());
+    for (const SessionIndexRow &r : std::as_const(m_indexRows))
+        s.dangling += r.dangling.size();
+    m_summary = s;
+    m_sessions->setRows(m_rows);
+    m_indexes->setRows(m_indexRows);
+    ++m_polls;
+    Q_EMIT refreshed();
+}
+
+void SessionsMonitor::loadContents(const QByteArray &key, KeyType type)
+{
+    const quint64 generation = ++m_contentsGeneration;
+    auto out = std::make_shared<sessions::Contents>();
+    out->key = key;
+    out->type = type;
+    // Always asynchronous, so a caller can connect after asking.
+    const auto refuse = [this, out](const QString &why) {
+        out->error = why;
+        QMetaObject::invokeMethod(
+            this, [this, out] { Q_EMIT contentsLoaded(*out); }, Qt::QueuedConnection);
+    };
+    if (!m_context) {
+        refuse(tr("not connected"));
+        return;
+    }
+    if (type == KeyType::Hash) {
+        hscanStep(out, {}, "0", generation);
+        return;
+    }
+    if (type != KeyType::String) {
+        refuse(tr("a session of type %1 is not shown here; open it in the key browser").arg(keyTypeName(type)));
+        return;
+    }
+    m_client->sendBatch({{"STRLEN", key}, {"GETRANGE", key, "0", QByteArray::number(kContentsBytes - 1)}}, m_context,
+                        [this, key, generation](const RedisReply &r) {
+                            if (generation != m_contentsGeneration)
+                                return;
+                            sessions::Contents c;
+                            if (const RedisError e = r.firstError(); e || r.value(1).isError()) {
+                                c.key = key;
+                                c.type = KeyType::String;
+                                c.error = e ? e.message : RedisError::fromReply(r.value(1)).message;
+                            } else {
+                                c = sessions::Contents::fromString(key, r.value(1).bytes(),
+                                                                   r.value(0).toInteger() > kContentsBytes);
+                            }
+                            Q_EMIT contentsLoaded(c);
+                        });
+}
+
+void SessionsMonitor::hscanStep(std::shared_ptr<sessions::Contents> out, QList<QPair<QByteArray, QByteArray>> pairs,
+                                QByteArray cursor, quint64 generation)
+{
+    m_client->send({"HSCAN", out->key, cursor, "COUNT", "100"}, m_context,
+                   [this, out, pairs, generation](const RedisReply &r) mutable {
+                       if (generation != m_contentsGeneration)
+                           return;
+                       const RedisValue &v = r.value();
+                       if (const RedisError e = r.firstError(); e || !v.isArray() || v.size() < 2) {
+                           out->error = e ? e.message : tr("unexpected HSCAN reply");
+                           Q_EMIT contentsLoaded(*out);
+                           return;
+                       }
+                       const QList<RedisValue> &items = v.at(1).elements();
+                       for (qsizetype i = 0; i + 1 < items.size() && pairs.size() < kContentsFields; i += 2)
+                           pairs.append({items.at(i).bytes(), items.at(i + 1).bytes()});
+                       const QByteArray next = v.at(0).bytes();
+                       const bool full = pairs.size() >= kContentsFields;
+                       if (next == "0" || full) {
+                           sessions::Contents c = sessions::Contents::fromHash(out->key, pairs, full && next != "0");
+                           std::sort(
+                               c.fields.begin(), c.fields.end(),
+                               [](const sessions::Field &a, const sessions::Field &b) { return a.name < b.name; });
+                           Q_EMIT contentsLoaded(c);
+                           return;
+                       }
+                       hscanStep(out, pairs, next, generation);
+                   });
+}

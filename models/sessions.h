@@ -1,2 +1,339 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+
+#include "patterns.h"
+#include "rediserror.h"
+#include "redisworker.h"
+#include "ttlstats.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <functional>
+#include <memory>
+
+class QTimer;
+class RedisClient;
+
+// Row severity, for the views to colour: none, worth a look, wrong.
+enum class Severity : quint8 { None, Warning, Bad };
+
+// A read-only table over plain row structs, one column per cell function. Rows are replaced
+// wholesale; when the row ids are unchanged that is one dataChanged (selection and scroll
+// survive a poll), otherwise a reset.
+template <typename Row> class RowTableModel : public QAbstractTableModel
+{
+public:
+    enum Role {
+        KeyRole = Qt::UserRole + 1, // QByteArray: the row's key (or namespace prefix)
+        SortRole, // numbers for numeric columns
+        SeverityRole, // int(Severity), per row
+        TypeRole, // int(KeyType)
+    };
+    // DisplayRole, SortRole, ToolTipRole or TextAlignmentRole for one cell.
+    using Cell = std::function<QVariant(const Row &, int role)>;
+    struct Column
+    {
+        QString title;
+        Cell cell;
+    };
+    struct Meta
+    {
+        std::function<QByteArray(const Row &)> key;
+        std::function<Severity(const Row &)> severity;
+        std::function<KeyType(const Row &)> type;
+    };
+
+    RowTableModel(QList<Column> columns, Meta meta, QObject *parent = nullptr)
+        : QAbstractTableModel(parent), m_columns(std::move(columns)), m_meta(std::move(meta))
+    { }
+
+    void setRows(QList<Row> rows)
+    {
+        bool same = rows.size() == m_rows.size();
+        for (qsizetype i = 0; same && i < rows.size(); ++i)
+            same = m_meta.key(rows.at(i)) == m_meta.key(m_rows.at(i));
+        if (!same) {
+            beginResetModel();
+            m_rows = std::move(rows);
+            endResetModel();
+            return;
+        }
+        m_rows = std::move(rows);
+        if (!m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, int(m_columns.size()) - 1));
+    }
+    const QList<Row> &rows() const { return m_rows; }
+    int rowOf(const QByteArray &key) const
+    {
+        for (qsizetype i = 0; i < m_rows.size(); ++i)
+            if (m_meta.key(m_rows.at(i)) == key)
+                return int(i);
+        return -1;
+    }
+
+    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+    int columnCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : int(m_columns.size());
+    }
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override
+    {
+        if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+            return {};
+        const Row &row = m_rows.at(index.row());
+        switch (role) {
+        case KeyRole: return m_meta.key(row);
+        case SeverityRole: return m_meta.severity ? int(m_meta.severity(row)) : 0;
+        case TypeRole: return m_meta.type ? int(m_meta.type(row)) : int(KeyType::Unknown);
+        case Qt::DisplayRole:
+        case Qt::ToolTipRole:
+        case Qt::TextAlignmentRole: return m_columns.at(index.column()).cell(row, role);
+        case SortRole: {
+            const QVariant v = m_columns.at(index.column()).cell(row, role);
+            return v.isValid() ? v : m_columns.at(index.column()).cell(row, Qt::DisplayRole);
+        }
+        }
+        return {};
+    }
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override
+    {
+        if (orientation == Qt::Horizontal && role == Qt::DisplayRole && section >= 0 && section < m_columns.size())
+            return m_columns.at(section).title;
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    Qt::ItemFlags flags(const QModelIndex &index) const override
+    {
+        if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+            return Qt::NoItemFlags;
+        return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
+    }
+
+private:
+    QList<Column> m_columns;
+    Meta m_meta;
+    QList<Row> m_rows;
+};
+
+// Bounded, pipelined reading shared by the pattern monitors.
+namespace boundedread {
+
+// Sends 'commands' as consecutive pipelines of at most 'chunk' commands; 'done' gets every
+// value in order, or the first batch-level error (then the values stop where it happened).
+void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
+                std::function<void(const QList<RedisValue> &values, const RedisError &error)> done);
+
+struct ScannedSet
+{
+    QList<QByteArray> members;
+    bool complete = false; // the cursor came back to 0 before the cap
+    RedisError error; // e.g. WRONGTYPE after the key changed
+};
+// SSCAN of each set, pipelined across the sets, round after round, until each cursor is back
+// at 0 or the set gave 'capPerSet' members. Never SMEMBERS: a tag or index can be huge.
+void scanSets(RedisClient *client, QObject *context, const QList<QByteArray> &keys, int capPerSet,
+              std::function<void(const QHash<QByteArray, ScannedSet> &sets, const RedisError &error)> done);
+
+} // namespace boundedread
+
+// ---- headless session logic ----
+
+namespace sessions {
+
+// Field or JSON key names whose values are secrets (token, csrf, password, api_key, cookie…).
+bool isSecretName(const QByteArray &name);
+// What a masked value shows.
+QString maskText();
+// A JSON document with the values of secret-named keys replaced by the mask, at any depth
+// (compact output); nullopt when 'json' is not a JSON object or array.
+std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount = nullptr);
+// Why a key name leaks something (an e-mail address, a JWT, "token=…"); empty when it does not.
+QString keyNameIssue(const QByteArray &key);
+// The literal start of a family shape: "session:{id}" → "session:"; empty when it starts with
+// a placeholder.
+QByteArray familyPrefix(const QString &family);
+
+enum class Lifetime : quint8 { Unknown, Sliding, Fixed, NoTtl };
+QString lifetimeName(Lifetime lifetime);
+// Expiry moved by more than this between two reads means the session was touched; less is the
+// clock noise of two PTTL readings.
+constexpr qint64 kSlideToleranceMs = 500;
+// The verdict after one more read: 'previous' verdict, the expiry read before and now.
+Lifetime observe(Lifetime previous, qint64 previousExpireAtMs, qint64 expireAtMs,
+                 qint64 toleranceMs = kSlideToleranceMs);
+
+struct Field
+{
+    QByteArray name;
+    QByteArray value; // as stored (a JSON session: the field's JSON text)
+    QByteArray masked; // what shows while hidden: 'value', or with secrets inside masked
+    bool secret = false; // the whole value is hidden
+    bool hasMasked() const { return secret || masked != value; }
+};
+
+struct Contents
+{
+    QByteArray key;
+    KeyType type = KeyType::Unknown;
+    QList<Field> fields;
+    bool truncated = false; // bounded read: more fields or bytes than were read
+    bool json = false;
+    QString error;
+
+    static Contents fromHash(const QByteArray &key, const QList<QPair<QByteArray, QByteArray>> &pairs, bool truncated);
+    // A JSON object becomes one field per top-level key; anything else one field "(value)".
+    static Contents fromString(const QByteArray &key, const QByteArray &value, bool truncated);
+    int maskedCount() const;
+};
+
+} // namespace sessions
+Q_DECLARE_METATYPE(sessions::Contents)
+
+class SessionContentsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { FieldColumn, ValueColumn, ColumnCount };
+    enum Role { MaskedRole = Qt::UserRole + 1 };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setContents(const sessions::Contents &contents);
+    const sessions::Contents &contents() const { return m_contents; }
+    bool isRevealed() const { return m_revealed; }
+    void setRevealed(bool revealed);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    sessions::Contents m_contents;
+    bool m_revealed = false;
+};
+
+// ---- what the monitor reads ----
+
+struct SessionRow
+{
+    QByteArray key;
+    KeyType type = KeyType::Unknown;
+    QString family;
+    qint64 expireAtMs = ttl::kUnknown; // ttl.h conventions
+    qint64 readAtMs = 0;
+    sessions::Lifetime lifetime = sessions::Lifetime::Unknown;
+    int reads = 0; // PTTL readings so far
+    qint64 memoryBytes = -1; // MEMORY USAGE; -1 unknown (NOPERM, not read yet)
+    qint64 elements = -1; // HLEN / STRLEN
+    double sizeFactor = 0; // size / family median; >= kOutlierFactor is an outlier
+    bool outlier = false;
+    QString nameIssue;
+    Severity severity() const;
+    QString flags() const;
+};
+
+struct SessionIndexRow
+{
+    QByteArray key;
+    QString family;
+    qint64 cardinality = -1; // SCARD
+    qint64 pttlMs = ttl::kUnknown;
+    qint64 scanned = 0; // ids read (bounded)
+    bool complete = false;
+    QByteArray sessionPrefix; // what an id was joined to; empty: unknown
+    QList<QByteArray> dangling; // ids whose session key is gone
+    QString error;
+    Severity severity() const;
+};
+
+struct SessionsSummary
+{
+    int sessions = 0;
+    int noTtl = 0;
+    int sliding = 0;
+    int fixed = 0;
+    int unknownLifetime = 0;
+    int outliers = 0;
+    int nameIssues = 0;
+    int indexes = 0;
+    qint64 dangling = 0;
+    TtlBucketCounts buckets{}; // remaining TTL, ttlbucket:: of ttlstats.h
+    qint64 nowMs = 0;
+};
+
+using SessionsModel = RowTableModel<SessionRow>;
+using SessionIndexesModel = RowTableModel<SessionIndexRow>;
+
+// Polls the sessions the classifier found: PTTL (sliding vs fixed across reads), size, and the
+// reverse indexes' dangling ids. Bounded per poll (kMaxPerPoll sessions, rotating through the
+// rest), pipelined, and only while polling is on.
+class SessionsMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxPerPoll = 300;
+    static constexpr int kMaxIndexesPerPoll = 50;
+    static constexpr int kMaxIdsPerIndex = 500;
+    static constexpr int kBatch = 200;
+    static constexpr int kRefreshMs = 10'000;
+    static constexpr double kOutlierFactor = 5.0;
+    static constexpr int kOutlierMinSessions = 4; // a median of fewer says nothing
+    static constexpr int kContentsFields = 200;
+    static constexpr int kContentsBytes = 64 * 1024;
+
+    enum Column { KeyColumn, TtlColumn, LifetimeColumn, SizeColumn, FlagsColumn, ColumnCount };
+    enum IndexColumn {
+        IndexKeyColumn,
+        IndexSizeColumn,
+        IndexTtlColumn,
+        IndexDanglingColumn,
+        IndexExamplesColumn,
+        IndexColumnCount
+    };
+
+    explicit SessionsMonitor(RedisClient *client, QObject *parent = nullptr);
+
+    // Session and SessionIndex matches; others are ignored. Keeps what was read of keys that stay.
+    void setMatches(const QList<PatternMatch> &matches);
+    void setPolling(bool on);
+    bool isPolling() const;
+    void refresh();
+    bool hasResults() const { return m_polls > 0; }
+    int polls() const { return m_polls; }
+
+    SessionsModel *sessionsModel() const { return m_sessions; }
+    SessionIndexesModel *indexesModel() const { return m_indexes; }
+    SessionsSummary summary() const { return m_summary; }
+
+    // Reads one session (HSCAN or GETRANGE, bounded); contentsLoaded follows.
+    void loadContents(const QByteArray &key, KeyType type);
+
+Q_SIGNALS:
+    void refreshed();
+    void failed(const QString &message);
+    void contentsLoaded(const sessions::Contents &contents);
+
+private:
+    void readIndexes(QList<SessionIndexRow> indexes, qint64 now);
+    void finish(QList<SessionIndexRow> indexes, qint64 now);
+    QList<QByteArray> sessionPrefixes() const;
+    void hscanStep(std::shared_ptr<sessions::Contents> out, QList<QPair<QByteArray, QByteArray>> pairs,
+                   QByteArray cursor, quint64 generation);
+
+    RedisClient *m_client;
+    SessionsModel *m_sessions;
+    SessionIndexesModel *m_indexes;
+    QTimer *m_poll;
+    QPointer<QObject> m_context; // replaced by setMatches: older replies are dropped
+    QList<SessionRow> m_rows;
+    QHash<QByteArray, int> m_rowOf;
+    QList<SessionIndexRow> m_indexRows;
+    qsizetype m_cursor = 0; // rotation through m_rows
+    qsizetype m_indexCursor = 0;
+    SessionsSummary m_summary;
+    int m_polls = 0;
+    bool m_busy = false;
+    quint64 m_contentsGeneration = 0;
+};

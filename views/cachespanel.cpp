@@ -1,2 +1,203 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cachespanel.h"
+
+#include "format.h"
+#include "sessionspanel.h"
+#include "tableview.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace {
+
+QString percent(double share)
+{
+    return QStringLiteral("%1 %").arg(share * 100.0, 0, 'f', 1);
+}
+
+QWidget *titled(const QString &title, QWidget *content, QWidget *parent)
+{
+    auto *box = new QWidget(parent);
+    auto *layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *label = new QLabel(title, box);
+    label->setWordWrap(true);
+    QFont f = label->font();
+    f.setBold(true);
+    label->setFont(f);
+    layout->addWidget(label);
+    content->setParent(box);
+    layout->addWidget(content, 1);
+    return box;
+}
+
+} // namespace
+
+CachesPanel::CachesPanel(RedisClient *client, QWidget *parent)
+    : Panel(parent), m_monitor(new CachesMonitor(client, this))
+{
+    setObjectName(QStringLiteral("caches"));
+    auto *layout = new QVBoxLayout(this);
+    m_status = new QLabel(tr("Waiting for the scan to find caches…"), this);
+    m_status->setObjectName(QStringLiteral("cachesStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);
+    layout->addWidget(m_status);
+    m_hitRatio = new QLabel(this);
+    m_hitRatio->setObjectName(QStringLiteral("cachesHitRatio"));
+    m_hitRatio->setWordWrap(true);
+    m_hitRatio->setTextFormat(Qt::PlainText);
+    layout->addWidget(m_hitRatio);
+    m_tabs = new QTabWidget(this);
+    layout->addWidget(m_tabs, 1);
+
+    const auto table = [this](QAbstractItemModel *model, const QString &name, int sortColumn) {
+        auto *proxy = new SeverityProxyModel(this, this);
+        proxy->setSourceModel(model);
+        QTableView *view = tableview::make(proxy, this, name);
+        view->setSortingEnabled(true);
+        view->sortByColumn(sortColumn, Qt::DescendingOrder);
+        return view;
+    };
+
+    m_namespacesView = table(m_monitor->namespacesModel(), QStringLiteral("cachesNamespaces"), 1);
+    m_namespacesView->setToolTip(tr("Double-click a namespace to show its keys in the key browser."));
+    m_tabs->addTab(titled(tr("Cache namespaces (double-click one to filter the key browser). No jitter: many keys "
+                             "expire in the same second, so their misses arrive together."),
+                          m_namespacesView, m_tabs),
+                   tr("Namespaces"));
+
+    m_tagsView = table(m_monitor->tagsModel(), QStringLiteral("cachesTags"), 1);
+    m_tabs->addTab(titled(tr("Tag sets: members whose key is gone (dangling), and tags that expire before their "
+                             "members (invalidating the tag would miss them). At most %1 members per tag are read.")
+                              .arg(CachesMonitor::kMaxMembersPerTag),
+                          m_tagsView, m_tabs),
+                   tr("Tag sets"));
+
+    auto *dedup = new QSplitter(Qt::Vertical, m_tabs);
+    m_dedupSetsView = table(m_monitor->dedupSetsModel(), QStringLiteral("cachesDedupSets"), 1);
+    m_dedupFamiliesView = table(m_monitor->dedupFamiliesModel(), QStringLiteral("cachesDedupKeys"), 1);
+    m_countersView = table(m_monitor->countersModel(), QStringLiteral("cachesCounters"), 0);
+    m_countersView->sortByColumn(0, Qt::AscendingOrder);
+    dedup->addWidget(titled(tr("Dedup sets (a set without TTL grows for ever)"), m_dedupSetsView, dedup));
+    dedup->addWidget(titled(tr("Per-event dedup keys (SET NX EX), by family"), m_dedupFamiliesView, dedup));
+    dedup->addWidget(titled(tr("HyperLogLogs (PFCOUNT estimate) and counters"), m_countersView, dedup));
+    dedup->setChildrenCollapsible(false);
+    m_tabs->addTab(dedup, tr("Dedup && counters"));
+
+    connect(m_monitor, &CachesMonitor::refreshed, this, &CachesPanel::onRefreshed);
+    connect(m_monitor, &CachesMonitor::failed, this,
+            [this](const QString &message) { m_status->setText(tr("Cannot read caches: %1").arg(message)); });
+    connect(m_namespacesView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        const KeyFilter f
+            = caches::filterFor(QString::fromUtf8(index.data(CacheNamespacesModel::KeyRole).toByteArray()));
+        if (!f.isEmpty())
+            Q_EMIT filterKeysRequested(f);
+    });
+    connect(m_dedupFamiliesView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        const KeyFilter f = caches::filterFor(QString::fromUtf8(index.data(DedupFamiliesModel::KeyRole).toByteArray()));
+        if (!f.isEmpty())
+            Q_EMIT filterKeysRequested(f);
+    });
+    for (QTableView *view : {m_namespacesView, m_tagsView, m_dedupSetsView, m_dedupFamiliesView, m_countersView}) {
+        connect(view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this, view] {
+            const QModelIndexList rows = view->selectionModel()->selectedRows();
+            m_selected.insert(view,
+                              rows.isEmpty() ? QByteArray() : rows.first().data(TagsModel::KeyRole).toByteArray());
+        });
+    }
+    for (QTableView *view : {m_tagsView, m_dedupSetsView, m_countersView}) {
+        connect(view, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+            Q_EMIT openKeyRequested(index.data(TagsModel::KeyRole).toByteArray(),
+                                    KeyType(index.data(TagsModel::TypeRole).toInt()));
+        });
+    }
+}
+
+CachesPanel::~CachesPanel() = default;
+
+void CachesPanel::setMatches(const QList<PatternMatch> &matches)
+{
+    m_status->setText(matches.isEmpty()
+                          ? tr("The scan found no caches, tags, dedup keys or counters.")
+                          : tr("%n key(s) found by the scan; reading them…", nullptr, int(matches.size())));
+    m_monitor->setMatches(matches);
+}
+
+void CachesPanel::activeChanged(bool active)
+{
+    m_monitor->setPolling(active);
+}
+
+void CachesPanel::onRefreshed()
+{
+    const int namespaces = m_monitor->namespacesModel()->rowCount();
+    int noJitter = 0, noTtl = 0;
+    for (const CacheNamespaceRow &r : m_monitor->namespacesModel()->rows()) {
+        noJitter += r.noJitter() ? 1 : 0;
+        noTtl += r.noTtl > 0 ? 1 : 0;
+    }
+    int tagIssues = 0;
+    for (const TagRow &r : m_monitor->tagsModel()->rows())
+        tagIssues += r.severity() != Severity::None ? 1 : 0;
+    QString text = tr("%n cache namespace(s)", nullptr, namespaces);
+    if (noJitter)
+        text += tr(", %n without jitter", nullptr, noJitter);
+    if (noTtl)
+        text += tr(", %n with keys without TTL", nullptr, noTtl);
+    text += tr(" · %n tag set(s)", nullptr, m_monitor->tagsModel()->rowCount());
+    if (tagIssues)
+        text += tr(" (%n flagged)", nullptr, tagIssues);
+    text += tr(" · %n dedup set(s), %1 per-event families, %2 counters", nullptr,
+               m_monitor->dedupSetsModel()->rowCount())
+                .arg(m_monitor->dedupFamiliesModel()->rowCount())
+                .arg(m_monitor->countersModel()->rowCount());
+    m_status->setText(text);
+
+    const HitRatio h = m_monitor->hitRatio();
+    if (!m_monitor->infoError().isEmpty()) {
+        m_hitRatio->setText(tr("Hit ratio unknown: %1").arg(m_monitor->infoError()));
+    } else if (h.hits < 0) {
+        m_hitRatio->setText(tr("Hit ratio: not read yet."));
+    } else {
+        QString ratio = h.sinceStart < 0
+            ? tr("Hit ratio: no lookups since the server started")
+            : tr("Hit ratio %1 since the server started (%2 hits, %3 misses)")
+                  .arg(percent(h.sinceStart), format::count(quint64(h.hits)), format::count(quint64(h.misses)));
+        if (h.recent >= 0)
+            ratio += tr(" · %1 over the last %2 (%n lookup(s))", nullptr, int(h.recentLookups))
+                         .arg(percent(h.recent), format::duration(h.recentSpanMs));
+        else if (h.recentSpanMs > 0)
+            ratio += tr(" · no lookups in the last %1").arg(format::duration(h.recentSpanMs));
+        ratio += tr(" — server-wide (INFO stats), not per namespace.");
+        m_hitRatio->setText(ratio);
+    }
+
+    for (QTableView *view : {m_namespacesView, m_tagsView, m_dedupSetsView, m_dedupFamiliesView, m_countersView}) {
+        // A reset (keys came or went) clears the selection: put it back on the same key.
+        const QByteArray selected = m_selected.value(view);
+        if (!selected.isEmpty() && !view->selectionModel()->hasSelection()) {
+            for (int r = 0; r < view->model()->rowCount(); ++r) {
+                if (view->model()->index(r, 0).data(TagsModel::KeyRole).toByteArray() == selected) {
+                    view->selectRow(r);
+                    break;
+                }
+            }
+        }
+        // One row per namespace or key of a kind: small tables, sizing to contents is cheap.
+        const int columns = view->model()->columnCount();
+        for (int c = 0; c + 1 < columns; ++c) {
+            view->resizeColumnToContents(c);
+            view->setColumnWidth(c, qMin(view->columnWidth(c), 260));
+        }
+    }
+    if (!m_hasContent) {
+        m_hasContent = true;
+        Q_EMIT contentReady();
+    }
+}
