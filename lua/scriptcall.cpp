@@ -4,27 +4,45 @@
 #include "redisclient.h"
 #include "scriptlibrary.h"
 
+#include <QCryptographicHash>
+
 namespace scriptcall {
 
-void run(RedisClient *client, const ScriptInfo &script, const QList<QByteArray> &keys,
-         const QList<QByteArray> &args, QObject *context, std::function<void(const RedisReply &)> done,
-         bool readOnly, int timeoutMs)
+namespace {
+
+RedisCommand scriptCommand(const QByteArray &verb, const QByteArray &body, const QList<QByteArray> &keys,
+                           const QList<QByteArray> &args)
 {
-    const RedisCommand call = ScriptLibrary::evalShaCommand(script, keys, args, readOnly);
-    const RedisCommand load = ScriptLibrary::loadCommand(script);
-    client->send(
+    RedisCommand c{verb, body, QByteArray::number(keys.size())};
+    c.append(keys);
+    c.append(args);
+    return c;
+}
+
+} // namespace
+
+RequestId run(RedisClient *client, const QByteArray &source, const QByteArray &sha1, const QList<QByteArray> &keys,
+              const QList<QByteArray> &args, QObject *context, std::function<void(const RedisReply &)> done,
+              bool readOnly, int timeoutMs)
+{
+    const RedisCommand call
+        = scriptCommand(readOnly ? QByteArrayLiteral("EVALSHA_RO") : QByteArrayLiteral("EVALSHA"), sha1, keys, args);
+    // Read-only: EVAL_RO carries the source itself; SCRIPT LOAD would be refused by the client.
+    const QList<RedisCommand> retry = readOnly ? QList<RedisCommand>{scriptCommand("EVAL_RO", source, keys, args)}
+                                               : QList<RedisCommand>{RedisCommand{"SCRIPT", "LOAD", source}, call};
+    return client->send(
         call, context,
-        [client, call, load, context, done, timeoutMs](const RedisReply &first) {
+        [client, retry, context, done, timeoutMs](const RedisReply &first) {
             if (!first.ok() || !ScriptLibrary::isNoScript(first.value())) {
                 done(first);
                 return;
             }
             client->sendBatch(
-                {load, call}, context,
+                retry, context,
                 [done, spent = first.elapsedUs](const RedisReply &second) {
                     RedisReply r = second;
                     r.elapsedUs += spent;
-                    if (r.ok()) {
+                    if (r.ok() && r.values.size() == 2) {
                         // A failed SCRIPT LOAD (a syntax error, NOPERM) is the answer.
                         const RedisValue loaded = r.value(0);
                         r.values = {loaded.isError() ? loaded : r.value(1)};
@@ -34,6 +52,17 @@ void run(RedisClient *client, const ScriptInfo &script, const QList<QByteArray> 
                 timeoutMs);
         },
         timeoutMs);
+}
+
+void run(RedisClient *client, const ScriptInfo &script, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+         QObject *context, std::function<void(const RedisReply &)> done, bool readOnly, int timeoutMs)
+{
+    run(client, script.source, script.sha1, keys, args, context, std::move(done), readOnly, timeoutMs);
+}
+
+QByteArray sha1Hex(const QByteArray &source)
+{
+    return QCryptographicHash::hash(source, QCryptographicHash::Sha1).toHex();
 }
 
 } // namespace scriptcall
