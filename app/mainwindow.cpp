@@ -2,15 +2,24 @@
 #include "mainwindow.h"
 
 #include "bytesescape.h"
+#include "cachespanel.h"
+#include "consolepanel.h"
 #include "demo.h"
 #include "keybrowser.h"
 #include "geo.h"
 #include "geopanel.h"
 #include "keytreemodel.h"
 #include "leaderboardpanel.h"
+#include "lockspanel.h"
+#include "luaeditor.h"
 #include "memorypanel.h"
+#include "patternindex.h"
+#include "patternrules.h"
 #include "queuespanel.h"
+#include "ratelimitspanel.h"
+#include "ruleseditor.h"
 #include "scriptlibrary.h"
+#include "sessionspanel.h"
 #include "streams.h"
 #include "streamspanel.h"
 #include "overviewpanel.h"
@@ -25,6 +34,8 @@
 #include <QClipboard>
 #include <QElapsedTimer>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -81,7 +92,8 @@ QStringList MainWindow::panelNames()
     return {QStringLiteral("keys"),    QStringLiteral("value"),  QStringLiteral("overview"),
             QStringLiteral("ttl"),     QStringLiteral("slowlog"), QStringLiteral("memory"),
             QStringLiteral("leaderboard"), QStringLiteral("geo"), QStringLiteral("streams"),
-            QStringLiteral("queues")};
+            QStringLiteral("queues"),  QStringLiteral("locks"),  QStringLiteral("ratelimits"),
+            QStringLiteral("sessions"), QStringLiteral("caches"), QStringLiteral("console")};
 }
 
 void MainWindow::buildUi()
@@ -144,16 +156,36 @@ void MainWindow::buildUi()
     if (const auto script = ScriptLibrary::instance().find(QStringLiteral("stream_dead_letter")))
         m_streams->setDeadLetterScript(script->source, script->sha1);
     addPanel(m_streams, QStringLiteral("streams"), tr("Streams"));
+    // The user's pattern rules live beside the settings, one file for every connection, and
+    // are picked up live when edited.
+    m_rulesFile = new PatternRulesFile(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation)
+                                           + QStringLiteral("/rules.json"),
+                                       this);
+    // Sampling for the classifier runs on the scan connection, paced like the scan.
+    m_patterns = new PatternIndex(m_scanClient, this);
+    m_patterns->setRules(m_rulesFile->rules());
+    if (m_settings->scanRate() > 0)
+        m_patterns->setMaxCommandsPerSecond(m_settings->scanRate());
     m_queues = new QueuesPanel(m_client, m_tabs);
-    // User rules for what is a queue live beside the settings, one file for every connection.
-    m_queues->setRulesFile(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation)
-                           + QStringLiteral("/rules.json"));
+    m_queues->setRulesFile(m_rulesFile);
     addPanel(m_queues, QStringLiteral("queues"), tr("Queues"));
+    m_locks = new LocksPanel(m_client, m_tabs);
+    addPanel(m_locks, QStringLiteral("locks"), tr("Locks"));
+    m_rateLimits = new RateLimitsPanel(m_client, m_tabs);
+    addPanel(m_rateLimits, QStringLiteral("ratelimits"), tr("Rate limits"));
+    m_sessions = new SessionsPanel(m_client, m_tabs);
+    addPanel(m_sessions, QStringLiteral("sessions"), tr("Sessions"));
+    m_caches = new CachesPanel(m_client, m_tabs);
+    addPanel(m_caches, QStringLiteral("caches"), tr("Caches"));
+    m_console = new ConsolePanel(m_client, m_tabs);
+    addPanel(m_console, QStringLiteral("console"), tr("Lua console"));
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateActivePanels);
     splitter->addWidget(m_browser);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
+    // Fifteen panels have wide size hints; without sizes the tree would get what is left.
+    splitter->setSizes({600, 900});
     layout->addWidget(splitter, 1);
     setCentralWidget(central);
 
@@ -184,6 +216,21 @@ void MainWindow::buildUi()
     // Sorted sets are told apart (geo, leaderboard, delayed jobs) by sampling them after a scan.
     connect(m_browser, &KeyBrowser::scanStarted, m_geoDetector, &GeoDetector::restart);
     connect(m_browser, &KeyBrowser::scanCompleted, this, &MainWindow::classifySortedSets);
+    // Every scanned key is classified as it arrives; the browser's pattern column fills in
+    // batches, the panels and the by-pattern grouping get the settled verdicts.
+    connect(m_browser, &KeyBrowser::scanStarted, m_patterns, &PatternIndex::clear);
+    connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_patterns,
+            [this](const ScanBatch &batch) { m_patterns->addKeys(batch.keys); });
+    m_browser->setPatternLookup([index = m_patterns](const QByteArray &key) { return index->match(key); });
+    connect(m_patterns, &PatternIndex::classified, m_browser, &KeyBrowser::patternsChanged);
+    connect(m_patterns, &PatternIndex::idle, this, &MainWindow::distributePatterns);
+    connect(m_patterns, &PatternIndex::removed, this, [this](const QList<QByteArray> &keys) {
+        for (const QByteArray &key : keys)
+            m_browser->removeKey(key);
+    });
+    connect(m_rulesFile, &PatternRulesFile::rulesChanged, m_patterns, &PatternIndex::setRules);
+    connect(m_rulesFile, &PatternRulesFile::loadFailed, this,
+            [this](const QString &message) { statusBar()->showMessage(tr("Pattern rules not reloaded: %1").arg(message), 15000); });
     connect(m_geoDetector, &GeoDetector::verdict, this, [this](const QByteArray &key, ZSetKind kind) {
         if (kind == ZSetKind::Geo)
             m_browser->setTypeHint(key, KeyTreeModel::TypeHint::Geo);
@@ -201,6 +248,10 @@ void MainWindow::buildUi()
     });
     connect(m_settings, &Settings::showMemoryChanged, m_browser, &KeyBrowser::setShowMemory);
     connect(m_settings, &Settings::scanRateChanged, m_browser, &KeyBrowser::setScanRate);
+    connect(m_settings, &Settings::scanRateChanged, m_patterns, [this](int rate) {
+        if (rate > 0)
+            m_patterns->setMaxCommandsPerSecond(rate);
+    });
 }
 
 void MainWindow::buildMenus()
@@ -232,6 +283,7 @@ void MainWindow::buildMenus()
             m_settings->setScanRate(rate);
     });
 
+    view->addAction(tr("Pattern &rules…"), this, &MainWindow::showRulesEditor);
     view->addAction(tr("&Overview refresh interval…"), this, [this] {
         bool ok = false;
         const int ms = QInputDialog::getInt(this, tr("Overview refresh interval"),
@@ -245,8 +297,9 @@ void MainWindow::buildMenus()
     help->addAction(tr("&About RedisLens"), this, [this] {
         QMessageBox::about(this, tr("About RedisLens"),
                            tr("<b>RedisLens %1</b><p>Shows the state of Redis patterns.</p>"
+                              "<p>%2</p>"
                               "<p>Licensed under the GNU GPL, version 3 or later.</p>")
-                               .arg(QStringLiteral(REDISLENS_VERSION)));
+                               .arg(QStringLiteral(REDISLENS_VERSION), LuaEditor::highlightingStatus().toHtmlEscaped()));
     });
 }
 
@@ -376,6 +429,39 @@ void MainWindow::classifySortedSets()
     m_streams->setStreams(m_browser->model()->keysOfType(KeyType::Stream, 200));
 }
 
+void MainWindow::distributePatterns()
+{
+    const auto of = [this](std::initializer_list<PatternKind> kinds) {
+        QList<PatternMatch> out;
+        for (PatternKind k : kinds)
+            out += m_patterns->matchesOf(k);
+        return out;
+    };
+    m_locks->setMatches(of({PatternKind::Lock}));
+    m_rateLimits->setMatches(of({PatternKind::FixedWindow, PatternKind::SlidingWindow, PatternKind::TokenBucket}));
+    m_sessions->setMatches(of({PatternKind::Session, PatternKind::SessionIndex}));
+    m_caches->setMatches(of({PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet,
+                             PatternKind::DedupSet, PatternKind::DedupKey, PatternKind::Counter,
+                             PatternKind::HyperLogLog}));
+    m_browser->setPatternMatches(m_patterns->matches());
+}
+
+void MainWindow::showRulesEditor()
+{
+    auto *dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Pattern rules"));
+    auto *layout = new QVBoxLayout(dialog);
+    auto *editor = new RulesEditor(dialog);
+    editor->setFile(m_rulesFile);
+    layout->addWidget(editor);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    dialog->resize(900, 520);
+    dialog->show();
+}
+
 void MainWindow::updateActivePanels()
 {
     const bool visible = isVisible() && !isMinimized();
@@ -501,6 +587,22 @@ void MainWindow::onScanCompleted(const ScanProgress &)
             return;
         }
     }
+    if (m_screenshotPanel == QLatin1String("keys")) {
+        // The key browser's picture shows what RedisLens adds to a tree of names: the keys
+        // grouped by the pattern they were recognised as, once the classifier has settled.
+        const auto show = [this] {
+            m_browser->setGrouping(KeyBrowser::Grouping::Pattern);
+            QTreeView *byPattern = m_browser->patternView();
+            for (int row = 0; row < byPattern->model()->rowCount(); ++row)
+                byPattern->expand(byPattern->model()->index(row, 0));
+            QTimer::singleShot(300, this, &MainWindow::finishScreenshot);
+        };
+        if (m_patterns->isIdle() && m_patterns->size() > 0)
+            show();
+        else
+            connect(m_patterns, &PatternIndex::idle, this, show, Qt::SingleShotConnection);
+        return;
+    }
     if (panel(m_screenshotPanel)) {
         grabPanelWhenReady();
         return;
@@ -527,6 +629,9 @@ void MainWindow::grabPanelWhenReady()
         connect(m_queues, &Panel::contentReady, m_queues, &QueuesPanel::openLongest, Qt::SingleShotConnection);
     else if (p == m_queues)
         m_queues->openLongest();
+    // On the demo the console opens with a library script loaded and run.
+    if (p == m_console && !m_console->hasContent())
+        m_console->loadScript(QStringLiteral("fixed_window_limit"), true);
     if (p == m_geo && !m_geo->hasContent()) {
         // The geo sets are known once the detector has sampled the scan's sorted sets.
         if (m_geoDetector->isIdle() && !m_geoDetector->keysOfKind(ZSetKind::Geo).isEmpty())
@@ -593,6 +698,7 @@ void MainWindow::deleteKey(const QByteArray &key, bool confirm)
             return;
         }
         m_browser->removeKey(key);
+        m_patterns->removeKey(key);
         if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == key)
             m_valueView->clear();
         statusBar()->showMessage(r.value().toInteger() == 1 ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))

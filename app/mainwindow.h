@@ -7,7 +7,14 @@
 #include <QMainWindow>
 #include <QPointer>
 
+class CachesPanel;
+class ConsolePanel;
 class Demo;
+class LocksPanel;
+class PatternIndex;
+class PatternRulesFile;
+class RateLimitsPanel;
+class SessionsPanel;
 class GeoDetector;
 class GeoPanel;
 class LeaderboardPanel;
@@ -61,6 +68,13 @@ public:
     QueuesPanel *queuesPanel() const { return m_queues; }
     StreamsPanel *streamsPanel() const { return m_streams; }
     GeoDetector *geoDetector() const { return m_geoDetector; }
+    LocksPanel *locksPanel() const { return m_locks; }
+    RateLimitsPanel *rateLimitsPanel() const { return m_rateLimits; }
+    SessionsPanel *sessionsPanel() const { return m_sessions; }
+    CachesPanel *cachesPanel() const { return m_caches; }
+    ConsolePanel *consolePanel() const { return m_console; }
+    PatternIndex *patternIndex() const { return m_patterns; }
+    PatternRulesFile *rulesFile() const { return m_rulesFile; }
     // The panel behind a --panel name; nullptr for "keys" and "value".
     Panel *panel(const QString &name) const;
     RedisClient *client() const { return m_client; }
@@ -101,6 +115,8 @@ private:
     void grabPanelWhenReady();
     // After a scan: which sorted sets are geo sets, which leaderboards (queues are neither).
     void classifySortedSets();
+    void distributePatterns();
+    void showRulesEditor();
 
     ConnectionProfile m_profile;
     Settings *m_settings;
@@ -117,6 +133,13 @@ private:
     GeoDetector *m_geoDetector = nullptr;
     QueuesPanel *m_queues = nullptr;
     StreamsPanel *m_streams = nullptr;
+    LocksPanel *m_locks = nullptr;
+    RateLimitsPanel *m_rateLimits = nullptr;
+    SessionsPanel *m_sessions = nullptr;
+    CachesPanel *m_caches = nullptr;
+    ConsolePanel *m_console = nullptr;
+    PatternIndex *m_patterns = nullptr;
+    PatternRulesFile *m_rulesFile = nullptr;
     QList<QPair<QString, Panel *>> m_panels; // --panel name → panel, in tab order
     QTabWidget *m_tabs = nullptr;
     QLabel *m_banner = nullptr;

@@ -56,7 +56,6 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     m_grouping->addItem(tr("by namespace"), int(Grouping::Namespace));
     m_grouping->addItem(tr("by pattern"), int(Grouping::Pattern));
     m_grouping->setToolTip(tr("Group the keys by name (namespace folders) or by the pattern RedisLens recognised"));
-    filters->addWidget(m_grouping);
     filters->addWidget(m_scanButton);
     filters->addWidget(m_pauseButton);
     filters->addWidget(m_cancelButton);
@@ -70,6 +69,7 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     m_status->setObjectName(QStringLiteral("scanStatus"));
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_status, 2);
+    progressRow->addWidget(m_grouping);
     layout->addLayout(progressRow);
 
     m_filterRow = new QWidget(this);
@@ -111,8 +111,8 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     m_patternView->setUniformRowHeights(true);
     m_patternView->setAlternatingRowColors(true);
     m_patternView->header()->setStretchLastSection(true);
-    m_patternView->setColumnWidth(PatternGroupModel::NameColumn, 260);
-    m_patternView->setColumnWidth(PatternGroupModel::KeysColumn, 70);
+    m_patternView->setColumnWidth(PatternGroupModel::NameColumn, 230);
+    m_patternView->setColumnWidth(PatternGroupModel::KeysColumn, 60);
     m_patternView->hide();
     layout->addWidget(m_patternView, 1);
     connect(m_patternView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &index) {

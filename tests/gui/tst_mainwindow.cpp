@@ -6,6 +6,10 @@
 #include "geopanel.h"
 #include "keyfilter.h"
 #include "leaderboardpanel.h"
+#include "lockspanel.h"
+#include "patterngroupmodel.h"
+#include "patternindex.h"
+#include "patternrules.h"
 #include "memorypanel.h"
 #include "panel.h"
 #include "keytreemodel.h"
@@ -15,6 +19,9 @@
 #include "valueview.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -46,6 +53,7 @@ private Q_SLOTS:
     void panelFilterReachesTheBrowser();
     void onlyTheVisiblePanelIsActive();
     void sortedSetsAreClassified();
+    void patternsReachBrowserAndPanels();
     void panelScreenshots_data();
     void panelScreenshots();
 
@@ -388,10 +396,60 @@ void TestMainWindow::sortedSetsAreClassified()
     QCOMPARE(w->currentPanel(), QStringLiteral("leaderboard"));
 }
 
+void TestMainWindow::patternsReachBrowserAndPanels()
+{
+    m_server.command({"SET", "lock:invoice:7", "3f1c9a0e7b2d4c5561aa", "PX", "60000"});
+    m_server.command({"SET", "lock:report:nightly", "9b2e61d04a7c3f18d2e4"}); // no TTL: the worst kind
+    // A user rule (written before the window opens) names what structure cannot tell.
+    const QString rulesPath = QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/rules.json");
+    QDir().mkpath(QFileInfo(rulesPath).absolutePath());
+    QFile::remove(rulesPath);
+    auto w = makeWindow();
+    QVERIFY(waitForScan(*w));
+    QTRY_VERIFY_WITH_TIMEOUT(w->patternIndex()->isIdle() && w->patternIndex()->size() > 0, 15000);
+    KeyTreeModel *model = w->keyBrowser()->model();
+    const auto patternOf = [model](const QByteArray &key) {
+        return model->data(model->indexForKey(key).siblingAtColumn(KeyTreeModel::PatternColumn)).toString();
+    };
+    // The tree shows only the first folders' keys; open the lock folder to read its rows.
+    w->keyBrowser()->view()->expand(model->indexForPrefix("lock:"));
+    w->keyBrowser()->view()->expand(model->indexForPrefix("lock:invoice:"));
+    QCOMPARE(patternOf("lock:invoice:7"), patternKindName(PatternKind::Lock));
+    QVERIFY(model->data(model->indexForKey("lock:invoice:7").siblingAtColumn(KeyTreeModel::PatternColumn), Qt::ToolTipRole)
+                .toString()
+                .contains(QLatin1String("token")));
+    // The locks panel holds both locks; the one without a TTL is the first.
+    w->showPanel(QStringLiteral("locks"));
+    QTRY_VERIFY_WITH_TIMEOUT(w->locksPanel()->hasContent(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(w->locksPanel()->summaryText().contains(QLatin1String("1 without TTL")), 10000);
+    // The by-pattern grouping lists the same verdicts.
+    w->keyBrowser()->setGrouping(KeyBrowser::Grouping::Pattern);
+    QVERIFY(w->keyBrowser()->patternView()->isVisibleTo(w.get()));
+    const PatternGroupModel *groups = w->keyBrowser()->patternModel();
+    QStringList kinds;
+    for (int r = 0; r < groups->rowCount(); ++r)
+        kinds << groups->index(r, 0).data().toString();
+    QVERIFY2(kinds.contains(patternKindName(PatternKind::Lock)), qPrintable(kinds.join(QLatin1Char(','))));
+    w->keyBrowser()->setGrouping(KeyBrowser::Grouping::Namespace);
+
+    // Editing the rules file is picked up live and reclassifies what is known.
+    QSignalSpy reloaded(w->rulesFile(), &PatternRulesFile::rulesChanged);
+    QFile f(rulesPath);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"version": 2, "rules": [{"glob": "app:item:*", "type": "string", "kind": "counter"}]})");
+    f.close();
+    QVERIFY(reloaded.wait(5000));
+    QTRY_COMPARE_WITH_TIMEOUT(w->patternIndex()->match("app:item:1") ? int(w->patternIndex()->match("app:item:1")->kind) : -1,
+                              int(PatternKind::Counter), 10000);
+    QVERIFY(w->patternIndex()->match("app:item:1")->fromRule);
+    QFile::remove(rulesPath);
+}
+
 void TestMainWindow::panelScreenshots_data()
 {
     QTest::addColumn<QString>("panel");
-    for (const QString &name : {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"), QStringLiteral("memory")})
+    for (const QString &name : {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"), QStringLiteral("memory"),
+                                QStringLiteral("locks"), QStringLiteral("sessions"), QStringLiteral("caches"), QStringLiteral("console")})
         QTest::newRow(qPrintable(name)) << name;
 }
 
