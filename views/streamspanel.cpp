@@ -13,6 +13,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -192,7 +193,8 @@ void StreamsPanel::buildUi()
     g->addLayout(paging);
 
     auto *actionsBox = new QGroupBox(tr("Actions"), groupsTab);
-    auto *a = new QHBoxLayout(actionsBox);
+    // Two rows: in one the panel would set the window's minimum width.
+    auto *a = new QGridLayout(actionsBox);
     m_targetConsumer = new QLineEdit(actionsBox);
     m_targetConsumer->setPlaceholderText(tr("target consumer"));
     m_targetConsumer->setMinimumWidth(110);
@@ -212,15 +214,16 @@ void StreamsPanel::buildUi()
     auto *ack = new QPushButton(tr("Acknowledge"), actionsBox);
     auto *dead = new QPushButton(tr("Dead-letter"), actionsBox);
     auto *trim = new QPushButton(tr("Trim"), actionsBox);
-    a->addWidget(m_targetConsumer, 1);
-    a->addWidget(claim);
-    a->addWidget(m_claimIdle);
-    a->addWidget(autoClaim);
-    a->addWidget(ack);
-    a->addWidget(m_deadKey, 1);
-    a->addWidget(dead);
-    a->addWidget(m_trimLen);
-    a->addWidget(trim);
+    a->addWidget(m_targetConsumer, 0, 0);
+    a->addWidget(claim, 0, 1);
+    a->addWidget(m_claimIdle, 0, 2);
+    a->addWidget(autoClaim, 0, 3);
+    a->addWidget(ack, 0, 4);
+    a->addWidget(m_deadKey, 1, 0);
+    a->addWidget(dead, 1, 1);
+    a->addWidget(m_trimLen, 1, 2);
+    a->addWidget(trim, 1, 3);
+    a->setColumnStretch(0, 1);
     m_actionButtons = {claim, autoClaim, ack, dead, trim};
     g->addWidget(actionsBox);
     m_tabs->addTab(groupsTab, tr("Groups and pending"));
