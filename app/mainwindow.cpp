@@ -218,12 +218,23 @@ void MainWindow::buildUi()
     connect(m_browser, &KeyBrowser::scanCompleted, this, &MainWindow::classifySortedSets);
     // Every scanned key is classified as it arrives; the browser's pattern column fills in
     // batches, the panels and the by-pattern grouping get the settled verdicts.
-    connect(m_browser, &KeyBrowser::scanStarted, m_patterns, &PatternIndex::clear);
+    connect(m_browser, &KeyBrowser::scanStarted, m_patterns, [this] {
+        m_patterns->clear();
+        m_patternsReserved = false;
+    });
+    // Room for the whole keyspace at once, as the tree makes: no big rehash on the GUI thread.
+    connect(m_browser->scanner(), &KeyScanner::progressChanged, m_patterns, [this](const ScanProgress &p) {
+        if (!m_patternsReserved && p.dbsize > 0) {
+            m_patterns->reserve(qsizetype(p.dbsize));
+            m_patternsReserved = true;
+        }
+    });
     connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_patterns,
             [this](const ScanBatch &batch) { m_patterns->addKeys(batch.keys); });
     m_browser->setPatternLookup([index = m_patterns](const QByteArray &key) { return index->match(key); });
     connect(m_patterns, &PatternIndex::classified, m_browser, &KeyBrowser::patternsChanged);
     connect(m_patterns, &PatternIndex::idle, this, &MainWindow::distributePatterns);
+    connect(m_browser, &KeyBrowser::patternGroupingShown, this, &MainWindow::deliverPatterns);
     connect(m_patterns, &PatternIndex::removed, this, [this](const QList<QByteArray> &keys) {
         for (const QByteArray &key : keys)
             m_browser->removeKey(key);
@@ -431,19 +442,39 @@ void MainWindow::classifySortedSets()
 
 void MainWindow::distributePatterns()
 {
+    // Building the lists costs time on a big keyspace: each consumer gets them when it is shown.
+    m_patternsStale = {m_locks, m_rateLimits, m_sessions, m_caches, m_browser};
+    deliverPatterns();
+}
+
+void MainWindow::deliverPatterns()
+{
+    if (m_patternsStale.isEmpty())
+        return;
     const auto of = [this](std::initializer_list<PatternKind> kinds) {
         QList<PatternMatch> out;
         for (PatternKind k : kinds)
             out += m_patterns->matchesOf(k);
         return out;
     };
-    m_locks->setMatches(of({PatternKind::Lock}));
-    m_rateLimits->setMatches(of({PatternKind::FixedWindow, PatternKind::SlidingWindow, PatternKind::TokenBucket}));
-    m_sessions->setMatches(of({PatternKind::Session, PatternKind::SessionIndex}));
-    m_caches->setMatches(of({PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet,
-                             PatternKind::DedupSet, PatternKind::DedupKey, PatternKind::Counter,
-                             PatternKind::HyperLogLog}));
-    m_browser->setPatternMatches(m_patterns->matches());
+    const auto due = [this](QObject *consumer) {
+        // The panel on the current tab, told before it is activated so its first read has them.
+        const bool shown = consumer == m_browser ? m_browser->grouping() == KeyBrowser::Grouping::Pattern
+                                                 : isVisible() && !isMinimized() && m_tabs->currentWidget() == consumer;
+        return shown && m_patternsStale.removeOne(consumer);
+    };
+    if (due(m_locks))
+        m_locks->setMatches(of({PatternKind::Lock}));
+    if (due(m_rateLimits))
+        m_rateLimits->setMatches(of({PatternKind::FixedWindow, PatternKind::SlidingWindow, PatternKind::TokenBucket}));
+    if (due(m_sessions))
+        m_sessions->setMatches(of({PatternKind::Session, PatternKind::SessionIndex}));
+    if (due(m_caches))
+        m_caches->setMatches(of({PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet,
+                                 PatternKind::DedupSet, PatternKind::DedupKey, PatternKind::Counter,
+                                 PatternKind::HyperLogLog}));
+    if (due(m_browser))
+        m_browser->setPatternMatches(m_patterns->matches());
 }
 
 void MainWindow::showRulesEditor()
@@ -465,6 +496,7 @@ void MainWindow::showRulesEditor()
 void MainWindow::updateActivePanels()
 {
     const bool visible = isVisible() && !isMinimized();
+    deliverPatterns();
     for (const auto &entry : std::as_const(m_panels))
         entry.second->setActive(visible && m_tabs->currentWidget() == entry.second);
 }

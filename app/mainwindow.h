@@ -116,6 +116,7 @@ private:
     // After a scan: which sorted sets are geo sets, which leaderboards (queues are neither).
     void classifySortedSets();
     void distributePatterns();
+    void deliverPatterns();
     void showRulesEditor();
 
     ConnectionProfile m_profile;
@@ -140,6 +141,8 @@ private:
     ConsolePanel *m_console = nullptr;
     PatternIndex *m_patterns = nullptr;
     PatternRulesFile *m_rulesFile = nullptr;
+    bool m_patternsReserved = false;
+    QList<QObject *> m_patternsStale; // pattern panels (and the browser's grouping) not told the latest verdicts
     QList<QPair<QString, Panel *>> m_panels; // --panel name → panel, in tab order
     QTabWidget *m_tabs = nullptr;
     QLabel *m_banner = nullptr;

@@ -618,7 +618,7 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
         case NameColumn: return bytesescape::quoteIfNeeded(k.name.size() > 1024 ? k.name.left(1024) : k.name);
         case TypeColumn: return k.hint == TypeHint::Geo ? QStringLiteral("geo") : keyTypeName(k.type);
         case PatternColumn: {
-            const PatternMatch *m = m_patterns ? m_patterns(k.name) : nullptr;
+            const std::optional<PatternMatch> m = m_patterns ? m_patterns(k.name) : std::nullopt;
             return m && m->kind != PatternKind::Unknown ? patternKindName(m->kind) : QString();
         }
         case TtlColumn: return format::ttl(k.expireAtMs, QDateTime::currentMSecsSinceEpoch());
@@ -629,7 +629,7 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
         if (column == NameColumn)
             return QString(bytesescape::escapeElided(k.name, 4096) + QStringLiteral("\n%1 bytes").arg(k.name.size()));
         if (column == PatternColumn) {
-            const PatternMatch *m = m_patterns ? m_patterns(k.name) : nullptr;
+            const std::optional<PatternMatch> m = m_patterns ? m_patterns(k.name) : std::nullopt;
             if (!m)
                 return tr("Not classified yet");
             return tr("%1 (%2 % sure%3)\n%4")
@@ -648,7 +648,7 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
     case ExpireAtRole: return k.expireAtMs;
     case MemoryRole: return k.memory;
     case PatternRole: {
-        const PatternMatch *m = m_patterns ? m_patterns(k.name) : nullptr;
+        const std::optional<PatternMatch> m = m_patterns ? m_patterns(k.name) : std::nullopt;
         return int(m ? m->kind : PatternKind::Unknown);
     }
     default: return {};

@@ -82,7 +82,7 @@ public:
     TypeHint typeHint(const QByteArray &key) const;
     // Where the pattern column reads a key's verdict (the PatternIndex); the tree keeps no copy,
     // so a million keys cost it nothing. Call patternsChanged() when verdicts arrive.
-    using PatternLookup = std::function<const PatternMatch *(const QByteArray &key)>;
+    using PatternLookup = std::function<std::optional<PatternMatch>(const QByteArray &key)>;
     void setPatternLookup(PatternLookup lookup);
     void patternsChanged(const QList<PatternMatch> &matches);
 

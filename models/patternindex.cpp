@@ -11,7 +11,10 @@
 #include <QTimer>
 #include <QVersionNumber>
 
+#include <array>
 #include <cmath>
+#include <memory>
+#include <vector>
 
 namespace {
 
@@ -19,6 +22,7 @@ constexpr int kMaxSamples = 32; // per group, when the first samples disagree
 constexpr int kSliceMs = 4;
 constexpr int kPaceMs = 50;
 constexpr int kFlushMs = 100;
+constexpr int kEmitBatch = 4096; // matches per 'classified'
 constexpr qint64 kSecond = 1000;
 constexpr qint64 kHour = 3600 * kSecond;
 
@@ -67,36 +71,45 @@ QList<double> scoresOf(const RedisValue &v, QList<QByteArray> *members)
 
 struct PatternIndex::Private
 {
-    struct Entry
+    // One per key, in a vector so groups can list their keys as small indexes and the hash
+    // holds only an int. The verdict is an index into 'verdicts': the keys of a group share
+    // one, so a million keys cost no million copies of a PatternMatch.
+    struct Slot
     {
-        KeyType type = KeyType::Unknown;
+        QByteArray key; // null: a free slot
         qint64 pttl = ttl::kUnknown;
         qint64 elements = -1;
         int group = -1;
+        int verdict = -1;
+        KeyType type = KeyType::Unknown;
         bool fromRule = false;
-        bool has = false;
         bool inFlight = false;
-        PatternMatch match;
+        bool queued = false; // in 'out'
     };
 
     struct Group
     {
-        QString family;
+        int family = -1;
         KeyType type = KeyType::Unknown;
-        QList<QByteArray> keys; // may hold keys that left the group since: checked on use
-        int live = 0; // keys whose entry is in this group and not decided by a rule
+        QList<int> keys; // slots; may hold slots that left the group since: checked on use
+        int live = 0; // keys whose slot is in this group and not decided by a rule
         QHash<QByteArray, KeySample> samples;
-        QHash<QByteArray, PatternMatch> own; // the sampled keys' own verdicts
+        QHash<QByteArray, int> own; // the sampled keys' own verdicts
         int inFlight = 0;
         int wanted = kSamplesPerGroup;
         quint64 picks = 0;
         int typed = 0; // untyped groups: keys whose TYPE was read (they moved on)
         bool decided = false;
         PatternMatch verdict;
+        int verdictGeneration = 0;
+        int inherited = -1; // verdicts index of inherited(), for inheritedGeneration/Samples
+        int inheritedGeneration = -1;
+        qsizetype inheritedSamples = -1;
     };
 
     struct Family
     {
+        QString name;
         int keys = 0;
         QList<int> groups;
     };
@@ -118,11 +131,24 @@ struct PatternIndex::Private
     PatternClassifier classifier;
     QObject *context = nullptr; // replaced on clear(): replies for the old state are dropped
 
-    QHash<QByteArray, Entry> entries;
+    // key → slot, in shards: growing one big table would rehash a million keys at once on the
+    // GUI thread; a shard rehashes a 64th of them.
+    static constexpr int kShards = 64;
+    std::array<QHash<QByteArray, int>, kShards> ids;
+    int keyCount = 0;
+    // Slots in chunks that never move, so the table grows without copying what it holds.
+    static constexpr int kChunkBits = 12;
+    std::vector<std::unique_ptr<Slot[]>> chunks;
+    int slotCount = 0;
+    QList<int> freeSlots;
+    QList<PatternMatch> verdicts; // shared verdicts; key, type and pttlMs are filled in per key
+    std::array<int, kPatternKindCount> counts{};
     QList<Group> groups;
-    QHash<QString, int> groupIds;
-    QHash<QString, Family> families;
-    QList<QSet<QByteArray>> byKind = QList<QSet<QByteArray>>(kPatternKindCount);
+    QHash<quint64, int> groupIds; // family, type, TTL class, length class → group
+    QList<Family> families;
+    QHash<QString, int> familyIds;
+    QHash<quint64, int> ruleVerdicts; // rule index, group → verdict
+    // match() hands out pointers into this ring: callers read them at once.
 
     QList<ScannedKey> intake;
     qsizetype intakeAt = 0;
@@ -137,7 +163,7 @@ struct PatternIndex::Private
     QList<int> wanting; // groups that want samples, in order
     QSet<int> wantingSet;
 
-    QList<PatternMatch> out;
+    QList<int> out; // slots whose verdict changed since the last 'classified'
     QList<QByteArray> gone;
     QTimer *slice = nullptr;
     QTimer *pace = nullptr;
@@ -154,30 +180,79 @@ struct PatternIndex::Private
 
     qint64 now() const { return QDateTime::currentMSecsSinceEpoch(); }
 
-    int groupFor(const QString &family, const Entry &e)
+    const QString &familyName(int fid) const { return families.at(fid).name; }
+
+    int familyId(const QString &name)
     {
-        const QString id = family + QLatin1Char('\x1f') + QString::number(int(e.type)) + QLatin1Char('/')
-            + QString::number(ttlClass(e.pttl)) + QLatin1Char('/') + QString::number(lengthClass(e.type, e.elements));
-        auto it = groupIds.constFind(id);
+        const auto it = familyIds.constFind(name);
+        if (it != familyIds.cend())
+            return it.value();
+        Family f;
+        f.name = name;
+        families.append(f);
+        const int fid = int(families.size() - 1);
+        familyIds.insert(name, fid);
+        return fid;
+    }
+
+    int groupFor(int fid, const Slot &e)
+    {
+        const quint64 id = (quint64(quint32(fid)) << 24) | (quint64(quint8(e.type)) << 16)
+            | (quint64(ttlClass(e.pttl)) << 8) | quint64(lengthClass(e.type, e.elements));
+        const auto it = groupIds.constFind(id);
         if (it != groupIds.cend())
             return it.value();
         Group g;
-        g.family = family;
+        g.family = fid;
         g.type = e.type;
         groups.append(g);
         const int gid = int(groups.size() - 1);
         groupIds.insert(id, gid);
-        families[family].groups.append(gid);
+        families[fid].groups.append(gid);
         return gid;
+    }
+
+    static size_t shardOf(const QByteArray &key)
+    {
+        // A seed of its own: the shard's bits must not be the ones its buckets are chosen by.
+        return (qHash(key, size_t(0x9e3779b97f4a7c15ULL)) >> 17) % kShards;
+    }
+    int slotOf(const QByteArray &key) const { return ids[shardOf(key)].value(key, -1); }
+    bool known(const QByteArray &key) const { return ids[shardOf(key)].contains(key); }
+    Slot &slot(int id) { return chunks[size_t(id) >> kChunkBits][size_t(id) & ((1u << kChunkBits) - 1)]; }
+    const Slot &slot(int id) const
+    {
+        return chunks[size_t(id) >> kChunkBits][size_t(id) & ((1u << kChunkBits) - 1)];
+    }
+    int newSlot()
+    {
+        if (!freeSlots.isEmpty())
+            return freeSlots.takeLast();
+        if ((size_t(slotCount) >> kChunkBits) >= chunks.size())
+            chunks.emplace_back(new Slot[size_t(1) << kChunkBits]);
+        return slotCount++;
+    }
+
+    PatternMatch materialize(const Slot &s) const
+    {
+        PatternMatch m = verdicts.at(s.verdict);
+        m.key = s.key;
+        m.type = s.type;
+        m.pttlMs = s.pttl;
+        return m;
+    }
+
+    int addVerdict(PatternMatch m)
+    {
+        m.key.clear();
+        verdicts.append(std::move(m));
+        return int(verdicts.size() - 1);
     }
 
     PatternKind familyKind(const Group &g, int except) const
     {
-        const auto f = families.constFind(g.family);
-        if (f == families.cend())
-            return PatternKind::Unknown;
         QHash<int, int> weight;
-        for (int gid : f->groups) {
+        for (int gid : families.at(g.family).groups) {
             const Group &o = groups.at(gid);
             if (gid == except || !o.decided || o.verdict.kind == PatternKind::Unknown)
                 continue;
@@ -197,29 +272,50 @@ struct PatternIndex::Private
     {
         const Group &g = groups.at(gid);
         PatternContext c;
-        c.family = g.family;
-        c.familySize = families.value(g.family).keys;
+        c.family = familyName(g.family);
+        c.familySize = families.at(g.family).keys;
         c.familyKind = familyKind(g, gid);
-        c.familyKnown = [this](const QString &f) { return families.contains(f); };
-        c.keyKnown = [this](const QByteArray &k) { return entries.contains(k); };
+        c.familyKnown = [this](const QString &f) { return familyIds.contains(f); };
+        c.keyKnown = [this](const QByteArray &k) { return known(k); };
         c.nowMs = now();
         return c;
     }
 
-    void setMatch(const QByteArray &key, Entry &e, PatternMatch m)
+    void queue(int id)
     {
-        m.key = key;
-        m.type = e.type;
-        m.pttlMs = e.pttl;
-        const bool changed = !e.has || e.match.kind != m.kind || e.match.confidence != m.confidence
-            || e.match.reason != m.reason || e.match.fromRule != m.fromRule;
-        if (e.has && e.match.kind != m.kind)
-            byKind[int(e.match.kind)].remove(key);
-        byKind[int(m.kind)].insert(key);
-        e.match = m;
-        e.has = true;
+        Slot &s = slot(id);
+        if (!s.queued) {
+            s.queued = true;
+            out.append(id);
+        }
+    }
+
+    // Gives the slot verdict 'v'; 'classified' reports it when it reads differently.
+    void setVerdict(int id, int v)
+    {
+        Slot &s = slot(id);
+        if (s.verdict == v)
+            return;
+        const PatternMatch &m = verdicts.at(v);
+        bool changed = true;
+        if (s.verdict >= 0) {
+            const PatternMatch &o = verdicts.at(s.verdict);
+            changed = o.kind != m.kind || o.confidence != m.confidence || o.fromRule != m.fromRule
+                || o.reason != m.reason;
+            --counts[size_t(o.kind)];
+        }
+        ++counts[size_t(m.kind)];
+        s.verdict = v;
         if (changed)
-            out.append(e.match);
+            queue(id);
+    }
+
+    void dropVerdict(Slot &s)
+    {
+        if (s.verdict < 0)
+            return;
+        --counts[size_t(verdicts.at(s.verdict).kind)];
+        s.verdict = -1;
     }
 
     void want(int gid)
@@ -229,12 +325,14 @@ struct PatternIndex::Private
             wanting.append(gid);
         }
         if (!pace->isActive()) {
-            paceClock.restart();
             pace->start();
+            // The first reads go out now, not a pace interval later: on a small keyspace that
+            // wait was most of the time classification added.
+            QTimer::singleShot(0, context, [this] { paceTick(); });
         }
     }
 
-    void leaveGroup(Entry &e)
+    void leaveGroup(Slot &e)
     {
         if (e.group < 0)
             return;
@@ -244,45 +342,70 @@ struct PatternIndex::Private
         e.group = -1;
     }
 
-    // Gives a key its verdict: a rule, its own sample, its group's, or none yet.
-    void assign(const QByteArray &key, Entry &e)
+    // The verdict of a user rule for this key, shared by the keys of its group that match it.
+    int ruleVerdict(const Slot &e)
     {
-        if (std::optional<PatternMatch> rule = classifier.ruleMatch(key, e.type)) {
+        if (rules.isEmpty())
+            return -1;
+        const PatternRule *rule = rules.match(e.key, e.type);
+        if (!rule)
+            return -1;
+        const quint64 id = (quint64(quint32(rules.indexOf(rule))) << 32) | quint32(e.group);
+        const auto it = ruleVerdicts.constFind(id);
+        if (it != ruleVerdicts.cend())
+            return it.value();
+        std::optional<PatternMatch> m = classifier.ruleMatch(e.key, e.type);
+        if (!m)
+            return -1;
+        m->family = familyName(groups.at(e.group).family);
+        const int v = addVerdict(*m);
+        ruleVerdicts.insert(id, v);
+        return v;
+    }
+
+    int ownVerdict(const Group &g, const QByteArray &key) const
+    {
+        if (g.own.isEmpty())
+            return -1;
+        return g.own.value(key, -1);
+    }
+
+    // Gives a key its verdict: a rule, its own sample, its group's, or none yet.
+    void assign(int id)
+    {
+        Slot &e = slot(id);
+        if (const int rule = ruleVerdict(e); rule >= 0) {
             if (!e.fromRule && e.group >= 0)
                 --groups[e.group].live;
             e.fromRule = true;
-            rule->family = groups.at(e.group).family;
-            setMatch(key, e, *rule);
+            setVerdict(id, rule);
             return;
         }
         if (e.fromRule && e.group >= 0)
             ++groups[e.group].live;
         e.fromRule = false;
-        Group &g = groups[e.group];
-        if (const auto own = g.own.constFind(key); own != g.own.cend()) {
-            setMatch(key, e, own.value());
+        const int gid = e.group;
+        Group &g = groups[gid];
+        if (const int own = ownVerdict(g, e.key); own >= 0) {
+            setVerdict(id, own);
             return;
         }
         if (g.decided) {
-            setMatch(key, e, inherited(g));
+            setVerdict(id, inheritedIndex(gid));
             // A group decided on its first few keys samples again once it has grown.
             if (g.samples.size() < g.wanted && g.live > 2 * qMax<qsizetype>(1, g.samples.size())
                 && g.type != KeyType::Unknown)
-                want(e.group);
+                want(gid);
             return;
         }
-        if (e.has) {
-            byKind[int(e.match.kind)].remove(key);
-            e.has = false;
-        }
+        dropVerdict(e);
         if (PatternClassifier::decidedByType(g.type)) {
-            if (!g.decided)
-                decide(e.group);
-            if (groups.at(e.group).decided)
-                setMatch(key, e, inherited(groups.at(e.group)));
+            decide(gid);
+            if (groups.at(gid).decided)
+                setVerdict(id, inheritedIndex(gid));
             return;
         }
-        want(e.group);
+        want(gid);
     }
 
     PatternMatch inherited(const Group &g) const
@@ -292,87 +415,113 @@ struct PatternIndex::Private
             return m;
         m.reason = QStringLiteral("like the %1 sampled keys of %2: %3")
                        .arg(g.samples.size())
-                       .arg(g.family, g.verdict.reason);
+                       .arg(familyName(g.family), g.verdict.reason);
         return m;
+    }
+
+    // The group's verdict as its keys read it, built once per verdict and sample count.
+    int inheritedIndex(int gid)
+    {
+        Group &g = groups[gid];
+        if (g.inherited < 0 || g.inheritedGeneration != g.verdictGeneration || g.inheritedSamples != g.samples.size()) {
+            g.inherited = addVerdict(inherited(g));
+            g.inheritedGeneration = g.verdictGeneration;
+            g.inheritedSamples = g.samples.size();
+        }
+        return g.inherited;
+    }
+
+    void setGroupVerdict(Group &g, const PatternMatch &verdict)
+    {
+        g.verdict = verdict;
+        g.decided = true;
+        ++g.verdictGeneration;
     }
 
     void ingest(const ScannedKey &k)
     {
-        auto it = entries.find(k.name);
-        if (it == entries.end()) {
-            it = entries.insert(k.name, Entry());
-            const QString family = familyOf(k.name);
-            ++families[family].keys;
-            it->type = k.type;
-            it->pttl = k.pttlMs;
-            it->elements = k.elements;
-            it->group = groupFor(family, *it);
+        int id = slotOf(k.name);
+        if (id < 0) {
+            id = newSlot();
+            ids[shardOf(k.name)].insert(k.name, id);
+            ++keyCount;
+            Slot &e = slot(id);
+            const bool queued = e.queued; // a reused slot may still be listed in 'out'
+            e = Slot();
+            e.queued = queued;
+            e.key = k.name;
+            e.type = k.type;
+            e.pttl = k.pttlMs;
+            e.elements = k.elements;
+            const int fid = familyId(familyOf(k.name));
+            ++families[fid].keys;
+            e.group = groupFor(fid, e);
         } else {
-            Entry &e = *it;
+            Slot &e = slot(id);
             if (k.type != KeyType::Unknown)
                 e.type = k.type;
             if (k.pttlMs != ttl::kUnknown)
                 e.pttl = k.pttlMs;
             if (k.elements >= 0)
                 e.elements = k.elements;
-            const QString family = groups.at(e.group).family;
-            const int gid = groupFor(family, e);
-            if (gid == e.group) {
-                if (e.has)
-                    e.match.pttlMs = e.pttl;
-                return;
-            }
+            const int gid = groupFor(groups.at(e.group).family, e);
+            if (gid == e.group)
+                return; // the new TTL is read from the slot
             leaveGroup(e);
             e.group = gid;
             e.fromRule = false;
         }
-        Entry &e = *it;
+        Slot &e = slot(id);
         Group &g = groups[e.group];
-        g.keys.append(k.name);
+        g.keys.append(id);
         ++g.live; // assign() takes it back for a rule match
-        assign(k.name, e);
+        assign(id);
     }
 
-    void moveToGroup(const QByteArray &key, Entry &e)
+    void moveToGroup(int id)
     {
-        const QString family = groups.at(e.group).family;
-        const int gid = groupFor(family, e);
+        Slot &e = slot(id);
+        const int gid = groupFor(groups.at(e.group).family, e);
         if (gid == e.group)
             return;
         const bool rule = e.fromRule;
         leaveGroup(e);
         e.group = gid;
-        groups[gid].keys.append(key);
+        groups[gid].keys.append(id);
         if (!rule)
             ++groups[gid].live;
     }
 
     void forget(const QByteArray &key)
     {
-        auto it = entries.find(key);
-        if (it == entries.end())
+        QHash<QByteArray, int> &shard = ids[shardOf(key)];
+        const auto it = shard.find(key);
+        if (it == shard.end())
             return;
-        Entry &e = *it;
+        const int id = it.value();
+        shard.erase(it);
+        --keyCount;
+        Slot &e = slot(id);
         if (e.group >= 0) {
             Group &g = groups[e.group];
             g.samples.remove(key);
             g.own.remove(key);
-            const QString family = g.family;
+            const int fid = g.family;
             leaveGroup(e);
-            auto f = families.find(family);
-            if (f != families.end())
-                --f->keys;
+            --families[fid].keys;
         }
-        if (e.has)
-            byKind[int(e.match.kind)].remove(key);
-        entries.erase(it);
+        dropVerdict(e);
+        const bool queued = e.queued;
+        e = Slot();
+        e.queued = queued; // 'out' may still list it: flushNow skips free slots
+        freeSlots.append(id);
     }
 
     // Picks up to 'need' keys of the group that are not sampled, spread over the group.
-    QList<QByteArray> pick(int gid, int need)
+    QList<int> pick(int gid, int need)
     {
         Group &g = groups[gid];
-        QList<QByteArray> chosen;
+        QList<int> chosen;
         const qsizetype n = g.keys.size();
         if (n == 0)
             return chosen;
@@ -383,19 +532,19 @@ struct PatternIndex::Private
             const double frac = std::fmod(double(g.picks++) * 0.6180339887498949, 1.0);
             qsizetype at = qsizetype(frac * double(n));
             for (int probe = 0; probe < 64; ++probe, at = (at + 1) % n) {
-                const QByteArray &key = g.keys.at(at);
-                const auto e = entries.constFind(key);
-                if (e == entries.cend() || e->group != gid || e->fromRule || e->inFlight || g.samples.contains(key)
-                    || chosen.contains(key))
+                const int id = g.keys.at(at);
+                const Slot &e = slot(id);
+                if (e.key.isNull() || e.group != gid || e.fromRule || e.inFlight || g.samples.contains(e.key)
+                    || chosen.contains(id))
                     continue;
-                chosen.append(key);
+                chosen.append(id);
                 break;
             }
         }
         return chosen;
     }
 
-    QList<RedisCommand> commandsFor(const QByteArray &key, const Entry &e) const
+    QList<RedisCommand> commandsFor(const QByteArray &key, const Slot &e) const
     {
         const QVersionNumber v = client ? client->facts().version : QVersionNumber();
         QList<RedisCommand> c;
@@ -441,7 +590,12 @@ struct PatternIndex::Private
         }
         if (!client || !client->isReady())
             return;
-        allowance = qMin(allowance + double(paceClock.restart()) * maxCps / 1000.0, qMax(8.0, maxCps / 4.0));
+        // A token bucket: the clock runs on while the pace timer is stopped, so a restart
+        // finds at most the capped allowance, never more than the rate permits.
+        const double elapsed = paceClock.isValid() ? double(paceClock.restart()) : double(kPaceMs);
+        if (!paceClock.isValid())
+            paceClock.start();
+        allowance = qMin(allowance + elapsed * maxCps / 1000.0, qMax(8.0, maxCps / 4.0));
         if (allowance < 4)
             return;
         QList<RedisCommand> cmds;
@@ -451,8 +605,8 @@ struct PatternIndex::Private
             const int gid = wanting.at(i);
             Group &g = groups[gid];
             const int need = g.wanted - int(g.samples.size()) - g.inFlight;
-            const QList<QByteArray> keys = need > 0 ? pick(gid, need) : QList<QByteArray>();
-            if (keys.isEmpty()) {
+            const QList<int> picked = need > 0 ? pick(gid, need) : QList<int>();
+            if (picked.isEmpty()) {
                 if (g.inFlight == 0) {
                     // Nothing left to read (the rest left, expired or follow a rule).
                     if (g.type == KeyType::Unknown)
@@ -463,15 +617,15 @@ struct PatternIndex::Private
                 }
                 continue;
             }
-            for (const QByteArray &key : keys) {
-                Entry &e = entries[key];
-                const QList<RedisCommand> c = commandsFor(key, e);
+            for (int id : picked) {
+                Slot &e = slot(id);
+                const QList<RedisCommand> c = commandsFor(e.key, e);
                 if (!cmds.isEmpty() && cmds.size() + c.size() > allowance)
                     break;
                 const bool length = e.elements < 0 && !keyTypeLengthCommand(e.type).isEmpty();
                 const int first = int(cmds.size());
                 const int count = int(c.size());
-                sent.append(Sampled{key, gid, e.type, first, count, first + count - (length ? 2 : 1),
+                sent.append(Sampled{e.key, gid, e.type, first, count, first + count - (length ? 2 : 1),
                                     length ? first + count - 1 : -1});
                 cmds += c;
                 e.inFlight = true;
@@ -500,10 +654,10 @@ struct PatternIndex::Private
         for (const Sampled &s : sent) {
             --groups[s.group].inFlight;
             touched.insert(s.group);
-            auto it = entries.find(s.key);
-            if (it == entries.end())
+            const int id = slotOf(s.key);
+            if (id < 0)
                 continue; // removed meanwhile
-            Entry &e = *it;
+            Slot &e = slot(id);
             e.inFlight = false;
             if (!r.ok() && r.values.size() < qsizetype(s.first + s.count))
                 continue; // connection trouble: picked again next time
@@ -527,14 +681,14 @@ struct PatternIndex::Private
                 }
                 ++groups[s.group].typed;
                 e.type = t;
-                moveToGroup(s.key, e);
-                assign(s.key, e);
+                moveToGroup(id);
+                assign(id);
                 continue;
             }
             if (first.isError() && first.errorCode() == "WRONGTYPE") {
                 e.type = KeyType::Unknown; // replaced by another type: read TYPE first
-                moveToGroup(s.key, e);
-                assign(s.key, e);
+                moveToGroup(id);
+                assign(id);
                 continue;
             }
             if (s.lengthAt >= 0 && r.value(s.lengthAt).isInteger())
@@ -586,14 +740,17 @@ struct PatternIndex::Private
             }
             groups[s.group].samples.insert(s.key, sample);
             ++sampledKeys;
-            const PatternMatch m = classifier.classify(sample, contextFor(s.group));
-            groups[s.group].own.insert(s.key, m);
-            setMatch(s.key, e, m);
+            const int v = addVerdict(classifier.classify(sample, contextFor(s.group)));
+            groups[s.group].own.insert(s.key, v);
+            setVerdict(id, v);
         }
         for (int gid : std::as_const(touched))
             decide(gid);
-        scheduleFlush();
         scheduleSlice();
+        scheduleFlush();
+        // The next samples need not wait for the pace timer: the allowance still bounds the rate.
+        if (!wanting.isEmpty())
+            paceTick();
     }
 
     // A group is decided once its samples are in: the majority's verdict goes to the rest.
@@ -616,18 +773,16 @@ struct PatternIndex::Private
                 // The type alone decides: no reads.
                 KeySample s;
                 s.type = g.type;
-                for (const QByteArray &k : std::as_const(g.keys)) {
-                    if (entries.contains(k)) {
-                        s.key = k;
+                for (int id : std::as_const(g.keys)) {
+                    if (!slot(id).key.isNull()) {
+                        s.key = slot(id).key;
+                        s.pttlMs = slot(id).pttl;
                         break;
                     }
                 }
                 if (s.key.isEmpty())
                     return;
-                const auto e = entries.constFind(s.key);
-                s.pttlMs = e->pttl;
-                g.verdict = classifier.classify(s, contextFor(gid));
-                g.decided = true;
+                setGroupVerdict(g, classifier.classify(s, contextFor(gid)));
                 propagations.append({gid, 0});
                 scheduleSlice();
             }
@@ -637,9 +792,9 @@ struct PatternIndex::Private
         const PatternContext c = contextFor(gid);
         QHash<int, int> tally;
         for (auto it = g.samples.cbegin(); it != g.samples.cend(); ++it) {
-            const PatternMatch m = classifier.classify(it.value(), c);
-            g.own.insert(it.key(), m);
-            ++tally[int(m.kind)];
+            const int v = addVerdict(classifier.classify(it.value(), c));
+            g.own.insert(it.key(), v);
+            ++tally[int(verdicts.at(v).kind)];
         }
         int best = -1, bestCount = 0;
         for (auto it = tally.cbegin(); it != tally.cend(); ++it) {
@@ -653,22 +808,22 @@ struct PatternIndex::Private
             g.wanted += kSamplesPerGroup; // they disagree: look at more of them
             want(gid);
             for (auto it = g.own.cbegin(); it != g.own.cend(); ++it) {
-                auto e = entries.find(it.key());
-                if (e != entries.end() && !e->fromRule)
-                    setMatch(it.key(), *e, it.value());
+                const int id = slotOf(it.key());
+                if (id >= 0 && !slot(id).fromRule)
+                    setVerdict(id, it.value());
             }
             return;
         }
         PatternMatch verdict;
         for (auto it = g.own.cbegin(); it != g.own.cend(); ++it) {
-            if (int(it->kind) == best && it->confidence > verdict.confidence)
-                verdict = it.value();
+            const PatternMatch &m = verdicts.at(it.value());
+            if (int(m.kind) == best && m.confidence > verdict.confidence)
+                verdict = m;
         }
         verdict.confidence = int(verdict.confidence * bestCount / n);
         const bool changed = !g.decided || g.verdict.kind != verdict.kind || g.verdict.reason != verdict.reason
             || g.verdict.confidence != verdict.confidence;
-        g.verdict = verdict;
-        g.decided = true;
+        setGroupVerdict(g, verdict);
         if (changed) {
             propagations.append({gid, 0});
             scheduleSlice();
@@ -677,7 +832,8 @@ struct PatternIndex::Private
             return;
         // Siblings decided without knowing what this family is may read differently now
         // (a lock without TTL next to locks with one), and untyped keys wait for a verdict.
-        for (int other : families.value(g.family).groups) {
+        const QList<int> siblings = families.at(g.family).groups;
+        for (int other : siblings) {
             if (other == gid)
                 continue;
             Group &o = groups[other];
@@ -701,7 +857,7 @@ struct PatternIndex::Private
         }
         const PatternKind kind = familyKind(g, gid);
         bool anyPending = false;
-        for (int other : families.value(g.family).groups) {
+        for (int other : families.at(g.family).groups) {
             if (other != gid && !groups.at(other).decided && groups.at(other).live > 0)
                 anyPending = true;
         }
@@ -709,14 +865,13 @@ struct PatternIndex::Private
             return;
         PatternMatch verdict;
         verdict.kind = kind;
-        verdict.family = g.family;
+        verdict.family = familyName(g.family);
         verdict.confidence = kind == PatternKind::Unknown ? 0 : 50;
         verdict.reason = kind == PatternKind::Unknown
             ? QStringLiteral("type not read; its family shows no pattern")
-            : QStringLiteral("type not read; the sampled keys of %1 are %2").arg(g.family, patternKindName(kind));
+            : QStringLiteral("type not read; the sampled keys of %1 are %2").arg(verdict.family, patternKindName(kind));
         const bool changed = !g.decided || g.verdict.kind != verdict.kind;
-        g.verdict = verdict;
-        g.decided = true;
+        setGroupVerdict(g, verdict);
         if (changed) {
             propagations.append({gid, 0});
             scheduleSlice();
@@ -729,10 +884,24 @@ struct PatternIndex::Private
             slice->start();
     }
 
+    // Work that will change verdicts is still queued or on the wire.
+    bool working() const
+    {
+        return !intake.isEmpty() || !propagations.isEmpty() || !reassign.isEmpty() || !wanting.isEmpty()
+            || batchInFlight;
+    }
+
     void scheduleFlush()
     {
-        if (!out.isEmpty() && !flush->isActive())
-            flush->start();
+        if (out.isEmpty() && gone.isEmpty())
+            return;
+        // Batches while work goes on; the last one at once, so idle() is not held back.
+        if (!working()) {
+            if (!flush->isActive() || flush->remainingTime() > 0)
+                flush->start(0);
+        } else if (!flush->isActive()) {
+            flush->start(kFlushMs);
+        }
     }
 
     void runSlice()
@@ -744,22 +913,22 @@ struct PatternIndex::Private
                 ingest(intake.at(intakeAt++));
         }
         if (intakeAt >= intake.size()) {
-            intake.clear();
+            intake = QList<ScannedKey>(); // clear() would keep the room of the biggest burst
             intakeAt = 0;
         }
         while (!propagations.isEmpty() && t.elapsed() < kSliceMs) {
             Propagation &p = propagations.first();
-            Group &g = groups[p.group];
-            const qsizetype end = qMin(g.keys.size(), p.next + 512);
+            const int gid = p.group;
+            Group &g = groups[gid];
+            const qsizetype end = qMin(g.keys.size(), p.next + 2048);
+            const int shared = inheritedIndex(gid);
             for (; p.next < end; ++p.next) {
-                const QByteArray &key = g.keys.at(p.next);
-                auto e = entries.find(key);
-                if (e == entries.end() || e->group != p.group || e->fromRule)
+                const int id = g.keys.at(p.next);
+                const Slot &e = slot(id);
+                if (e.group != gid || e.fromRule)
                     continue;
-                if (const auto own = g.own.constFind(key); own != g.own.cend())
-                    setMatch(key, *e, own.value());
-                else
-                    setMatch(key, *e, inherited(g));
+                const int own = ownVerdict(g, e.key);
+                setVerdict(id, own >= 0 ? own : shared);
             }
             if (p.next >= g.keys.size())
                 propagations.removeFirst();
@@ -767,13 +936,13 @@ struct PatternIndex::Private
         while (reassignAt < reassign.size() && t.elapsed() < kSliceMs) {
             const qsizetype end = qMin(reassign.size(), reassignAt + 256);
             for (; reassignAt < end; ++reassignAt) {
-                auto e = entries.find(reassign.at(reassignAt));
-                if (e != entries.end())
-                    assign(e.key(), *e);
+                const int id = slotOf(reassign.at(reassignAt));
+                if (id >= 0)
+                    assign(id);
             }
         }
         if (reassignAt >= reassign.size()) {
-            reassign.clear();
+            reassign = QList<QByteArray>();
             reassignAt = 0;
         }
         if (!intake.isEmpty() || !propagations.isEmpty() || !reassign.isEmpty())
@@ -784,11 +953,7 @@ struct PatternIndex::Private
         checkIdle();
     }
 
-    bool busy() const
-    {
-        return !intake.isEmpty() || !propagations.isEmpty() || !reassign.isEmpty() || !wanting.isEmpty()
-            || batchInFlight || !out.isEmpty();
-    }
+    bool busy() const { return working() || !out.isEmpty(); }
 
     void flushNow()
     {
@@ -797,11 +962,29 @@ struct PatternIndex::Private
             gone.clear();
             Q_EMIT q->removed(g);
         }
-        if (!out.isEmpty()) {
-            const QList<PatternMatch> batch = out;
-            out.clear();
-            Q_EMIT q->classified(batch);
+        // Bounded batches: the receivers (the key tree looks every key up) run in this slice too.
+        QElapsedTimer t;
+        t.start();
+        qsizetype at = 0;
+        while (at < out.size() && (at == 0 || t.elapsed() < kSliceMs)) {
+            const qsizetype end = qMin(out.size(), at + kEmitBatch);
+            QList<PatternMatch> batch;
+            batch.reserve(end - at);
+            for (; at < end; ++at) {
+                Slot &s = slot(out.at(at));
+                s.queued = false;
+                if (!s.key.isNull() && s.verdict >= 0)
+                    batch.append(materialize(s));
+            }
+            if (!batch.isEmpty())
+                Q_EMIT q->classified(batch);
         }
+        if (at >= out.size())
+            out = QList<int>();
+        else
+            out.remove(0, at);
+        if (!out.isEmpty())
+            flush->start(0);
         checkIdle();
     }
 
@@ -842,7 +1025,13 @@ void PatternIndex::setRules(const PatternRules &rules)
 {
     d->rules = rules;
     d->classifier.setRules(&d->rules);
-    d->reassign = d->entries.keys();
+    d->ruleVerdicts.clear();
+    d->reassign.clear();
+    d->reassign.reserve(d->keyCount);
+    for (int id = 0; id < d->slotCount; ++id) {
+        if (!d->slot(id).key.isNull())
+            d->reassign.append(d->slot(id).key);
+    }
     d->reassignAt = 0;
     d->idleReported = false;
     d->scheduleSlice();
@@ -851,6 +1040,16 @@ void PatternIndex::setRules(const PatternRules &rules)
 const PatternRules &PatternIndex::rules() const
 {
     return d->rules;
+}
+
+void PatternIndex::reserve(qsizetype keys)
+{
+    // Growing the key table while a big scan arrives rehashes it all at once on the GUI thread.
+    const qsizetype perShard = keys / Private::kShards + keys / Private::kShards / 8 + 16;
+    for (QHash<QByteArray, int> &shard : d->ids) {
+        if (perShard > shard.capacity())
+            shard.reserve(perShard);
+    }
 }
 
 void PatternIndex::addKeys(const QList<ScannedKey> &keys)
@@ -871,11 +1070,19 @@ void PatternIndex::clear()
 {
     delete d->context; // in-flight replies die with it
     d->context = new QObject(this);
-    d->entries.clear();
+    for (QHash<QByteArray, int> &shard : d->ids)
+        shard.clear();
+    d->keyCount = 0;
+    d->chunks.clear();
+    d->slotCount = 0;
+    d->freeSlots.clear();
+    d->verdicts.clear();
+    d->counts.fill(0);
     d->groups.clear();
     d->groupIds.clear();
     d->families.clear();
-    d->byKind = QList<QSet<QByteArray>>(kPatternKindCount);
+    d->familyIds.clear();
+    d->ruleVerdicts.clear();
     d->intake.clear();
     d->intakeAt = 0;
     d->propagations.clear();
@@ -889,25 +1096,37 @@ void PatternIndex::clear()
     d->commands = 0;
     d->sampledKeys = 0;
     d->pace->stop();
+    d->paceClock.invalidate();
+    d->allowance = 0;
+    d->flush->stop();
     d->idleReported = true;
 }
 
-const PatternMatch *PatternIndex::match(const QByteArray &key) const
+std::optional<PatternMatch> PatternIndex::match(const QByteArray &key) const
 {
-    const auto it = d->entries.constFind(key);
-    return it != d->entries.cend() && it->has ? &it->match : nullptr;
+    const int id = d->slotOf(key);
+    if (id < 0)
+        return std::nullopt;
+    const Private::Slot &s = d->slot(id);
+    if (s.verdict < 0)
+        return std::nullopt;
+    return d->materialize(s);
 }
 
 QList<PatternMatch> PatternIndex::matchesOf(PatternKind kind, int limit) const
 {
     QList<PatternMatch> out;
-    const QSet<QByteArray> &keys = d->byKind.at(int(kind));
-    for (const QByteArray &k : keys) {
-        if (limit >= 0 && out.size() >= limit)
+    const int n = d->counts.at(size_t(kind));
+    if (n == 0 || limit == 0)
+        return out;
+    out.reserve(limit >= 0 ? qMin(limit, n) : n);
+    for (int id = 0; id < d->slotCount; ++id) {
+        const Private::Slot &s = d->slot(id);
+        if (s.verdict < 0 || d->verdicts.at(s.verdict).kind != kind)
+            continue;
+        out.append(d->materialize(s));
+        if (out.size() == n || (limit >= 0 && out.size() >= limit))
             break;
-        const auto it = d->entries.constFind(k);
-        if (it != d->entries.cend() && it->has)
-            out.append(it->match);
     }
     return out;
 }
@@ -915,22 +1134,23 @@ QList<PatternMatch> PatternIndex::matchesOf(PatternKind kind, int limit) const
 QList<PatternMatch> PatternIndex::matches() const
 {
     QList<PatternMatch> out;
-    out.reserve(d->entries.size());
-    for (auto it = d->entries.cbegin(); it != d->entries.cend(); ++it) {
-        if (it->has)
-            out.append(it->match);
+    out.reserve(d->keyCount);
+    for (int id = 0; id < d->slotCount; ++id) {
+        const Private::Slot &s = d->slot(id);
+        if (s.verdict >= 0)
+            out.append(d->materialize(s));
     }
     return out;
 }
 
 int PatternIndex::count(PatternKind kind) const
 {
-    return int(d->byKind.at(int(kind)).size());
+    return d->counts.at(size_t(kind));
 }
 
 int PatternIndex::size() const
 {
-    return int(d->entries.size());
+    return d->keyCount;
 }
 
 bool PatternIndex::isIdle() const

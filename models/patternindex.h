@@ -8,6 +8,7 @@
 #include <QList>
 #include <QObject>
 #include <memory>
+#include <optional>
 
 class RedisClient;
 struct ScannedKey;
@@ -22,7 +23,9 @@ struct ScannedKey;
 // cache family or a lock without TTL in a lock family lands in a group of its own and is read.
 // Each group reads up to kSamplesPerGroup keys, spread over the group (more when they disagree);
 // the others take the group's verdict. Sampled keys keep their own verdict. Work on the GUI
-// thread runs in slices of a few milliseconds; 'classified' comes at most every ~100 ms.
+// thread runs in slices of a few milliseconds. 'classified' comes in batches of a few thousand
+// keys, about every 100 ms while work goes on and at once when it is done; one flush emits
+// for a few milliseconds at most and leaves the rest to the next.
 class PatternIndex : public QObject
 {
     Q_OBJECT
@@ -35,12 +38,16 @@ public:
     void setRules(const PatternRules &rules);
     const PatternRules &rules() const;
 
+    // Room for this many keys (the scan's DBSIZE), so a big keyspace does not rehash the key
+    // table on the GUI thread while it arrives.
+    void reserve(qsizetype keys);
     void addKeys(const QList<ScannedKey> &keys);
     void removeKey(const QByteArray &key);
     void clear();
 
-    // Null when the key is not known (yet).
-    const PatternMatch *match(const QByteArray &key) const;
+    // Empty when the key is not known (yet). The keys of a group share one verdict; the
+    // PatternMatch is assembled on the call.
+    std::optional<PatternMatch> match(const QByteArray &key) const;
     QList<PatternMatch> matchesOf(PatternKind kind, int limit = -1) const;
     QList<PatternMatch> matches() const;
     int count(PatternKind kind) const;

@@ -336,20 +336,42 @@ std::optional<PatternKind> patternKindFromId(const QByteArray &id)
 
 // ---- shapes ---------------------------------------------------------------------------------
 
+namespace {
+
+// normalizedSegment() appended, without its copies for the commonest segments: the index runs
+// this for every scanned key.
+void appendNormalized(QString &out, const QByteArray &seg)
+{
+    // Letters only: no date, number, id or suffix, and nothing to escape.
+    if (std::all_of(seg.cbegin(), seg.cend(), [](char c) { return isLower(c) || isUpper(c); })) {
+        out += QLatin1String(seg.constData(), seg.size());
+        return;
+    }
+    if (seg.size() < 7 && isDigits(seg)) {
+        out += QLatin1String("{n}");
+        return;
+    }
+    out += normalizedSegment(seg);
+}
+
+} // namespace
+
 QString familyOf(const QByteArray &key)
 {
     QString out;
-    QByteArray segment;
-    for (char c : key) {
+    out.reserve(key.size() + 8);
+    const char *data = key.constData();
+    const qsizetype n = key.size();
+    qsizetype start = 0;
+    for (qsizetype i = 0; i < n; ++i) {
+        const char c = data[i];
         if (c == ':' || c == '/') {
-            out += normalizedSegment(segment);
+            appendNormalized(out, QByteArray::fromRawData(data + start, i - start));
             out += QLatin1Char(c);
-            segment.clear();
-        } else {
-            segment.append(c);
+            start = i + 1;
         }
     }
-    out += normalizedSegment(segment);
+    appendNormalized(out, QByteArray::fromRawData(data + start, n - start));
     return out;
 }
 

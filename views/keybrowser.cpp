@@ -190,12 +190,14 @@ void KeyBrowser::patternsChanged(const QList<PatternMatch> &matches)
 void KeyBrowser::setGrouping(Grouping grouping)
 {
     const int at = m_grouping->findData(int(grouping));
-    if (m_grouping->currentIndex() != at)
+    if (m_grouping->currentIndex() != at) {
         m_grouping->setCurrentIndex(at); // comes back here through the signal
+        return;
+    }
     m_view->setVisible(grouping == Grouping::Namespace);
     m_patternView->setVisible(grouping == Grouping::Pattern);
-    if (grouping == Grouping::Pattern && m_patternModel->rowCount() <= 8)
-        m_patternView->expandToDepth(0);
+    if (grouping == Grouping::Pattern)
+        Q_EMIT patternGroupingShown();
 }
 
 KeyBrowser::Grouping KeyBrowser::grouping() const
@@ -206,6 +208,8 @@ KeyBrowser::Grouping KeyBrowser::grouping() const
 void KeyBrowser::setPatternMatches(const QList<PatternMatch> &matches)
 {
     m_patternModel->setMatches(matches);
+    if (m_patternModel->rowCount() <= 8)
+        m_patternView->expandToDepth(0);
 }
 
 void KeyBrowser::setSeparator(const QByteArray &separator)

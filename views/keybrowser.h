@@ -55,7 +55,8 @@ public:
     // repaints the rows of keys whose verdict arrived.
     void setPatternLookup(const KeyTreeModel::PatternLookup &lookup);
     void patternsChanged(const QList<PatternMatch> &matches);
-    // The by-pattern grouping (kind → name shape → key), rebuilt from every verdict when they settle.
+    // The by-pattern grouping (kind → name shape → key). Whoever owns the verdicts fills it with
+    // setPatternMatches() when patternGroupingShown() asks, so a hidden grouping costs nothing.
     enum class Grouping { Namespace, Pattern };
     void setGrouping(Grouping grouping);
     Grouping grouping() const;
@@ -75,6 +76,7 @@ public Q_SLOTS:
     void openTypedKey();
 
 Q_SIGNALS:
+    void patternGroupingShown();
     void keyActivated(const QByteArray &key, KeyType type);
     void scanStarted(quint64 generation);
     void scanCompleted(const ScanProgress &progress);

@@ -389,9 +389,9 @@ void TestKeyTreeModel::patternColumnReadsTheIndex()
     KeyTreeModel model;
     QAbstractItemModelTester tester(&model);
     QHash<QByteArray, PatternMatch> verdicts;
-    model.setPatternLookup([&verdicts](const QByteArray &k) -> const PatternMatch * {
+    model.setPatternLookup([&verdicts](const QByteArray &k) -> std::optional<PatternMatch> {
         const auto it = verdicts.constFind(k);
-        return it == verdicts.constEnd() ? nullptr : &it.value();
+        return it == verdicts.constEnd() ? std::nullopt : std::optional<PatternMatch>(it.value());
     });
     model.appendBatch(batch({key("lock:a"), key("lock:b"), key("plain")}));
     model.applyAllPending();
