@@ -8,7 +8,6 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QSet>
-#include <QTimer>
 #include <algorithm>
 
 namespace {
@@ -210,7 +209,7 @@ Severity DedupSetRow::severity() const
 // ---- monitor ----
 
 CachesMonitor::CachesMonitor(RedisClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_poll(new QTimer(this))
+    : PollingReader(client, kRefreshMs, WhileBusy::Skip, BeforeMatches::Wait, parent)
 {
     const auto count = [](auto get) {
         return [get](const auto &r, int role) -> QVariant {
@@ -419,16 +418,10 @@ CachesMonitor::CachesMonitor(RedisClient *client, QObject *parent)
         {[](const CounterRow &r) { return r.key; }, [](const CounterRow &) { return Severity::None; },
          [](const CounterRow &) { return KeyType::String; }},
         this);
-
-    m_poll->setInterval(kRefreshMs);
-    connect(m_poll, &QTimer::timeout, this, &CachesMonitor::refresh);
 }
 
 void CachesMonitor::setMatches(const QList<PatternMatch> &matches)
 {
-    delete m_context;
-    m_context = new QObject(this);
-    m_busy = false;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     QList<CacheKeyState> keys;
     QList<QString> families;
@@ -503,43 +496,20 @@ void CachesMonitor::setMatches(const QList<PatternMatch> &matches)
     m_keyOf = keyOf;
     m_ttlCursor = 0;
     m_tagCursor = 0;
-    if (m_poll->isActive())
-        refresh();
+    matchesChanged();
 }
 
-void CachesMonitor::setPolling(bool on)
+void CachesMonitor::startRound()
 {
-    if (on == m_poll->isActive())
-        return;
-    if (on) {
-        m_poll->start();
-        refresh();
-    } else {
-        m_poll->stop();
-    }
-}
-
-bool CachesMonitor::isPolling() const
-{
-    return m_poll->isActive();
-}
-
-void CachesMonitor::refresh()
-{
-    if (m_busy || !m_context || !m_client)
-        return;
-    m_busy = true;
     QList<RedisCommand> commands{{"INFO", "stats"}};
     QList<QByteArray> ttlKeys;
-    for (qsizetype i = 0; i < qMin<qsizetype>(kMaxTtlsPerPoll, m_keys.size()); ++i)
-        ttlKeys.append(m_keys.at((m_ttlCursor + i) % m_keys.size()).key);
-    m_ttlCursor = m_keys.isEmpty() ? 0 : (m_ttlCursor + ttlKeys.size()) % m_keys.size();
-    for (const QByteArray &k : std::as_const(ttlKeys))
-        commands.append({"PTTL", k});
+    for (int i : boundedread::rotate(m_ttlCursor, m_keys.size(), kMaxTtlsPerPoll)) {
+        ttlKeys.append(m_keys.at(i).key);
+        commands.append({"PTTL", m_keys.at(i).key});
+    }
     QList<QByteArray> tagKeys;
-    for (qsizetype i = 0; i < qMin<qsizetype>(kMaxTagsPerPoll, m_tagRows.size()); ++i)
-        tagKeys.append(m_tagRows.at((m_tagCursor + i) % m_tagRows.size()).key);
-    m_tagCursor = m_tagRows.isEmpty() ? 0 : (m_tagCursor + tagKeys.size()) % m_tagRows.size();
+    for (int i : boundedread::rotate(m_tagCursor, m_tagRows.size(), kMaxTagsPerPoll))
+        tagKeys.append(m_tagRows.at(i).key);
     for (const QByteArray &k : std::as_const(tagKeys)) {
         commands.append({"SCARD", k});
         commands.append({"PTTL", k});
@@ -558,11 +528,10 @@ void CachesMonitor::refresh()
         commands.append({"PTTL", r.key});
     }
     boundedread::runBatches(
-        m_client, m_context, commands, kBatch,
+        m_client, context(), commands, kBatch,
         [this, ttlKeys, tagKeys, sets, counters](const QList<RedisValue> &values, const RedisError &error) {
             if (error) {
-                m_busy = false;
-                Q_EMIT failed(error.message);
+                fail(error.message);
                 return;
             }
             m_now = QDateTime::currentMSecsSinceEpoch();
@@ -687,11 +656,10 @@ void CachesMonitor::readTags(QList<TagRow> tags)
         return;
     }
     boundedread::scanSets(
-        m_client, m_context, keys, kMaxMembersPerTag,
+        m_client, context(), keys, kMaxMembersPerTag,
         [this, tags](const QHash<QByteArray, boundedread::ScannedSet> &sets, const RedisError &error) mutable {
             if (error) {
-                m_busy = false;
-                Q_EMIT failed(error.message);
+                fail(error.message);
                 return;
             }
             for (const boundedread::ScannedSet &set : sets)
@@ -713,11 +681,10 @@ void CachesMonitor::readTags(QList<TagRow> tags)
                 }
             }
             boundedread::runBatches(
-                m_client, m_context, commands, kBatch,
+                m_client, context(), commands, kBatch,
                 [this, tags, asked](const QList<RedisValue> &values, const RedisError &error) mutable {
                     if (error) {
-                        m_busy = false;
-                        Q_EMIT failed(error.message);
+                        fail(error.message);
                         return;
                     }
                     for (TagRow &r : tags) {
@@ -749,7 +716,6 @@ void CachesMonitor::readTags(QList<TagRow> tags)
 
 void CachesMonitor::finish(QList<TagRow> tags)
 {
-    m_busy = false;
     QHash<QByteArray, TagRow> fresh;
     for (const TagRow &r : std::as_const(tags))
         fresh.insert(r.key, r);
@@ -761,8 +727,7 @@ void CachesMonitor::finish(QList<TagRow> tags)
     }
     m_tagRows = all;
     rebuild();
-    ++m_polls;
-    Q_EMIT refreshed();
+    roundDone();
 }
 
 void CachesMonitor::rebuild()

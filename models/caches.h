@@ -7,11 +7,8 @@
 
 #include <QHash>
 #include <QList>
-#include <QObject>
-#include <QPointer>
 #include <optional>
 
-class QTimer;
 class RedisClient;
 
 // ---- headless cache statistics ----
@@ -132,7 +129,7 @@ using CountersModel = RowTableModel<CounterRow>;
 // Polls what the classifier called caches, tags, dedup keys and counters: TTLs (rotating,
 // bounded per poll), INFO stats for the hit ratio, tag members (SSCAN bounded, PTTL each),
 // dedup-set sizes, PFCOUNT and counter values. Pipelined and only while polling.
-class CachesMonitor : public QObject
+class CachesMonitor : public PollingReader
 {
     Q_OBJECT
 public:
@@ -153,10 +150,6 @@ public:
 
     // CacheEntry, NegativeCache, CacheTagSet, DedupSet, DedupKey, Counter and HyperLogLog.
     void setMatches(const QList<PatternMatch> &matches);
-    void setPolling(bool on);
-    bool isPolling() const;
-    void refresh();
-    int polls() const { return m_polls; }
 
     CacheNamespacesModel *namespacesModel() const { return m_namespaces; }
     TagsModel *tagsModel() const { return m_tags; }
@@ -167,23 +160,17 @@ public:
     QString infoError() const { return m_infoError; }
     qint64 nowMs() const { return m_now; }
 
-Q_SIGNALS:
-    void refreshed();
-    void failed(const QString &message);
-
 private:
+    void startRound() override;
     void readTags(QList<TagRow> tags);
     void finish(QList<TagRow> tags);
     void rebuild();
 
-    RedisClient *m_client;
     CacheNamespacesModel *m_namespaces;
     TagsModel *m_tags;
     DedupSetsModel *m_dedupSets;
     DedupFamiliesModel *m_dedupFamilies;
     CountersModel *m_counters;
-    QTimer *m_poll;
-    QPointer<QObject> m_context;
     // Every TTL-tracked key (cache entries, negative markers, dedup keys) by family.
     QHash<QByteArray, int> m_keyOf;
     QList<CacheKeyState> m_keys;
@@ -200,6 +187,4 @@ private:
     qint64 m_ownHits = 0, m_ownMisses = 0; // since m_lastInfo
     qint64 m_minRatioSpanMs = kMinRatioSpanMs;
     qint64 m_now = 0;
-    int m_polls = 0;
-    bool m_busy = false;
 };

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "locks.h"
 
+#include "boundedread.h"
 #include "bytesescape.h"
 #include "format.h"
 #include "redisclient.h"
 
 #include <QDateTime>
-#include <QTimer>
 
 #include <algorithm>
 
@@ -106,53 +106,15 @@ void sortLocks(QList<LockInfo> &locks)
 
 // ---- model ----
 
-void LocksModel::setRows(const QList<LockInfo> &rows)
-{
-    bool sameKeys = rows.size() == m_rows.size();
-    for (qsizetype i = 0; sameKeys && i < rows.size(); ++i)
-        sameKeys = rows.at(i).key == m_rows.at(i).key;
-    if (sameKeys) {
-        m_rows = rows;
-        if (!m_rows.isEmpty())
-            Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_rows = rows;
-    endResetModel();
-}
-
-int LocksModel::rowOf(const QByteArray &key) const
-{
-    for (qsizetype i = 0; i < m_rows.size(); ++i) {
-        if (m_rows.at(i).key == key)
-            return int(i);
-    }
-    return -1;
-}
-
-void LocksModel::setNow(qint64 nowMs)
-{
-    m_now = nowMs;
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, RemainingColumn), index(rowCount() - 1, RemainingColumn), {Qt::DisplayRole});
-}
-
-int LocksModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int LocksModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+LocksModel::LocksModel(QObject *parent)
+    : RowListModel([](const LockInfo &l) { return l.key; }, ColumnCount, RemainingColumn, parent)
+{ }
 
 QVariant LocksModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const LockInfo &l = m_rows.at(index.row());
+    const LockInfo &l = rows().at(index.row());
     switch (role) {
     case KeyRole: return l.key;
     case TokenRole: return l.value;
@@ -194,7 +156,7 @@ QVariant LocksModel::data(const QModelIndex &index, int role) const
             return tr("released");
         if (l.pttlMs == ttl::kUnknown)
             return tr("unknown");
-        return format::ttl(l.expireAtMs(), m_now ? m_now : l.readAtMs);
+        return format::ttl(l.expireAtMs(), now() ? now() : l.readAtMs);
     case FamilyColumn: return l.family;
     case FlagsColumn: return l.flagsText();
     default: return {};
@@ -218,11 +180,8 @@ QVariant LocksModel::headerData(int section, Qt::Orientation orientation, int ro
 // ---- loader ----
 
 LocksLoader::LocksLoader(RedisClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_model(new LocksModel(this)), m_poll(new QTimer(this))
-{
-    m_poll->setInterval(kRefreshMs);
-    connect(m_poll, &QTimer::timeout, this, &LocksLoader::refresh);
-}
+    : PollingReader(client, kRefreshMs, WhileBusy::Queue, BeforeMatches::Read, parent), m_model(new LocksModel(this))
+{ }
 
 void LocksLoader::setMatches(const QList<PatternMatch> &matches)
 {
@@ -231,106 +190,67 @@ void LocksLoader::setMatches(const QList<PatternMatch> &matches)
         if (m.kind == PatternKind::Lock && m_matches.size() < kMaxLocks)
             m_matches.append(m);
     }
-    // A rescan: replies to the previous key list are dropped, the model keeps what it shows
-    // until the next round replaces it.
-    delete m_context;
-    m_context = new QObject(this);
-    m_busy = false;
-    m_again = false;
-    // Read now only for a panel on screen; a hidden one reads when it is activated.
-    if (isPolling())
-        refresh();
+    // A rescan: the model keeps what it shows until the next round replaces it.
+    matchesChanged();
 }
 
-void LocksLoader::refresh()
+void LocksLoader::startRound()
 {
-    if (m_busy) {
-        m_again = true;
-        return;
-    }
-    if (!m_context)
-        m_context = new QObject(this);
-    m_busy = true;
     m_reading.clear();
-    readBatch(0, nowMs());
+    boundedread::inBatches(
+        m_client, context(), int(m_matches.size()), kBatch,
+        [this](int from, int to) {
+            QList<RedisCommand> cmds;
+            cmds.reserve((to - from) * 3);
+            for (int i = from; i < to; ++i) {
+                const QByteArray &k = m_matches.at(i).key;
+                cmds.append({"GETRANGE", k, "0", QByteArray::number(kValueBytes - 1)});
+                cmds.append({"STRLEN", k});
+                cmds.append({"PTTL", k});
+            }
+            return cmds;
+        },
+        [this](int from, int to, const RedisReply &r, qint64 sent) { return readBatch(from, to, r, sent); },
+        [this] { finishRound(); });
 }
 
-void LocksLoader::setPolling(bool on)
+bool LocksLoader::readBatch(int from, int to, const RedisReply &r, qint64 sent)
 {
-    if (on) {
-        m_poll->start();
-        refresh();
-    } else {
-        m_poll->stop();
+    if (!r.ok()) {
+        fail(r.error.message);
+        return false;
     }
-}
-
-bool LocksLoader::isPolling() const
-{
-    return m_poll->isActive();
-}
-
-const LockInfo *LocksLoader::lock(const QByteArray &key) const
-{
-    const int row = m_model->rowOf(key);
-    return row < 0 ? nullptr : &m_model->rows().at(row);
-}
-
-void LocksLoader::readBatch(int from, qint64 startedAt)
-{
-    if (from >= m_matches.size()) {
-        finishRound();
-        return;
-    }
-    const int to = qMin<int>(from + kBatch, int(m_matches.size()));
-    QList<RedisCommand> cmds;
-    cmds.reserve((to - from) * 3);
     for (int i = from; i < to; ++i) {
-        const QByteArray &k = m_matches.at(i).key;
-        cmds.append({"GETRANGE", k, "0", QByteArray::number(kValueBytes - 1)});
-        cmds.append({"STRLEN", k});
-        cmds.append({"PTTL", k});
-    }
-    const qint64 sent = nowMs();
-    m_client->sendBatch(cmds, m_context, [this, from, to, sent, startedAt](const RedisReply &r) {
-        if (!r.ok()) {
-            m_busy = false;
-            Q_EMIT failed(r.error.message);
-            return;
+        const PatternMatch &m = m_matches.at(i);
+        const RedisValue &value = r.value((i - from) * 3);
+        const RedisValue &len = r.value((i - from) * 3 + 1);
+        const RedisValue &pttl = r.value((i - from) * 3 + 2);
+        const RedisError perm = RedisError::fromReply(pttl);
+        if (perm.kind == RedisError::Kind::NoPerm) {
+            fail(tr("%1 (the locks panel needs +getrange +strlen +pttl)").arg(perm.message));
+            return false;
         }
-        for (int i = from; i < to; ++i) {
-            const PatternMatch &m = m_matches.at(i);
-            const RedisValue &value = r.value((i - from) * 3);
-            const RedisValue &len = r.value((i - from) * 3 + 1);
-            const RedisValue &pttl = r.value((i - from) * 3 + 2);
-            const RedisError perm = RedisError::fromReply(pttl);
-            if (perm.kind == RedisError::Kind::NoPerm) {
-                m_busy = false;
-                Q_EMIT failed(tr("%1 (the locks panel needs +getrange +strlen +pttl)").arg(perm.message));
-                return;
-            }
-            LockInfo l;
-            l.key = m.key;
-            l.family = m.family;
-            l.type = m.type == KeyType::Unknown ? KeyType::String : m.type;
-            l.readAtMs = sent; // the request's start: the countdown errs on the short side
-            l.pttlMs = ttl::fromReply(pttl);
-            if (value.isError()) {
-                if (value.errorCode() == "WRONGTYPE") {
-                    if (l.type == KeyType::String)
-                        l.type = KeyType::Unknown;
-                } else {
-                    l.error = QString::fromUtf8(value.bytes());
-                }
+        LockInfo l;
+        l.key = m.key;
+        l.family = m.family;
+        l.type = m.type == KeyType::Unknown ? KeyType::String : m.type;
+        l.readAtMs = sent; // the request's start: the countdown errs on the short side
+        l.pttlMs = ttl::fromReply(pttl);
+        if (value.isError()) {
+            if (value.errorCode() == "WRONGTYPE") {
+                if (l.type == KeyType::String)
+                    l.type = KeyType::Unknown;
             } else {
-                l.type = KeyType::String;
-                l.value = value.bytes();
-                l.valueLength = len.isInteger() ? len.toInteger() : -1;
+                l.error = QString::fromUtf8(value.bytes());
             }
-            m_reading.append(l);
+        } else {
+            l.type = KeyType::String;
+            l.value = value.bytes();
+            l.valueLength = len.isInteger() ? len.toInteger() : -1;
         }
-        readBatch(to, startedAt);
-    });
+        m_reading.append(l);
+    }
+    return true;
 }
 
 void LocksLoader::finishRound()
@@ -358,11 +278,5 @@ void LocksLoader::finishRound()
     sortLocks(rows);
     m_model->setRows(rows);
     m_model->setNow(nowMs());
-    m_hasResults = true;
-    m_busy = false;
-    Q_EMIT refreshed();
-    if (m_again) {
-        m_again = false;
-        refresh();
-    }
+    roundDone();
 }

@@ -2,19 +2,16 @@
 #pragma once
 
 #include "patterns.h"
+#include "pollingreader.h"
 #include "redisworker.h"
+#include "rowtablemodel.h"
 #include "ttl.h"
 
-#include <QAbstractTableModel>
 #include <QByteArray>
-#include <QHash>
 #include <QList>
-#include <QObject>
-#include <QPointer>
 #include <QSet>
 #include <QString>
 
-class QTimer;
 class RedisClient;
 
 // A lock value that can identify one holder: long enough and varied enough to be a random
@@ -55,37 +52,22 @@ void flagLocks(QList<LockInfo> &locks);
 // Severity first (no TTL on top), then the key; released locks last.
 void sortLocks(QList<LockInfo> &locks);
 
-class LocksModel : public QAbstractTableModel
+class LocksModel : public RowListModel<LockInfo>
 {
     Q_OBJECT
 public:
     enum Column { ResourceColumn, TokenColumn, RemainingColumn, FamilyColumn, FlagsColumn, ColumnCount };
     enum Role { KeyRole = Qt::UserRole + 1, TokenRole, SeverityRole, TypeRole, TtlSeverityRole };
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit LocksModel(QObject *parent = nullptr);
 
-    // Replaces the rows. When the same keys come back in the same order only the cells change
-    // (selection and scroll position stay); otherwise the model is reset.
-    void setRows(const QList<LockInfo> &rows);
-    const QList<LockInfo> &rows() const { return m_rows; }
-    int rowOf(const QByteArray &key) const;
-    // The countdown: the remaining column is computed from each row's read time and 'nowMs'.
-    void setNow(qint64 nowMs);
-    qint64 now() const { return m_now; }
-
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<LockInfo> m_rows;
-    qint64 m_now = 0;
 };
 
 // Reads the locks the classifier found: per key GETRANGE 0 kValueBytes-1 (a huge value costs
 // nothing), STRLEN and PTTL, pipelined in batches of kBatch keys, one batch after the other,
 // at most kMaxLocks keys per poll; again every kRefreshMs while polling.
-class LocksLoader : public QObject
+class LocksLoader : public PollingReader
 {
     Q_OBJECT
 public:
@@ -99,31 +81,18 @@ public:
     // PatternKind::Lock matches; others are ignored. Reads at once only while polling.
     void setMatches(const QList<PatternMatch> &matches);
     int matchCount() const { return int(m_matches.size()); }
-    void refresh();
-    void setPolling(bool on);
-    bool isPolling() const;
-    bool hasResults() const { return m_hasResults; }
 
     LocksModel *model() const { return m_model; }
     const QList<LockInfo> &locks() const { return m_model->rows(); }
-    const LockInfo *lock(const QByteArray &key) const;
-
-Q_SIGNALS:
-    void refreshed();
-    void failed(const QString &message);
+    const LockInfo *lock(const QByteArray &key) const { return m_model->find(key); }
 
 private:
-    void readBatch(int from, qint64 startedAt);
+    void startRound() override;
+    bool readBatch(int from, int to, const RedisReply &reply, qint64 sentAtMs);
     void finishRound();
 
-    RedisClient *m_client;
     LocksModel *m_model;
-    QTimer *m_poll;
     QList<PatternMatch> m_matches;
     QList<LockInfo> m_reading; // this round's results so far
     QSet<QByteArray> m_shownReleased; // shown as released once already: dropped now
-    QPointer<QObject> m_context; // replaced on setMatches: older replies are dropped
-    bool m_busy = false;
-    bool m_again = false;
-    bool m_hasResults = false;
 };

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ratelimits.h"
 
+#include "boundedread.h"
 #include "bytesescape.h"
 #include "format.h"
 #include "redisclient.h"
 
 #include <QDateTime>
 #include <QMap>
-#include <QTimer>
 
 #include <algorithm>
 
@@ -371,46 +371,15 @@ RateLimitAnalysis analyzeRateLimits(const QList<CallerState> &rawKeys, const QHa
 
 // ---- limiters model ----
 
-void LimitersModel::setRows(const QList<LimiterInfo> &rows)
-{
-    bool same = rows.size() == m_rows.size();
-    for (qsizetype i = 0; same && i < rows.size(); ++i)
-        same = rows.at(i).name == m_rows.at(i).name;
-    if (same) {
-        m_rows = rows;
-        if (!m_rows.isEmpty())
-            Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_rows = rows;
-    endResetModel();
-}
-
-int LimitersModel::rowOf(const QString &name) const
-{
-    for (qsizetype i = 0; i < m_rows.size(); ++i) {
-        if (m_rows.at(i).name == name)
-            return int(i);
-    }
-    return -1;
-}
-
-int LimitersModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int LimitersModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+LimitersModel::LimitersModel(QObject *parent)
+    : RowListModel([](const LimiterInfo &l) { return l.name; }, ColumnCount, -1, parent)
+{ }
 
 QVariant LimitersModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const LimiterInfo &l = m_rows.at(index.row());
+    const LimiterInfo &l = rows().at(index.row());
     if (role == NameRole)
         return l.name;
     if (role == SeverityRole)
@@ -477,53 +446,15 @@ QVariant LimitersModel::headerData(int section, Qt::Orientation orientation, int
 
 // ---- callers model ----
 
-void CallersModel::setRows(const QList<CallerState> &rows)
-{
-    bool same = rows.size() == m_rows.size();
-    for (qsizetype i = 0; same && i < rows.size(); ++i)
-        same = rows.at(i).key == m_rows.at(i).key;
-    if (same) {
-        m_rows = rows;
-        if (!m_rows.isEmpty())
-            Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_rows = rows;
-    endResetModel();
-}
-
-int CallersModel::rowOf(const QByteArray &key) const
-{
-    for (qsizetype i = 0; i < m_rows.size(); ++i) {
-        if (m_rows.at(i).key == key)
-            return int(i);
-    }
-    return -1;
-}
-
-void CallersModel::setNow(qint64 nowMs)
-{
-    m_now = nowMs;
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, RemainingColumn), index(rowCount() - 1, RemainingColumn), {Qt::DisplayRole});
-}
-
-int CallersModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int CallersModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+CallersModel::CallersModel(QObject *parent)
+    : RowListModel([](const CallerState &c) { return c.key; }, ColumnCount, RemainingColumn, parent)
+{ }
 
 QVariant CallersModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const CallerState &c = m_rows.at(index.row());
+    const CallerState &c = rows().at(index.row());
     switch (role) {
     case KeyRole: return c.key;
     case LimiterRole: return c.limiter;
@@ -570,7 +501,7 @@ QVariant CallersModel::data(const QModelIndex &index, int role) const
             return tr("unknown");
         if (c.pttlMs == -1)
             return tr("no TTL");
-        return format::ttl(ttl::expireAt(c.pttlMs, c.readAtMs), m_now ? m_now : c.readAtMs);
+        return format::ttl(ttl::expireAt(c.pttlMs, c.readAtMs), now() ? now() : c.readAtMs);
     }
     case DetailColumn:
         switch (c.kind) {
@@ -607,15 +538,10 @@ QVariant CallersModel::headerData(int section, Qt::Orientation orientation, int 
 // ---- loader ----
 
 RateLimitsLoader::RateLimitsLoader(RedisClient *client, QObject *parent)
-    : QObject(parent),
-      m_client(client),
+    : PollingReader(client, kRefreshMs, WhileBusy::Queue, BeforeMatches::Read, parent),
       m_limiters(new LimitersModel(this)),
-      m_callers(new CallersModel(this)),
-      m_poll(new QTimer(this))
-{
-    m_poll->setInterval(kRefreshMs);
-    connect(m_poll, &QTimer::timeout, this, &RateLimitsLoader::refresh);
-}
+      m_callers(new CallersModel(this))
+{ }
 
 void RateLimitsLoader::setMatches(const QList<PatternMatch> &matches)
 {
@@ -631,63 +557,32 @@ void RateLimitsLoader::setMatches(const QList<PatternMatch> &matches)
         if (!m.params.isEmpty() && !m_params.contains(m.family))
             m_params.insert(m.family, m.params);
     }
-    delete m_context;
-    m_context = new QObject(this);
-    m_busy = false;
-    m_again = false;
-    // Read now only for a panel on screen; a hidden one reads when it is activated.
-    if (isPolling())
-        refresh();
+    matchesChanged();
 }
 
-void RateLimitsLoader::refresh()
+void RateLimitsLoader::startRound()
 {
-    if (m_busy) {
-        m_again = true;
-        return;
-    }
-    if (!m_context)
-        m_context = new QObject(this);
-    m_busy = true;
     m_reading.clear();
     m_sliding.clear();
     const qint64 sent = localNow();
-    m_client->send(RedisCommand{"TIME"}, m_context, [this, sent](const RedisReply &r) {
+    m_client->send(RedisCommand{"TIME"}, context(), [this, sent](const RedisReply &r) {
         const qint64 local = (sent + localNow()) / 2;
         const RedisValue &t = r.value();
         if (r.ok() && t.isArray() && t.size() == 2)
             m_clockOffset = t.at(0).toInteger() * 1000 + t.at(1).toInteger() / 1000 - local;
         else
             m_clockOffset = 0; // no +time: our clock it is
-        readBatch(0);
+        boundedread::inBatches(
+            m_client, context(), int(m_matches.size()), kBatch,
+            [this](int from, int to) { return keyCommands(from, to); },
+            [this](int from, int to, const RedisReply &reply, qint64 sentAt) {
+                if (failOn(reply))
+                    return false;
+                readKeys(from, to, reply, sentAt);
+                return true;
+            },
+            [this] { findSlidingWindows(); });
     });
-}
-
-void RateLimitsLoader::setPolling(bool on)
-{
-    if (on) {
-        m_poll->start();
-        refresh();
-    } else {
-        m_poll->stop();
-    }
-}
-
-bool RateLimitsLoader::isPolling() const
-{
-    return m_poll->isActive();
-}
-
-const LimiterInfo *RateLimitsLoader::limiter(const QString &name) const
-{
-    const int row = m_limiters->rowOf(name);
-    return row < 0 ? nullptr : &m_limiters->rows().at(row);
-}
-
-const CallerState *RateLimitsLoader::caller(const QByteArray &key) const
-{
-    const int row = m_callers->rowOf(key);
-    return row < 0 ? nullptr : &m_callers->rows().at(row);
 }
 
 bool RateLimitsLoader::failOn(const RedisReply &reply)
@@ -704,38 +599,19 @@ bool RateLimitsLoader::failOn(const RedisReply &reply)
     }
     if (!e.isError())
         return false;
-    m_busy = false;
-    Q_EMIT failed(e.kind == RedisError::Kind::NoPerm
-                      ? tr("%1 (the rate limits panel needs +get +pttl +zcard +zrange +zcount +hmget)").arg(e.message)
-                      : e.message);
+    fail(e.kind == RedisError::Kind::NoPerm
+             ? tr("%1 (the rate limits panel needs +get +pttl +zcard +zrange +zcount +hmget)").arg(e.message)
+             : e.message);
     return true;
 }
 
-void RateLimitsLoader::readBatch(int from)
+QList<RedisCommand> RateLimitsLoader::keyCommands(int from, int to, QList<int> *first) const
 {
-    if (from >= m_matches.size()) {
-        // The windows of the sliding logs, then what lies inside them.
-        QHash<QString, QList<CallerState>> logs;
-        for (int i : std::as_const(m_sliding))
-            logs[m_reading.at(i).limiter].append(m_reading.at(i));
-        m_slidingWindow.clear();
-        for (auto it = logs.cbegin(); it != logs.cend(); ++it) {
-            bool ok = false;
-            const qint64 rule = m_params.value(it.key()).value(QStringLiteral("window_ms")).toLongLong(&ok);
-            if (ok && rule > 0)
-                m_slidingWindow.insert(it.key(), rule);
-            else if (const auto w = inferSlidingWindowMs(it.value(), localNow() + m_clockOffset))
-                m_slidingWindow.insert(it.key(), *w);
-        }
-        countSliding(0);
-        return;
-    }
-    const int to = qMin<int>(from + kBatch, int(m_matches.size()));
     QList<RedisCommand> cmds;
-    QList<int> first; // each key's first command
     for (int i = from; i < to; ++i) {
         const PatternMatch &m = m_matches.at(i);
-        first << int(cmds.size());
+        if (first)
+            first->append(int(cmds.size()));
         switch (m.kind) {
         case PatternKind::SlidingWindow:
             cmds.append({"ZCARD", m.key});
@@ -754,111 +630,127 @@ void RateLimitsLoader::readBatch(int from)
             break;
         }
     }
-    const qint64 sent = localNow();
-    m_client->sendBatch(cmds, m_context, [this, from, to, first, sent](const RedisReply &r) {
-        if (failOn(r))
-            return;
-        const qint64 serverAt = sent + m_clockOffset;
-        for (int i = from; i < to; ++i) {
-            const PatternMatch &m = m_matches.at(i);
-            const int c = first.at(i - from);
-            CallerState s;
-            s.key = m.key;
-            s.limiter = m.family.isEmpty() ? QString::fromUtf8(m.key) : m.family;
-            s.kind = m.kind == PatternKind::SlidingWindow ? LimiterKind::SlidingWindow
-                : m.kind == PatternKind::TokenBucket      ? LimiterKind::TokenBucket
-                                                          : LimiterKind::FixedWindow;
-            s.caller = rateLimitCaller(m.key, m.family, s.kind, &s.window);
-            s.readAtMs = sent;
-            s.serverReadAtMs = serverAt;
-            s.pttlMs = ttl::fromReply(r.value(c + 1));
-            if (s.pttlMs == -2)
-                continue; // gone since the scan
-            const RedisValue &main = r.value(c);
-            if (main.isError()) {
-                s.error = QString::fromUtf8(main.bytes());
-                m_reading.append(s);
-                continue;
-            }
-            switch (s.kind) {
-            case LimiterKind::FixedWindow: {
-                bool ok = false;
-                s.count = main.toInteger(&ok);
-                if (!ok)
-                    s.error = tr("not a counter");
-                break;
-            }
-            case LimiterKind::SlidingWindow:
-                s.total = main.toInteger();
-                s.count = s.total;
-                s.oldestMs = edgeScore(r.value(c + 2));
-                s.newestMs = edgeScore(r.value(c + 3));
-                m_sliding << int(m_reading.size());
-                break;
-            case LimiterKind::TokenBucket: {
-                bool ok = false;
-                const double tokens = main.at(0).toDouble(&ok);
-                if (ok)
-                    s.tokens = tokens;
-                for (qsizetype f = 1; f < main.size() && s.lastRefillMs < 0; ++f) {
-                    const double v = main.at(f).toDouble(&ok);
-                    if (ok)
-                        s.lastRefillMs = epochMs(v);
-                }
-                if (s.lastRefillMs > 0)
-                    s.refillAgeMs = qMax<qint64>(0, serverAt - s.lastRefillMs);
-                break;
-            }
-            }
-            m_reading.append(s);
-        }
-        readBatch(to);
-    });
+    return cmds;
 }
 
-void RateLimitsLoader::countSliding(int from)
+void RateLimitsLoader::readKeys(int from, int to, const RedisReply &r, qint64 sent)
 {
-    // Only logs whose window is known get counted; the rest show ZCARD.
-    QList<int> todo;
-    for (int k = from; k < m_sliding.size() && todo.size() < kBatch; ++k)
-        todo << m_sliding.at(k);
-    if (todo.isEmpty()) {
-        finishRound();
-        return;
-    }
-    const qint64 now = localNow() + m_clockOffset;
-    QList<RedisCommand> cmds;
-    QList<int> counted;
-    for (int i : std::as_const(todo)) {
-        CallerState &s = m_reading[i];
-        const qint64 window = m_slidingWindow.value(s.limiter, -1);
-        if (window <= 0 || s.total <= 0)
+    QList<int> first; // each key's first command
+    keyCommands(from, to, &first);
+    const qint64 serverAt = sent + m_clockOffset;
+    for (int i = from; i < to; ++i) {
+        const PatternMatch &m = m_matches.at(i);
+        const int c = first.at(i - from);
+        CallerState s;
+        s.key = m.key;
+        s.limiter = m.family.isEmpty() ? QString::fromUtf8(m.key) : m.family;
+        s.kind = m.kind == PatternKind::SlidingWindow ? LimiterKind::SlidingWindow
+            : m.kind == PatternKind::TokenBucket      ? LimiterKind::TokenBucket
+                                                      : LimiterKind::FixedWindow;
+        s.caller = rateLimitCaller(m.key, m.family, s.kind, &s.window);
+        s.readAtMs = sent;
+        s.serverReadAtMs = serverAt;
+        s.pttlMs = ttl::fromReply(r.value(c + 1));
+        if (s.pttlMs == -2)
+            continue; // gone since the scan
+        const RedisValue &main = r.value(c);
+        if (main.isError()) {
+            s.error = QString::fromUtf8(main.bytes());
+            m_reading.append(s);
             continue;
-        counted << i;
-        // Inside: (now - window, now], as sliding_window_limit.lua trims. Untrimmed: at or
-        // before (newest - window), which the last write should have removed.
-        cmds.append({"ZCOUNT", s.key, "(" + QByteArray::number(now - window), "+inf"});
-        cmds.append({"ZCOUNT", s.key, "-inf", QByteArray::number(s.newestMs - window)});
-    }
-    const int next = from + int(todo.size());
-    if (cmds.isEmpty()) {
-        countSliding(next);
-        return;
-    }
-    m_client->sendBatch(cmds, m_context, [this, counted, next](const RedisReply &r) {
-        if (failOn(r))
-            return;
-        for (qsizetype k = 0; k < counted.size(); ++k) {
-            CallerState &s = m_reading[counted.at(k)];
-            const RedisValue &inside = r.value(2 * k);
-            const RedisValue &stale = r.value(2 * k + 1);
-            if (inside.isInteger())
-                s.count = inside.toInteger();
-            if (stale.isInteger())
-                s.untrimmed = stale.toInteger();
         }
-        countSliding(next);
-    });
+        switch (s.kind) {
+        case LimiterKind::FixedWindow: {
+            bool ok = false;
+            s.count = main.toInteger(&ok);
+            if (!ok)
+                s.error = tr("not a counter");
+            break;
+        }
+        case LimiterKind::SlidingWindow:
+            s.total = main.toInteger();
+            s.count = s.total;
+            s.oldestMs = edgeScore(r.value(c + 2));
+            s.newestMs = edgeScore(r.value(c + 3));
+            m_sliding << int(m_reading.size());
+            break;
+        case LimiterKind::TokenBucket: {
+            bool ok = false;
+            const double tokens = main.at(0).toDouble(&ok);
+            if (ok)
+                s.tokens = tokens;
+            for (qsizetype f = 1; f < main.size() && s.lastRefillMs < 0; ++f) {
+                const double v = main.at(f).toDouble(&ok);
+                if (ok)
+                    s.lastRefillMs = epochMs(v);
+            }
+            if (s.lastRefillMs > 0)
+                s.refillAgeMs = qMax<qint64>(0, serverAt - s.lastRefillMs);
+            break;
+        }
+        }
+        m_reading.append(s);
+    }
+}
+
+// The windows of the sliding logs, then what lies inside them.
+void RateLimitsLoader::findSlidingWindows()
+{
+    QHash<QString, QList<CallerState>> logs;
+    for (int i : std::as_const(m_sliding))
+        logs[m_reading.at(i).limiter].append(m_reading.at(i));
+    m_slidingWindow.clear();
+    for (auto it = logs.cbegin(); it != logs.cend(); ++it) {
+        bool ok = false;
+        const qint64 rule = m_params.value(it.key()).value(QStringLiteral("window_ms")).toLongLong(&ok);
+        if (ok && rule > 0)
+            m_slidingWindow.insert(it.key(), rule);
+        else if (const auto w = inferSlidingWindowMs(it.value(), localNow() + m_clockOffset))
+            m_slidingWindow.insert(it.key(), *w);
+    }
+    boundedread::inBatches(
+        m_client, context(), int(m_sliding.size()), kBatch,
+        [this](int from, int to) {
+            const qint64 now = localNow() + m_clockOffset;
+            QList<RedisCommand> cmds;
+            for (int i : countable(from, to)) {
+                const CallerState &s = m_reading.at(i);
+                const qint64 window = m_slidingWindow.value(s.limiter);
+                // Inside: (now - window, now], as sliding_window_limit.lua trims. Untrimmed: at or
+                // before (newest - window), which the last write should have removed.
+                cmds.append({"ZCOUNT", s.key, "(" + QByteArray::number(now - window), "+inf"});
+                cmds.append({"ZCOUNT", s.key, "-inf", QByteArray::number(s.newestMs - window)});
+            }
+            return cmds;
+        },
+        [this](int from, int to, const RedisReply &r, qint64) {
+            if (failOn(r))
+                return false;
+            const QList<int> counted = countable(from, to);
+            for (qsizetype k = 0; k < counted.size(); ++k) {
+                CallerState &s = m_reading[counted.at(k)];
+                const RedisValue &inside = r.value(2 * k);
+                const RedisValue &stale = r.value(2 * k + 1);
+                if (inside.isInteger())
+                    s.count = inside.toInteger();
+                if (stale.isInteger())
+                    s.untrimmed = stale.toInteger();
+            }
+            return true;
+        },
+        [this] { finishRound(); });
+}
+
+// Only logs whose window is known get counted; the rest show ZCARD.
+QList<int> RateLimitsLoader::countable(int from, int to) const
+{
+    QList<int> out;
+    for (int k = from; k < to; ++k) {
+        const CallerState &s = m_reading.at(m_sliding.at(k));
+        if (m_slidingWindow.value(s.limiter, -1) > 0 && s.total > 0)
+            out << m_sliding.at(k);
+    }
+    return out;
 }
 
 void RateLimitsLoader::finishRound()
@@ -869,11 +761,5 @@ void RateLimitsLoader::finishRound()
     m_limiters->setRows(a.limiters);
     m_callers->setRows(a.callers);
     m_callers->setNow(localNow());
-    m_hasResults = true;
-    m_busy = false;
-    Q_EMIT refreshed();
-    if (m_again) {
-        m_again = false;
-        refresh();
-    }
+    roundDone();
 }

@@ -2,21 +2,19 @@
 #pragma once
 
 #include "patterns.h"
+#include "pollingreader.h"
 #include "redisworker.h"
+#include "rowtablemodel.h"
 #include "ttl.h"
 
-#include <QAbstractTableModel>
 #include <QByteArray>
 #include <QHash>
 #include <QList>
-#include <QObject>
-#include <QPointer>
 #include <QString>
 #include <QVariantMap>
 #include <cmath>
 #include <optional>
 
-class QTimer;
 class RedisClient;
 
 enum class LimiterKind : quint8 { FixedWindow, SlidingWindow, TokenBucket };
@@ -109,7 +107,7 @@ std::optional<qint64> inferSlidingWindowMs(const QList<CallerState> &callers, qi
 // numbers are epoch times (window starts) or say nothing sensible.
 std::optional<qint64> inferFixedWindowMs(const QList<QByteArray> &windows, qint64 serverNowMs);
 
-class LimitersModel : public QAbstractTableModel
+class LimitersModel : public RowListModel<LimiterInfo, QString>
 {
     Q_OBJECT
 public:
@@ -124,22 +122,14 @@ public:
         ColumnCount
     };
     enum Role { NameRole = Qt::UserRole + 1, SeverityRole };
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit LimitersModel(QObject *parent = nullptr);
 
-    void setRows(const QList<LimiterInfo> &rows);
-    const QList<LimiterInfo> &rows() const { return m_rows; }
-    int rowOf(const QString &name) const;
-
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<LimiterInfo> m_rows;
 };
 
-class CallersModel : public QAbstractTableModel
+// The remaining window (setNow) counts down from each row's read time.
+class CallersModel : public RowListModel<CallerState>
 {
     Q_OBJECT
 public:
@@ -155,22 +145,10 @@ public:
         ColumnCount
     };
     enum Role { KeyRole = Qt::UserRole + 1, LimiterRole, SeverityRole, TypeRole, PressureSeverityRole };
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit CallersModel(QObject *parent = nullptr);
 
-    void setRows(const QList<CallerState> &rows);
-    const QList<CallerState> &rows() const { return m_rows; }
-    int rowOf(const QByteArray &key) const;
-    // The window countdown, from each row's read time.
-    void setNow(qint64 nowMs);
-
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<CallerState> m_rows;
-    qint64 m_now = 0;
 };
 
 // Reads the limiter keys the classifier found, at most kMaxKeys per poll, in pipelined batches
@@ -179,7 +157,7 @@ private:
 // project's token_bucket.lua writes (tokens, last_refill) and common others (ts, updated_at).
 // The clock is the server's (TIME): the scripts are handed the callers' clocks, which the
 // server's is closer to than ours. Again every kRefreshMs while polling.
-class RateLimitsLoader : public QObject
+class RateLimitsLoader : public PollingReader
 {
     Q_OBJECT
 public:
@@ -193,39 +171,27 @@ public:
     // while polling.
     void setMatches(const QList<PatternMatch> &matches);
     int matchCount() const { return int(m_matches.size()); }
-    void refresh();
-    void setPolling(bool on);
-    bool isPolling() const;
-    bool hasResults() const { return m_hasResults; }
 
     LimitersModel *limitersModel() const { return m_limiters; }
     CallersModel *callersModel() const { return m_callers; }
-    const LimiterInfo *limiter(const QString &name) const;
-    const CallerState *caller(const QByteArray &key) const;
-
-Q_SIGNALS:
-    void refreshed();
-    void failed(const QString &message);
+    const LimiterInfo *limiter(const QString &name) const { return m_limiters->find(name); }
+    const CallerState *caller(const QByteArray &key) const { return m_callers->find(key); }
 
 private:
-    void readBatch(int from);
-    void countSliding(int from);
+    void startRound() override;
+    QList<RedisCommand> keyCommands(int from, int to, QList<int> *first = nullptr) const;
+    void readKeys(int from, int to, const RedisReply &reply, qint64 sent);
+    void findSlidingWindows();
+    QList<int> countable(int from, int to) const;
     void finishRound();
     bool failOn(const RedisReply &reply);
 
-    RedisClient *m_client;
     LimitersModel *m_limiters;
     CallersModel *m_callers;
-    QTimer *m_poll;
     QList<PatternMatch> m_matches;
     QHash<QString, QVariantMap> m_params; // per limiter, from rules
     QList<CallerState> m_reading;
     QList<int> m_sliding; // indexes into m_reading
     QHash<QString, qint64> m_slidingWindow; // per limiter, for ZCOUNT
-    qint64 m_serverNow = 0;
     qint64 m_clockOffset = 0; // server minus local, ms
-    QPointer<QObject> m_context;
-    bool m_busy = false;
-    bool m_again = false;
-    bool m_hasResults = false;
 };

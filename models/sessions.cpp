@@ -12,126 +12,8 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
-#include <QTimer>
 #include <algorithm>
 #include <limits>
-
-// ---- bounded reads ----
-
-namespace boundedread {
-
-namespace {
-
-struct BatchState
-{
-    QPointer<RedisClient> client;
-    QPointer<QObject> context;
-    QList<RedisCommand> commands;
-    QList<RedisValue> values;
-    int chunk = 200;
-    std::function<void(const QList<RedisValue> &, const RedisError &)> done;
-};
-
-void runFrom(const std::shared_ptr<BatchState> &s)
-{
-    if (s->values.size() >= s->commands.size() || !s->client) {
-        s->done(s->values, {});
-        return;
-    }
-    const QList<RedisCommand> chunk = s->commands.mid(s->values.size(), s->chunk);
-    s->client->sendBatch(chunk, s->context, [s](const RedisReply &r) {
-        s->values.append(r.values);
-        if (!r.ok()) {
-            s->done(s->values, r.error);
-            return;
-        }
-        runFrom(s);
-    });
-}
-
-struct ScanState
-{
-    QPointer<RedisClient> client;
-    QPointer<QObject> context;
-    int cap = 0;
-    QHash<QByteArray, ScannedSet> sets;
-    QList<QPair<QByteArray, QByteArray>> active; // key, cursor
-    std::function<void(const QHash<QByteArray, ScannedSet> &, const RedisError &)> done;
-};
-
-void scanRound(const std::shared_ptr<ScanState> &s)
-{
-    if (s->active.isEmpty() || !s->client) {
-        s->done(s->sets, {});
-        return;
-    }
-    QList<RedisCommand> commands;
-    for (const auto &a : std::as_const(s->active))
-        commands.append({"SSCAN", a.first, a.second, "COUNT", "100"});
-    s->client->sendBatch(commands, s->context, [s](const RedisReply &r) {
-        if (!r.ok()) {
-            s->done(s->sets, r.error);
-            return;
-        }
-        QList<QPair<QByteArray, QByteArray>> next;
-        for (qsizetype i = 0; i < s->active.size(); ++i) {
-            const QByteArray &key = s->active.at(i).first;
-            ScannedSet &set = s->sets[key];
-            const RedisValue &v = r.value(i);
-            if (v.isError() || !v.isArray() || v.size() < 2) {
-                set.error = v.isError()
-                    ? RedisError::fromReply(v)
-                    : RedisError::make(RedisError::Kind::Protocol, QStringLiteral("bad SSCAN reply"));
-                continue;
-            }
-            for (const RedisValue &m : v.at(1).elements()) {
-                if (set.members.size() >= s->cap)
-                    break;
-                set.members.append(m.bytes());
-            }
-            const QByteArray cursor = v.at(0).bytes();
-            if (cursor == "0")
-                set.complete = true;
-            else if (set.members.size() < s->cap)
-                next.append({key, cursor});
-        }
-        s->active = next;
-        scanRound(s);
-    });
-}
-
-} // namespace
-
-void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
-                std::function<void(const QList<RedisValue> &, const RedisError &)> done)
-{
-    auto s = std::make_shared<BatchState>();
-    s->client = client;
-    s->context = context;
-    s->commands = commands;
-    s->chunk = qMax(1, chunk);
-    s->done = std::move(done);
-    runFrom(s);
-}
-
-void scanSets(RedisClient *client, QObject *context, const QList<QByteArray> &keys, int capPerSet,
-              std::function<void(const QHash<QByteArray, ScannedSet> &, const RedisError &)> done)
-{
-    auto s = std::make_shared<ScanState>();
-    s->client = client;
-    s->context = context;
-    s->cap = capPerSet;
-    s->done = std::move(done);
-    for (const QByteArray &key : keys) {
-        if (s->sets.contains(key))
-            continue;
-        s->sets.insert(key, {});
-        s->active.append({key, "0"});
-    }
-    scanRound(s);
-}
-
-} // namespace boundedread
 
 // ---- headless session logic ----
 
@@ -425,7 +307,7 @@ qint64 median(QList<qint64> v)
 } // namespace
 
 SessionsMonitor::SessionsMonitor(RedisClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_poll(new QTimer(this))
+    : PollingReader(client, kRefreshMs, WhileBusy::Skip, BeforeMatches::Wait, parent)
 {
     using SM = SessionsModel;
     const auto ttlCell = [this](const SessionRow &r, int role) -> QVariant {
@@ -543,16 +425,10 @@ SessionsMonitor::SessionsMonitor(RedisClient *client, QObject *parent)
         {[](const SessionIndexRow &r) { return r.key; }, [](const SessionIndexRow &r) { return r.severity(); },
          [](const SessionIndexRow &) { return KeyType::Set; }},
         this);
-
-    m_poll->setInterval(kRefreshMs);
-    connect(m_poll, &QTimer::timeout, this, &SessionsMonitor::refresh);
 }
 
 void SessionsMonitor::setMatches(const QList<PatternMatch> &matches)
 {
-    delete m_context;
-    m_context = new QObject(this);
-    m_busy = false;
     const qint64 now = nowMs();
     QList<SessionRow> rows;
     QHash<QByteArray, int> rowOf;
@@ -590,25 +466,7 @@ void SessionsMonitor::setMatches(const QList<PatternMatch> &matches)
     m_indexRows = indexes;
     m_cursor = 0;
     m_indexCursor = 0;
-    if (m_poll->isActive())
-        refresh();
-}
-
-void SessionsMonitor::setPolling(bool on)
-{
-    if (on == m_poll->isActive())
-        return;
-    if (on) {
-        m_poll->start();
-        refresh();
-    } else {
-        m_poll->stop();
-    }
-}
-
-bool SessionsMonitor::isPolling() const
-{
-    return m_poll->isActive();
+    matchesChanged();
 }
 
 QList<QByteArray> SessionsMonitor::sessionPrefixes() const
@@ -627,21 +485,11 @@ QList<QByteArray> SessionsMonitor::sessionPrefixes() const
     return out;
 }
 
-void SessionsMonitor::refresh()
+void SessionsMonitor::startRound()
 {
-    if (m_busy || !m_context || !m_client)
-        return;
-    m_busy = true;
     const qint64 sent = nowMs();
-    // A rotating slice: every session is read within a few polls however many there are.
-    QList<int> slice;
-    for (qsizetype i = 0; i < qMin<qsizetype>(kMaxPerPoll, m_rows.size()); ++i)
-        slice.append(int((m_cursor + i) % m_rows.size()));
-    m_cursor = m_rows.isEmpty() ? 0 : (m_cursor + slice.size()) % m_rows.size();
-    QList<int> indexSlice;
-    for (qsizetype i = 0; i < qMin<qsizetype>(kMaxIndexesPerPoll, m_indexRows.size()); ++i)
-        indexSlice.append(int((m_indexCursor + i) % m_indexRows.size()));
-    m_indexCursor = m_indexRows.isEmpty() ? 0 : (m_indexCursor + indexSlice.size()) % m_indexRows.size();
+    const QList<int> slice = boundedread::rotate(m_cursor, m_rows.size(), kMaxPerPoll);
+    const QList<int> indexSlice = boundedread::rotate(m_indexCursor, m_indexRows.size(), kMaxIndexesPerPoll);
 
     QList<RedisCommand> commands;
     QList<QByteArray> sliceKeys;
@@ -660,11 +508,10 @@ void SessionsMonitor::refresh()
         commands.append({"PTTL", m_indexRows.at(i).key});
     }
     boundedread::runBatches(
-        m_client, m_context, commands, kBatch,
+        m_client, context(), commands, kBatch,
         [this, sliceKeys, indexKeys, sent](const QList<RedisValue> &values, const RedisError &error) {
             if (error) {
-                m_busy = false;
-                Q_EMIT failed(error.message);
+                fail(error.message);
                 return;
             }
             const qint64 arrived = nowMs();
@@ -743,11 +590,10 @@ void SessionsMonitor::readIndexes(QList<SessionIndexRow> indexes, qint64 now)
         return;
     }
     boundedread::scanSets(
-        m_client, m_context, keys, kMaxIdsPerIndex,
+        m_client, context(), keys, kMaxIdsPerIndex,
         [this, indexes, now](const QHash<QByteArray, boundedread::ScannedSet> &sets, const RedisError &error) mutable {
             if (error) {
-                m_busy = false;
-                Q_EMIT failed(error.message);
+                fail(error.message);
                 return;
             }
             const QList<QByteArray> prefixes = sessionPrefixes();
@@ -789,11 +635,10 @@ void SessionsMonitor::readIndexes(QList<SessionIndexRow> indexes, qint64 now)
                     r.error = tr("no session family known to join the ids to");
             }
             boundedread::runBatches(
-                m_client, m_context, commands, kBatch,
+                m_client, context(), commands, kBatch,
                 [this, indexes, asked, now](const QList<RedisValue> &values, const RedisError &error) mutable {
                     if (error) {
-                        m_busy = false;
-                        Q_EMIT failed(error.message);
+                        fail(error.message);
                         return;
                     }
                     for (SessionIndexRow &r : indexes)
@@ -810,7 +655,6 @@ void SessionsMonitor::readIndexes(QList<SessionIndexRow> indexes, qint64 now)
 
 void SessionsMonitor::finish(QList<SessionIndexRow> indexes, qint64 now)
 {
-    m_busy = false;
     // Indexes read this poll replace their rows; the others keep what the last poll saw.
     QHash<QByteArray, SessionIndexRow> fresh;
     for (const SessionIndexRow &r : std::as_const(indexes))
@@ -875,8 +719,7 @@ void SessionsMonitor::finish(QList<SessionIndexRow> indexes, qint64 now)
     m_summary = s;
     m_sessions->setRows(m_rows);
     m_indexes->setRows(m_indexRows);
-    ++m_polls;
-    Q_EMIT refreshed();
+    roundDone();
 }
 
 void SessionsMonitor::loadContents(const QByteArray &key, KeyType type)
@@ -891,7 +734,7 @@ void SessionsMonitor::loadContents(const QByteArray &key, KeyType type)
         QMetaObject::invokeMethod(
             this, [this, out] { Q_EMIT contentsLoaded(*out); }, Qt::QueuedConnection);
     };
-    if (!m_context) {
+    if (!context()) {
         refuse(tr("not connected"));
         return;
     }
@@ -903,7 +746,7 @@ void SessionsMonitor::loadContents(const QByteArray &key, KeyType type)
         refuse(tr("a session of type %1 is not shown here; open it in the key browser").arg(keyTypeName(type)));
         return;
     }
-    m_client->sendBatch({{"STRLEN", key}, {"GETRANGE", key, "0", QByteArray::number(kContentsBytes - 1)}}, m_context,
+    m_client->sendBatch({{"STRLEN", key}, {"GETRANGE", key, "0", QByteArray::number(kContentsBytes - 1)}}, context(),
                         [this, key, generation](const RedisReply &r) {
                             if (generation != m_contentsGeneration)
                                 return;
@@ -923,7 +766,7 @@ void SessionsMonitor::loadContents(const QByteArray &key, KeyType type)
 void SessionsMonitor::hscanStep(std::shared_ptr<sessions::Contents> out, QList<QPair<QByteArray, QByteArray>> pairs,
                                 QByteArray cursor, quint64 generation)
 {
-    m_client->send({"HSCAN", out->key, cursor, "COUNT", "100"}, m_context,
+    m_client->send({"HSCAN", out->key, cursor, "COUNT", "100"}, context(),
                    [this, out, pairs, generation](const RedisReply &r) mutable {
                        if (generation != m_contentsGeneration)
                            return;

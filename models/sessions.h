@@ -1,142 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "boundedread.h"
 #include "patterns.h"
+#include "pollingreader.h"
 #include "rediserror.h"
 #include "redisworker.h"
+#include "rowtablemodel.h"
 #include "ttlstats.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QList>
-#include <QObject>
-#include <QPointer>
-#include <functional>
 #include <memory>
+#include <optional>
 
-class QTimer;
 class RedisClient;
-
-// Row severity, for the views to colour: none, worth a look, wrong.
-enum class Severity : quint8 { None, Warning, Bad };
-
-// A read-only table over plain row structs, one column per cell function. Rows are replaced
-// wholesale; when the row ids are unchanged that is one dataChanged (selection and scroll
-// survive a poll), otherwise a reset.
-template <typename Row> class RowTableModel : public QAbstractTableModel
-{
-public:
-    enum Role {
-        KeyRole = Qt::UserRole + 1, // QByteArray: the row's key (or namespace prefix)
-        SortRole, // numbers for numeric columns
-        SeverityRole, // int(Severity), per row
-        TypeRole, // int(KeyType)
-    };
-    // DisplayRole, SortRole, ToolTipRole or TextAlignmentRole for one cell.
-    using Cell = std::function<QVariant(const Row &, int role)>;
-    struct Column
-    {
-        QString title;
-        Cell cell;
-    };
-    struct Meta
-    {
-        std::function<QByteArray(const Row &)> key;
-        std::function<Severity(const Row &)> severity;
-        std::function<KeyType(const Row &)> type;
-    };
-
-    RowTableModel(QList<Column> columns, Meta meta, QObject *parent = nullptr)
-        : QAbstractTableModel(parent), m_columns(std::move(columns)), m_meta(std::move(meta))
-    { }
-
-    void setRows(QList<Row> rows)
-    {
-        bool same = rows.size() == m_rows.size();
-        for (qsizetype i = 0; same && i < rows.size(); ++i)
-            same = m_meta.key(rows.at(i)) == m_meta.key(m_rows.at(i));
-        if (!same) {
-            beginResetModel();
-            m_rows = std::move(rows);
-            endResetModel();
-            return;
-        }
-        m_rows = std::move(rows);
-        if (!m_rows.isEmpty())
-            Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, int(m_columns.size()) - 1));
-    }
-    const QList<Row> &rows() const { return m_rows; }
-    int rowOf(const QByteArray &key) const
-    {
-        for (qsizetype i = 0; i < m_rows.size(); ++i)
-            if (m_meta.key(m_rows.at(i)) == key)
-                return int(i);
-        return -1;
-    }
-
-    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
-    int columnCount(const QModelIndex &parent = {}) const override
-    {
-        return parent.isValid() ? 0 : int(m_columns.size());
-    }
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override
-    {
-        if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-            return {};
-        const Row &row = m_rows.at(index.row());
-        switch (role) {
-        case KeyRole: return m_meta.key(row);
-        case SeverityRole: return m_meta.severity ? int(m_meta.severity(row)) : 0;
-        case TypeRole: return m_meta.type ? int(m_meta.type(row)) : int(KeyType::Unknown);
-        case Qt::DisplayRole:
-        case Qt::ToolTipRole:
-        case Qt::TextAlignmentRole: return m_columns.at(index.column()).cell(row, role);
-        case SortRole: {
-            const QVariant v = m_columns.at(index.column()).cell(row, role);
-            return v.isValid() ? v : m_columns.at(index.column()).cell(row, Qt::DisplayRole);
-        }
-        }
-        return {};
-    }
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override
-    {
-        if (orientation == Qt::Horizontal && role == Qt::DisplayRole && section >= 0 && section < m_columns.size())
-            return m_columns.at(section).title;
-        return QAbstractTableModel::headerData(section, orientation, role);
-    }
-    Qt::ItemFlags flags(const QModelIndex &index) const override
-    {
-        if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-            return Qt::NoItemFlags;
-        return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
-    }
-
-private:
-    QList<Column> m_columns;
-    Meta m_meta;
-    QList<Row> m_rows;
-};
-
-// Bounded, pipelined reading shared by the pattern monitors.
-namespace boundedread {
-
-// Sends 'commands' as consecutive pipelines of at most 'chunk' commands; 'done' gets every
-// value in order, or the first batch-level error (then the values stop where it happened).
-void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
-                std::function<void(const QList<RedisValue> &values, const RedisError &error)> done);
-
-struct ScannedSet
-{
-    QList<QByteArray> members;
-    bool complete = false; // the cursor came back to 0 before the cap
-    RedisError error; // e.g. WRONGTYPE after the key changed
-};
-// SSCAN of each set, pipelined across the sets, round after round, until each cursor is back
-// at 0 or the set gave 'capPerSet' members. Never SMEMBERS: a tag or index can be huge.
-void scanSets(RedisClient *client, QObject *context, const QList<QByteArray> &keys, int capPerSet,
-              std::function<void(const QHash<QByteArray, ScannedSet> &sets, const RedisError &error)> done);
-
-} // namespace boundedread
 
 // ---- headless session logic ----
 
@@ -269,7 +148,7 @@ using SessionIndexesModel = RowTableModel<SessionIndexRow>;
 // Polls the sessions the classifier found: PTTL (sliding vs fixed across reads), size, and the
 // reverse indexes' dangling ids. Bounded per poll (kMaxPerPoll sessions, rotating through the
 // rest), pipelined, and only while polling is on.
-class SessionsMonitor : public QObject
+class SessionsMonitor : public PollingReader
 {
     Q_OBJECT
 public:
@@ -297,11 +176,6 @@ public:
 
     // Session and SessionIndex matches; others are ignored. Keeps what was read of keys that stay.
     void setMatches(const QList<PatternMatch> &matches);
-    void setPolling(bool on);
-    bool isPolling() const;
-    void refresh();
-    bool hasResults() const { return m_polls > 0; }
-    int polls() const { return m_polls; }
 
     SessionsModel *sessionsModel() const { return m_sessions; }
     SessionIndexesModel *indexesModel() const { return m_indexes; }
@@ -311,29 +185,23 @@ public:
     void loadContents(const QByteArray &key, KeyType type);
 
 Q_SIGNALS:
-    void refreshed();
-    void failed(const QString &message);
     void contentsLoaded(const sessions::Contents &contents);
 
 private:
+    void startRound() override;
     void readIndexes(QList<SessionIndexRow> indexes, qint64 now);
     void finish(QList<SessionIndexRow> indexes, qint64 now);
     QList<QByteArray> sessionPrefixes() const;
     void hscanStep(std::shared_ptr<sessions::Contents> out, QList<QPair<QByteArray, QByteArray>> pairs,
                    QByteArray cursor, quint64 generation);
 
-    RedisClient *m_client;
     SessionsModel *m_sessions;
     SessionIndexesModel *m_indexes;
-    QTimer *m_poll;
-    QPointer<QObject> m_context; // replaced by setMatches: older replies are dropped
     QList<SessionRow> m_rows;
     QHash<QByteArray, int> m_rowOf;
     QList<SessionIndexRow> m_indexRows;
     qsizetype m_cursor = 0; // rotation through m_rows
     qsizetype m_indexCursor = 0;
     SessionsSummary m_summary;
-    int m_polls = 0;
-    bool m_busy = false;
     quint64 m_contentsGeneration = 0;
 };

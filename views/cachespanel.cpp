@@ -2,7 +2,7 @@
 #include "cachespanel.h"
 
 #include "format.h"
-#include "sessionspanel.h"
+#include "panelparts.h"
 #include "tableview.h"
 
 #include <QHeaderView>
@@ -25,11 +25,8 @@ QWidget *titled(const QString &title, QWidget *content, QWidget *parent)
     auto *box = new QWidget(parent);
     auto *layout = new QVBoxLayout(box);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto *label = new QLabel(title, box);
+    QLabel *label = panelparts::heading(title, box);
     label->setWordWrap(true);
-    QFont f = label->font();
-    f.setBold(true);
-    label->setFont(f);
     layout->addWidget(label);
     content->setParent(box);
     layout->addWidget(content, 1);
@@ -43,15 +40,10 @@ CachesPanel::CachesPanel(RedisClient *client, QWidget *parent)
 {
     setObjectName(QStringLiteral("caches"));
     auto *layout = new QVBoxLayout(this);
-    m_status = new QLabel(tr("Waiting for the scan to find caches…"), this);
-    m_status->setObjectName(QStringLiteral("cachesStatus"));
-    m_status->setWordWrap(true);
-    m_status->setTextFormat(Qt::PlainText);
+    m_status
+        = panelparts::statusLabel(QStringLiteral("cachesStatus"), tr("Waiting for the scan to find caches…"), this);
     layout->addWidget(m_status);
-    m_hitRatio = new QLabel(this);
-    m_hitRatio->setObjectName(QStringLiteral("cachesHitRatio"));
-    m_hitRatio->setWordWrap(true);
-    m_hitRatio->setTextFormat(Qt::PlainText);
+    m_hitRatio = panelparts::statusLabel(QStringLiteral("cachesHitRatio"), {}, this);
     layout->addWidget(m_hitRatio);
     m_tabs = new QTabWidget(this);
     layout->addWidget(m_tabs, 1);

@@ -2,20 +2,18 @@
 #include "lockspanel.h"
 
 #include "bytesescape.h"
-#include "chartstyle.h"
 #include "format.h"
 #include "locks.h"
+#include "panelparts.h"
 #include "redisclient.h"
 #include "scriptcall.h"
 #include "scriptlibrary.h"
 #include "tableview.h"
 
-#include <QBrush>
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QHash>
 #include <QHeaderView>
-#include <QIdentityProxyModel>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
@@ -25,36 +23,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-
-namespace {
-
-// Colours cells by a severity role of their row (2 and above: bad, 1: warning), in the
-// palette's own warning colours. 'roles' maps a column to the role that decides it.
-class SeverityProxy : public QIdentityProxyModel
-{
-public:
-    SeverityProxy(QHash<int, int> roles, QWidget *owner)
-        : QIdentityProxyModel(owner), m_roles(std::move(roles)), m_owner(owner)
-    { }
-
-    QVariant data(const QModelIndex &index, int role) const override
-    {
-        if (role == Qt::ForegroundRole && m_roles.contains(index.column())) {
-            const int s = QIdentityProxyModel::data(index, m_roles.value(index.column())).toInt();
-            if (s >= 2)
-                return QBrush(chartstyle::bad(m_owner->palette()));
-            if (s == 1)
-                return QBrush(chartstyle::warning(m_owner->palette()));
-        }
-        return QIdentityProxyModel::data(index, role);
-    }
-
-private:
-    QHash<int, int> m_roles;
-    QWidget *m_owner;
-};
-
-} // namespace
 
 // ---- actions ----
 
@@ -158,9 +126,9 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     m_status = new QLabel(tr("Waiting for the scan to find locks…"), this);
     layout->addWidget(m_status);
 
-    auto *proxy = new SeverityProxy({{LocksModel::FlagsColumn, LocksModel::SeverityRole},
-                                     {LocksModel::RemainingColumn, LocksModel::TtlSeverityRole}},
-                                    this);
+    auto *proxy = new ColumnSeverityProxy({{LocksModel::FlagsColumn, LocksModel::SeverityRole},
+                                           {LocksModel::RemainingColumn, LocksModel::TtlSeverityRole}},
+                                          this);
     proxy->setSourceModel(m_loader->model());
     m_view = tableview::make(proxy, this, QStringLiteral("locks"));
     m_view->horizontalHeader()->resizeSection(LocksModel::ResourceColumn, 230);
@@ -336,7 +304,9 @@ bool LocksPanel::confirm(const QString &title, const QString &text)
         == QMessageBox::Yes;
 }
 
-void LocksPanel::releaseSelected(const QString &tokenText)
+void LocksPanel::actOnSelected(const QString &tokenText, const QString &title,
+                               const std::function<QString(const QByteArray &)> &question,
+                               const std::function<void(const QByteArray &)> &act)
 {
     QString error;
     const std::optional<QByteArray> token = bytesescape::unescape(tokenText, &error);
@@ -344,37 +314,35 @@ void LocksPanel::releaseSelected(const QString &tokenText)
         m_result->setText(tr("Token: %1").arg(error));
         return;
     }
-    if (m_actions->isReadOnly() || m_selected.isEmpty()) {
-        m_actions->release(m_selected, *token); // refuses with the reason, sends nothing
+    // Read-only or nothing selected: the action refuses with the reason and sends nothing.
+    if (!m_actions->isReadOnly() && !m_selected.isEmpty() && !confirm(title, question(*token)))
         return;
-    }
-    if (!confirm(tr("Release lock"),
-                 tr("Release the lock %1 held with token %2?\n\nlock_release deletes the key only if its value "
-                    "still equals this token.")
-                     .arg(bytesescape::quoteIfNeeded(m_selected), bytesescape::quoteIfNeeded(*token))))
-        return;
-    m_actions->release(m_selected, *token);
+    act(*token);
+}
+
+void LocksPanel::releaseSelected(const QString &tokenText)
+{
+    actOnSelected(
+        tokenText, tr("Release lock"),
+        [this](const QByteArray &token) {
+            return tr("Release the lock %1 held with token %2?\n\nlock_release deletes the key only if its value "
+                      "still equals this token.")
+                .arg(bytesescape::quoteIfNeeded(m_selected), bytesescape::quoteIfNeeded(token));
+        },
+        [this](const QByteArray &token) { m_actions->release(m_selected, token); });
 }
 
 void LocksPanel::extendSelected(const QString &tokenText, qint64 ttlMs)
 {
-    QString error;
-    const std::optional<QByteArray> token = bytesescape::unescape(tokenText, &error);
-    if (!token) {
-        m_result->setText(tr("Token: %1").arg(error));
-        return;
-    }
-    if (m_actions->isReadOnly() || m_selected.isEmpty()) {
-        m_actions->extend(m_selected, *token, ttlMs);
-        return;
-    }
-    if (!confirm(tr("Extend lock"),
-                 tr("Give the lock %1 held with token %2 a new TTL of %3?\n\nlock_extend sets it only if the value "
-                    "still equals this token.")
-                     .arg(bytesescape::quoteIfNeeded(m_selected), bytesescape::quoteIfNeeded(*token),
-                          format::duration(ttlMs))))
-        return;
-    m_actions->extend(m_selected, *token, ttlMs);
+    actOnSelected(
+        tokenText, tr("Extend lock"),
+        [this, ttlMs](const QByteArray &token) {
+            return tr("Give the lock %1 held with token %2 a new TTL of %3?\n\nlock_extend sets it only if the value "
+                      "still equals this token.")
+                .arg(bytesescape::quoteIfNeeded(m_selected), bytesescape::quoteIfNeeded(token),
+                     format::duration(ttlMs));
+        },
+        [this, ttlMs](const QByteArray &token) { m_actions->extend(m_selected, token, ttlMs); });
 }
 
 void LocksPanel::onActionFinished(const LockActionResult &result)

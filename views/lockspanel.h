@@ -9,6 +9,7 @@
 #include <QMetaType>
 #include <QObject>
 #include <QString>
+#include <functional>
 
 class LocksLoader;
 class QLabel;
@@ -103,6 +104,10 @@ private:
     void onActionFinished(const LockActionResult &result);
     void updateButtons();
     bool confirm(const QString &title, const QString &text);
+    // Parses the token, asks 'question' (unless the action will refuse anyway), then acts.
+    void actOnSelected(const QString &tokenText, const QString &title,
+                       const std::function<QString(const QByteArray &token)> &question,
+                       const std::function<void(const QByteArray &token)> &act);
 
     RedisClient *m_client;
     LocksLoader *m_loader;

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ratelimitspanel.h"
 
-#include "chartstyle.h"
 #include "format.h"
+#include "panelparts.h"
 #include "ratelimits.h"
 #include "redisclient.h"
 #include "tableview.h"
 
-#include <QBrush>
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QHash>
 #include <QHeaderView>
-#include <QIdentityProxyModel>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
@@ -20,36 +18,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-
-namespace {
-
-// Colours cells by a severity role of their row (2 and above: bad, 1: warning), in the
-// palette's own warning colours. 'roles' maps a column to the role that decides it.
-class SeverityProxy : public QIdentityProxyModel
-{
-public:
-    SeverityProxy(QHash<int, int> roles, QWidget *owner)
-        : QIdentityProxyModel(owner), m_roles(std::move(roles)), m_owner(owner)
-    { }
-
-    QVariant data(const QModelIndex &index, int role) const override
-    {
-        if (role == Qt::ForegroundRole && m_roles.contains(index.column())) {
-            const int s = QIdentityProxyModel::data(index, m_roles.value(index.column())).toInt();
-            if (s >= 2)
-                return QBrush(chartstyle::bad(m_owner->palette()));
-            if (s == 1)
-                return QBrush(chartstyle::warning(m_owner->palette()));
-        }
-        return QIdentityProxyModel::data(index, role);
-    }
-
-private:
-    QHash<int, int> m_roles;
-    QWidget *m_owner;
-};
-
-} // namespace
 
 RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     : Panel(parent), m_client(client), m_loader(new RateLimitsLoader(client, this)), m_tick(new QTimer(this))
@@ -60,9 +28,9 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     m_status = new QLabel(tr("Waiting for the scan to find rate limiters…"), this);
     layout->addWidget(m_status);
 
-    auto *limiters = new SeverityProxy({{LimitersModel::AtLimitColumn, LimitersModel::SeverityRole},
-                                        {LimitersModel::NoteColumn, LimitersModel::SeverityRole}},
-                                       this);
+    auto *limiters = new ColumnSeverityProxy({{LimitersModel::AtLimitColumn, LimitersModel::SeverityRole},
+                                              {LimitersModel::NoteColumn, LimitersModel::SeverityRole}},
+                                             this);
     limiters->setSourceModel(m_loader->limitersModel());
     m_limitersView = tableview::make(limiters, this, QStringLiteral("limiters"));
     layout->addWidget(m_limitersView, 1);
@@ -84,9 +52,9 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     m_all = new QPushButton(tr("All limiters"), this);
     titleRow->addWidget(m_all);
     layout->addLayout(titleRow);
-    auto *callers = new SeverityProxy({{CallersModel::PressureColumn, CallersModel::PressureSeverityRole},
-                                       {CallersModel::FlagsColumn, CallersModel::SeverityRole}},
-                                      this);
+    auto *callers = new ColumnSeverityProxy({{CallersModel::PressureColumn, CallersModel::PressureSeverityRole},
+                                             {CallersModel::FlagsColumn, CallersModel::SeverityRole}},
+                                            this);
     callers->setSourceModel(m_loader->callersModel());
     m_filter = new QSortFilterProxyModel(this);
     m_filter->setSourceModel(callers);

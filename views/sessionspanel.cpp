@@ -18,51 +18,15 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-SeverityProxyModel::SeverityProxyModel(QWidget *paletteSource, QObject *parent)
-    : QSortFilterProxyModel(parent), m_paletteSource(paletteSource)
-{
-    setSortRole(SessionsModel::SortRole);
-}
-
-QVariant SeverityProxyModel::data(const QModelIndex &index, int role) const
-{
-    if (role != Qt::ForegroundRole)
-        return QSortFilterProxyModel::data(index, role);
-    const auto severity = Severity(index.data(SessionsModel::SeverityRole).toInt());
-    if (severity == Severity::Bad)
-        return chartstyle::bad(m_paletteSource->palette());
-    if (severity == Severity::Warning && index.column() == columnCount(index.parent()) - 1)
-        return chartstyle::warning(m_paletteSource->palette());
-    return {};
-}
-
-namespace {
-
-QLabel *heading(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    QFont f = label->font();
-    f.setBold(true);
-    label->setFont(f);
-    return label;
-}
-
-} // namespace
-
 SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     : Panel(parent), m_monitor(new SessionsMonitor(client, this)), m_contentsModel(new SessionContentsModel(this))
 {
     setObjectName(QStringLiteral("sessions"));
     auto *layout = new QVBoxLayout(this);
-    m_status = new QLabel(tr("Waiting for the scan to find sessions…"), this);
-    m_status->setObjectName(QStringLiteral("sessionsStatus"));
-    m_status->setWordWrap(true);
-    m_status->setTextFormat(Qt::PlainText);
+    m_status
+        = panelparts::statusLabel(QStringLiteral("sessionsStatus"), tr("Waiting for the scan to find sessions…"), this);
     layout->addWidget(m_status);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("sessionsSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextFormat(Qt::PlainText);
+    m_summary = panelparts::statusLabel(QStringLiteral("sessionsSummary"), {}, this);
     layout->addWidget(m_summary);
 
     // Top: the TTL distribution beside the reverse indexes.
@@ -70,7 +34,7 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     auto *chartBox = new QWidget(top);
     auto *chartLayout = new QVBoxLayout(chartBox);
     chartLayout->setContentsMargins(0, 0, 0, 0);
-    chartLayout->addWidget(heading(tr("Remaining TTL"), chartBox));
+    chartLayout->addWidget(panelparts::heading(tr("Remaining TTL"), chartBox));
     m_plot = new QCustomPlot(chartBox);
     m_plot->setObjectName(QStringLiteral("sessionsTtlChart"));
     m_plot->setMinimumSize(300, 170);
@@ -112,7 +76,7 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     auto *indexBox = new QWidget(top);
     auto *indexLayout = new QVBoxLayout(indexBox);
     indexLayout->setContentsMargins(0, 0, 0, 0);
-    indexLayout->addWidget(heading(tr("Reverse indexes (per-user sets of session ids)"), indexBox));
+    indexLayout->addWidget(panelparts::heading(tr("Reverse indexes (per-user sets of session ids)"), indexBox));
     auto *indexProxy = new SeverityProxyModel(this, this);
     indexProxy->setSourceModel(m_monitor->indexesModel());
     m_indexesView = tableview::make(indexProxy, indexBox, QStringLiteral("sessionIndexes"));
@@ -130,7 +94,7 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     auto *sessionsLayout = new QVBoxLayout(sessionsBox);
     sessionsLayout->setContentsMargins(0, 0, 0, 0);
     auto *sessionsHeader = new QHBoxLayout;
-    sessionsHeader->addWidget(heading(tr("Sessions"), sessionsBox));
+    sessionsHeader->addWidget(panelparts::heading(tr("Sessions"), sessionsBox));
     sessionsHeader->addStretch();
     m_filterFamily = new QPushButton(tr("Show family in key browser"), sessionsBox);
     m_filterFamily->setEnabled(false);

@@ -2,10 +2,9 @@
 #pragma once
 
 #include "panel.h"
+#include "panelparts.h"
 #include "patterns.h"
 #include "sessions.h"
-
-#include <QSortFilterProxyModel>
 
 class QCPBars;
 class QCheckBox;
@@ -14,18 +13,6 @@ class QLabel;
 class QPushButton;
 class QTableView;
 class RedisClient;
-
-// Sorting on the models' SortRole, and row colours from their SeverityRole: a wrong row in
-// the palette's "bad" colour, a row worth a look with its last (flags) column in "warning".
-class SeverityProxyModel : public QSortFilterProxyModel
-{
-public:
-    explicit SeverityProxyModel(QWidget *paletteSource, QObject *parent = nullptr);
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-
-private:
-    QWidget *m_paletteSource;
-};
 
 // Sessions: count, TTL distribution, sliding vs fixed lifetime (observed across polls), size
 // outliers, sessions without TTL, reverse indexes with dangling ids, and one session's

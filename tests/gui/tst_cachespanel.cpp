@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cachespanel.h"
+#include "patterntestdata.h"
 #include "redisclient.h"
 #include "testdata.h"
 #include "testserver.h"
@@ -26,16 +27,6 @@ QByteArray num(qint64 v)
     return QByteArray::number(v);
 }
 
-PatternMatch match(const QByteArray &key, PatternKind kind, KeyType type, const QString &family)
-{
-    PatternMatch m;
-    m.key = key;
-    m.kind = kind;
-    m.type = type;
-    m.family = family;
-    m.pttlMs = ttl::kUnknown;
-    return m;
-}
 } // namespace
 
 class TstCachesPanel : public QObject
@@ -70,7 +61,7 @@ private Q_SLOTS:
         QRandomGenerator rng(11);
         QList<QList<QByteArray>> cmds;
         const auto add = [this](const QByteArray &key, PatternKind kind, KeyType type, const QString &family) {
-            m_matches.append(match(key, kind, type, family));
+            m_matches.append(patternMatch(key, kind, type, family));
         };
         for (int i = 0; i < 300; ++i) {
             const QByteArray key = "app:product:" + num(i);

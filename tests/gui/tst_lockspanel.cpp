@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "locks.h"
 #include "lockspanel.h"
+#include "patterntestdata.h"
 #include "redisclient.h"
 #include "testserver.h"
 
@@ -21,17 +22,6 @@
 namespace {
 
 constexpr int kWaitMs = 15000;
-
-PatternMatch lockMatch(const QByteArray &key, const QString &family)
-{
-    PatternMatch m;
-    m.key = key;
-    m.type = KeyType::String;
-    m.kind = PatternKind::Lock;
-    m.family = family;
-    m.confidence = 90;
-    return m;
-}
 
 // The leading number of "43 s" or "12m 03s", in seconds.
 int seconds(const QString &text)
@@ -64,18 +54,24 @@ private:
         for (int i = 0; i < invoices.size(); ++i) {
             cmds.append({"SET", "lock:invoice:" + invoices.at(i), tokens.at(i), "NX", "PX",
                          QByteArray::number(20000 + i * 7000)});
-            m_matches << lockMatch("lock:invoice:" + invoices.at(i), QStringLiteral("lock:invoice:{n}"));
+            m_matches << patternMatch("lock:invoice:" + invoices.at(i), PatternKind::Lock, KeyType::String,
+                                      QStringLiteral("lock:invoice:{n}"));
         }
         cmds.append({"SET", "lock:invoice:2001", "9c4e2f7a10b35d68", "NX", "PX", "7200000"});
-        m_matches << lockMatch("lock:invoice:2001", QStringLiteral("lock:invoice:{n}"));
+        m_matches << patternMatch("lock:invoice:2001", PatternKind::Lock, KeyType::String,
+                                  QStringLiteral("lock:invoice:{n}"));
         cmds.append({"SET", "lock:report:nightly", "worker-7:31337:6f0e9a2c", "NX"});
-        m_matches << lockMatch("lock:report:nightly", QStringLiteral("lock:report:{…}"));
+        m_matches << patternMatch("lock:report:nightly", PatternKind::Lock, KeyType::String,
+                                  QStringLiteral("lock:report:{…}"));
         cmds.append({"SET", "lock:cron:cleanup", "1", "NX", "PX", "90000"});
-        m_matches << lockMatch("lock:cron:cleanup", QStringLiteral("lock:cron:{…}"));
+        m_matches << patternMatch("lock:cron:cleanup", PatternKind::Lock, KeyType::String,
+                                  QStringLiteral("lock:cron:{…}"));
         cmds.append({"SET", "app:product:77:lock", "c0ffee00-1d2e-4f5a-9b8c-7d6e5f4a3b2c", "NX", "PX", "4500"});
-        m_matches << lockMatch("app:product:77:lock", QStringLiteral("app:product:{n}:lock"));
+        m_matches << patternMatch("app:product:77:lock", PatternKind::Lock, KeyType::String,
+                                  QStringLiteral("app:product:{n}:lock"));
         cmds.append({"SET", QByteArray("lock:bin:\x00\xff", 11), "a1b2c3d4e5f60718", "NX", "PX", "45000"});
-        m_matches << lockMatch(QByteArray("lock:bin:\x00\xff", 11), QStringLiteral("lock:bin:{…}"));
+        m_matches << patternMatch(QByteArray("lock:bin:\x00\xff", 11), PatternKind::Lock, KeyType::String,
+                                  QStringLiteral("lock:bin:{…}"));
         for (const RedisValue &v : m_server.pipeline(cmds))
             QVERIFY2(!v.isError() && !v.isNil(), qPrintable(v.toDisplayString()));
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "patterntestdata.h"
 #include "ratelimits.h"
 #include "ratelimitspanel.h"
 #include "redisclient.h"
@@ -12,6 +13,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <memory>
 
 // The rate limits panel on limiters written by the project's own scripts: an API limiter
 // with fixed windows, a login limiter with a sliding log, token buckets, and the mistakes
@@ -25,18 +27,6 @@ constexpr qint64 kWindowMs = 60000;
 QByteArray num(qint64 v)
 {
     return QByteArray::number(v);
-}
-
-PatternMatch match(const QByteArray &key, PatternKind kind, const QString &family, KeyType type,
-                   const QVariantMap &params = {})
-{
-    PatternMatch m;
-    m.key = key;
-    m.kind = kind;
-    m.type = type;
-    m.family = family;
-    m.params = params;
-    return m;
 }
 
 QList<QByteArray> evalsha(const char *script, const QList<QByteArray> &keys, const QList<QByteArray> &args)
@@ -76,18 +66,18 @@ private Q_SLOTS:
             const QByteArray key = "rate:api:user:" + num(1000 + c * 37) + ':' + window;
             for (int h = 0; h < api.at(c); ++h)
                 cmds.append(evalsha("fixed_window_limit", {key}, {"100", num(kWindowMs)}));
-            m_matches << match(key, PatternKind::FixedWindow, kApi, KeyType::String);
+            m_matches << patternMatch(key, PatternKind::FixedWindow, KeyType::String, kApi);
         }
         cmds.append({"SET", "rate:api:user:4242:" + window, "187"}); // INCR without EXPIRE
-        m_matches << match("rate:api:user:4242:" + window, PatternKind::FixedWindow, kApi, KeyType::String);
+        m_matches << patternMatch("rate:api:user:4242:" + window, PatternKind::FixedWindow, KeyType::String, kApi);
         // Logins: 5 per minute, sliding.
         const QList<int> logins{5, 5, 7, 1, 2, 3};
         for (int c = 0; c < logins.size(); ++c) {
             const QByteArray log = "rate:sliding:login:" + num(500 + c);
             for (int h = 0; h < logins.at(c); ++h)
                 cmds.append(evalsha("sliding_window_limit", {log, log + ":seq"}, {num(now + h), num(kWindowMs), "5"}));
-            m_matches << match(log, PatternKind::SlidingWindow, kLogin, KeyType::ZSet,
-                               {{QStringLiteral("limit"), 5}, {QStringLiteral("window_ms"), kWindowMs}});
+            m_matches << patternMatch(log, PatternKind::SlidingWindow, KeyType::ZSet, kLogin, ttl::kUnknown,
+                                      {{QStringLiteral("limit"), 5}, {QStringLiteral("window_ms"), kWindowMs}});
         }
         QList<QByteArray> untrimmed{"ZADD", "rate:sliding:login:599"};
         for (int i = 0; i < 9; ++i)
@@ -95,8 +85,9 @@ private Q_SLOTS:
         untrimmed << num(now - 2000) << num(now - 2000) + ":9";
         cmds.append(untrimmed);
         cmds.append({"PEXPIRE", "rate:sliding:login:599", num(kWindowMs)});
-        m_matches << match("rate:sliding:login:599", PatternKind::SlidingWindow, kLogin, KeyType::ZSet,
-                           {{QStringLiteral("limit"), 5}, {QStringLiteral("window_ms"), kWindowMs}});
+        m_matches << patternMatch("rate:sliding:login:599", PatternKind::SlidingWindow, KeyType::ZSet, kLogin,
+                                  ttl::kUnknown,
+                                  {{QStringLiteral("limit"), 5}, {QStringLiteral("window_ms"), kWindowMs}});
         // Buckets: 20 tokens, 3 a minute.
         const QVariantMap bucketRule{{QStringLiteral("capacity"), 20}, {QStringLiteral("rate"), 0.05}};
         const QList<int> taken{25, 14, 6, 2};
@@ -104,10 +95,11 @@ private Q_SLOTS:
             const QByteArray key = "bucket:api:client-" + num(c + 1);
             for (int h = 0; h < taken.at(c); ++h)
                 cmds.append(evalsha("token_bucket", {key}, {"20", "0.05", num(now), "1"}));
-            m_matches << match(key, PatternKind::TokenBucket, kBucket, KeyType::Hash, bucketRule);
+            m_matches << patternMatch(key, PatternKind::TokenBucket, KeyType::Hash, kBucket, ttl::kUnknown, bucketRule);
         }
         cmds.append({"HSET", "bucket:api:client-9", "tokens", "11", "last_refill", num(now - 3 * 3600 * 1000)});
-        m_matches << match("bucket:api:client-9", PatternKind::TokenBucket, kBucket, KeyType::Hash, bucketRule);
+        m_matches << patternMatch("bucket:api:client-9", PatternKind::TokenBucket, KeyType::Hash, kBucket,
+                                  ttl::kUnknown, bucketRule);
         for (const RedisValue &v : m_server.pipeline(cmds))
             QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
     }
@@ -190,14 +182,9 @@ private Q_SLOTS:
 
     void noPermissionIsOneLine()
     {
-        m_server.command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "+@all", "-zcard"});
-        ConnectionProfile profile = m_server.profile();
-        profile.username = QStringLiteral("viewer");
-        profile.password = QStringLiteral("pw");
-        RedisClient client(profile);
-        client.connectToServer();
-        QVERIFY(waitForReady(client));
-        RateLimitsPanel panel(&client);
+        std::unique_ptr<RedisClient> client = clientWithout(m_server, "viewer", {"zcard"});
+        QVERIFY(client);
+        RateLimitsPanel panel(client.get());
         QSignalSpy failed(panel.loader(), &RateLimitsLoader::failed);
         panel.setMatches(m_matches);
         panel.setActive(true);

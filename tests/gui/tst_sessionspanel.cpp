@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "patterntestdata.h"
 #include "qcp.h"
 #include "redisclient.h"
 #include "sessionspanel.h"
@@ -14,6 +15,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <memory>
 
 // The sessions panel on a small web app's sessions: rows come from a real server, the chart
 // has bars, a session's contents show with the CSRF token masked until Reveal is ticked, a
@@ -28,15 +30,6 @@ QByteArray sid(int i)
     return QByteArray::number(quint64(0x9e3779b97f4a7c15ULL * quint64(i + 1)), 16);
 }
 
-PatternMatch match(const QByteArray &key, PatternKind kind, KeyType type, const QString &family)
-{
-    PatternMatch m;
-    m.key = key;
-    m.kind = kind;
-    m.type = type;
-    m.family = family;
-    return m;
-}
 } // namespace
 
 class TstSessionsPanel : public QObject
@@ -79,15 +72,16 @@ private Q_SLOTS:
                                           : 30 * kMinute - rng.bounded(29) * kMinute - kMinute;
             if (i != 9)
                 cmds.append({"PEXPIRE", key, QByteArray::number(ttl)});
-            m_matches.append(match(key, PatternKind::Session, KeyType::Hash, family));
+            m_matches.append(patternMatch(key, PatternKind::Session, KeyType::Hash, family));
         }
         cmds.append({"SET", "session:json-" + sid(77),
                      R"({"user_id":1042,"access_token":"eyJhbGciOiJIUzI1NiJ9.e30.x","theme":"dark"})", "EX", "1500"});
-        m_matches.append(match("session:json-" + sid(77), PatternKind::Session, KeyType::String, family));
+        m_matches.append(patternMatch("session:json-" + sid(77), PatternKind::Session, KeyType::String, family));
         cmds.append({"SADD", "user:1042:sessions", sid(0), sid(12), sid(24), "0badc0ffee0ddf00d"});
         cmds.append({"SADD", "user:1003:sessions", sid(3), sid(15)});
         for (const QByteArray &k : {QByteArray("user:1042:sessions"), QByteArray("user:1003:sessions")})
-            m_matches.append(match(k, PatternKind::SessionIndex, KeyType::Set, QStringLiteral("user:{n}:sessions")));
+            m_matches.append(
+                patternMatch(k, PatternKind::SessionIndex, KeyType::Set, QStringLiteral("user:{n}:sessions")));
         for (const RedisValue &v : m_server.pipeline(cmds))
             QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
     }
@@ -231,14 +225,9 @@ private Q_SLOTS:
 
     void errorsAreOneLine()
     {
-        m_server.command({"ACL", "SETUSER", "nosscan", "on", ">pw", "~*", "+@all", "-sscan"});
-        ConnectionProfile profile = m_server.profile();
-        profile.username = QStringLiteral("nosscan");
-        profile.password = QStringLiteral("pw");
-        RedisClient client(profile);
-        client.connectToServer();
-        QVERIFY(waitForReady(client));
-        SessionsPanel panel(&client);
+        std::unique_ptr<RedisClient> client = clientWithout(m_server, "nosscan", {"sscan"});
+        QVERIFY(client);
+        SessionsPanel panel(client.get());
         panel.show();
         QSignalSpy ready(&panel, &Panel::contentReady);
         panel.setMatches(m_matches);

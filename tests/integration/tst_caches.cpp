@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "caches.h"
+#include "patterntestdata.h"
 #include "redisclient.h"
 #include "testserver.h"
 
@@ -8,6 +9,7 @@
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTest>
+#include <memory>
 
 // Caches on a real server: a namespace written with jitter and one whose keys all expire in
 // the same second (flagged as no jitter by the TTL panel's own cliff rule), negative markers
@@ -18,18 +20,6 @@ namespace {
 constexpr int kWaitMs = 20000;
 constexpr int kJittered = 120;
 constexpr int kSynchronized = 80;
-
-PatternMatch match(const QByteArray &key, PatternKind kind, KeyType type, const QString &family, qint64 pttl)
-{
-    PatternMatch m;
-    m.key = key;
-    m.kind = kind;
-    m.type = type;
-    m.family = family;
-    m.pttlMs = pttl;
-    m.confidence = 90;
-    return m;
-}
 
 QByteArray num(qint64 v)
 {
@@ -81,23 +71,25 @@ private Q_SLOTS:
             const QByteArray key = "app:product:" + num(i);
             const qint64 ttl = 600'000 + qint64(rng.bounded(300'000));
             cmds.append({"SET", key, R"({"id":)" + num(i) + R"(,"price":9.99})", "PX", num(ttl)});
-            m_matches.append(match(key, PatternKind::CacheEntry, KeyType::String, product, ttl));
+            m_matches.append(patternMatch(key, PatternKind::CacheEntry, KeyType::String, product, ttl));
         }
         // Without jitter: every key written with the same absolute expiry.
         m_cliffSecondMs = (now / 1000 + 1200) * 1000;
         for (int i = 0; i < kSynchronized; ++i) {
             const QByteArray key = "app:user:" + num(i);
             cmds.append({"SET", key, R"({"id":)" + num(i) + "}", "PXAT", num(m_cliffSecondMs + 400)});
-            m_matches.append(match(key, PatternKind::CacheEntry, KeyType::String, user, m_cliffSecondMs + 400 - now));
+            m_matches.append(
+                patternMatch(key, PatternKind::CacheEntry, KeyType::String, user, m_cliffSecondMs + 400 - now));
         }
         // Negative markers: short TTL in the product namespace, one without TTL among users.
         for (int i = 0; i < 5; ++i) {
             const QByteArray key = "app:product:missing-" + num(i);
             cmds.append({"SET", key, "null", "PX", num(20'000 + i * 1000)});
-            m_matches.append(match(key, PatternKind::NegativeCache, KeyType::String, product, 20'000 + i * 1000));
+            m_matches.append(
+                patternMatch(key, PatternKind::NegativeCache, KeyType::String, product, 20'000 + i * 1000));
         }
         cmds.append({"SET", "app:user:9999", R"({"missing":true})"});
-        m_matches.append(match("app:user:9999", PatternKind::NegativeCache, KeyType::String, user, -1));
+        m_matches.append(patternMatch("app:user:9999", PatternKind::NegativeCache, KeyType::String, user, -1));
 
         // Tags: category 1 outlives its members and has three dangling ones; category 2
         // expires in a minute while its members live for ten.
@@ -115,8 +107,8 @@ private Q_SLOTS:
         cmds.append(tag2);
         cmds.append({"PEXPIRE", "tag:category:2", "60000"});
         const QString tags = QStringLiteral("tag:category:{n}");
-        m_matches.append(match("tag:category:1", PatternKind::CacheTagSet, KeyType::Set, tags, 3'600'000));
-        m_matches.append(match("tag:category:2", PatternKind::CacheTagSet, KeyType::Set, tags, 60'000));
+        m_matches.append(patternMatch("tag:category:1", PatternKind::CacheTagSet, KeyType::Set, tags, 3'600'000));
+        m_matches.append(patternMatch("tag:category:2", PatternKind::CacheTagSet, KeyType::Set, tags, 60'000));
 
         // Dedup: a set without TTL, per-event keys with a day's TTL (two without).
         QList<QByteArray> seen{"SADD", "seen:webhook"};
@@ -124,7 +116,7 @@ private Q_SLOTS:
             seen << "evt_" + num(i);
         cmds.append(seen);
         m_matches.append(
-            match("seen:webhook", PatternKind::DedupSet, KeyType::Set, QStringLiteral("seen:webhook"), -1));
+            patternMatch("seen:webhook", PatternKind::DedupSet, KeyType::Set, QStringLiteral("seen:webhook"), -1));
         const QString events = QStringLiteral("seen:evt:{id}");
         for (int i = 0; i < 30; ++i) {
             const QByteArray key = "seen:evt:" + num(5000 + i);
@@ -133,7 +125,8 @@ private Q_SLOTS:
                 cmds.append({"SET", key, "1", "NX"});
             else
                 cmds.append({"SET", key, "1", "NX", "EX", num(86'000 + i)});
-            m_matches.append(match(key, PatternKind::DedupKey, KeyType::String, events, noTtl ? -1 : 86'000'000));
+            m_matches.append(
+                patternMatch(key, PatternKind::DedupKey, KeyType::String, events, noTtl ? -1 : 86'000'000));
         }
 
         // Unique counting and counters.
@@ -142,18 +135,18 @@ private Q_SLOTS:
             pfadd << "visitor-" + num(i * 31);
         cmds.append(pfadd);
         cmds.append({"EXPIRE", "hll:pageviews:2026-11-29", "172800"});
-        m_matches.append(match("hll:pageviews:2026-11-29", PatternKind::HyperLogLog, KeyType::String,
-                               QStringLiteral("hll:pageviews:{date}"), 172'800'000));
+        m_matches.append(patternMatch("hll:pageviews:2026-11-29", PatternKind::HyperLogLog, KeyType::String,
+                                      QStringLiteral("hll:pageviews:{date}"), 172'800'000));
         cmds.append({"SET", "counter:signups:2026-11-29", "1200"});
         cmds.append({"INCRBY", "counter:signups:2026-11-29", "34"});
         cmds.append({"SET", "counter:odd", "not-a-number"});
-        m_matches.append(match("counter:signups:2026-11-29", PatternKind::Counter, KeyType::String,
-                               QStringLiteral("counter:signups:{date}"), -1));
+        m_matches.append(patternMatch("counter:signups:2026-11-29", PatternKind::Counter, KeyType::String,
+                                      QStringLiteral("counter:signups:{date}"), -1));
         m_matches.append(
-            match("counter:odd", PatternKind::Counter, KeyType::String, QStringLiteral("counter:odd"), -1));
+            patternMatch("counter:odd", PatternKind::Counter, KeyType::String, QStringLiteral("counter:odd"), -1));
         // Not ours: ignored.
         m_matches.append(
-            match("session:abc", PatternKind::Session, KeyType::Hash, QStringLiteral("session:{id}"), 1000));
+            patternMatch("session:abc", PatternKind::Session, KeyType::Hash, QStringLiteral("session:{id}"), 1000));
         for (const RedisValue &v : m_server.pipeline(cmds))
             QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
     }
@@ -358,14 +351,9 @@ private Q_SLOTS:
 
     void infoRefusedIsOneLine()
     {
-        m_server.command({"ACL", "SETUSER", "noinfo", "on", ">pw", "~*", "+@all", "-info"});
-        ConnectionProfile profile = m_server.profile();
-        profile.username = QStringLiteral("noinfo");
-        profile.password = QStringLiteral("pw");
-        RedisClient client(profile);
-        client.connectToServer();
-        QVERIFY(waitForReady(client));
-        CachesMonitor monitor(&client);
+        std::unique_ptr<RedisClient> client = clientWithout(m_server, "noinfo", {"info"});
+        QVERIFY(client);
+        CachesMonitor monitor(client.get());
         monitor.setMatches(m_matches);
         QVERIFY(poll(monitor));
         QVERIFY(!monitor.infoError().isEmpty());

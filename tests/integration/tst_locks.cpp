@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "locks.h"
 #include "lockspanel.h"
+#include "patterntestdata.h"
 #include "redisclient.h"
 #include "testserver.h"
 
@@ -18,17 +19,6 @@
 namespace {
 
 constexpr int kWaitMs = 15000;
-
-PatternMatch lockMatch(const QByteArray &key, const QString &family)
-{
-    PatternMatch m;
-    m.key = key;
-    m.type = KeyType::String;
-    m.kind = PatternKind::Lock;
-    m.family = family;
-    m.confidence = 90;
-    return m;
-}
 
 QByteArray token(int i)
 {
@@ -76,12 +66,16 @@ private:
             QVERIFY2(!v.isError() && !v.isNil(), qPrintable(v.toDisplayString()));
         m_matches.clear();
         for (int i = 1; i <= 6; ++i)
-            m_matches << lockMatch("lock:invoice:" + QByteArray::number(i), QStringLiteral("lock:invoice:{n}"));
-        m_matches << lockMatch("lock:report:daily", QStringLiteral("lock:report:{…}"))
-                  << lockMatch("lock:cron:cleanup", QStringLiteral("lock:cron:{…}"))
-                  << lockMatch("lock:blob", QStringLiteral("lock:{…}"));
+            m_matches << patternMatch("lock:invoice:" + QByteArray::number(i), PatternKind::Lock, KeyType::String,
+                                      QStringLiteral("lock:invoice:{n}"));
+        m_matches << patternMatch("lock:report:daily", PatternKind::Lock, KeyType::String,
+                                  QStringLiteral("lock:report:{…}"))
+                  << patternMatch("lock:cron:cleanup", PatternKind::Lock, KeyType::String,
+                                  QStringLiteral("lock:cron:{…}"))
+                  << patternMatch("lock:blob", PatternKind::Lock, KeyType::String, QStringLiteral("lock:{…}"));
         // Not a lock: the loader must ignore other kinds.
-        PatternMatch cache = lockMatch("app:product:1", QStringLiteral("app:product:{n}"));
+        PatternMatch cache
+            = patternMatch("app:product:1", PatternKind::Lock, KeyType::String, QStringLiteral("app:product:{n}"));
         cache.kind = PatternKind::CacheEntry;
         m_matches << cache;
     }
@@ -270,21 +264,11 @@ private Q_SLOTS:
 
     void noPermissionIsOneLine()
     {
-        m_server.command({"ACL", "SETUSER", "inspector", "on", ">pw", "~*", "+@all", "-pttl"});
-        ConnectionProfile profile = m_server.profile();
-        profile.username = QStringLiteral("inspector");
-        profile.password = QStringLiteral("pw");
-        std::unique_ptr<RedisClient> client = connectedClient(profile);
+        std::unique_ptr<RedisClient> client = clientWithout(m_server, "inspector", {"pttl"});
         QVERIFY(client);
         LocksLoader loader(client.get());
-        QSignalSpy failed(&loader, &LocksLoader::failed);
-        loader.setMatches(m_matches);
-        loader.refresh();
-        QVERIFY(failed.wait(kWaitMs));
-        const QString message = failed.first().first().toString();
-        QVERIFY2(message.contains(QLatin1String("NOPERM")) || message.contains(QLatin1String("permission")),
-                 qPrintable(message));
-        QVERIFY(!message.contains(QLatin1Char('\n')));
+        const QString message = firstFailure(loader, m_matches, kWaitMs);
+        QVERIFY2(isOneLinePermissionError(message), qPrintable(message));
     }
 };
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "patterntestdata.h"
 #include "ratelimits.h"
 #include "redisclient.h"
 #include "scriptlibrary.h"
@@ -24,19 +25,6 @@ constexpr qint64 kWindowMs = 60000;
 QByteArray num(qint64 v)
 {
     return QByteArray::number(v);
-}
-
-PatternMatch match(const QByteArray &key, PatternKind kind, const QString &family, KeyType type,
-                   const QVariantMap &params = {})
-{
-    PatternMatch m;
-    m.key = key;
-    m.kind = kind;
-    m.type = type;
-    m.family = family;
-    m.params = params;
-    m.fromRule = !params.isEmpty();
-    return m;
 }
 
 // One EVALSHA of a library script per call, all in one pipeline.
@@ -121,11 +109,11 @@ private Q_SLOTS:
         for (int c = 0; c < hits.size(); ++c) {
             for (int h = 0; h < hits.at(c); ++h)
                 run.call("fixed_window_limit", {fixedKey(c + 1, m_window)}, {"100", num(kWindowMs)});
-            m_matches << match(fixedKey(c + 1, m_window), PatternKind::FixedWindow, kFixed, KeyType::String);
+            m_matches << patternMatch(fixedKey(c + 1, m_window), PatternKind::FixedWindow, KeyType::String, kFixed);
         }
         for (int h = 0; h < 100; ++h)
             run.call("fixed_window_limit", {fixedKey(5, m_window - 1)}, {"100", num(kWindowMs)});
-        m_matches << match(fixedKey(5, m_window - 1), PatternKind::FixedWindow, kFixed, KeyType::String);
+        m_matches << patternMatch(fixedKey(5, m_window - 1), PatternKind::FixedWindow, KeyType::String, kFixed);
 
         // A second fixed-window limiter whose rule says 50; its callers all stop at 40.
         QVariantMap ipRule{{QStringLiteral("limit"), 50}, {QStringLiteral("window_ms"), kWindowMs}};
@@ -133,7 +121,7 @@ private Q_SLOTS:
             const QByteArray key = "rate:ip:" + num(c) + ':' + window;
             for (int h = 0; h < 40; ++h)
                 run.call("fixed_window_limit", {key}, {"50", num(kWindowMs)});
-            m_matches << match(key, PatternKind::FixedWindow, kIp, KeyType::String, ipRule);
+            m_matches << patternMatch(key, PatternKind::FixedWindow, KeyType::String, kIp, ttl::kUnknown, ipRule);
         }
 
         // Sliding log, limit 20 per 60 s: callers 1-4 hit 20, caller 5 tries 25 (refused after
@@ -143,7 +131,7 @@ private Q_SLOTS:
             const QByteArray log = "rate:sliding:user:" + num(c + 1);
             for (int h = 0; h < sliding.at(c); ++h)
                 run.call("sliding_window_limit", {log, log + ":seq"}, {num(now + h), num(kWindowMs), "20"});
-            m_matches << match(log, PatternKind::SlidingWindow, kSliding, KeyType::ZSet);
+            m_matches << patternMatch(log, PatternKind::SlidingWindow, KeyType::ZSet, kSliding);
         }
 
         // Token buckets: capacity 20, 3 tokens a minute (a slow refill keeps them alive for the test). client-1 drains
@@ -168,13 +156,13 @@ private Q_SLOTS:
         bad.append({"HSET", "bucket:api:client-9", "tokens", "4", "last_refill", num(now - 600000)});
         for (const RedisValue &v : raw.pipeline(bad))
             QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
-        m_matches << match(fixedKey(99, m_window), PatternKind::FixedWindow, kFixed, KeyType::String)
-                  << match("rate:sliding:user:77", PatternKind::SlidingWindow, kSliding, KeyType::ZSet);
+        m_matches << patternMatch(fixedKey(99, m_window), PatternKind::FixedWindow, KeyType::String, kFixed)
+                  << patternMatch("rate:sliding:user:77", PatternKind::SlidingWindow, KeyType::ZSet, kSliding);
         for (const QByteArray &b :
              {QByteArray("bucket:api:client-1"), QByteArray("bucket:api:client-2"), QByteArray("bucket:api:client-9")})
-            m_matches << match(b, PatternKind::TokenBucket, kBucket, KeyType::Hash, bucketRule);
+            m_matches << patternMatch(b, PatternKind::TokenBucket, KeyType::Hash, kBucket, ttl::kUnknown, bucketRule);
         // Not a limiter: ignored.
-        m_matches << match("lock:x", PatternKind::Lock, QStringLiteral("lock:{…}"), KeyType::String);
+        m_matches << patternMatch("lock:x", PatternKind::Lock, KeyType::String, QStringLiteral("lock:{…}"));
     }
 
     void callerNames_data()
@@ -382,21 +370,11 @@ private Q_SLOTS:
 
     void noPermissionIsOneLine()
     {
-        m_server.command({"ACL", "SETUSER", "viewer", "on", ">pw", "~*", "+@all", "-get"});
-        ConnectionProfile profile = m_server.profile();
-        profile.username = QStringLiteral("viewer");
-        profile.password = QStringLiteral("pw");
-        std::unique_ptr<RedisClient> client = connectedClient(profile);
+        std::unique_ptr<RedisClient> client = clientWithout(m_server, "viewer", {"get"});
         QVERIFY(client);
         RateLimitsLoader loader(client.get());
-        QSignalSpy failed(&loader, &RateLimitsLoader::failed);
-        loader.setMatches(m_matches);
-        loader.refresh();
-        QVERIFY(failed.wait(kWaitMs));
-        const QString message = failed.first().first().toString();
-        QVERIFY2(message.contains(QLatin1String("NOPERM")) || message.contains(QLatin1String("permission")),
-                 qPrintable(message));
-        QVERIFY(!message.contains(QLatin1Char('\n')));
+        const QString message = firstFailure(loader, m_matches, kWaitMs);
+        QVERIFY2(isOneLinePermissionError(message), qPrintable(message));
     }
 };
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "patterntestdata.h"
 #include "redisclient.h"
 #include "sessions.h"
 #include "testserver.h"
@@ -7,6 +8,7 @@
 #include <QDateTime>
 #include <QSignalSpy>
 #include <QTest>
+#include <memory>
 
 // Sessions on a real server, written the way PATTERNS.md describes them: hashes with a TTL
 // (some slid by PEXPIRE between two polls, some left alone), one without TTL, one far bigger
@@ -27,17 +29,6 @@ QByteArray sessionKey(int i)
     return "session:" + sid(i);
 }
 
-PatternMatch match(const QByteArray &key, PatternKind kind, KeyType type, const QString &family, qint64 pttl)
-{
-    PatternMatch m;
-    m.key = key;
-    m.kind = kind;
-    m.type = type;
-    m.family = family;
-    m.pttlMs = pttl;
-    m.confidence = 90;
-    return m;
-}
 } // namespace
 
 class TstSessions : public QObject
@@ -97,16 +88,17 @@ private Q_SLOTS:
 
         const QString family = QStringLiteral("session:{id}");
         for (int i = 0; i < kFixed + kSliding; ++i)
-            m_matches.append(match(sessionKey(i), PatternKind::Session, KeyType::Hash, family, kTtl - kAged));
-        m_matches.append(match(m_noTtl, PatternKind::Session, KeyType::Hash, family, -1));
-        m_matches.append(match(m_big, PatternKind::Session, KeyType::Hash, family, kTtl - kAged));
-        m_matches.append(match(m_json, PatternKind::Session, KeyType::String, family, kTtl - kAged));
-        m_matches.append(match(m_email, PatternKind::Session, KeyType::Hash, family, kTtl - kAged));
+            m_matches.append(patternMatch(sessionKey(i), PatternKind::Session, KeyType::Hash, family, kTtl - kAged));
+        m_matches.append(patternMatch(m_noTtl, PatternKind::Session, KeyType::Hash, family, -1));
+        m_matches.append(patternMatch(m_big, PatternKind::Session, KeyType::Hash, family, kTtl - kAged));
+        m_matches.append(patternMatch(m_json, PatternKind::Session, KeyType::String, family, kTtl - kAged));
+        m_matches.append(patternMatch(m_email, PatternKind::Session, KeyType::Hash, family, kTtl - kAged));
         for (const QByteArray &index : {QByteArray("user:1042:sessions"), QByteArray("user:7:sessions")})
             m_matches.append(
-                match(index, PatternKind::SessionIndex, KeyType::Set, QStringLiteral("user:{n}:sessions"), -1));
+                patternMatch(index, PatternKind::SessionIndex, KeyType::Set, QStringLiteral("user:{n}:sessions"), -1));
         // Not a session: ignored.
-        m_matches.append(match("lock:report", PatternKind::Lock, KeyType::String, QStringLiteral("lock:{name}"), 5000));
+        m_matches.append(
+            patternMatch("lock:report", PatternKind::Lock, KeyType::String, QStringLiteral("lock:{name}"), 5000));
     }
 
     void secretNames_data()
@@ -397,14 +389,9 @@ private Q_SLOTS:
 
     void noPermissionIsOneLine()
     {
-        m_server.command({"ACL", "SETUSER", "nomem", "on", ">pw", "~*", "+@all", "-memory", "-sscan"});
-        ConnectionProfile profile = m_server.profile();
-        profile.username = QStringLiteral("nomem");
-        profile.password = QStringLiteral("pw");
-        RedisClient client(profile);
-        client.connectToServer();
-        QVERIFY(waitForReady(client));
-        SessionsMonitor monitor(&client);
+        std::unique_ptr<RedisClient> client = clientWithout(m_server, "nomem", {"memory", "sscan"});
+        QVERIFY(client);
+        SessionsMonitor monitor(client.get());
         QSignalSpy failed(&monitor, &SessionsMonitor::failed);
         monitor.setMatches(m_matches);
         QVERIFY(poll(monitor));

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "keytype.h"
+
+#include <QAbstractTableModel>
+#include <QByteArray>
+#include <QList>
+#include <functional>
+
+// Row severity, for the views to colour: none, worth a look, wrong.
+enum class Severity : quint8 { None, Warning, Bad };
+
+// A read-only table over plain row structs, replaced wholesale by setRows(): when the row ids
+// come back unchanged and in the same order that is one dataChanged (selection and scroll
+// survive a poll), otherwise a reset. Subclasses give data() and headerData(); a countdown
+// column, when there is one, is refreshed by setNow() alone.
+template <typename Row, typename Id = QByteArray> class RowListModel : public QAbstractTableModel
+{
+public:
+    using IdOf = std::function<Id(const Row &)>;
+
+    void setRows(QList<Row> rows)
+    {
+        bool same = rows.size() == m_rows.size();
+        for (qsizetype i = 0; same && i < rows.size(); ++i)
+            same = m_id(rows.at(i)) == m_id(m_rows.at(i));
+        if (!same) {
+            beginResetModel();
+            m_rows = std::move(rows);
+            endResetModel();
+            return;
+        }
+        m_rows = std::move(rows);
+        if (!m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, m_columnCount - 1));
+    }
+    const QList<Row> &rows() const { return m_rows; }
+    int rowOf(const Id &id) const
+    {
+        for (qsizetype i = 0; i < m_rows.size(); ++i)
+            if (m_id(m_rows.at(i)) == id)
+                return int(i);
+        return -1;
+    }
+    // The row with that id, or nullptr.
+    const Row *find(const Id &id) const
+    {
+        const int row = rowOf(id);
+        return row < 0 ? nullptr : &m_rows.at(row);
+    }
+    // The countdown: the countdown column is computed from each row's read time and 'nowMs'.
+    void setNow(qint64 nowMs)
+    {
+        m_now = nowMs;
+        if (m_countdownColumn >= 0 && !m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0, m_countdownColumn), index(int(m_rows.size()) - 1, m_countdownColumn),
+                               {Qt::DisplayRole});
+    }
+    qint64 now() const { return m_now; }
+
+    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_columnCount; }
+
+protected:
+    RowListModel(IdOf id, int columnCount, int countdownColumn, QObject *parent)
+        : QAbstractTableModel(parent),
+          m_id(std::move(id)),
+          m_columnCount(columnCount),
+          m_countdownColumn(countdownColumn)
+    { }
+
+    // Valid, top-level and in range: what data() and flags() answer for.
+    bool isCell(const QModelIndex &index) const
+    {
+        return index.isValid() && checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid);
+    }
+
+private:
+    IdOf m_id;
+    int m_columnCount;
+    int m_countdownColumn;
+    QList<Row> m_rows;
+    qint64 m_now = 0;
+};
+
+// The roles of every RowTableModel, whatever its rows (a proxy can name them).
+struct RowTableRoles
+{
+    enum Role {
+        KeyRole = Qt::UserRole + 1, // QByteArray: the row's key (or namespace prefix)
+        SortRole, // numbers for numeric columns
+        SeverityRole, // int(Severity), per row
+        TypeRole, // int(KeyType)
+    };
+};
+
+// A RowListModel whose columns are cell functions, for tables that need no class of their own.
+template <typename Row> class RowTableModel : public RowListModel<Row>, public RowTableRoles
+{
+public:
+    // DisplayRole, SortRole, ToolTipRole or TextAlignmentRole for one cell.
+    using Cell = std::function<QVariant(const Row &, int role)>;
+    struct Column
+    {
+        QString title;
+        Cell cell;
+    };
+    struct Meta
+    {
+        std::function<QByteArray(const Row &)> key;
+        std::function<Severity(const Row &)> severity;
+        std::function<KeyType(const Row &)> type;
+    };
+
+    RowTableModel(QList<Column> columns, Meta meta, QObject *parent = nullptr)
+        : RowListModel<Row>(meta.key, int(columns.size()), -1, parent),
+          m_columns(std::move(columns)),
+          m_meta(std::move(meta))
+    { }
+
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override
+    {
+        if (!this->isCell(index))
+            return {};
+        const Row &row = this->rows().at(index.row());
+        switch (role) {
+        case KeyRole: return m_meta.key(row);
+        case SeverityRole: return m_meta.severity ? int(m_meta.severity(row)) : 0;
+        case TypeRole: return m_meta.type ? int(m_meta.type(row)) : int(KeyType::Unknown);
+        case Qt::DisplayRole:
+        case Qt::ToolTipRole:
+        case Qt::TextAlignmentRole: return m_columns.at(index.column()).cell(row, role);
+        case SortRole: {
+            const QVariant v = m_columns.at(index.column()).cell(row, role);
+            return v.isValid() ? v : m_columns.at(index.column()).cell(row, Qt::DisplayRole);
+        }
+        }
+        return {};
+    }
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override
+    {
+        if (orientation == Qt::Horizontal && role == Qt::DisplayRole && section >= 0 && section < m_columns.size())
+            return m_columns.at(section).title;
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    Qt::ItemFlags flags(const QModelIndex &index) const override
+    {
+        if (!this->isCell(index))
+            return Qt::NoItemFlags;
+        return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
+    }
+
+private:
+    QList<Column> m_columns;
+    Meta m_meta;
+};

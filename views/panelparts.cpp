@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "panelparts.h"
+
+#include "chartstyle.h"
+#include "rowtablemodel.h"
+
+#include <QBrush>
+#include <QLabel>
+#include <QWidget>
+
+ColumnSeverityProxy::ColumnSeverityProxy(QHash<int, int> roles, QWidget *owner)
+    : QIdentityProxyModel(owner), m_roles(std::move(roles)), m_owner(owner)
+{ }
+
+QVariant ColumnSeverityProxy::data(const QModelIndex &index, int role) const
+{
+    if (role == Qt::ForegroundRole && m_roles.contains(index.column())) {
+        const int s = QIdentityProxyModel::data(index, m_roles.value(index.column())).toInt();
+        if (s >= 2)
+            return QBrush(chartstyle::bad(m_owner->palette()));
+        if (s == 1)
+            return QBrush(chartstyle::warning(m_owner->palette()));
+    }
+    return QIdentityProxyModel::data(index, role);
+}
+
+SeverityProxyModel::SeverityProxyModel(QWidget *paletteSource, QObject *parent)
+    : QSortFilterProxyModel(parent), m_paletteSource(paletteSource)
+{
+    setSortRole(RowTableRoles::SortRole);
+}
+
+QVariant SeverityProxyModel::data(const QModelIndex &index, int role) const
+{
+    if (role != Qt::ForegroundRole)
+        return QSortFilterProxyModel::data(index, role);
+    const auto severity = Severity(index.data(RowTableRoles::SeverityRole).toInt());
+    if (severity == Severity::Bad)
+        return chartstyle::bad(m_paletteSource->palette());
+    if (severity == Severity::Warning && index.column() == columnCount(index.parent()) - 1)
+        return chartstyle::warning(m_paletteSource->palette());
+    return {};
+}
+
+namespace panelparts {
+
+QLabel *heading(const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(text, parent);
+    QFont f = label->font();
+    f.setBold(true);
+    label->setFont(f);
+    return label;
+}
+
+QLabel *statusLabel(const QString &objectName, const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(text, parent);
+    label->setObjectName(objectName);
+    label->setWordWrap(true);
+    label->setTextFormat(Qt::PlainText);
+    return label;
+}
+
+} // namespace panelparts

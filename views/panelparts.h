@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QHash>
+#include <QIdentityProxyModel>
+#include <QSortFilterProxyModel>
+
+class QLabel;
+class QWidget;
+
+// Colours cells by a severity role of their row (2 and above: bad, 1: warning), in the
+// palette's own warning colours. 'roles' maps a column to the role that decides it.
+class ColumnSeverityProxy : public QIdentityProxyModel
+{
+public:
+    ColumnSeverityProxy(QHash<int, int> roles, QWidget *owner);
+    QVariant data(const QModelIndex &index, int role) const override;
+
+private:
+    QHash<int, int> m_roles;
+    QWidget *m_owner;
+};
+
+// Sorting on the RowTableModel's SortRole, and row colours from its SeverityRole: a wrong row
+// in the palette's "bad" colour, a row worth a look with its last (flags) column in "warning".
+class SeverityProxyModel : public QSortFilterProxyModel
+{
+public:
+    explicit SeverityProxyModel(QWidget *paletteSource, QObject *parent = nullptr);
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+
+private:
+    QWidget *m_paletteSource;
+};
+
+namespace panelparts {
+
+// A bold one-line heading.
+QLabel *heading(const QString &text, QWidget *parent);
+// A status line: plain text, wrapped, found by tests through 'objectName'.
+QLabel *statusLabel(const QString &objectName, const QString &text, QWidget *parent);
+
+} // namespace panelparts
