@@ -57,7 +57,9 @@ QString LockInfo::flagsText() const
     if (flags & NoTtl)
         parts << QObject::tr("no TTL");
     if (flags & LongTtl)
-        parts << QObject::tr("TTL far above the family's typical (%1)").arg(format::duration(familyMedianMs));
+        parts << (medianOfAllLocks ? QObject::tr("TTL far above the locks' typical (%1)")
+                                   : QObject::tr("TTL far above the family's typical (%1)"))
+                     .arg(format::duration(familyMedianMs));
     if (flags & NotTokenLike)
         parts << QObject::tr("value not token-like");
     if (!error.isEmpty())
@@ -68,9 +70,19 @@ QString LockInfo::flagsText() const
 void flagLocks(QList<LockInfo> &locks)
 {
     QHash<QString, QList<qint64>> ttls;
+    QList<qint64> all;
     for (const LockInfo &l : locks) {
-        if (!l.released && l.pttlMs > 0)
+        if (!l.released && l.pttlMs > 0) {
             ttls[l.family].append(l.pttlMs);
+            all.append(l.pttlMs);
+        }
+    }
+    // A lock alone in its family is compared with every lock (a one-off import lock held for a
+    // day beside locks held for seconds).
+    qint64 allMedian = -1;
+    if (all.size() >= kLongTtlMinSiblings) {
+        std::sort(all.begin(), all.end());
+        allMedian = all.at((all.size() - 1) / 2);
     }
     QHash<QString, qint64> medians;
     for (auto it = ttls.begin(); it != ttls.end(); ++it) {
@@ -83,6 +95,9 @@ void flagLocks(QList<LockInfo> &locks)
     for (LockInfo &l : locks) {
         l.flags = 0;
         l.familyMedianMs = medians.value(l.family, -1);
+        l.medianOfAllLocks = l.familyMedianMs < 0 && allMedian > 0;
+        if (l.medianOfAllLocks)
+            l.familyMedianMs = allMedian;
         if (l.released)
             continue;
         // -1 only: an unknown TTL (an error reply) must not read as "no TTL".
@@ -127,8 +142,10 @@ QVariant LocksModel::data(const QModelIndex &index, int role) const
             if (l.flags & LockInfo::NoTtl)
                 why << tr("No TTL: if the holder crashes, nobody can ever take this lock again.");
             if (l.flags & LockInfo::LongTtl)
-                why << tr("The TTL is far above the %1 typical of its family: a crashed holder blocks the "
-                          "resource that long.")
+                why << (l.medianOfAllLocks ? tr("The TTL is far above the %1 typical of the locks here: a crashed "
+                                                "holder blocks the resource that long.")
+                                             : tr("The TTL is far above the %1 typical of its family: a crashed "
+                                                  "holder blocks the resource that long."))
                            .arg(format::duration(l.familyMedianMs));
             if (l.flags & LockInfo::NotTokenLike)
                 why << tr("The value is the same for every holder, so a compare-and-delete cannot tell the "

@@ -36,6 +36,7 @@ struct LockInfo
     qint64 pttlMs = ttl::kUnknown; // at readAtMs
     qint64 readAtMs = 0;
     qint64 familyMedianMs = -1; // the family's median TTL, for the LongTtl explanation
+    bool medianOfAllLocks = false; // the family was too small: the median is every lock's
     quint8 flags = 0;
     bool released = false; // gone since the previous poll; shown once, then dropped
     QString error; // a per-key error reply (WRONGTYPE, NOPERM)

@@ -131,10 +131,11 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
                                           this);
     proxy->setSourceModel(m_loader->model());
     m_view = tableview::make(proxy, this, QStringLiteral("locks"));
-    m_view->horizontalHeader()->resizeSection(LocksModel::ResourceColumn, 230);
-    m_view->horizontalHeader()->resizeSection(LocksModel::TokenColumn, 260);
-    m_view->horizontalHeader()->resizeSection(LocksModel::RemainingColumn, 90);
-    m_view->horizontalHeader()->resizeSection(LocksModel::FamilyColumn, 150);
+    m_view->setTextElideMode(Qt::ElideMiddle); // a token's ends tell holders apart
+    m_view->horizontalHeader()->resizeSection(LocksModel::ResourceColumn, 190);
+    m_view->horizontalHeader()->resizeSection(LocksModel::TokenColumn, 190);
+    m_view->horizontalHeader()->resizeSection(LocksModel::RemainingColumn, 80);
+    m_view->horizontalHeader()->resizeSection(LocksModel::FamilyColumn, 140);
     layout->addWidget(m_view, 1);
 
     auto *actions = new QHBoxLayout;

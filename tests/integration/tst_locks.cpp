@@ -112,6 +112,26 @@ private Q_SLOTS:
         QCOMPARE(lockValueLooksLikeToken(value), tokenLike);
     }
 
+    void loneLockIsComparedWithEveryLock()
+    {
+        // Alone in its family: a day-long lock beside locks held for seconds is still flagged.
+        QCOMPARE(m_server.command({"SET", "lock:import:catalog", token(9), "PX", "86400000"}).bytes(), QByteArray("OK"));
+        LocksLoader loader(m_client.get());
+        QSignalSpy refreshed(&loader, &LocksLoader::refreshed);
+        loader.setMatches(m_matches
+                          << patternMatch("lock:import:catalog", PatternKind::Lock, KeyType::String,
+                                          QStringLiteral("lock:import:catalog")));
+        loader.refresh();
+        QVERIFY(refreshed.wait(kWaitMs));
+        const LockInfo *lone = loader.lock("lock:import:catalog");
+        QVERIFY(lone);
+        QVERIFY(lone->flags & LockInfo::LongTtl);
+        QVERIFY(lone->medianOfAllLocks);
+        QVERIFY(lone->flagsText().contains(QLatin1String("locks' typical")));
+        // A family of its own decides for its members: the invoice locks keep their family's median.
+        QVERIFY(!loader.lock("lock:invoice:6")->medianOfAllLocks);
+    }
+
     void loaderReadsLocksWithFlags()
     {
         LocksLoader loader(m_client.get());
