@@ -57,9 +57,8 @@ QString LockInfo::flagsText() const
     if (flags & NoTtl)
         parts << QObject::tr("no TTL");
     if (flags & LongTtl)
-        parts << (medianOfAllLocks ? QObject::tr("TTL far above the locks' typical (%1)")
-                                   : QObject::tr("TTL far above the family's typical (%1)"))
-                     .arg(format::duration(familyMedianMs));
+        // Short: the cell is narrow; the tooltip says whose typical it is.
+        parts << QObject::tr("TTL far above typical (%1)").arg(format::duration(familyMedianMs));
     if (flags & NotTokenLike)
         parts << QObject::tr("value not token-like");
     if (!error.isEmpty())
