@@ -156,7 +156,9 @@ CacheNamespaceRow namespaceRow(const QString &family, const QList<CacheKeyState>
     row.negativeMinMs = neg.min;
     row.negativeMaxMs = neg.max;
     // The same cliff rule as the TTL panel, so "no jitter" here and a cliff there agree.
+    // Over a day, not the panel's hour: cache TTLs of hours synchronise as badly as minutes.
     TtlStats stats;
+    stats.setForecastSeconds(24 * 3600);
     stats.add(batch);
     row.cliffs = stats.snapshot(nowMs).cliffs;
     return row;

@@ -248,9 +248,9 @@ void TtlStats::forecast(TtlSnapshot &s) const
 {
     const qint64 now = s.nowMs;
     s.forecastStartMs = now - (((now % 1000) + 1000) % 1000);
-    // Expiries before now + 60 min end at most 3600 whole seconds after the current one.
-    s.perSecond.assign(size_t(kForecastSeconds) + 1, 0);
-    const qint64 end = now + qint64(kForecastSeconds) * 1000;
+    // Expiries before the horizon end at most that many whole seconds after the current one.
+    s.perSecond.assign(size_t(m_forecastSeconds) + 1, 0);
+    const qint64 end = now + qint64(m_forecastSeconds) * 1000;
     for (const Namespace &n : m_namespaces) {
         const auto &v = n.expiries;
         const auto hi = std::lower_bound(v.begin(), v.end(), end);

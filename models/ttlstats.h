@@ -136,6 +136,10 @@ public:
     void setSeparator(const QByteArray &separator);
     QByteArray separator() const { return m_separator; }
     void reserve(qsizetype keys);
+    // How far ahead the forecast (and the cliff search) looks; the TTL panel's chart shows the
+    // default hour, a cache namespace is searched over a day.
+    void setForecastSeconds(int seconds) { m_forecastSeconds = qMax(1, seconds); }
+    int forecastSeconds() const { return m_forecastSeconds; }
 
     // Adds the keys of a batch; a key seen before (SCAN can return one twice) keeps its first
     // reading. Returns how many keys were new.
@@ -171,6 +175,7 @@ private:
     void forecast(TtlSnapshot &s) const;
     void findCliffs(TtlSnapshot &s) const;
 
+    int m_forecastSeconds = kForecastSeconds;
     QByteArray m_separator = ":";
     QHash<QByteArray, qint64> m_keys; // name → expireAt (ttl.h conventions)
     std::vector<Namespace> m_namespaces;

@@ -215,6 +215,18 @@ private Q_SLOTS:
         QCOMPARE(r.prefix, QByteArray("a:"));
         QCOMPARE(caches::filterFor(QStringLiteral("a:{n}")).prefix, QByteArray("a:"));
         QVERIFY(caches::filterFor(QStringLiteral("{n}:x")).isEmpty());
+
+        // Hours ahead, too: a batch written with a 6 h TTL and no jitter is found today, not
+        // only in its last hour.
+        QList<CacheKeyState> later;
+        for (int i = 0; i < 40; ++i)
+            later.append({"b:" + num(i), PatternKind::CacheEntry, now + 6 * 3'600'000 + 200});
+        for (int i = 0; i < 60; ++i)
+            later.append({"b:s" + num(i), PatternKind::CacheEntry, now + 600'000 * (i + 1) + 3'000});
+        const CacheNamespaceRow b = caches::namespaceRow(QStringLiteral("b:{n}"), later, now);
+        QCOMPARE(b.cliffs.size(), 1);
+        QCOMPARE(b.cliffs.first().peakSecondMs, now + 6 * 3'600'000);
+        QVERIFY(b.noJitter());
     }
 
     void monitorsRealCaches()
