@@ -449,7 +449,8 @@ void TestMainWindow::panelScreenshots_data()
 {
     QTest::addColumn<QString>("panel");
     for (const QString &name : {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"), QStringLiteral("memory"),
-                                QStringLiteral("locks"), QStringLiteral("sessions"), QStringLiteral("caches"), QStringLiteral("console")})
+                                QStringLiteral("locks"), QStringLiteral("ratelimits"), QStringLiteral("sessions"), QStringLiteral("caches"),
+                                QStringLiteral("console")})
         QTest::newRow(qPrintable(name)) << name;
 }
 
