@@ -332,6 +332,9 @@ int OverviewPanel::pollInterval() const
 void OverviewPanel::activeChanged(bool active)
 {
     if (active) {
+        // Again here: an INFO that was in flight when the panel was hidden may have landed
+        // after the break and joined the lines across the pause.
+        m_health->markGap(QDateTime::currentMSecsSinceEpoch() / 1000.0);
         m_pollTimer->start();
         m_refreshTimer->start();
         poll();
