@@ -19,8 +19,7 @@ bool parseInt(const QString &text, int min, int max, int *out)
 
 } // namespace
 
-std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QString *error,
-                                              const QString &redisCliAuth)
+std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QString *error, const QString &redisCliAuth)
 {
     auto fail = [error](const QString &why) -> std::optional<CommandLine> {
         *error = why;
@@ -48,24 +47,28 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     const QCommandLineOption db({QStringLiteral("n"), QStringLiteral("db")}, QStringLiteral("Database number."),
                                 QStringLiteral("db"));
     const QCommandLineOption tls(QStringLiteral("tls"), QStringLiteral("Connect with TLS."));
-    const QCommandLineOption caCert(QStringLiteral("cacert"), QStringLiteral("TLS: CA certificate file (PEM) to trust."),
-                                    QStringLiteral("file"));
+    const QCommandLineOption caCert(QStringLiteral("cacert"),
+                                    QStringLiteral("TLS: CA certificate file (PEM) to trust."), QStringLiteral("file"));
     const QCommandLineOption insecure(QStringLiteral("insecure"),
                                       QStringLiteral("TLS: do not verify the server's certificate."));
     const QCommandLineOption readOnly(QStringLiteral("read-only"),
                                       QStringLiteral("Refuse every command the server flags as writing."));
     const QCommandLineOption connectTimeout(QStringLiteral("connect-timeout"),
-                                            QStringLiteral("Connect timeout in ms (default 5000)."), QStringLiteral("ms"));
-    const QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Command timeout in ms (default 10000)."),
-                                     QStringLiteral("ms"));
+                                            QStringLiteral("Connect timeout in ms (default 5000)."),
+                                            QStringLiteral("ms"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"),
+                                     QStringLiteral("Command timeout in ms (default 10000)."), QStringLiteral("ms"));
     const QCommandLineOption demo(QStringLiteral("demo"),
                                   QStringLiteral("Start a private redis-server full of pattern data and open on it."));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Render the window offscreen once the first scan is done, "
                                                        "write a PNG and exit."),
                                         QStringLiteral("file"));
-    const QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Panel to show in front (keys, value, overview, ttl, slowlog, memory, leaderboard, geo, queues, streams)."),
-                                   QStringLiteral("name"));
+    const QCommandLineOption panel(
+        QStringLiteral("panel"),
+        QStringLiteral(
+            "Panel to show in front (keys, value, overview, ttl, slowlog, memory, leaderboard, geo, queues, streams)."),
+        QStringLiteral("name"));
     const QCommandLineOption open(QStringLiteral("open"), QStringLiteral("Open this key once connected."),
                                   QStringLiteral("key"));
     const QCommandLineOption separator(QStringLiteral("separator"),
@@ -74,8 +77,9 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     const QCommandLineOption scanRate(QStringLiteral("scan-rate"),
                                       QStringLiteral("SCAN pacing ceiling in commands per second (0: none)."),
                                       QStringLiteral("n"));
-    parser.addOptions({help, version, host, port, socket, pass, user, askPass, db, tls, caCert, insecure, readOnly, connectTimeout,
-                       timeout, demo, screenshot, panel, open, separator, scanRate});
+    parser.addOptions({help,    version, host,       port,   socket,   pass,      user,
+                       askPass, db,      tls,        caCert, insecure, readOnly,  connectTimeout,
+                       timeout, demo,    screenshot, panel,  open,     separator, scanRate});
     parser.addPositionalArgument(QStringLiteral("uri"),
                                  QStringLiteral("redis://[user[:password]@]host[:port][/db], rediss://… or "
                                                 "unix:///path/to/socket[?db=N]"),
@@ -153,9 +157,9 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     if ((parser.isSet(caCert) || p.tlsInsecure) && !p.tls)
         return fail(QStringLiteral("--cacert and --insecure need --tls or a rediss:// URI"));
     p.readOnly = parser.isSet(readOnly);
-    if (parser.isSet(connectTimeout)
-        && !parseInt(parser.value(connectTimeout), 1, 3600000, &p.connectTimeoutMs))
-        return fail(QStringLiteral("invalid --connect-timeout '%1': expected milliseconds").arg(parser.value(connectTimeout)));
+    if (parser.isSet(connectTimeout) && !parseInt(parser.value(connectTimeout), 1, 3600000, &p.connectTimeoutMs))
+        return fail(
+            QStringLiteral("invalid --connect-timeout '%1': expected milliseconds").arg(parser.value(connectTimeout)));
     if (parser.isSet(timeout) && !parseInt(parser.value(timeout), 1, 3600000, &p.commandTimeoutMs))
         return fail(QStringLiteral("invalid --timeout '%1': expected milliseconds").arg(parser.value(timeout)));
     cl.demo = parser.isSet(demo);
@@ -165,7 +169,8 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         cl.screenshot = parser.value(screenshot);
         const QFileInfo target(cl.screenshot);
         if (cl.screenshot.isEmpty() || !target.absoluteDir().exists())
-            return fail(QStringLiteral("cannot write screenshot '%1': its directory does not exist").arg(cl.screenshot));
+            return fail(
+                QStringLiteral("cannot write screenshot '%1': its directory does not exist").arg(cl.screenshot));
     }
     if (parser.isSet(panel))
         cl.panel = parser.value(panel);
@@ -174,6 +179,7 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     if (parser.isSet(separator))
         cl.separator = parser.value(separator).toUtf8();
     if (parser.isSet(scanRate) && !parseInt(parser.value(scanRate), 0, 100000000, &cl.scanRate))
-        return fail(QStringLiteral("invalid --scan-rate '%1': expected commands per second").arg(parser.value(scanRate)));
+        return fail(
+            QStringLiteral("invalid --scan-rate '%1': expected commands per second").arg(parser.value(scanRate)));
     return cl;
 }

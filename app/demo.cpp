@@ -33,22 +33,21 @@ constexpr int kBucketRate = 5; // tokens per second
 constexpr int kStreamCap = 1000;
 constexpr int kMaxKnownSessions = 600;
 
-const char *const kScripts[] = {"fixed_window_limit", "sliding_window_limit", "token_bucket",
-                                "lock_acquire",       "lock_release",         "lock_extend",
-                                "claim_due_jobs",     "stream_dead_letter",   "tag_invalidate",
-                                "cache_get_or_lock",  "session_touch"};
+const char *const kScripts[] = {"fixed_window_limit", "sliding_window_limit", "token_bucket",   "lock_acquire",
+                                "lock_release",       "lock_extend",          "claim_due_jobs", "stream_dead_letter",
+                                "tag_invalidate",     "cache_get_or_lock",    "session_touch"};
 
 const char *const kAdjectives[] = {"Walnut", "Compact", "Wireless", "Ceramic", "Linen", "Steel",
                                    "Bamboo", "Vintage", "Portable", "Modular", "Quiet", "Solar"};
-const char *const kNouns[] = {"Desk Lamp", "Kettle", "Headphones", "Backpack", "Chair", "Notebook",
-                              "Blender", "Bike Light", "Speaker", "Planter", "Mug", "Keyboard"};
-const char *const kTemplates[] = {"welcome", "order_confirmation", "password_reset", "weekly_digest",
-                                  "shipping_update"};
+const char *const kNouns[] = {"Desk Lamp", "Kettle",     "Headphones", "Backpack", "Chair", "Notebook",
+                              "Blender",   "Bike Light", "Speaker",    "Planter",  "Mug",   "Keyboard"};
+const char *const kTemplates[]
+    = {"welcome", "order_confirmation", "password_reset", "weekly_digest", "shipping_update"};
 const char *const kOrderEvents[] = {"order.created", "order.paid", "order.shipped", "order.cancelled"};
-const char *const kLockResources[] = {"invoice:1042",     "invoice:1043",       "payment:88121",
-                                      "report:monthly",   "cron:cleanup",       "inventory:sku-000311",
-                                      "inventory:sku-000207", "export:orders",  "user:1042:profile",
-                                      "search:reindex",   "mailer:batch-7",     "billing:run-2026"};
+const char *const kLockResources[]
+    = {"invoice:1042",      "invoice:1043",         "payment:88121",        "report:monthly",
+       "cron:cleanup",      "inventory:sku-000311", "inventory:sku-000207", "export:orders",
+       "user:1042:profile", "search:reindex",       "mailer:batch-7",       "billing:run-2026"};
 
 struct City
 {
@@ -58,43 +57,67 @@ struct City
 };
 
 const City kCities[] = {
-    {"Berlin", 13.4050, 52.5200},        {"Paris", 2.3522, 48.8566},
-    {"London", -0.1276, 51.5072},        {"Madrid", -3.7038, 40.4168},
-    {"Rome", 12.4964, 41.9028},          {"Amsterdam", 4.9041, 52.3676},
-    {"Vienna", 16.3738, 48.2082},        {"Prague", 14.4378, 50.0755},
-    {"Warsaw", 21.0122, 52.2297},        {"Stockholm", 18.0686, 59.3293},
-    {"Oslo", 10.7522, 59.9139},          {"Copenhagen", 12.5683, 55.6761},
-    {"Helsinki", 24.9384, 60.1699},      {"Dublin", -6.2603, 53.3498},
-    {"Lisbon", -9.1393, 38.7223},        {"Athens", 23.7275, 37.9838},
-    {"Istanbul", 28.9784, 41.0082},      {"Moscow", 37.6173, 55.7558},
-    {"Reykjav\xc3\xadk", -21.9426, 64.1466}, {"Cairo", 31.2357, 30.0444},
-    {"Lagos", 3.3792, 6.5244},           {"Nairobi", 36.8219, -1.2921},
-    {"Johannesburg", 28.0473, -26.2041}, {"Cape Town", 18.4241, -33.9249},
-    {"Dubai", 55.2708, 25.2048},         {"Mumbai", 72.8777, 19.0760},
-    {"Delhi", 77.1025, 28.7041},         {"Bengaluru", 77.5946, 12.9716},
-    {"Singapore", 103.8198, 1.3521},     {"Bangkok", 100.5018, 13.7563},
-    {"Jakarta", 106.8456, -6.2088},      {"Hong Kong", 114.1694, 22.3193},
-    {"Shanghai", 121.4737, 31.2304},     {"Beijing", 116.4074, 39.9042},
-    {"Seoul", 126.9780, 37.5665},        {"Tokyo", 139.6503, 35.6762},
-    {"Sydney", 151.2093, -33.8688},      {"Melbourne", 144.9631, -37.8136},
-    {"Auckland", 174.7633, -36.8485},    {"Los Angeles", -118.2437, 34.0522},
-    {"San Francisco", -122.4194, 37.7749}, {"Seattle", -122.3321, 47.6062},
-    {"Vancouver", -123.1207, 49.2827},   {"Chicago", -87.6298, 41.8781},
-    {"Toronto", -79.3832, 43.6532},      {"New York", -74.0060, 40.7128},
-    {"Mexico City", -99.1332, 19.4326},  {"Bogot\xc3\xa1", -74.0721, 4.7110},
-    {"Lima", -77.0428, -12.0464},        {"S\xc3\xa3o Paulo", -46.6333, -23.5505},
-    {"Buenos Aires", -58.3816, -34.6037}, {"Santiago", -70.6693, -33.4489},
+    {"Berlin", 13.4050, 52.5200},
+    {"Paris", 2.3522, 48.8566},
+    {"London", -0.1276, 51.5072},
+    {"Madrid", -3.7038, 40.4168},
+    {"Rome", 12.4964, 41.9028},
+    {"Amsterdam", 4.9041, 52.3676},
+    {"Vienna", 16.3738, 48.2082},
+    {"Prague", 14.4378, 50.0755},
+    {"Warsaw", 21.0122, 52.2297},
+    {"Stockholm", 18.0686, 59.3293},
+    {"Oslo", 10.7522, 59.9139},
+    {"Copenhagen", 12.5683, 55.6761},
+    {"Helsinki", 24.9384, 60.1699},
+    {"Dublin", -6.2603, 53.3498},
+    {"Lisbon", -9.1393, 38.7223},
+    {"Athens", 23.7275, 37.9838},
+    {"Istanbul", 28.9784, 41.0082},
+    {"Moscow", 37.6173, 55.7558},
+    {"Reykjav\xc3\xadk", -21.9426, 64.1466},
+    {"Cairo", 31.2357, 30.0444},
+    {"Lagos", 3.3792, 6.5244},
+    {"Nairobi", 36.8219, -1.2921},
+    {"Johannesburg", 28.0473, -26.2041},
+    {"Cape Town", 18.4241, -33.9249},
+    {"Dubai", 55.2708, 25.2048},
+    {"Mumbai", 72.8777, 19.0760},
+    {"Delhi", 77.1025, 28.7041},
+    {"Bengaluru", 77.5946, 12.9716},
+    {"Singapore", 103.8198, 1.3521},
+    {"Bangkok", 100.5018, 13.7563},
+    {"Jakarta", 106.8456, -6.2088},
+    {"Hong Kong", 114.1694, 22.3193},
+    {"Shanghai", 121.4737, 31.2304},
+    {"Beijing", 116.4074, 39.9042},
+    {"Seoul", 126.9780, 37.5665},
+    {"Tokyo", 139.6503, 35.6762},
+    {"Sydney", 151.2093, -33.8688},
+    {"Melbourne", 144.9631, -37.8136},
+    {"Auckland", 174.7633, -36.8485},
+    {"Los Angeles", -118.2437, 34.0522},
+    {"San Francisco", -122.4194, 37.7749},
+    {"Seattle", -122.3321, 47.6062},
+    {"Vancouver", -123.1207, 49.2827},
+    {"Chicago", -87.6298, 41.8781},
+    {"Toronto", -79.3832, 43.6532},
+    {"New York", -74.0060, 40.7128},
+    {"Mexico City", -99.1332, 19.4326},
+    {"Bogot\xc3\xa1", -74.0721, 4.7110},
+    {"Lima", -77.0428, -12.0464},
+    {"S\xc3\xa3o Paulo", -46.6333, -23.5505},
+    {"Buenos Aires", -58.3816, -34.6037},
+    {"Santiago", -70.6693, -33.4489},
 };
 
-template<typename T, size_t N>
-constexpr int lengthOf(const T (&)[N])
+template <typename T, size_t N> constexpr int lengthOf(const T (&)[N])
 {
     return int(N);
 }
 
 // Bytes of a literal that may hold NULs, without its terminator.
-template<size_t N>
-QByteArray bytes(const char (&literal)[N])
+template <size_t N> QByteArray bytes(const char (&literal)[N])
 {
     return QByteArray(literal, qsizetype(N - 1));
 }
@@ -179,7 +202,8 @@ bool Demo::start(QString *error)
     const ScriptLibrary &library = ScriptLibrary::instance();
     for (const char *name : kScripts) {
         if (!library.find(QString::fromLatin1(name))) {
-            why = QStringLiteral("the demo needs the Lua script %1, which is not in the build").arg(QLatin1String(name));
+            why = QStringLiteral("the demo needs the Lua script %1, which is not in the build")
+                      .arg(QLatin1String(name));
             if (error)
                 *error = why;
             return false;
@@ -315,38 +339,35 @@ int Demo::between(int low, int high)
 QByteArray Demo::productJson(int id)
 {
     const QByteArray name = QByteArray(kAdjectives[id % lengthOf(kAdjectives)]) + ' '
-                            + QByteArray(kNouns[(id / lengthOf(kAdjectives)) % lengthOf(kNouns)]);
+        + QByteArray(kNouns[(id / lengthOf(kAdjectives)) % lengthOf(kNouns)]);
     return "{\"id\":" + num(id) + ",\"sku\":\"SKU-" + num(id).rightJustified(6, '0') + "\",\"name\":\"" + name
-           + "\",\"category\":" + num(id % 20 + 1) + ",\"price_cents\":" + num(between(299, 49999))
-           + ",\"currency\":\"EUR\",\"stock\":" + num(between(0, 250)) + ",\"updated_at\":" + num(nowMs())
-           + ",\"v\":2}";
+        + "\",\"category\":" + num(id % 20 + 1) + ",\"price_cents\":" + num(between(299, 49999))
+        + ",\"currency\":\"EUR\",\"stock\":" + num(between(0, 250)) + ",\"updated_at\":" + num(nowMs()) + ",\"v\":2}";
 }
 
 QByteArray Demo::jobJson(int id)
 {
     static const char *const types[] = {"send_reminder", "expire_trial", "retry_payment", "publish_post"};
-    return "{\"id\":" + num(id) + ",\"type\":\"" + QByteArray(types[id % lengthOf(types)]) + "\",\"user_id\":"
-           + num(kFirstUser + id % kUsers) + '}';
+    return "{\"id\":" + num(id) + ",\"type\":\"" + QByteArray(types[id % lengthOf(types)])
+        + "\",\"user_id\":" + num(kFirstUser + id % kUsers) + '}';
 }
 
 QByteArray Demo::emailJob(int id, qint64 enqueuedAtMs)
 {
     return "{\"id\":\"em-" + num(id) + "\",\"template\":\"" + QByteArray(kTemplates[id % lengthOf(kTemplates)])
-           + "\",\"user_id\":" + num(kFirstUser + id % kUsers) + ",\"enqueued_at\":" + num(enqueuedAtMs) + '}';
+        + "\",\"user_id\":" + num(kFirstUser + id % kUsers) + ",\"enqueued_at\":" + num(enqueuedAtMs) + '}';
 }
 
 QByteArray Demo::newSession(Batch &b, int userId, qint64 createdMs, qint64 ttlMs)
 {
-    static const char *const agents[] = {"Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0",
-                                         "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) Safari/605.1.15",
-                                         "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/126.0",
-                                         "RedisLensDemo/1.0 (Android 14)"};
+    static const char *const agents[] = {
+        "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0", "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) Safari/605.1.15",
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/126.0", "RedisLensDemo/1.0 (Android 14)"};
     const QByteArray id = hex(16);
     const QByteArray key = sessionKey(id);
     b.add({"HSET", key, "user_id", num(userId), "created_at", num(createdMs), "last_seen",
-           num(createdMs + between(0, 600) * 1000), "csrf_token", hex(16), "ip",
-           "198.51.100." + num(between(1, 254)), "user_agent", agents[between(0, lengthOf(agents) - 1)], "locale",
-           (userId % 3 == 0) ? "de-DE" : "en-GB"});
+           num(createdMs + between(0, 600) * 1000), "csrf_token", hex(16), "ip", "198.51.100." + num(between(1, 254)),
+           "user_agent", agents[between(0, lengthOf(agents) - 1)], "locale", (userId % 3 == 0) ? "de-DE" : "en-GB"});
     if (ttlMs > 0)
         b.add({"PEXPIRE", key, num(ttlMs)});
     return id;
@@ -391,9 +412,8 @@ void Demo::seed()
     for (int i = 0; i < batches; ++i) {
         const QList<RedisCommand> part = b.commands.mid(qsizetype(i) * kSeedBatchSize, kSeedBatchSize);
         const int remaining = batches - 1 - i;
-        m_client->sendBatch(part, this, [this, part, remaining](const RedisReply &reply) {
-            onSeedBatch(reply, part, remaining);
-        });
+        m_client->sendBatch(part, this,
+                            [this, part, remaining](const RedisReply &reply) { onSeedBatch(reply, part, remaining); });
     }
 }
 
@@ -454,9 +474,10 @@ void Demo::seedCaches(Batch &b)
     for (int u = 0; u < kUsers; ++u) {
         const int id = kFirstUser + u;
         const QByteArray json = "{\"id\":" + num(id) + ",\"display_name\":\"user" + num(id) + "\",\"plan\":\""
-                                + QByteArray(u % 4 == 0 ? "pro" : "free") + "\",\"created_at\":"
-                                + num(now - qint64(between(1, 900)) * kDay) + '}';
-        b.add({"SET", "app:user:" + num(id) + ":profile", json, "PX", num(30 * kMinute + m_rng.bounded(qint64(5 * kMinute)))});
+            + QByteArray(u % 4 == 0 ? "pro" : "free") + "\",\"created_at\":" + num(now - qint64(between(1, 900)) * kDay)
+            + '}';
+        b.add({"SET", "app:user:" + num(id) + ":profile", json, "PX",
+               num(30 * kMinute + m_rng.bounded(qint64(5 * kMinute)))});
     }
     // A namespace written without jitter: every price expires in the same second.
     const qint64 priceExpiry = (now / 1000 + 600) * 1000;
@@ -482,7 +503,8 @@ void Demo::seedCaches(Batch &b)
     for (int i = 0; i < 20; ++i) {
         const QByteArray key = "app:report:sales:" + QByteArray(regions[i % 4]) + ':' + num(2026 * 100 + i / 4 + 1);
         b.add({"SET", key,
-               "{\"value\":{\"orders\":" + num(between(100, 9000)) + ",\"revenue_cents\":" + num(between(10000, 9000000))
+               "{\"value\":{\"orders\":" + num(between(100, 9000))
+                   + ",\"revenue_cents\":" + num(between(10000, 9000000))
                    + "},\"logical_expires_at\":" + num(now + between(1, 10) * kMinute) + '}',
                "PX", num(kHour + m_rng.bounded(qint64(10 * kMinute)))});
     }
@@ -561,8 +583,8 @@ void Demo::seedRateLimits(Batch &b)
         const QByteArray key = "bucket:api:client-" + num(c);
         const int calls = between(1, kBucketCapacity + 10);
         for (int i = 0; i < calls; ++i) {
-            b.add(script("token_bucket", {key},
-                         {num(kBucketCapacity), num(kBucketRate), num(now - 3000 + i * 40), "1"}));
+            b.add(
+                script("token_bucket", {key}, {num(kBucketCapacity), num(kBucketRate), num(now - 3000 + i * 40), "1"}));
         }
     }
 }
@@ -649,11 +671,10 @@ void Demo::seedStreams(Batch &b)
         int deliveries;
     };
     static const Stuck stuck[] = {
-        {0, "worker-1", 95, 17}, {1, "worker-1", 80, 25}, {2, "worker-1", 70, 12}, // poison
-        {5, "worker-1", 60, 2},  {10, "worker-1", 45, 1}, {20, "worker-1", 30, 3},
-        {30, "worker-1", 20, 1}, {40, "worker-1", 12, 2}, {50, "worker-1", 5, 1},
-        {55, "worker-1", -90, 1}, {58, "worker-1", -20, 1}, {59, "worker-1", -3, 1},
-        {60, "worker-2", 40, 4}, {70, "worker-2", 10, 1}, {85, "worker-2", 2, 1},
+        {0, "worker-1", 95, 17},  {1, "worker-1", 80, 25}, {2, "worker-1", 70, 12}, // poison
+        {5, "worker-1", 60, 2},   {10, "worker-1", 45, 1}, {20, "worker-1", 30, 3},  {30, "worker-1", 20, 1},
+        {40, "worker-1", 12, 2},  {50, "worker-1", 5, 1},  {55, "worker-1", -90, 1}, {58, "worker-1", -20, 1},
+        {59, "worker-1", -3, 1},  {60, "worker-2", 40, 4}, {70, "worker-2", 10, 1},  {85, "worker-2", 2, 1},
         {95, "worker-2", -30, 1}, {98, "worker-2", -8, 1}, {99, "worker-2", -1, 1},
     };
     QSet<int> keep;
@@ -683,8 +704,8 @@ void Demo::seedStreams(Batch &b)
     static const char *const actions[] = {"login", "update_profile", "export", "delete_item", "grant_role"};
     for (int i = 0; i < 300; ++i) {
         b.add({"XADD", "events:audit", num(auditFirst + qint64(i) * 70000) + "-0", "actor",
-               "user:" + num(kFirstUser + between(0, kUsers - 1)), "action", actions[i % lengthOf(actions)],
-               "target", "app:product:" + num(between(1, kProducts))});
+               "user:" + num(kFirstUser + between(0, kUsers - 1)), "action", actions[i % lengthOf(actions)], "target",
+               "app:product:" + num(between(1, kProducts))});
     }
 }
 
@@ -769,7 +790,10 @@ void Demo::seedMisc(Batch &b)
 
     // Bytes, not strings: names with a NUL, with invalid UTF-8 and a newline, binary values,
     // and one big blob (which also shows what "blobs belong in an object store" means).
-    b.add({"SET", bytes("bin:nul\x00" "name"), "a key whose name holds a NUL byte"});
+    b.add({"SET",
+           bytes("bin:nul\x00"
+                 "name"),
+           "a key whose name holds a NUL byte"});
     b.add({"SET", bytes("bin:\xff\xfe-not-utf8"), bytes("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")});
     b.add({"SET", bytes("bin:\x00\xff\nkey"), bytes("line one\nline two\x00\xff\xfe")});
     QByteArray blob;
@@ -777,8 +801,8 @@ void Demo::seedMisc(Batch &b)
     blob += "order_id,user_id,amount_cents,currency,created_at\n";
     const qint64 start = nowMs() - 30 * kDay;
     for (int row = 0; blob.size() < 2 * 1024 * 1024; ++row) {
-        blob += num(1000000 + row) + ',' + num(kFirstUser + row % kUsers) + ',' + num(between(500, 250000))
-                + ",EUR," + num(start + qint64(row) * 1000) + '\n';
+        blob += num(1000000 + row) + ',' + num(kFirstUser + row % kUsers) + ',' + num(between(500, 250000)) + ",EUR,"
+            + num(start + qint64(row) * 1000) + '\n';
     }
     b.add({"SET", "blob:export:orders.csv", blob});
 }
@@ -820,7 +844,8 @@ void Demo::onTick()
         const int id = r.first.mid(12).toInt();
         const int category = id % 20 + 1;
         const QByteArray tag = "tag:category:" + num(category);
-        b.add({"SET", r.first, productJson(id), "PX", num(kHour + m_rng.bounded(qint64(-6 * kMinute), qint64(6 * kMinute)))});
+        b.add({"SET", r.first, productJson(id), "PX",
+               num(kHour + m_rng.bounded(qint64(-6 * kMinute), qint64(6 * kMinute)))});
         b.add({"SADD", tag, r.first});
         b.add({"PEXPIRE", tag, num(category == 13 ? 2 * kMinute : 2 * kHour + 30 * kMinute)});
         b.add(script("lock_release", {r.first + ":lock"}, {r.second}));
@@ -918,10 +943,11 @@ void Demo::onTick()
     for (int i = 0; i < 2; ++i) {
         const QByteArray key = "lock:" + QByteArray(kLockResources[between(0, lengthOf(kLockResources) - 1)]);
         const QByteArray token = hex(16);
-        b.add(script("lock_acquire", {key}, {token, num(between(5, 30) * 1000)}), [this, key, token](const RedisValue &v) {
-            if (v.at(0).toInteger() == 1)
-                m_locks.append(HeldLock{key, token, 0});
-        });
+        b.add(script("lock_acquire", {key}, {token, num(between(5, 30) * 1000)}),
+              [this, key, token](const RedisValue &v) {
+                  if (v.at(0).toInteger() == 1)
+                      m_locks.append(HeldLock{key, token, 0});
+              });
     }
 
     // Leaderboard of the day, capped so it cannot grow without bound.
@@ -954,7 +980,8 @@ void Demo::onTick()
     }
     if (m_ticks % 20 == 19 && !m_leftPending.isEmpty()) {
         const QByteArray id = m_leftPending.takeFirst();
-        b.add(script("stream_dead_letter", {stream, "events:orders:dead"}, {"billing", id, "gave up after retries", "10000"}));
+        b.add(script("stream_dead_letter", {stream, "events:orders:dead"},
+                     {"billing", id, "gave up after retries", "10000"}));
     }
     const QByteArray consumer = m_ticks % 2 ? "worker-1" : "worker-2";
     b.add({"XREADGROUP", "GROUP", "billing", consumer, "COUNT", "6", "STREAMS", stream, ">"},
@@ -973,12 +1000,10 @@ void Demo::onTick()
     m_processing.clear();
     const int enqueue = between(1, 4);
     for (int i = 0; i < enqueue; ++i) {
-        b.add({"LPUSH", "q:email", emailJob(m_nextEmail++, now)}, [this](const RedisValue &v) {
-            m_queueLength = v.toInteger();
-        });
+        b.add({"LPUSH", "q:email", emailJob(m_nextEmail++, now)},
+              [this](const RedisValue &v) { m_queueLength = v.toInteger(); });
     }
-    const bool hasLmove = m_client->facts().version.isNull()
-                          || m_client->facts().version >= QVersionNumber(6, 2);
+    const bool hasLmove = m_client->facts().version.isNull() || m_client->facts().version >= QVersionNumber(6, 2);
     const int take = m_queueLength > 300 ? 8 : 3;
     for (int i = 0; i < take; ++i) {
         RedisCommand move = hasLmove ? RedisCommand{"LMOVE", "q:email", "q:email:proc:worker-2", "RIGHT", "LEFT"}

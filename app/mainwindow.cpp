@@ -5,37 +5,37 @@
 #include "cachespanel.h"
 #include "consolepanel.h"
 #include "demo.h"
-#include "keybrowser.h"
 #include "geo.h"
 #include "geopanel.h"
+#include "keybrowser.h"
 #include "keytreemodel.h"
 #include "leaderboardpanel.h"
 #include "lockspanel.h"
 #include "luaeditor.h"
 #include "memorypanel.h"
+#include "overviewpanel.h"
 #include "patternindex.h"
 #include "patternrules.h"
 #include "queuespanel.h"
 #include "ratelimitspanel.h"
+#include "redisclient.h"
 #include "ruleseditor.h"
 #include "scriptlibrary.h"
 #include "sessionspanel.h"
-#include "streams.h"
-#include "streamspanel.h"
-#include "overviewpanel.h"
+#include "settings.h"
 #include "slowlogmodel.h"
 #include "slowlogpanel.h"
+#include "streams.h"
+#include "streamspanel.h"
 #include "ttlpanel.h"
-#include "redisclient.h"
-#include "settings.h"
 #include "valueview.h"
 
 #include <QApplication>
 #include <QClipboard>
-#include <QElapsedTimer>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -75,9 +75,8 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
         onStateChanged(); // the facts (version, read-only) arrive with ready, after the state
         openPendingKey();
     });
-    connect(m_client, &RedisClient::connectionError, this, [this](const RedisError &e) {
-        onConnectionError(e.message, e.kind == RedisError::Kind::Auth);
-    });
+    connect(m_client, &RedisClient::connectionError, this,
+            [this](const RedisError &e) { onConnectionError(e.message, e.kind == RedisError::Kind::Auth); });
 }
 
 MainWindow::~MainWindow()
@@ -89,11 +88,11 @@ MainWindow::~MainWindow()
 
 QStringList MainWindow::panelNames()
 {
-    return {QStringLiteral("keys"),    QStringLiteral("value"),  QStringLiteral("overview"),
-            QStringLiteral("ttl"),     QStringLiteral("slowlog"), QStringLiteral("memory"),
-            QStringLiteral("leaderboard"), QStringLiteral("geo"), QStringLiteral("streams"),
-            QStringLiteral("queues"),  QStringLiteral("locks"),  QStringLiteral("ratelimits"),
-            QStringLiteral("sessions"), QStringLiteral("caches"), QStringLiteral("console")};
+    return {QStringLiteral("keys"),        QStringLiteral("value"),   QStringLiteral("overview"),
+            QStringLiteral("ttl"),         QStringLiteral("slowlog"), QStringLiteral("memory"),
+            QStringLiteral("leaderboard"), QStringLiteral("geo"),     QStringLiteral("streams"),
+            QStringLiteral("queues"),      QStringLiteral("locks"),   QStringLiteral("ratelimits"),
+            QStringLiteral("sessions"),    QStringLiteral("caches"),  QStringLiteral("console")};
 }
 
 void MainWindow::buildUi()
@@ -158,9 +157,8 @@ void MainWindow::buildUi()
     addPanel(m_streams, QStringLiteral("streams"), tr("Streams"));
     // The user's pattern rules live beside the settings, one file for every connection, and
     // are picked up live when edited.
-    m_rulesFile = new PatternRulesFile(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation)
-                                           + QStringLiteral("/rules.json"),
-                                       this);
+    m_rulesFile = new PatternRulesFile(
+        QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/rules.json"), this);
     // Sampling for the classifier runs on the scan connection, paced like the scan.
     m_patterns = new PatternIndex(m_scanClient, this);
     m_patterns->setRules(m_rulesFile->rules());
@@ -240,8 +238,9 @@ void MainWindow::buildUi()
             m_browser->removeKey(key);
     });
     connect(m_rulesFile, &PatternRulesFile::rulesChanged, m_patterns, &PatternIndex::setRules);
-    connect(m_rulesFile, &PatternRulesFile::loadFailed, this,
-            [this](const QString &message) { statusBar()->showMessage(tr("Pattern rules not reloaded: %1").arg(message), 15000); });
+    connect(m_rulesFile, &PatternRulesFile::loadFailed, this, [this](const QString &message) {
+        statusBar()->showMessage(tr("Pattern rules not reloaded: %1").arg(message), 15000);
+    });
     connect(m_geoDetector, &GeoDetector::verdict, this, [this](const QByteArray &key, ZSetKind kind) {
         if (kind == ZSetKind::Geo)
             m_browser->setTypeHint(key, KeyTreeModel::TypeHint::Geo);
@@ -279,9 +278,9 @@ void MainWindow::buildMenus()
     connect(memory, &QAction::toggled, m_settings, &Settings::setShowMemory);
     view->addAction(tr("Namespace &separator…"), this, [this] {
         bool ok = false;
-        const QString sep = QInputDialog::getText(this, tr("Namespace separator"),
-                                                  tr("Split key names into folders at:"), QLineEdit::Normal,
-                                                  QString::fromUtf8(m_settings->separator()), &ok);
+        const QString sep
+            = QInputDialog::getText(this, tr("Namespace separator"), tr("Split key names into folders at:"),
+                                    QLineEdit::Normal, QString::fromUtf8(m_settings->separator()), &ok);
         if (ok)
             m_settings->setSeparator(sep.toUtf8());
     });
@@ -306,11 +305,12 @@ void MainWindow::buildMenus()
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About RedisLens"), this, [this] {
-        QMessageBox::about(this, tr("About RedisLens"),
-                           tr("<b>RedisLens %1</b><p>Shows the state of Redis patterns.</p>"
-                              "<p>%2</p>"
-                              "<p>Licensed under the GNU GPL, version 3 or later.</p>")
-                               .arg(QStringLiteral(REDISLENS_VERSION), LuaEditor::highlightingStatus().toHtmlEscaped()));
+        QMessageBox::about(
+            this, tr("About RedisLens"),
+            tr("<b>RedisLens %1</b><p>Shows the state of Redis patterns.</p>"
+               "<p>%2</p>"
+               "<p>Licensed under the GNU GPL, version 3 or later.</p>")
+                .arg(QStringLiteral(REDISLENS_VERSION), LuaEditor::highlightingStatus().toHtmlEscaped()));
     });
 }
 
@@ -335,7 +335,8 @@ void MainWindow::attachDemo(Demo *demo)
         if (m_demo)
             m_demo->startSimulation();
     });
-    connect(demo, &Demo::failed, this, [this](const QString &why) { onConnectionError(tr("Demo: %1").arg(why), false); });
+    connect(demo, &Demo::failed, this,
+            [this](const QString &why) { onConnectionError(tr("Demo: %1").arg(why), false); });
     updateTitle();
 }
 
@@ -397,8 +398,9 @@ void MainWindow::askPassword()
     bool ok = false;
     const QString password = QInputDialog::getText(
         this, tr("Password"),
-        m_profile.username.isEmpty() ? tr("Password for %1:").arg(m_profile.displayName())
-                                     : tr("Password for user %1 on %2:").arg(m_profile.username, m_profile.displayName()),
+        m_profile.username.isEmpty()
+            ? tr("Password for %1:").arg(m_profile.displayName())
+            : tr("Password for user %1 on %2:").arg(m_profile.username, m_profile.displayName()),
         QLineEdit::Password, QString(), &ok);
     if (!ok)
         return;
@@ -420,7 +422,8 @@ void MainWindow::addPanel(Panel *panel, const QString &name, const QString &titl
     connect(panel, &Panel::filterKeysRequested, this, [this](const KeyFilter &filter) {
         // An empty filter is a panel's "show everything again".
         m_browser->setFilter(filter);
-        statusBar()->showMessage(filter.isEmpty() ? tr("Key browser: every key") : tr("Key browser: %1").arg(filter.label), 4000);
+        statusBar()->showMessage(
+            filter.isEmpty() ? tr("Key browser: every key") : tr("Key browser: %1").arg(filter.label), 4000);
     });
 }
 
@@ -470,9 +473,9 @@ void MainWindow::deliverPatterns()
     if (due(m_sessions))
         m_sessions->setMatches(of({PatternKind::Session, PatternKind::SessionIndex}));
     if (due(m_caches))
-        m_caches->setMatches(of({PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet,
-                                 PatternKind::DedupSet, PatternKind::DedupKey, PatternKind::Counter,
-                                 PatternKind::HyperLogLog}));
+        m_caches->setMatches(
+            of({PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet, PatternKind::DedupSet,
+                PatternKind::DedupKey, PatternKind::Counter, PatternKind::HyperLogLog}));
     if (due(m_browser))
         m_browser->setPatternMatches(m_patterns->matches());
 }
@@ -713,12 +716,11 @@ void MainWindow::finishScreenshot()
 void MainWindow::deleteKey(const QByteArray &key, bool confirm)
 {
     if (confirm) {
-        const auto answer = QMessageBox::question(
-            this, tr("Delete key"),
-            tr("Delete the key %1 (%2 bytes) from %3?\nThis cannot be undone.")
-                .arg(bytesescape::quoteIfNeeded(key.left(512)))
-                .arg(key.size())
-                .arg(m_profile.displayName()));
+        const auto answer = QMessageBox::question(this, tr("Delete key"),
+                                                  tr("Delete the key %1 (%2 bytes) from %3?\nThis cannot be undone.")
+                                                      .arg(bytesescape::quoteIfNeeded(key.left(512)))
+                                                      .arg(key.size())
+                                                      .arg(m_profile.displayName()));
         if (answer != QMessageBox::Yes)
             return;
     }
@@ -733,8 +735,9 @@ void MainWindow::deleteKey(const QByteArray &key, bool confirm)
         m_patterns->removeKey(key);
         if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == key)
             m_valueView->clear();
-        statusBar()->showMessage(r.value().toInteger() == 1 ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))
-                                                             : tr("%1 was already gone").arg(bytesescape::quoteIfNeeded(key.left(80))),
+        statusBar()->showMessage(r.value().toInteger() == 1
+                                     ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))
+                                     : tr("%1 was already gone").arg(bytesescape::quoteIfNeeded(key.left(80))),
                                  5000);
         Q_EMIT keyDeleted(key);
     });
@@ -743,9 +746,9 @@ void MainWindow::deleteKey(const QByteArray &key, bool confirm)
 void MainWindow::promptRename(const QByteArray &key)
 {
     bool ok = false;
-    const QString text = QInputDialog::getText(this, tr("Rename key"),
-                                               tr("New name (\\xNN escapes allowed). The rename fails if the name is taken."),
-                                               QLineEdit::Normal, bytesescape::escape(key), &ok);
+    const QString text = QInputDialog::getText(
+        this, tr("Rename key"), tr("New name (\\xNN escapes allowed). The rename fails if the name is taken."),
+        QLineEdit::Normal, bytesescape::escape(key), &ok);
     if (!ok)
         return;
     QString error;
@@ -760,16 +763,18 @@ void MainWindow::promptRename(const QByteArray &key)
 void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool confirm)
 {
     if (confirm
-        && QMessageBox::question(this, tr("Rename key"),
-                                 tr("Rename %1 to %2?").arg(bytesescape::quoteIfNeeded(from.left(256)),
-                                                            bytesescape::quoteIfNeeded(to.left(256))))
-               != QMessageBox::Yes)
+        && QMessageBox::question(
+               this, tr("Rename key"),
+               tr("Rename %1 to %2?")
+                   .arg(bytesescape::quoteIfNeeded(from.left(256)), bytesescape::quoteIfNeeded(to.left(256))))
+            != QMessageBox::Yes)
         return;
     // RENAMENX: never overwrite a key the user did not name.
     m_client->send({"RENAMENX", from, to}, this, [this, from, to](const RedisReply &r) {
         const RedisError err = r.firstError();
         if (err || r.value(0).toInteger() != 1) {
-            const QString why = err ? err.message : tr("a key named %1 already exists").arg(bytesescape::quoteIfNeeded(to.left(80)));
+            const QString why
+                = err ? err.message : tr("a key named %1 already exists").arg(bytesescape::quoteIfNeeded(to.left(80)));
             statusBar()->showMessage(tr("Rename failed: %1").arg(why), 8000);
             Q_EMIT operationFailed(why);
             return;

@@ -7,10 +7,8 @@ namespace {
 constexpr int kDefaultScanRate = 50000;
 }
 
-Settings::Settings(QObject *parent)
-    : QObject(parent), m_settings(new QSettings())
-{
-}
+Settings::Settings(QObject *parent) : QObject(parent), m_settings(new QSettings())
+{ }
 
 Settings::~Settings()
 {

@@ -33,9 +33,8 @@ struct FieldSpec
 
 // The order a header must follow.
 constexpr FieldSpec kFields[] = {
-    {"name", Field::Name, false},          {"purpose", Field::Purpose, false},
-    {"keys", Field::Keys, true},           {"argv", Field::Argv, true},
-    {"writes", Field::Writes, false},      {"single-slot", Field::SingleSlot, false},
+    {"name", Field::Name, false},       {"purpose", Field::Purpose, false}, {"keys", Field::Keys, true},
+    {"argv", Field::Argv, true},        {"writes", Field::Writes, false},   {"single-slot", Field::SingleSlot, false},
     {"returns", Field::Returns, false},
 };
 constexpr int kFieldCount = int(sizeof(kFields) / sizeof(kFields[0]));
@@ -64,7 +63,8 @@ bool parseYesNo(const QString &value, bool *out)
 
 std::optional<ScriptParam> parseParam(const QString &value, QString *why)
 {
-    static const QRegularExpression re(QStringLiteral("^([a-z_][a-z0-9_]*)(\\.\\.\\.)? = (\\S(?:.*\\S)?) \\| (\\S.*)$"));
+    static const QRegularExpression re(
+        QStringLiteral("^([a-z_][a-z0-9_]*)(\\.\\.\\.)? = (\\S(?:.*\\S)?) \\| (\\S.*)$"));
     const QRegularExpressionMatch m = re.match(value);
     if (!m.hasMatch()) {
         *why = QStringLiteral("expected \"name = example | meaning\", got \"%1\"").arg(value);
@@ -110,8 +110,8 @@ const ScriptLibrary &ScriptLibrary::instance()
 
 const ScriptInfo *ScriptLibrary::find(const QString &name) const
 {
-    const auto it = std::find_if(m_scripts.cbegin(), m_scripts.cend(),
-                                 [&name](const ScriptInfo &s) { return s.name == name; });
+    const auto it
+        = std::find_if(m_scripts.cbegin(), m_scripts.cend(), [&name](const ScriptInfo &s) { return s.name == name; });
     return it == m_scripts.cend() ? nullptr : &*it;
 }
 
@@ -171,13 +171,15 @@ std::optional<ScriptInfo> ScriptLibrary::parse(const QString &fileName, const QB
         if (index < 0)
             return fail(lineNo, QStringLiteral("unknown header field \"%1\"").arg(label));
         if (index < expected || (seen[index] && !kFields[index].repeatable))
-            return fail(lineNo, QStringLiteral("\"%1\" is out of order or repeated (order: name, purpose, keys, "
-                                               "argv, writes, single-slot, returns)")
-                                    .arg(label));
+            return fail(lineNo,
+                        QStringLiteral("\"%1\" is out of order or repeated (order: name, purpose, keys, "
+                                       "argv, writes, single-slot, returns)")
+                            .arg(label));
         for (int skipped = expected; skipped < index; ++skipped) {
             if (!kFields[skipped].repeatable && !seen[skipped])
-                return fail(lineNo, QStringLiteral("\"%1\" is missing before \"%2\"")
-                                        .arg(QLatin1String(kFields[skipped].label), label));
+                return fail(lineNo,
+                            QStringLiteral("\"%1\" is missing before \"%2\"")
+                                .arg(QLatin1String(kFields[skipped].label), label));
         }
         seen[index] = true;
         expected = kFields[index].repeatable ? index : index + 1;
@@ -189,13 +191,12 @@ std::optional<ScriptInfo> ScriptLibrary::parse(const QString &fileName, const QB
                 return fail(lineNo, QStringLiteral("name \"%1\" must be lower_case_with_underscores").arg(value));
             const QString base = QFileInfo(shownName).completeBaseName();
             if (!fileName.isEmpty() && base != value)
-                return fail(lineNo, QStringLiteral("name \"%1\" does not match the file name \"%2\"").arg(value, shownName));
+                return fail(lineNo,
+                            QStringLiteral("name \"%1\" does not match the file name \"%2\"").arg(value, shownName));
             info.name = value;
             break;
         }
-        case Field::Purpose:
-            info.purpose = value;
-            break;
+        case Field::Purpose: info.purpose = value; break;
         case Field::Keys:
         case Field::Argv: {
             const bool isKeys = kFields[index].field == Field::Keys;
@@ -223,9 +224,7 @@ std::optional<ScriptInfo> ScriptLibrary::parse(const QString &fileName, const QB
             if (!parseYesNo(value, &info.singleSlot))
                 return fail(lineNo, QStringLiteral("single-slot must be \"yes\" or \"no\", got \"%1\"").arg(value));
             break;
-        case Field::Returns:
-            info.returns = value;
-            break;
+        case Field::Returns: info.returns = value; break;
         }
     }
 

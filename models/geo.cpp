@@ -35,12 +35,9 @@ QByteArray num(double v)
 QString zsetKindName(ZSetKind kind)
 {
     switch (kind) {
-    case ZSetKind::Geo:
-        return QStringLiteral("geo");
-    case ZSetKind::TimeScheduled:
-        return QStringLiteral("scheduled");
-    case ZSetKind::Leaderboard:
-        break;
+    case ZSetKind::Geo: return QStringLiteral("geo");
+    case ZSetKind::TimeScheduled: return QStringLiteral("scheduled");
+    case ZSetKind::Leaderboard: break;
     }
     return QStringLiteral("leaderboard");
 }
@@ -83,12 +80,9 @@ ZSetKind classifyZSetSample(const QList<double> &scores, const QList<std::option
 QByteArray geoUnitArg(GeoUnit unit)
 {
     switch (unit) {
-    case GeoUnit::M:
-        return "m";
-    case GeoUnit::Mi:
-        return "mi";
-    case GeoUnit::Km:
-        break;
+    case GeoUnit::M: return "m";
+    case GeoUnit::Mi: return "mi";
+    case GeoUnit::Km: break;
     }
     return "km";
 }
@@ -101,12 +95,9 @@ QString geoUnitName(GeoUnit unit)
 double geoUnitMetres(GeoUnit unit)
 {
     switch (unit) {
-    case GeoUnit::M:
-        return 1;
-    case GeoUnit::Mi:
-        return 1609.34; // Redis's mile
-    case GeoUnit::Km:
-        break;
+    case GeoUnit::M: return 1;
+    case GeoUnit::Mi: return 1609.34; // Redis's mile
+    case GeoUnit::Km: break;
     }
     return 1000;
 }
@@ -341,7 +332,8 @@ void GeoDetector::round()
                     for (const RedisValue &p : v.elements()) {
                         bool a = false, b = false;
                         GeoPoint pt{p.at(0).toDouble(&a), p.at(1).toDouble(&b)};
-                        positions.append(p.isArray() && p.size() >= 2 && a && b ? std::optional<GeoPoint>(pt) : std::nullopt);
+                        positions.append(p.isArray() && p.size() >= 2 && a && b ? std::optional<GeoPoint>(pt)
+                                                                                : std::nullopt);
                     }
                 }
                 const ZSetKind kind = classifyZSetSample(c.scores, positions, now);
@@ -358,11 +350,13 @@ void GeoDetector::round()
 QString GeoSample::description() const
 {
     if (sampled)
-        return QObject::tr("showing %1 of %2 (sampled)").arg(format::count(quint64(points.size())), format::count(quint64(zcard)));
+        return QObject::tr("showing %1 of %2 (sampled)")
+            .arg(format::count(quint64(points.size())), format::count(quint64(zcard)));
     return QObject::tr("all %1 members").arg(format::count(quint64(points.size())));
 }
 
-GeoSampler::GeoSampler(RedisClient *client, QObject *parent) : QObject(parent), m_client(client) {}
+GeoSampler::GeoSampler(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
 
 void GeoSampler::cancel()
 {
@@ -406,8 +400,8 @@ void GeoSampler::fetch(qint64 zcard)
         constexpr int kWindows = 50;
         for (int i = 0; i < kWindows; ++i) {
             const qint64 start = zcard * i / kWindows;
-            cmds.append({"ZRANGE", m_key, QByteArray::number(start),
-                         QByteArray::number(start + kSample / kWindows - 1), "WITHSCORES"});
+            cmds.append({"ZRANGE", m_key, QByteArray::number(start), QByteArray::number(start + kSample / kWindows - 1),
+                         "WITHSCORES"});
         }
     }
     if (cmds.isEmpty()) {
@@ -435,7 +429,8 @@ void GeoSampler::finish(const GeoSample &sample)
 
 // --- GeoSearch ---
 
-GeoSearch::GeoSearch(RedisClient *client, QObject *parent) : QObject(parent), m_client(client) {}
+GeoSearch::GeoSearch(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
 
 void GeoSearch::search(const GeoQuery &query)
 {
@@ -454,7 +449,8 @@ void GeoSearch::search(const GeoQuery &query)
         bool ok = false;
         const QList<GeoMember> results = parseGeoSearchReply(r.value(), &ok);
         if (!ok) {
-            Q_EMIT failed(tr("Unexpected reply to %1").arg(QString::fromUtf8(geoSearchCommand(query, hasGeoSearch(m_client)).value(0))));
+            Q_EMIT failed(tr("Unexpected reply to %1")
+                              .arg(QString::fromUtf8(geoSearchCommand(query, hasGeoSearch(m_client)).value(0))));
             return;
         }
         Q_EMIT resultsReady(query, results);
@@ -507,30 +503,24 @@ QVariant GeoPointsModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case MemberColumn:
-            return bytesescape::escape(m.member);
+        case MemberColumn: return bytesescape::escape(m.member);
         case DistanceColumn:
-            return m.distance < 0 ? QString() : QString::number(m.distance, 'f', m_unit == GeoUnit::M ? 1 : 3) % u' ' % geoUnitName(m_unit);
-        case LongitudeColumn:
-            return QString::number(m.pos.lon, 'f', 6);
-        case LatitudeColumn:
-            return QString::number(m.pos.lat, 'f', 6);
+            return m.distance < 0
+                ? QString()
+                : QString::number(m.distance, 'f', m_unit == GeoUnit::M ? 1 : 3) % u' ' % geoUnitName(m_unit);
+        case LongitudeColumn: return QString::number(m.pos.lon, 'f', 6);
+        case LatitudeColumn: return QString::number(m.pos.lat, 'f', 6);
         }
         break;
     case SortRole:
         switch (index.column()) {
-        case MemberColumn:
-            return m.member;
-        case DistanceColumn:
-            return m.distance;
-        case LongitudeColumn:
-            return m.pos.lon;
-        case LatitudeColumn:
-            return m.pos.lat;
+        case MemberColumn: return m.member;
+        case DistanceColumn: return m.distance;
+        case LongitudeColumn: return m.pos.lon;
+        case LatitudeColumn: return m.pos.lat;
         }
         break;
-    case MemberBytesRole:
-        return m.member;
+    case MemberBytesRole: return m.member;
     case Qt::TextAlignmentRole:
         if (index.column() != MemberColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -544,14 +534,10 @@ QVariant GeoPointsModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case MemberColumn:
-        return tr("Member");
-    case DistanceColumn:
-        return tr("Distance");
-    case LongitudeColumn:
-        return tr("Longitude");
-    case LatitudeColumn:
-        return tr("Latitude");
+    case MemberColumn: return tr("Member");
+    case DistanceColumn: return tr("Distance");
+    case LongitudeColumn: return tr("Longitude");
+    case LatitudeColumn: return tr("Latitude");
     }
     return {};
 }

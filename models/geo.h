@@ -23,8 +23,7 @@ QString zsetKindName(ZSetKind kind); // "leaderboard", "geo", "scheduled"
 // Decides from a small sample. 'scores' are the sampled scores (any order); 'positions' are
 // GEOPOS answers for the members of the first positions.size() scores (nullopt for a nil),
 // empty when GEOPOS was not asked or failed. 'nowMs' is the wall clock.
-ZSetKind classifyZSetSample(const QList<double> &scores, const QList<std::optional<GeoPoint>> &positions,
-                            qint64 nowMs);
+ZSetKind classifyZSetSample(const QList<double> &scores, const QList<std::optional<GeoPoint>> &positions, qint64 nowMs);
 
 enum class GeoUnit : quint8 { M, Km, Mi };
 QByteArray geoUnitArg(GeoUnit unit); // "m", "km", "mi"

@@ -15,9 +15,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Counters that only grow while the server runs; a decrease means they were reset.
 const char *const kCounters[] = {
-    "total_commands_processed", "total_net_input_bytes", "total_net_output_bytes",
-    "keyspace_hits",            "keyspace_misses",       "expired_keys",
-    "evicted_keys",
+    "total_commands_processed", "total_net_input_bytes", "total_net_output_bytes", "keyspace_hits",
+    "keyspace_misses",          "expired_keys",          "evicted_keys",
 };
 
 double gauge(const ServerInfo &info, const QByteArray &name)
@@ -32,10 +31,8 @@ QString trimmedText(const QByteArray &v)
 }
 } // namespace
 
-HealthSeries::HealthSeries(QObject *parent)
-    : QObject(parent)
-{
-}
+HealthSeries::HealthSeries(QObject *parent) : QObject(parent)
+{ }
 
 QString HealthSeries::columnName(Series s)
 {
@@ -246,8 +243,8 @@ QList<HealthSeries::Fact> HealthSeries::facts() const
                                                          : tr("save: %1").arg(QString::fromUtf8(m_configSave)));
         persistence << tr("appendonly: %1").arg(trimmedText(m_configAof));
     } else {
-        persistence << tr("save: unknown (%1)")
-                           .arg(m_configUnavailable.isEmpty() ? tr("not read yet") : m_configUnavailable);
+        persistence
+            << tr("save: unknown (%1)").arg(m_configUnavailable.isEmpty() ? tr("not read yet") : m_configUnavailable);
         if (i.has("aof_enabled"))
             persistence << tr("appendonly: %1").arg(i.integer("aof_enabled", 0) > 0 ? tr("yes") : tr("no"));
     }
@@ -283,8 +280,8 @@ QList<HealthSeries::Fact> HealthSeries::facts() const
     else if (lines.size() <= 3)
         keyspace.value = lines.join(QStringLiteral(" · "));
     else
-        keyspace.value =
-            tr("%1 · … (%2 databases)").arg(lines.mid(0, 2).join(QStringLiteral(" · ")), QString::number(lines.size()));
+        keyspace.value = tr("%1 · … (%2 databases)")
+                             .arg(lines.mid(0, 2).join(QStringLiteral(" · ")), QString::number(lines.size()));
     out.append(keyspace);
     return out;
 }

@@ -29,10 +29,8 @@ struct KeyFilter
         if (!prefix.isEmpty() && !name.startsWith(prefix))
             return false;
         switch (ttl) {
-        case Ttl::Any:
-            return true;
-        case Ttl::None:
-            return expireAtMs == -1;
+        case Ttl::Any: return true;
+        case Ttl::None: return expireAtMs == -1;
         case Ttl::Range:
             if (expireAtMs < 0)
                 return false;

@@ -12,13 +12,21 @@
 
 namespace {
 enum Tag : quintptr { FolderTag = 0, KeyTag = 1, LoadMoreTag = 2 };
-constexpr quintptr makeId(quint32 index, Tag tag) { return (quintptr(index) << 2) | tag; }
-constexpr Tag tagOf(quintptr id) { return Tag(id & 3); }
-constexpr quint32 indexOf(quintptr id) { return quint32(id >> 2); }
+constexpr quintptr makeId(quint32 index, Tag tag)
+{
+    return (quintptr(index) << 2) | tag;
+}
+constexpr Tag tagOf(quintptr id)
+{
+    return Tag(id & 3);
+}
+constexpr quint32 indexOf(quintptr id)
+{
+    return quint32(id >> 2);
+}
 } // namespace
 
-KeyTreeModel::KeyTreeModel(QObject *parent)
-    : QAbstractItemModel(parent)
+KeyTreeModel::KeyTreeModel(QObject *parent) : QAbstractItemModel(parent)
 {
     m_sliceTimer = new QTimer(this);
     m_sliceTimer->setSingleShot(true);
@@ -189,8 +197,8 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
         // A names-only rescan must not wipe what a detailed scan learned.
         if (key.type == KeyType::Unknown)
             return;
-        const bool changed = k.type != key.type || k.expireAtMs != expireAt
-            || (key.memoryBytes >= 0 && key.memoryBytes != k.memory);
+        const bool changed
+            = k.type != key.type || k.expireAtMs != expireAt || (key.memoryBytes >= 0 && key.memoryBytes != k.memory);
         if (!changed)
             return;
         if (key.memoryBytes >= 0 && key.memoryBytes != k.memory) {
@@ -528,12 +536,9 @@ QModelIndex KeyTreeModel::parent(const QModelIndex &child) const
         return {};
     const quint32 id = indexOf(child.internalId());
     switch (tagOf(child.internalId())) {
-    case FolderTag:
-        return folderIndex(m_folders[id].parent);
-    case KeyTag:
-        return folderIndex(m_keys[id].folder);
-    case LoadMoreTag:
-        return folderIndex(id);
+    case FolderTag: return folderIndex(m_folders[id].parent);
+    case KeyTag: return folderIndex(m_keys[id].folder);
+    case LoadMoreTag: return folderIndex(id);
     }
     return {};
 }
@@ -576,12 +581,9 @@ QVariant KeyTreeModel::data(const QModelIndex &index, int role) const
         return {};
     const quint32 id = indexOf(index.internalId());
     switch (tagOf(index.internalId())) {
-    case FolderTag:
-        return folderData(m_folders[id], index.column(), role);
-    case KeyTag:
-        return keyData(m_keys[id], index.column(), role);
-    case LoadMoreTag:
-        return loadMoreData(m_folders[id], index.column(), role);
+    case FolderTag: return folderData(m_folders[id], index.column(), role);
+    case KeyTag: return keyData(m_keys[id], index.column(), role);
+    case LoadMoreTag: return loadMoreData(m_folders[id], index.column(), role);
     }
     return {};
 }
@@ -598,7 +600,8 @@ QVariant KeyTreeModel::folderData(const Folder &f, int column, int role) const
         }
     case Qt::ToolTipRole:
         if (column == NameColumn)
-            return QStringLiteral("%1*  —  %2 keys").arg(bytesescape::escapeElided(f.prefix, 1024), format::count(f.totalKeys));
+            return QStringLiteral("%1*  —  %2 keys")
+                .arg(bytesescape::escapeElided(f.prefix, 1024), format::count(f.totalKeys));
         return {};
     case Qt::TextAlignmentRole:
         return column >= MemoryColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();

@@ -42,8 +42,8 @@ QString BoardHeader::trimSuggestion() const
     return QCoreApplication::translate("Leaderboard",
                                        "Grows without bound (%1 members, no TTL): trim with ZREMRANGEBYRANK %2 0 -%3 "
                                        "(keeps the top %4) or give it a TTL.")
-        .arg(format::count(quint64(cardinality)), bytesescape::quoteIfNeeded(key),
-             QString::number(kTrimThreshold + 1), format::count(quint64(kTrimThreshold)));
+        .arg(format::count(quint64(cardinality)), bytesescape::quoteIfNeeded(key), QString::number(kTrimThreshold + 1),
+             format::count(quint64(kTrimThreshold)));
 }
 
 qint64 ScoreHistogram::total() const
@@ -111,14 +111,10 @@ QVariant LeaderboardModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case RankColumn:
-            return QString::number(e.rank + 1);
-        case TieColumn:
-            return e.tieGroup >= 0 ? QStringLiteral("=") : QString();
-        case MemberColumn:
-            return bytesescape::escape(e.member);
-        case ScoreColumn:
-            return QString::fromLatin1(e.scoreText);
+        case RankColumn: return QString::number(e.rank + 1);
+        case TieColumn: return e.tieGroup >= 0 ? QStringLiteral("=") : QString();
+        case MemberColumn: return bytesescape::escape(e.member);
+        case ScoreColumn: return QString::fromLatin1(e.scoreText);
         }
         break;
     case Qt::TextAlignmentRole:
@@ -161,18 +157,12 @@ QVariant LeaderboardModel::data(const QModelIndex &index, int role) const
         if (index.column() == MemberColumn)
             return bytesescape::escape(e.member);
         break;
-    case MemberRole:
-        return e.member;
-    case ScoreRole:
-        return e.score;
-    case RankRole:
-        return e.rank;
-    case TieGroupRole:
-        return e.tieGroup;
-    case HighlightRole:
-        return index.row() == m_highlight;
-    default:
-        break;
+    case MemberRole: return e.member;
+    case ScoreRole: return e.score;
+    case RankRole: return e.rank;
+    case TieGroupRole: return e.tieGroup;
+    case HighlightRole: return index.row() == m_highlight;
+    default: break;
     }
     return {};
 }
@@ -183,14 +173,10 @@ QVariant LeaderboardModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case RankColumn:
-            return tr("Rank");
-        case TieColumn:
-            return tr("Tie");
-        case MemberColumn:
-            return tr("Member");
-        case ScoreColumn:
-            return tr("Score");
+        case RankColumn: return tr("Rank");
+        case TieColumn: return tr("Tie");
+        case MemberColumn: return tr("Member");
+        case ScoreColumn: return tr("Score");
         }
     } else if (role == Qt::ToolTipRole && section == TieColumn) {
         return tr("\"=\": shares its score with the rows next to it; Redis breaks the tie by member bytes");

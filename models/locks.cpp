@@ -143,8 +143,8 @@ QVariant LocksModel::data(const QModelIndex &index, int role) const
             if (l.flags & LockInfo::LongTtl)
                 why << (l.medianOfAllLocks ? tr("The TTL is far above the %1 typical of the locks here: a crashed "
                                                 "holder blocks the resource that long.")
-                                             : tr("The TTL is far above the %1 typical of its family: a crashed "
-                                                  "holder blocks the resource that long."))
+                                           : tr("The TTL is far above the %1 typical of its family: a crashed "
+                                                "holder blocks the resource that long."))
                            .arg(format::duration(l.familyMedianMs));
             if (l.flags & LockInfo::NotTokenLike)
                 why << tr("The value is the same for every holder, so a compare-and-delete cannot tell the "

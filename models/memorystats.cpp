@@ -90,7 +90,8 @@ void MemoryStats::TopList::offer(const KeySize &k, int n)
 QList<KeySize> MemoryStats::TopList::sorted() const
 {
     QList<KeySize> out(heap.begin(), heap.end());
-    std::sort(out.begin(), out.end(), [this](const KeySize &a, const KeySize &b) { return ranksAbove(a, b, byElements); });
+    std::sort(out.begin(), out.end(),
+              [this](const KeySize &a, const KeySize &b) { return ranksAbove(a, b, byElements); });
     return out;
 }
 
@@ -335,8 +336,8 @@ QVariant NamespaceMemoryModel::data(const QModelIndex &index, int role) const
         case AverageColumn: return average < 0 ? QString() : format::bytes(average);
         case BiggestColumn:
             return ns.biggest.name.isNull() ? QString()
-                                            : bytesescape::quoteIfNeeded(ns.biggest.name.left(200)) + QStringLiteral(" (")
-                       + format::bytes(ns.biggest.memory) + QLatin1Char(')');
+                                            : bytesescape::quoteIfNeeded(ns.biggest.name.left(200))
+                    + QStringLiteral(" (") + format::bytes(ns.biggest.memory) + QLatin1Char(')');
         }
         break;
     case Qt::TextAlignmentRole:
@@ -348,8 +349,7 @@ QVariant NamespaceMemoryModel::data(const QModelIndex &index, int role) const
             return tr("%1 of %2 keys measured (MEMORY USAGE failed for the rest)")
                 .arg(format::count(ns.measured), format::count(ns.keys));
         break;
-    case PrefixRole:
-        return ns.prefix;
+    case PrefixRole: return ns.prefix;
     case SortRole:
         switch (index.column()) {
         case NamespaceColumn: return QString::fromLatin1(ns.prefix.toHex()); // byte order
@@ -409,7 +409,8 @@ QVariant TopKeysModel::data(const QModelIndex &index, int role) const
         case TypeColumn: return keyTypeName(k.type);
         case MemoryColumn: return k.memory < 0 ? QString() : format::bytes(k.memory);
         case ElementsColumn:
-            return k.elements < 0 ? QString() : format::count(quint64(k.elements)) + QLatin1Char(' ') + keyTypeLengthUnit(k.type);
+            return k.elements < 0 ? QString()
+                                  : format::count(quint64(k.elements)) + QLatin1Char(' ') + keyTypeLengthUnit(k.type);
         }
         break;
     case Qt::TextAlignmentRole:
@@ -420,10 +421,8 @@ QVariant TopKeysModel::data(const QModelIndex &index, int role) const
         if (index.column() == KeyColumn)
             return bytesescape::quoteIfNeeded(k.name.left(4096));
         break;
-    case KeyBytesRole:
-        return k.name;
-    case KeyTypeRole:
-        return int(k.type);
+    case KeyBytesRole: return k.name;
+    case KeyTypeRole: return int(k.type);
     case SortRole:
         switch (index.column()) {
         case RankColumn: return index.row();

@@ -12,7 +12,8 @@ static_assert(int(PatternGroupModel::KeyBytesRole) == int(KeyTreeModel::KeyBytes
               && int(PatternGroupModel::KeyTypeRole) == int(KeyTreeModel::KeyTypeRole)
               && int(PatternGroupModel::PatternRole) == int(KeyTreeModel::PatternRole));
 
-PatternGroupModel::PatternGroupModel(QObject *parent) : QAbstractItemModel(parent) {}
+PatternGroupModel::PatternGroupModel(QObject *parent) : QAbstractItemModel(parent)
+{ }
 
 void PatternGroupModel::setMatches(const QList<PatternMatch> &matches)
 {

@@ -220,10 +220,7 @@ struct PatternIndex::Private
     int slotOf(const QByteArray &key) const { return ids[shardOf(key)].value(key, -1); }
     bool known(const QByteArray &key) const { return ids[shardOf(key)].contains(key); }
     Slot &slot(int id) { return chunks[size_t(id) >> kChunkBits][size_t(id) & ((1u << kChunkBits) - 1)]; }
-    const Slot &slot(int id) const
-    {
-        return chunks[size_t(id) >> kChunkBits][size_t(id) & ((1u << kChunkBits) - 1)];
-    }
+    const Slot &slot(int id) const { return chunks[size_t(id) >> kChunkBits][size_t(id) & ((1u << kChunkBits) - 1)]; }
     int newSlot()
     {
         if (!freeSlots.isEmpty())
@@ -300,8 +297,8 @@ struct PatternIndex::Private
         bool changed = true;
         if (s.verdict >= 0) {
             const PatternMatch &o = verdicts.at(s.verdict);
-            changed = o.kind != m.kind || o.confidence != m.confidence || o.fromRule != m.fromRule
-                || o.reason != m.reason;
+            changed
+                = o.kind != m.kind || o.confidence != m.confidence || o.fromRule != m.fromRule || o.reason != m.reason;
             --counts[size_t(o.kind)];
         }
         ++counts[size_t(m.kind)];

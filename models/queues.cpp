@@ -100,14 +100,10 @@ qint64 dueMsOf(double score, EpochUnit unit)
 QString queueKindName(QueueKind kind)
 {
     switch (kind) {
-    case QueueKind::Queue:
-        return QStringLiteral("queue");
-    case QueueKind::ProcessingList:
-        return QStringLiteral("processing list");
-    case QueueKind::DelayedJobs:
-        return QStringLiteral("delayed jobs");
-    case QueueKind::NotAQueue:
-        break;
+    case QueueKind::Queue: return QStringLiteral("queue");
+    case QueueKind::ProcessingList: return QStringLiteral("processing list");
+    case QueueKind::DelayedJobs: return QStringLiteral("delayed jobs");
+    case QueueKind::NotAQueue: break;
     }
     return QStringLiteral("not a queue");
 }
@@ -115,14 +111,10 @@ QString queueKindName(QueueKind kind)
 QByteArray queueKindId(QueueKind kind)
 {
     switch (kind) {
-    case QueueKind::Queue:
-        return "queue";
-    case QueueKind::ProcessingList:
-        return "processing";
-    case QueueKind::DelayedJobs:
-        return "delayed";
-    case QueueKind::NotAQueue:
-        break;
+    case QueueKind::Queue: return "queue";
+    case QueueKind::ProcessingList: return "processing";
+    case QueueKind::DelayedJobs: return "delayed";
+    case QueueKind::NotAQueue: break;
     }
     return "none";
 }
@@ -139,30 +131,21 @@ std::optional<QueueKind> queueKindFromId(const QByteArray &id)
 std::optional<QueueKind> queueKindOf(PatternKind kind)
 {
     switch (kind) {
-    case PatternKind::ListQueue:
-        return QueueKind::Queue;
-    case PatternKind::ProcessingList:
-        return QueueKind::ProcessingList;
-    case PatternKind::DelayedJobs:
-        return QueueKind::DelayedJobs;
-    case PatternKind::Unknown:
-        return QueueKind::NotAQueue;
-    default:
-        return std::nullopt;
+    case PatternKind::ListQueue: return QueueKind::Queue;
+    case PatternKind::ProcessingList: return QueueKind::ProcessingList;
+    case PatternKind::DelayedJobs: return QueueKind::DelayedJobs;
+    case PatternKind::Unknown: return QueueKind::NotAQueue;
+    default: return std::nullopt;
     }
 }
 
 PatternKind patternKindOf(QueueKind kind)
 {
     switch (kind) {
-    case QueueKind::Queue:
-        return PatternKind::ListQueue;
-    case QueueKind::ProcessingList:
-        return PatternKind::ProcessingList;
-    case QueueKind::DelayedJobs:
-        return PatternKind::DelayedJobs;
-    case QueueKind::NotAQueue:
-        break;
+    case QueueKind::Queue: return PatternKind::ListQueue;
+    case QueueKind::ProcessingList: return PatternKind::ProcessingList;
+    case QueueKind::DelayedJobs: return PatternKind::DelayedJobs;
+    case QueueKind::NotAQueue: break;
     }
     return PatternKind::Unknown;
 }
@@ -177,7 +160,7 @@ EpochUnit detectEpochUnit(const QList<double> &scores, qint64 nowMs)
     for (double s : scores)
         scaled.append(s * 1000);
     return classifyZSetSample(scaled, {}, nowMs) == ZSetKind::TimeScheduled ? EpochUnit::Seconds
-                                                                           : EpochUnit::Milliseconds;
+                                                                            : EpochUnit::Milliseconds;
 }
 
 std::optional<qint64> itemTimestampMs(const QByteArray &item, qint64 nowMs, QString *source)
@@ -212,7 +195,8 @@ std::optional<qint64> itemTimestampMs(const QByteArray &item, qint64 nowMs, QStr
         return std::nullopt;
     }
     qsizetype digits = 0;
-    while (digits < trimmed.size() && (std::isdigit(static_cast<unsigned char>(trimmed.at(digits))) || trimmed.at(digits) == '.'))
+    while (digits < trimmed.size()
+           && (std::isdigit(static_cast<unsigned char>(trimmed.at(digits))) || trimmed.at(digits) == '.'))
         ++digits;
     if (digits >= 9) {
         bool ok = false;
@@ -269,8 +253,9 @@ QueueClassification QueueRules::classify(const QByteArray &key, KeyType type, co
     if (const PatternRule *r = m_rules.match(key, type)) {
         const std::optional<QueueKind> kind = queueKindOf(r->kind);
         c.kind = kind.value_or(QueueKind::NotAQueue);
-        const QString verdict = kind ? queueKindName(*kind)
-                                     : QStringLiteral("not a queue: a rule says it is a %1").arg(patternKindName(r->kind));
+        const QString verdict = kind
+            ? queueKindName(*kind)
+            : QStringLiteral("not a queue: a rule says it is a %1").arg(patternKindName(r->kind));
         c.reason = QStringLiteral("rule %1: glob '%2' %3 → %4")
                        .arg(QString::number(m_rules.indexOf(r) + 1), bytesescape::escape(r->glob),
                             patternRuleTypeId(r->type), verdict);
@@ -303,7 +288,8 @@ QueueClassification QueueRules::classify(const QByteArray &key, KeyType type, co
         const int q = segmentIndex(segments, queueSegments());
         if (q >= 0) {
             c.kind = QueueKind::Queue;
-            c.reason = QStringLiteral("list named with segment '%1' (built-in rule)").arg(QString::fromLatin1(segments.at(q)));
+            c.reason = QStringLiteral("list named with segment '%1' (built-in rule)")
+                           .arg(QString::fromLatin1(segments.at(q)));
             return c;
         }
         c.reason = QStringLiteral("list without a queue name segment (built-in rule)");
@@ -318,7 +304,8 @@ QueueClassification QueueRules::classify(const QByteArray &key, KeyType type, co
             c.reason = QStringLiteral("scores are not epoch times (%1 sampled)").arg(scores->size());
             return c;
         }
-        const QString what = QStringLiteral("scores are epoch %1 (%2 of %2 sampled)").arg(unitName(unit)).arg(scores->size());
+        const QString what
+            = QStringLiteral("scores are epoch %1 (%2 of %2 sampled)").arg(unitName(unit)).arg(scores->size());
         const int hint = segmentIndex(segments, delayedSegments());
         double highest = -qInf();
         for (double s : *scores)
@@ -371,7 +358,7 @@ qint64 QueueInfo::processingItems() const
 
 QStringList DelayedInfo::bucketLabels()
 {
-    return {QStringLiteral("overdue"), QStringLiteral("≤1m"), QStringLiteral("≤5m"), QStringLiteral("≤15m"),
+    return {QStringLiteral("overdue"), QStringLiteral("≤1m"),  QStringLiteral("≤5m"),  QStringLiteral("≤15m"),
             QStringLiteral("≤1h"),     QStringLiteral("≤24h"), QStringLiteral("later")};
 }
 
@@ -419,30 +406,26 @@ QVariant QueuesModel::data(const QModelIndex &index, int role) const
         return {};
     const bool sort = role == SortRole;
     switch (index.column()) {
-    case KeyColumn:
-        return bytesescape::quoteIfNeeded(q.key);
-    case LengthColumn:
-        return sort ? QVariant(q.length) : QVariant(format::count(quint64(q.length)));
+    case KeyColumn: return bytesescape::quoteIfNeeded(q.key);
+    case LengthColumn: return sort ? QVariant(q.length) : QVariant(format::count(quint64(q.length)));
     case GrowthColumn:
         if (sort)
             return std::isnan(q.growthPerMin) ? 0.0 : q.growthPerMin;
         return std::isnan(q.growthPerMin) ? QStringLiteral("—")
-                                          : QStringLiteral("%1%2/min").arg(q.growthPerMin > 0 ? QStringLiteral("+") : QString()).arg(q.growthPerMin, 0, 'f', 1);
-    case HeadColumn:
-        return peek(q.head);
-    case TailColumn:
-        return peek(q.tail);
+                                          : QStringLiteral("%1%2/min")
+                                                .arg(q.growthPerMin > 0 ? QStringLiteral("+") : QString())
+                                                .arg(q.growthPerMin, 0, 'f', 1);
+    case HeadColumn: return peek(q.head);
+    case TailColumn: return peek(q.tail);
     case ProcessingColumn:
         if (sort)
             return q.processingItems();
-        return q.processing.isEmpty() ? QStringLiteral("—")
-                                      : QStringLiteral("%1 (%2 items)").arg(q.processing.size()).arg(q.processingItems());
-    case OldestColumn:
-        return sort ? QVariant(q.oldestProcessingAgeMs()) : QVariant(ageText(q.oldestProcessingAgeMs()));
-    case StaleColumn:
-        return q.stale() ? QStringLiteral("stale") : QString();
-    case ReasonColumn:
-        return q.reason;
+        return q.processing.isEmpty()
+            ? QStringLiteral("—")
+            : QStringLiteral("%1 (%2 items)").arg(q.processing.size()).arg(q.processingItems());
+    case OldestColumn: return sort ? QVariant(q.oldestProcessingAgeMs()) : QVariant(ageText(q.oldestProcessingAgeMs()));
+    case StaleColumn: return q.stale() ? QStringLiteral("stale") : QString();
+    case ReasonColumn: return q.reason;
     }
     return {};
 }
@@ -452,24 +435,15 @@ QVariant QueuesModel::headerData(int section, Qt::Orientation orientation, int r
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case KeyColumn:
-        return tr("Queue");
-    case LengthColumn:
-        return tr("Length");
-    case GrowthColumn:
-        return tr("Growth");
-    case HeadColumn:
-        return tr("Head (newest)");
-    case TailColumn:
-        return tr("Tail (oldest)");
-    case ProcessingColumn:
-        return tr("Processing");
-    case OldestColumn:
-        return tr("Oldest in processing");
-    case StaleColumn:
-        return tr("Stale");
-    case ReasonColumn:
-        return tr("Classified because");
+    case KeyColumn: return tr("Queue");
+    case LengthColumn: return tr("Length");
+    case GrowthColumn: return tr("Growth");
+    case HeadColumn: return tr("Head (newest)");
+    case TailColumn: return tr("Tail (oldest)");
+    case ProcessingColumn: return tr("Processing");
+    case OldestColumn: return tr("Oldest in processing");
+    case StaleColumn: return tr("Stale");
+    case ReasonColumn: return tr("Classified because");
     }
     return {};
 }
@@ -513,21 +487,18 @@ QVariant DelayedModel::data(const QModelIndex &index, int role) const
         return {};
     const bool sort = role == SortRole;
     switch (index.column()) {
-    case KeyColumn:
-        return bytesescape::quoteIfNeeded(d.key);
-    case TotalColumn:
-        return sort ? QVariant(d.total) : QVariant(format::count(quint64(d.total)));
-    case OverdueColumn:
-        return sort ? QVariant(d.overdue) : QVariant(format::count(quint64(d.overdue)));
-    case OldestColumn:
-        return sort ? QVariant(d.oldestOverdueAgeMs) : QVariant(ageText(d.oldestOverdueAgeMs));
+    case KeyColumn: return bytesescape::quoteIfNeeded(d.key);
+    case TotalColumn: return sort ? QVariant(d.total) : QVariant(format::count(quint64(d.total)));
+    case OverdueColumn: return sort ? QVariant(d.overdue) : QVariant(format::count(quint64(d.overdue)));
+    case OldestColumn: return sort ? QVariant(d.oldestOverdueAgeMs) : QVariant(ageText(d.oldestOverdueAgeMs));
     case NextColumn:
         if (d.next.isEmpty())
             return sort ? QVariant(qint64(0)) : QVariant(QStringLiteral("—"));
-        return sort ? QVariant(d.next.first().dueMs)
-                    : QVariant(QDateTime::fromMSecsSinceEpoch(d.next.first().dueMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
-    case ReasonColumn:
-        return d.reason;
+        return sort
+            ? QVariant(d.next.first().dueMs)
+            : QVariant(
+                QDateTime::fromMSecsSinceEpoch(d.next.first().dueMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    case ReasonColumn: return d.reason;
     }
     return {};
 }
@@ -537,18 +508,12 @@ QVariant DelayedModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case KeyColumn:
-        return tr("Sorted set");
-    case TotalColumn:
-        return tr("Jobs");
-    case OverdueColumn:
-        return tr("Due now");
-    case OldestColumn:
-        return tr("Oldest overdue");
-    case NextColumn:
-        return tr("Next due");
-    case ReasonColumn:
-        return tr("Classified because");
+    case KeyColumn: return tr("Sorted set");
+    case TotalColumn: return tr("Jobs");
+    case OverdueColumn: return tr("Due now");
+    case OldestColumn: return tr("Oldest overdue");
+    case NextColumn: return tr("Next due");
+    case ReasonColumn: return tr("Classified because");
     }
     return {};
 }
@@ -583,13 +548,11 @@ QVariant DueItemsModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case DueColumn:
-        return QDateTime::fromMSecsSinceEpoch(it.dueMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    case DueColumn: return QDateTime::fromMSecsSinceEpoch(it.dueMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case InColumn:
         return it.dueMs >= m_now ? QString(QStringLiteral("in ") + format::duration(it.dueMs - m_now))
                                  : QString(format::duration(m_now - it.dueMs) + QStringLiteral(" ago"));
-    case MemberColumn:
-        return peek(it.member);
+    case MemberColumn: return peek(it.member);
     }
     return {};
 }
@@ -599,12 +562,9 @@ QVariant DueItemsModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case DueColumn:
-        return tr("Due");
-    case InColumn:
-        return tr("When");
-    case MemberColumn:
-        return tr("Job");
+    case DueColumn: return tr("Due");
+    case InColumn: return tr("When");
+    case MemberColumn: return tr("Job");
     }
     return {};
 }
@@ -612,12 +572,12 @@ QVariant DueItemsModel::headerData(int section, Qt::Orientation orientation, int
 // ---- loader ----
 
 QueuesLoader::QueuesLoader(RedisClient *client, QObject *parent)
-    : QObject(parent)
-    , m_client(client)
-    , m_queues(new QueuesModel(this))
-    , m_delayed(new DelayedModel(this))
-    , m_pace(new QTimer(this))
-    , m_poll(new QTimer(this))
+    : QObject(parent),
+      m_client(client),
+      m_queues(new QueuesModel(this)),
+      m_delayed(new DelayedModel(this)),
+      m_pace(new QTimer(this)),
+      m_poll(new QTimer(this))
 {
     m_pace->setSingleShot(true);
     m_pace->setInterval(30); // paced sampling: a round of kZSetsPerRound keys, then a pause
@@ -804,7 +764,8 @@ void QueuesLoader::refresh()
     static const qint64 kEdgesMs[] = {0, 60000, 5 * 60000, 15 * 60000, 60 * 60000, 24 * 60 * 60000};
     for (const DelayedInfo &d : delayed) {
         const auto at = [&d, now](qint64 offsetMs) {
-            return d.unit == EpochUnit::Seconds ? QByteArray::number((now + offsetMs) / 1000) : QByteArray::number(now + offsetMs);
+            return d.unit == EpochUnit::Seconds ? QByteArray::number((now + offsetMs) / 1000)
+                                                : QByteArray::number(now + offsetMs);
         };
         const QByteArray nowArg = at(0);
         commands.append({"ZCARD", d.key});

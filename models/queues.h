@@ -56,7 +56,6 @@ public:
     void setUserRules(const PatternRules &rules) { m_rules = rules; }
     void setUserRules(const QList<PatternRule> &rules) { m_rules.setRules(rules); }
 
-
     // 'scores': a sample of a sorted set's scores (lowest few and the highest), if read.
     QueueClassification classify(const QByteArray &key, KeyType type, const QList<double> *scores = nullptr,
                                  qint64 nowMs = 0) const;

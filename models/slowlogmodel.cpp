@@ -144,8 +144,8 @@ SlowlogTracker::Outcome SlowlogTracker::apply(const SlowlogPage &page)
             restart = true;
         if (!restart && page.length >= 0 && m_lastLength >= 0) {
             if (page.maxLength >= 0) {
-                const qint64 arrived = !entries.isEmpty() && m_lastId >= 0
-                    ? qMax<qint64>(0, entries.first().id - m_lastId) : 0;
+                const qint64 arrived
+                    = !entries.isEmpty() && m_lastId >= 0 ? qMax<qint64>(0, entries.first().id - m_lastId) : 0;
                 // The log only shrinks by wrapping (down to max-len) or by SLOWLOG RESET.
                 const qint64 expected = qMin(m_lastLength + arrived, page.maxLength);
                 cleared = cleared || page.length < expected;
@@ -209,10 +209,8 @@ SlowlogTracker::Outcome SlowlogTracker::apply(const SlowlogPage &page)
 // ---------------------------------------------------------------------------------------------
 // Entries
 
-SlowlogModel::SlowlogModel(QObject *parent)
-    : QAbstractTableModel(parent), m_aggregate(new SlowlogAggregateModel(this))
-{
-}
+SlowlogModel::SlowlogModel(QObject *parent) : QAbstractTableModel(parent), m_aggregate(new SlowlogAggregateModel(this))
+{ }
 
 SlowlogModel::~SlowlogModel() = default;
 
@@ -343,10 +341,9 @@ SlowlogVerdict SlowlogModel::verdictAt(int row) const
 int SlowlogModel::rowOf(int epoch, qint64 id) const
 {
     // Rows are ordered by (epoch, id): binary search on the storage order.
-    const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), std::make_pair(epoch, id),
-                                     [](const Row &r, const std::pair<int, qint64> &k) {
-                                         return std::make_pair(r.epoch, r.entry.id) < k;
-                                     });
+    const auto it = std::lower_bound(
+        m_rows.begin(), m_rows.end(), std::make_pair(epoch, id),
+        [](const Row &r, const std::pair<int, qint64> &k) { return std::make_pair(r.epoch, r.entry.id) < k; });
     if (it == m_rows.end() || it->epoch != epoch || it->entry.id != id)
         return -1;
     return int(m_rows.end() - it) - 1;
@@ -452,10 +449,8 @@ QVariant SlowlogModel::headerData(int section, Qt::Orientation orientation, int 
 // ---------------------------------------------------------------------------------------------
 // Aggregate
 
-SlowlogAggregateModel::SlowlogAggregateModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+SlowlogAggregateModel::SlowlogAggregateModel(QObject *parent) : QAbstractTableModel(parent)
+{ }
 
 qint64 SlowlogAggregateModel::percentile(const QList<qint64> &sorted, double p)
 {
@@ -611,14 +606,12 @@ QVariant SlowlogAggregateModel::data(const QModelIndex &index, int role) const
         if (index.column() == CommandColumn)
             return bytesescape::escape(name);
         return number(index.column());
-    case CommandRole:
-        return name;
+    case CommandRole: return name;
     case Qt::TextAlignmentRole:
         if (index.column() != CommandColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
-    default:
-        break;
+    default: break;
     }
     return {};
 }
@@ -723,7 +716,8 @@ void SlowlogPoller::onReply(const RedisReply &reply, int count, int attempt)
     // CONFIG GET may be refused while SLOWLOG is allowed, and the other way round.
     const RedisValue &configReply = reply.value(2);
     m_configError = RedisError::fromReply(configReply);
-    const SlowlogConfig config = m_configError ? SlowlogConfig() : slowlog::configFrom(slowlog::parseConfigGet(configReply));
+    const SlowlogConfig config
+        = m_configError ? SlowlogConfig() : slowlog::configFrom(slowlog::parseConfigGet(configReply));
     m_config = config;
     Q_EMIT configAvailable(config);
 

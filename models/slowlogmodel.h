@@ -106,8 +106,16 @@ class SlowlogModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { IdColumn, TimeColumn, DurationColumn, CommandColumn, ClientColumn, NameColumn, FlagColumn,
-                  ColumnCount };
+    enum Column {
+        IdColumn,
+        TimeColumn,
+        DurationColumn,
+        CommandColumn,
+        ClientColumn,
+        NameColumn,
+        FlagColumn,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole + 1, // numbers for numeric columns
         IdRole, // qint64

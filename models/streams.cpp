@@ -131,22 +131,14 @@ QVariant StreamsModel::data(const QModelIndex &index, int role) const
     if (!r.loaded)
         return index.column() == LengthColumn ? tr("…") : QString();
     switch (index.column()) {
-    case LengthColumn:
-        return format::count(quint64(r.info.length));
-    case FirstColumn:
-        return idText(r.info.firstEntry.id);
-    case LastColumn:
-        return idText(r.info.lastEntry.id);
-    case GroupsColumn:
-        return format::count(quint64(r.info.groups));
-    case AddedColumn:
-        return optionalText(r.info.entriesAdded);
-    case MaxDeletedColumn:
-        return idText(r.info.maxDeletedEntryId);
-    case GrowsColumn:
-        return r.onlyGrows() ? tr("only grows") : QString();
-    default:
-        return {};
+    case LengthColumn: return format::count(quint64(r.info.length));
+    case FirstColumn: return idText(r.info.firstEntry.id);
+    case LastColumn: return idText(r.info.lastEntry.id);
+    case GroupsColumn: return format::count(quint64(r.info.groups));
+    case AddedColumn: return optionalText(r.info.entriesAdded);
+    case MaxDeletedColumn: return idText(r.info.maxDeletedEntryId);
+    case GrowsColumn: return r.onlyGrows() ? tr("only grows") : QString();
+    default: return {};
     }
 }
 
@@ -155,24 +147,15 @@ QVariant StreamsModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case KeyColumn:
-        return tr("Stream");
-    case LengthColumn:
-        return tr("Length");
-    case FirstColumn:
-        return tr("First id");
-    case LastColumn:
-        return tr("Last id");
-    case GroupsColumn:
-        return tr("Groups");
-    case AddedColumn:
-        return tr("Entries added");
-    case MaxDeletedColumn:
-        return tr("Max deleted id");
-    case GrowsColumn:
-        return tr("Trimming");
-    default:
-        return {};
+    case KeyColumn: return tr("Stream");
+    case LengthColumn: return tr("Length");
+    case FirstColumn: return tr("First id");
+    case LastColumn: return tr("Last id");
+    case GroupsColumn: return tr("Groups");
+    case AddedColumn: return tr("Entries added");
+    case MaxDeletedColumn: return tr("Max deleted id");
+    case GrowsColumn: return tr("Trimming");
+    default: return {};
     }
 }
 
@@ -196,22 +179,16 @@ QVariant StreamGroupsModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case NameColumn:
-        return bytesescape::quoteIfNeeded(g.name);
-    case ConsumersColumn:
-        return format::count(quint64(g.consumers));
-    case PendingColumn:
-        return format::count(quint64(g.pending));
-    case LastDeliveredColumn:
-        return idText(g.lastDeliveredId);
-    case EntriesReadColumn:
-        return optionalText(g.entriesRead);
+    case NameColumn: return bytesescape::quoteIfNeeded(g.name);
+    case ConsumersColumn: return format::count(quint64(g.consumers));
+    case PendingColumn: return format::count(quint64(g.pending));
+    case LastDeliveredColumn: return idText(g.lastDeliveredId);
+    case EntriesReadColumn: return optionalText(g.entriesRead);
     case LagColumn:
         if (g.lagKnown && !g.lag)
             return tr("unknown");
         return optionalText(g.lag);
-    default:
-        return {};
+    default: return {};
     }
 }
 
@@ -220,20 +197,13 @@ QVariant StreamGroupsModel::headerData(int section, Qt::Orientation orientation,
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn:
-        return tr("Group");
-    case ConsumersColumn:
-        return tr("Consumers");
-    case PendingColumn:
-        return tr("Pending");
-    case LastDeliveredColumn:
-        return tr("Last delivered");
-    case EntriesReadColumn:
-        return tr("Entries read");
-    case LagColumn:
-        return tr("Lag");
-    default:
-        return {};
+    case NameColumn: return tr("Group");
+    case ConsumersColumn: return tr("Consumers");
+    case PendingColumn: return tr("Pending");
+    case LastDeliveredColumn: return tr("Last delivered");
+    case EntriesReadColumn: return tr("Entries read");
+    case LagColumn: return tr("Lag");
+    default: return {};
     }
 }
 
@@ -254,18 +224,14 @@ QVariant StreamConsumersModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case NameColumn:
-        return bytesescape::quoteIfNeeded(c.name);
-    case PendingColumn:
-        return format::count(quint64(c.pending));
-    case IdleColumn:
-        return format::duration(c.idleMs);
+    case NameColumn: return bytesescape::quoteIfNeeded(c.name);
+    case PendingColumn: return format::count(quint64(c.pending));
+    case IdleColumn: return format::duration(c.idleMs);
     case InactiveColumn:
         if (!c.inactiveMs)
             return QStringLiteral("–");
         return *c.inactiveMs < 0 ? tr("never read") : format::duration(*c.inactiveMs);
-    default:
-        return {};
+    default: return {};
     }
 }
 
@@ -274,16 +240,11 @@ QVariant StreamConsumersModel::headerData(int section, Qt::Orientation orientati
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn:
-        return tr("Consumer");
-    case PendingColumn:
-        return tr("Pending");
-    case IdleColumn:
-        return tr("Idle");
-    case InactiveColumn:
-        return tr("Inactive");
-    default:
-        return {};
+    case NameColumn: return tr("Consumer");
+    case PendingColumn: return tr("Pending");
+    case IdleColumn: return tr("Idle");
+    case InactiveColumn: return tr("Inactive");
+    default: return {};
     }
 }
 
@@ -324,12 +285,9 @@ QVariant PendingModel::data(const QModelIndex &index, int role) const
     const bool poison = e.deliveries > m_poison;
     const bool deleted = m_deleted.contains(e.id);
     switch (role) {
-    case IdRole:
-        return e.id;
-    case PoisonRole:
-        return poison;
-    case DeletedRole:
-        return deleted;
+    case IdRole: return e.id;
+    case PoisonRole: return poison;
+    case DeletedRole: return deleted;
     case Qt::TextAlignmentRole:
         if (index.column() == IdleColumn || index.column() == DeliveriesColumn)
             return alignRight();
@@ -353,20 +311,14 @@ QVariant PendingModel::data(const QModelIndex &index, int role) const
         if (poison)
             return tr("Delivered %1 times, more than %2: probably a poison message").arg(e.deliveries).arg(m_poison);
         return {};
-    case Qt::DisplayRole:
-        break;
-    default:
-        return {};
+    case Qt::DisplayRole: break;
+    default: return {};
     }
     switch (index.column()) {
-    case IdColumn:
-        return QString::fromLatin1(e.id);
-    case ConsumerColumn:
-        return bytesescape::quoteIfNeeded(e.consumer);
-    case IdleColumn:
-        return format::duration(e.idleMs);
-    case DeliveriesColumn:
-        return QString::number(e.deliveries);
+    case IdColumn: return QString::fromLatin1(e.id);
+    case ConsumerColumn: return bytesescape::quoteIfNeeded(e.consumer);
+    case IdleColumn: return format::duration(e.idleMs);
+    case DeliveriesColumn: return QString::number(e.deliveries);
     case StateColumn: {
         QStringList s;
         if (poison)
@@ -375,8 +327,7 @@ QVariant PendingModel::data(const QModelIndex &index, int role) const
             s << tr("deleted, still pending");
         return s.join(QStringLiteral(", "));
     }
-    default:
-        return {};
+    default: return {};
     }
 }
 
@@ -385,18 +336,12 @@ QVariant PendingModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case IdColumn:
-        return tr("Id");
-    case ConsumerColumn:
-        return tr("Consumer");
-    case IdleColumn:
-        return tr("Idle");
-    case DeliveriesColumn:
-        return tr("Deliveries");
-    case StateColumn:
-        return tr("State");
-    default:
-        return {};
+    case IdColumn: return tr("Id");
+    case ConsumerColumn: return tr("Consumer");
+    case IdleColumn: return tr("Idle");
+    case DeliveriesColumn: return tr("Deliveries");
+    case StateColumn: return tr("State");
+    default: return {};
     }
 }
 
@@ -431,16 +376,14 @@ QVariant StreamEntriesModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case IdColumn:
-        return QString::fromLatin1(e.id);
+    case IdColumn: return QString::fromLatin1(e.id);
     case TimeColumn: {
         const qint64 ms = streamid::milliseconds(e.id);
-        return ms < 0 ? QString() : QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+        return ms < 0 ? QString()
+                      : QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
     }
-    case FieldsColumn:
-        return summary(e);
-    default:
-        return {};
+    case FieldsColumn: return summary(e);
+    default: return {};
     }
 }
 
@@ -449,14 +392,10 @@ QVariant StreamEntriesModel::headerData(int section, Qt::Orientation orientation
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case IdColumn:
-        return tr("Id");
-    case TimeColumn:
-        return tr("Time");
-    case FieldsColumn:
-        return tr("Fields");
-    default:
-        return {};
+    case IdColumn: return tr("Id");
+    case TimeColumn: return tr("Time");
+    case FieldsColumn: return tr("Fields");
+    default: return {};
     }
 }
 
@@ -466,7 +405,7 @@ IdleHistogram IdleHistogram::of(const QList<PendingEntry> &entries, qint64 poiso
 {
     IdleHistogram h;
     h.upperMs = {1000, 10000, 60000, 600000, 3600000, 86400000, -1};
-    h.labels = {QStringLiteral("<1s"), QStringLiteral("1–10s"), QStringLiteral("10s–1m"), QStringLiteral("1–10m"),
+    h.labels = {QStringLiteral("<1s"),    QStringLiteral("1–10s"), QStringLiteral("10s–1m"), QStringLiteral("1–10m"),
                 QStringLiteral("10m–1h"), QStringLiteral("1h–1d"), QStringLiteral(">1d")};
     h.counts = QList<int>(h.upperMs.size(), 0);
     for (const PendingEntry &e : entries) {
@@ -483,15 +422,14 @@ IdleHistogram IdleHistogram::of(const QList<PendingEntry> &entries, qint64 poiso
 // ---- StreamsLoader ----
 
 StreamsLoader::StreamsLoader(RedisClient *client, QObject *parent)
-    : QObject(parent)
-    , m_client(client)
-    , m_streams(new StreamsModel(this))
-    , m_groups(new StreamGroupsModel(this))
-    , m_consumers(new StreamConsumersModel(this))
-    , m_pending(new PendingModel(this))
-    , m_entries(new StreamEntriesModel(this))
-{
-}
+    : QObject(parent),
+      m_client(client),
+      m_streams(new StreamsModel(this)),
+      m_groups(new StreamGroupsModel(this)),
+      m_consumers(new StreamConsumersModel(this)),
+      m_pending(new PendingModel(this)),
+      m_entries(new StreamEntriesModel(this))
+{ }
 
 QVersionNumber StreamsLoader::serverVersion() const
 {
@@ -905,11 +843,8 @@ void StreamsLoader::findOldestPending()
 
 // ---- StreamActions ----
 
-StreamActions::StreamActions(RedisClient *client, QObject *parent)
-    : QObject(parent)
-    , m_client(client)
-{
-}
+StreamActions::StreamActions(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
 
 void StreamActions::setDeadLetterScript(const QByteArray &source, const QByteArray &sha1)
 {
@@ -962,7 +897,8 @@ bool StreamActions::claim(const QByteArray &key, const QByteArray &group, const 
             streaminfo::parseEntries(r.value(), &entries);
             res.ok = true;
             res.count = entries.size();
-            res.message = tr("%n entries claimed for %1", nullptr, int(res.count)).arg(bytesescape::quoteIfNeeded(consumer));
+            res.message
+                = tr("%n entries claimed for %1", nullptr, int(res.count)).arg(bytesescape::quoteIfNeeded(consumer));
         }
         done(res);
     });
@@ -996,8 +932,15 @@ void StreamActions::autoClaimStep(QByteArray key, QByteArray group, QByteArray c
 {
     // JUSTID: the entries are not sent back (thousands of them) and their delivery counters are
     // not raised, since the new owner has not been handed them yet.
-    const RedisCommand cmd{"XAUTOCLAIM", key, group, consumer, QByteArray::number(qMax<qint64>(0, minIdleMs)),
-                           cursor, "COUNT", QByteArray::number(kAutoClaimCount), "JUSTID"};
+    const RedisCommand cmd{"XAUTOCLAIM",
+                           key,
+                           group,
+                           consumer,
+                           QByteArray::number(qMax<qint64>(0, minIdleMs)),
+                           cursor,
+                           "COUNT",
+                           QByteArray::number(kAutoClaimCount),
+                           "JUSTID"};
     m_client->send(cmd, this, [=](const RedisReply &r) mutable {
         AutoClaimReply a;
         if (const RedisError e = r.firstError()) {
@@ -1015,10 +958,11 @@ void StreamActions::autoClaimStep(QByteArray key, QByteArray group, QByteArray c
         Q_EMIT progress(acc.count);
         if (a.cursor == "0-0" || a.cursor.isEmpty()) {
             acc.ok = true;
-            acc.message = tr("%n entries claimed for %1", nullptr, int(acc.count)).arg(bytesescape::quoteIfNeeded(consumer));
+            acc.message
+                = tr("%n entries claimed for %1", nullptr, int(acc.count)).arg(bytesescape::quoteIfNeeded(consumer));
             if (!acc.deletedIds.isEmpty())
-                acc.message += tr("; %n deleted entries dropped from the pending list", nullptr,
-                                  int(acc.deletedIds.size()));
+                acc.message
+                    += tr("; %n deleted entries dropped from the pending list", nullptr, int(acc.deletedIds.size()));
             done(acc);
             return;
         }

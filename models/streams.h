@@ -45,8 +45,7 @@ struct PendingFilter
 };
 
 // Base of the stream tables: a list of plain rows, replaced as a whole.
-template<typename Row>
-class StreamRowsModel : public QAbstractTableModel
+template <typename Row> class StreamRowsModel : public QAbstractTableModel
 {
 public:
     using QAbstractTableModel::QAbstractTableModel;
@@ -69,8 +68,17 @@ class StreamsModel : public StreamRowsModel<StreamRow>
 {
     Q_OBJECT
 public:
-    enum Column { KeyColumn, LengthColumn, FirstColumn, LastColumn, GroupsColumn, AddedColumn, MaxDeletedColumn,
-                  GrowsColumn, ColumnCount };
+    enum Column {
+        KeyColumn,
+        LengthColumn,
+        FirstColumn,
+        LastColumn,
+        GroupsColumn,
+        AddedColumn,
+        MaxDeletedColumn,
+        GrowsColumn,
+        ColumnCount
+    };
     enum Role { KeyRole = Qt::UserRole + 1, OnlyGrowsRole };
     using StreamRowsModel::StreamRowsModel;
 
@@ -95,8 +103,15 @@ class StreamGroupsModel : public StreamRowsModel<StreamGroupInfo>
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, ConsumersColumn, PendingColumn, LastDeliveredColumn, EntriesReadColumn, LagColumn,
-                  ColumnCount };
+    enum Column {
+        NameColumn,
+        ConsumersColumn,
+        PendingColumn,
+        LastDeliveredColumn,
+        EntriesReadColumn,
+        LagColumn,
+        ColumnCount
+    };
     using StreamRowsModel::StreamRowsModel;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
@@ -315,8 +330,8 @@ public:
     static QByteArray defaultDeadKey(const QByteArray &stream) { return stream + ":dead"; }
 
     // Each returns false when refused without sending anything (finished() was emitted).
-    bool claim(const QByteArray &key, const QByteArray &group, const QList<QByteArray> &ids,
-               const QByteArray &consumer, qint64 minIdleMs = 0);
+    bool claim(const QByteArray &key, const QByteArray &group, const QList<QByteArray> &ids, const QByteArray &consumer,
+               qint64 minIdleMs = 0);
     // XAUTOCLAIM … COUNT 100 JUSTID from cursor 0-0 until the server answers 0-0 (6.2+).
     bool autoClaim(const QByteArray &key, const QByteArray &group, const QByteArray &consumer, qint64 minIdleMs);
     bool ack(const QByteArray &key, const QByteArray &group, const QList<QByteArray> &ids);

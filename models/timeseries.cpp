@@ -9,11 +9,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 TimeSeries::TimeSeries(int rawCapacity, double bucketSeconds, double maxAgeSeconds)
-    : m_rawCapacity(std::max(1, rawCapacity))
-    , m_bucketSeconds(bucketSeconds > 0 ? bucketSeconds : kDefaultBucketSeconds)
-    , m_maxAge(maxAgeSeconds > 0 ? maxAgeSeconds : kDefaultMaxAgeSeconds)
-{
-}
+    : m_rawCapacity(std::max(1, rawCapacity)),
+      m_bucketSeconds(bucketSeconds > 0 ? bucketSeconds : kDefaultBucketSeconds),
+      m_maxAge(maxAgeSeconds > 0 ? maxAgeSeconds : kDefaultMaxAgeSeconds)
+{ }
 
 qsizetype TimeSeries::maxStoredPoints() const
 {

@@ -14,29 +14,21 @@ namespace {
 constexpr qint64 kMinute = 60'000;
 constexpr qint64 kHour = 60 * kMinute;
 // Lower edges of the range buckets; each one's upper edge is the next one's lower edge.
-constexpr qint64 kEdges[Count + 1] = {0, 1, kMinute, 5 * kMinute, 15 * kMinute, kHour, 24 * kHour,
-                                      std::numeric_limits<qint64>::max()};
+constexpr qint64 kEdges[Count + 1]
+    = {0, 1, kMinute, 5 * kMinute, 15 * kMinute, kHour, 24 * kHour, std::numeric_limits<qint64>::max()};
 } // namespace
 
 QString label(int bucket)
 {
     switch (bucket) {
-    case NoTtl:
-        return QStringLiteral("no TTL");
-    case UnderMinute:
-        return QStringLiteral("< 1 min");
-    case OneToFiveMinutes:
-        return QStringLiteral("1–5 min");
-    case FiveToFifteenMinutes:
-        return QStringLiteral("5–15 min");
-    case FifteenToSixtyMinutes:
-        return QStringLiteral("15–60 min");
-    case OneToTwentyFourHours:
-        return QStringLiteral("1–24 h");
-    case OverDay:
-        return QStringLiteral("> 24 h");
-    default:
-        return {};
+    case NoTtl: return QStringLiteral("no TTL");
+    case UnderMinute: return QStringLiteral("< 1 min");
+    case OneToFiveMinutes: return QStringLiteral("1–5 min");
+    case FiveToFifteenMinutes: return QStringLiteral("5–15 min");
+    case FifteenToSixtyMinutes: return QStringLiteral("15–60 min");
+    case OneToTwentyFourHours: return QStringLiteral("1–24 h");
+    case OverDay: return QStringLiteral("> 24 h");
+    default: return {};
     }
 }
 
@@ -65,12 +57,9 @@ int forRemaining(qint64 remainingMs)
 QString TtlNamespaceStats::displayName() const
 {
     switch (kind) {
-    case Kind::Prefix:
-        return bytesescape::escape(prefix);
-    case Kind::NoSeparator:
-        return QCoreApplication::translate("TtlStats", "(no namespace)");
-    case Kind::Other:
-        return QCoreApplication::translate("TtlStats", "(other namespaces)");
+    case Kind::Prefix: return bytesescape::escape(prefix);
+    case Kind::NoSeparator: return QCoreApplication::translate("TtlStats", "(no namespace)");
+    case Kind::Other: return QCoreApplication::translate("TtlStats", "(other namespaces)");
     }
     return {};
 }
@@ -217,8 +206,8 @@ TtlSnapshot TtlStats::snapshot(qint64 nowMs)
         st.expired = quint64(live - v.begin());
         auto lo = live;
         for (int b = ttlbucket::UnderMinute; b < ttlbucket::Count; ++b) {
-            const auto hi = b == ttlbucket::OverDay ? v.end()
-                                                    : std::lower_bound(lo, v.end(), nowMs + ttlbucket::maxMs(b));
+            const auto hi
+                = b == ttlbucket::OverDay ? v.end() : std::lower_bound(lo, v.end(), nowMs + ttlbucket::maxMs(b));
             st.buckets[size_t(b)] = quint64(hi - lo);
             lo = hi;
         }
@@ -308,8 +297,8 @@ void TtlStats::findCliffs(TtlSnapshot &s) const
         const qint64 from = qMax(cliff.startMs, s.nowMs + 1);
         for (size_t ns = 0; ns < m_namespaces.size(); ++ns) {
             const auto &v = m_namespaces[ns].expiries;
-            const auto keys = quint64(std::lower_bound(v.begin(), v.end(), cliff.endMs) -
-                                      std::lower_bound(v.begin(), v.end(), from));
+            const auto keys = quint64(std::lower_bound(v.begin(), v.end(), cliff.endMs)
+                                      - std::lower_bound(v.begin(), v.end(), from));
             if (keys > cliff.dominantKeys) {
                 cliff.dominantKeys = keys;
                 cliff.dominantNamespace = int(ns);
@@ -343,10 +332,8 @@ KeyFilter TtlStats::filterFor(int bucket, const QByteArray &prefix)
 
 // ---------------------------------------------------------------------------------------------
 
-TtlNamespaceModel::TtlNamespaceModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+TtlNamespaceModel::TtlNamespaceModel(QObject *parent) : QAbstractTableModel(parent)
+{ }
 
 void TtlNamespaceModel::setSnapshot(const TtlSnapshot &snapshot)
 {
@@ -404,44 +391,33 @@ QVariant TtlNamespaceModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NamespaceColumn:
-            return r.displayName();
-        case KeysColumn:
-            return format::count(r.keys);
+        case NamespaceColumn: return r.displayName();
+        case KeysColumn: return format::count(r.keys);
         case NoTtlColumn: {
             const double share = r.noTtlShare();
             return share < 0 ? QStringLiteral("—") : QStringLiteral("%1 %").arg(share * 100.0, 0, 'f', 1);
         }
-        case MinColumn:
-            return ttlText(r.minMs);
-        case MedianColumn:
-            return ttlText(r.medianMs);
-        case MaxColumn:
-            return ttlText(r.maxMs);
+        case MinColumn: return ttlText(r.minMs);
+        case MedianColumn: return ttlText(r.medianMs);
+        case MaxColumn: return ttlText(r.maxMs);
         }
         break;
     case SortRole:
         switch (column) {
-        case NamespaceColumn:
-            return r.displayName();
-        case KeysColumn:
-            return r.keys;
-        case NoTtlColumn:
-            return r.noTtlShare();
-        case MinColumn:
-            return r.minMs;
-        case MedianColumn:
-            return r.medianMs;
-        case MaxColumn:
-            return r.maxMs;
+        case NamespaceColumn: return r.displayName();
+        case KeysColumn: return r.keys;
+        case NoTtlColumn: return r.noTtlShare();
+        case MinColumn: return r.minMs;
+        case MedianColumn: return r.medianMs;
+        case MaxColumn: return r.maxMs;
         }
         break;
     case Qt::TextAlignmentRole:
         return column == NamespaceColumn ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole: {
-        QString tip = tr("%1 keys: %2 without TTL, %3 with one")
-                          .arg(format::count(r.keys), format::count(r.noTtl),
-                               format::count(r.keys - r.noTtl - r.unknown));
+        QString tip
+            = tr("%1 keys: %2 without TTL, %3 with one")
+                  .arg(format::count(r.keys), format::count(r.noTtl), format::count(r.keys - r.noTtl - r.unknown));
         if (r.unknown > 0)
             tip += tr(", %1 whose TTL could not be read").arg(format::count(r.unknown));
         if (r.expired > 0)
@@ -450,12 +426,9 @@ QVariant TtlNamespaceModel::data(const QModelIndex &index, int role) const
             tip += QLatin1Char('\n') + tr("Keys of this row share no prefix, so they cannot be filtered by one.");
         return tip;
     }
-    case PrefixRole:
-        return r.prefix;
-    case HasPrefixRole:
-        return r.hasPrefix();
-    case NamespaceIndexRole:
-        return index.row();
+    case PrefixRole: return r.prefix;
+    case HasPrefixRole: return r.hasPrefix();
+    case NamespaceIndexRole: return index.row();
     }
     return {};
 }
@@ -465,18 +438,12 @@ QVariant TtlNamespaceModel::headerData(int section, Qt::Orientation orientation,
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case NamespaceColumn:
-        return tr("Namespace");
-    case KeysColumn:
-        return tr("Keys");
-    case NoTtlColumn:
-        return tr("No TTL");
-    case MinColumn:
-        return tr("Min TTL");
-    case MedianColumn:
-        return tr("Median TTL");
-    case MaxColumn:
-        return tr("Max TTL");
+    case NamespaceColumn: return tr("Namespace");
+    case KeysColumn: return tr("Keys");
+    case NoTtlColumn: return tr("No TTL");
+    case MinColumn: return tr("Min TTL");
+    case MedianColumn: return tr("Median TTL");
+    case MaxColumn: return tr("Max TTL");
     }
     return {};
 }

@@ -22,8 +22,7 @@ constexpr int kMaxOpenAttempts = 3;
 
 bool isCollection(KeyType t)
 {
-    return t == KeyType::Hash || t == KeyType::List || t == KeyType::Set || t == KeyType::ZSet
-        || t == KeyType::Stream;
+    return t == KeyType::Hash || t == KeyType::List || t == KeyType::Set || t == KeyType::ZSet || t == KeyType::Stream;
 }
 
 // A preview cut at an arbitrary byte may end inside a UTF-8 sequence; that alone does not
@@ -292,8 +291,8 @@ void ValueLoader::onOpenReply(const RedisReply &reply, KeyType asked, int attemp
     Q_EMIT keyOpened(info);
 
     if (actual == KeyType::Module) {
-        Q_EMIT errorOccurred(tr("module type %1: RedisLens cannot show its value")
-                                 .arg(bytesescape::escape(info.typeName)));
+        Q_EMIT errorOccurred(
+            tr("module type %1: RedisLens cannot show its value").arg(bytesescape::escape(info.typeName)));
         return;
     }
     if (actual == KeyType::String)
@@ -452,8 +451,7 @@ void ValueLoader::onPageReply(const RedisReply &reply, qsizetype sizeAt, qsizety
             && (page.total < 0 || m_loaded + page.entries.size() < page.total);
         break;
     }
-    default:
-        return;
+    default: return;
     }
 
     m_loaded += page.entries.size();
@@ -500,9 +498,7 @@ QString ValueLoader::describe(const RedisError &error, const QByteArray &command
     case RedisError::Kind::WrongType:
         return tr("the key changed type while it was read; refresh to read it again (%1)").arg(error.message);
     case RedisError::Kind::UnknownCommand:
-        return tr("the server does not support %1: %2")
-            .arg(QString::fromLatin1(command.toUpper()), error.message);
-    default:
-        return error.message;
+        return tr("the server does not support %1: %2").arg(QString::fromLatin1(command.toUpper()), error.message);
+    default: return error.message;
     }
 }

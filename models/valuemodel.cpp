@@ -168,18 +168,14 @@ QVariant ValueModel::entryData(const ValueEntry &e, int column, int role) const
         if (number)
             return QByteArray::number(e.position);
         return {};
-    case StreamFieldsRole:
-        return m_mode == Mode::Stream ? QVariant::fromValue(e.fields) : QVariant();
-    case PositionRole:
-        return (m_mode == Mode::List || m_mode == Mode::ZSet) ? QVariant(e.position) : QVariant();
-    case LoadMoreRole:
-        return false;
+    case StreamFieldsRole: return m_mode == Mode::Stream ? QVariant::fromValue(e.fields) : QVariant();
+    case PositionRole: return (m_mode == Mode::List || m_mode == Mode::ZSet) ? QVariant(e.position) : QVariant();
+    case LoadMoreRole: return false;
     case Qt::TextAlignmentRole:
         if (number)
             return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
         return {};
-    default:
-        return {};
+    default: return {};
     }
 }
 
@@ -197,19 +193,15 @@ QString ValueModel::loadMoreText() const
 QVariant ValueModel::loadMoreData(int column, int role) const
 {
     switch (role) {
-    case Qt::DisplayRole:
-        return column == C0 ? QVariant(loadMoreText()) : QVariant();
-    case Qt::ToolTipRole:
-        return tr("Fetch the next page from the server");
-    case LoadMoreRole:
-        return true;
+    case Qt::DisplayRole: return column == C0 ? QVariant(loadMoreText()) : QVariant();
+    case Qt::ToolTipRole: return tr("Fetch the next page from the server");
+    case LoadMoreRole: return true;
     case Qt::FontRole: {
         QFont font;
         font.setItalic(true);
         return font;
     }
-    default:
-        return {};
+    default: return {};
     }
 }
 

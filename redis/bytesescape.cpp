@@ -164,8 +164,7 @@ std::optional<QByteArray> unescape(const QString &input, QString *error)
             i += 2;
             break;
         }
-        default:
-            return fail(QStringLiteral("unknown escape \\%1 at position %2").arg(QLatin1Char(utf8.at(i))).arg(i));
+        default: return fail(QStringLiteral("unknown escape \\%1 at position %2").arg(QLatin1Char(utf8.at(i))).arg(i));
         }
     }
     return out;

@@ -7,6 +7,7 @@ namespace {
 
 // Commands that change no data although the server does not flag them `readonly`: connection
 // handling and introspection, some of them `admin`. Everything else must be flagged `readonly`.
+// clang-format off
 const char *const introspection[] = {
     "ping", "echo", "select", "auth", "hello", "time", "lastsave", "role", "readonly", "info",
     "config|get", "slowlog|get", "slowlog|len", "latency|latest", "latency|history", "latency|doctor",
@@ -18,8 +19,10 @@ const char *const introspection[] = {
     "cluster|info", "cluster|nodes", "cluster|slots", "cluster|shards", "cluster|keyslot", "cluster|myid",
     "cluster|links", "cluster|countkeysinslot", "cluster|getkeysinslot",
 };
+// clang-format on
 
 // Used only when the server refuses `COMMAND`: the commands RedisLens itself reads with.
+// clang-format off
 const char *const builtinReads[] = {
     "ping", "info", "dbsize", "scan", "type", "pttl", "ttl", "exists", "memory|usage", "strlen", "getrange",
     "get", "mget", "hscan", "hlen", "hget", "hmget", "hgetall", "hstrlen", "lrange", "llen", "lindex",
@@ -32,8 +35,12 @@ const char *const builtinReads[] = {
     "pubsub|numsub", "pubsub|numpat", "time", "echo", "role", "lastsave", "readonly", "cluster|slots",
     "cluster|shards", "cluster|nodes", "cluster|info", "cluster|keyslot", "command", "command|info",
 };
+// clang-format on
 
-QByteArray lower(const QByteArray &b) { return b.toLower(); }
+QByteArray lower(const QByteArray &b)
+{
+    return b.toLower();
+}
 
 bool hasFlag(const RedisValue &flags, const char *name)
 {
@@ -137,7 +144,8 @@ QString CommandPolicy::refusal(const QList<QByteArray> &argv) const
     const QByteArray name = fits ? QByteArray::fromRawData(buffer, length) : lower(argv.first());
     if (fits && m_allowed.contains(name))
         return {};
-    const QString shown = QString::fromUtf8(name.constData(), name.size()).replace(QLatin1Char('|'), QLatin1Char(' ')).toUpper();
+    const QString shown
+        = QString::fromUtf8(name.constData(), name.size()).replace(QLatin1Char('|'), QLatin1Char(' ')).toUpper();
     if (m_fromServer)
         return QStringLiteral("%1 is refused: the connection is read-only and the server does not flag %1 as read-only")
             .arg(shown);

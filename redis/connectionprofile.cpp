@@ -14,8 +14,8 @@ QString ConnectionProfile::displayName() const
             where += QStringLiteral(" db %1").arg(db);
     } else {
         // An IPv6 literal needs brackets, or its port reads as one more group.
-        where = (host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host)
-            + QLatin1Char(':') + QString::number(port);
+        where = (host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host) + QLatin1Char(':')
+            + QString::number(port);
         if (db != 0)
             where += QLatin1Char('/') + QString::number(db);
     }
@@ -76,7 +76,8 @@ bool ConnectionProfile::parseUri(const QString &uri, ConnectionProfile *out, QSt
     const QString shown = redacted(uri);
     const QString trimmed = uri.trimmed();
     if (trimmed.isEmpty()
-        || (!trimmed.contains(QLatin1String("://")) && !trimmed.startsWith(QLatin1String("unix:"), Qt::CaseInsensitive)))
+        || (!trimmed.contains(QLatin1String("://"))
+            && !trimmed.startsWith(QLatin1String("unix:"), Qt::CaseInsensitive)))
         return fail(QStringLiteral("'%1' is not a URI: expected redis://, rediss:// or unix://").arg(shown));
     const QUrl url(uri, QUrl::StrictMode);
     if (!url.isValid()) {

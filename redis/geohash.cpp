@@ -66,7 +66,8 @@ bool encode(GeoPoint point, quint64 *hash)
     const auto latCell = quint64((point.lat - kLatMin) / (kLatMax - kLatMin) * kCells);
     const auto lonCell = quint64((point.lon - kLonMin) / (kLonMax - kLonMin) * kCells);
     // The top edge belongs to the last cell, as in Redis (which masks to 26 bits).
-    *hash = spread(qMin<quint64>(latCell, (1u << kStep) - 1)) | (spread(qMin<quint64>(lonCell, (1u << kStep) - 1)) << 1);
+    *hash
+        = spread(qMin<quint64>(latCell, (1u << kStep) - 1)) | (spread(qMin<quint64>(lonCell, (1u << kStep) - 1)) << 1);
     return true;
 }
 

@@ -21,7 +21,9 @@ bool sameServer(const QByteArray &a, const QByteArray &b)
 } // namespace
 
 ScanJob::ScanJob(RedisWorker *worker, const ScanOptions &options, quint64 generation)
-    : m_worker(worker), m_options(options), m_generation(generation),
+    : m_worker(worker),
+      m_options(options),
+      m_generation(generation),
       m_count(qBound(10, options.initialCount, qMax(10, options.maxCount)))
 {
     m_batch.generation = generation;
@@ -273,7 +275,8 @@ void ScanJob::onDetails(const QList<QByteArray> &keys, const QByteArray &cursorA
     });
 }
 
-void ScanJob::onCounts(QList<ScannedKey> keys, const QByteArray &cursorAfter, qint64 capturedAt, const RedisReply &reply)
+void ScanJob::onCounts(QList<ScannedKey> keys, const QByteArray &cursorAfter, qint64 capturedAt,
+                       const RedisReply &reply)
 {
     --m_outstanding;
     if (m_finished)
@@ -371,8 +374,7 @@ ScanProgress ScanJob::progress() const
 
 // ---------------------------------------------------------------------------------------------
 
-KeyScanner::KeyScanner(RedisClient *client, QObject *parent)
-    : QObject(parent), m_client(client)
+KeyScanner::KeyScanner(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
 {
     static const bool registered = [] {
         qRegisterMetaType<ScanBatch>();
@@ -407,14 +409,15 @@ quint64 KeyScanner::start(const ScanOptions &options)
     connect(m_client->workerThread(), &QThread::finished, job, &QObject::deleteLater);
     connect(job, &ScanJob::batchAvailable, this, &KeyScanner::onBatch, Qt::QueuedConnection);
     connect(job, &ScanJob::progressChanged, this, &KeyScanner::onProgress, Qt::QueuedConnection);
-    connect(job, &ScanJob::finished, this,
-            [this](const ScanProgress &p) {
-                if (p.generation != m_generation)
-                    return;
-                m_running = false;
-                Q_EMIT finished(p);
-            },
-            Qt::QueuedConnection);
+    connect(
+        job, &ScanJob::finished, this,
+        [this](const ScanProgress &p) {
+            if (p.generation != m_generation)
+                return;
+            m_running = false;
+            Q_EMIT finished(p);
+        },
+        Qt::QueuedConnection);
     m_job = job;
     m_running = true;
     QMetaObject::invokeMethod(job, &ScanJob::start, Qt::QueuedConnection);

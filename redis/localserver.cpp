@@ -17,10 +17,8 @@
 #include <unistd.h>
 #endif
 
-LocalServer::LocalServer(QObject *parent)
-    : QObject(parent)
-{
-}
+LocalServer::LocalServer(QObject *parent) : QObject(parent)
+{ }
 
 LocalServer::~LocalServer()
 {
@@ -34,9 +32,9 @@ QString LocalServer::findExecutable()
         return fromEnv;
     QString found = QStandardPaths::findExecutable(QStringLiteral("redis-server"));
     if (found.isEmpty())
-        found = QStandardPaths::findExecutable(QStringLiteral("redis-server"),
-                                               {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin"),
-                                                QStringLiteral("/usr/local/bin")});
+        found = QStandardPaths::findExecutable(
+            QStringLiteral("redis-server"),
+            {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin"), QStringLiteral("/usr/local/bin")});
     return found;
 }
 
@@ -86,15 +84,24 @@ bool LocalServer::launch(QString *error, int timeoutMs)
                                     "REDISLENS_REDIS_SERVER)");
         return false;
     }
-    QStringList args{QStringLiteral("--port"), QString::number(m_port),
-                     QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
-                     QStringLiteral("--dir"), m_dir->path(),
-                     QStringLiteral("--save"), QString(),
-                     QStringLiteral("--appendonly"), QStringLiteral("no"),
-                     QStringLiteral("--daemonize"), QStringLiteral("no"),
-                     QStringLiteral("--logfile"), logFile(),
-                     QStringLiteral("--enable-debug-command"), QStringLiteral("local"),
-                     QStringLiteral("--protected-mode"), QStringLiteral("yes")};
+    QStringList args{QStringLiteral("--port"),
+                     QString::number(m_port),
+                     QStringLiteral("--bind"),
+                     QStringLiteral("127.0.0.1"),
+                     QStringLiteral("--dir"),
+                     m_dir->path(),
+                     QStringLiteral("--save"),
+                     QString(),
+                     QStringLiteral("--appendonly"),
+                     QStringLiteral("no"),
+                     QStringLiteral("--daemonize"),
+                     QStringLiteral("no"),
+                     QStringLiteral("--logfile"),
+                     logFile(),
+                     QStringLiteral("--enable-debug-command"),
+                     QStringLiteral("local"),
+                     QStringLiteral("--protected-mode"),
+                     QStringLiteral("yes")};
     args += m_extra;
     delete m_process;
     m_process = new QProcess(this);

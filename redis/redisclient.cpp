@@ -25,8 +25,7 @@ void registerTypes()
 }
 } // namespace
 
-RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent)
-    : QObject(parent), m_profile(profile)
+RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QObject(parent), m_profile(profile)
 {
     registerTypes();
     m_thread = new QThread(this);
@@ -35,19 +34,21 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent)
     m_worker->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &RedisWorker::replyReady, this, &RedisClient::onReply, Qt::QueuedConnection);
-    connect(m_worker, &RedisWorker::stateChanged, this,
-            [this](RedisWorker::State state, const QString &detail) {
-                m_state = state;
-                m_detail = detail;
-                Q_EMIT stateChanged(state, detail);
-            },
-            Qt::QueuedConnection);
-    connect(m_worker, &RedisWorker::ready, this,
-            [this](const ServerFacts &facts) {
-                m_facts = facts;
-                Q_EMIT ready(facts);
-            },
-            Qt::QueuedConnection);
+    connect(
+        m_worker, &RedisWorker::stateChanged, this,
+        [this](RedisWorker::State state, const QString &detail) {
+            m_state = state;
+            m_detail = detail;
+            Q_EMIT stateChanged(state, detail);
+        },
+        Qt::QueuedConnection);
+    connect(
+        m_worker, &RedisWorker::ready, this,
+        [this](const ServerFacts &facts) {
+            m_facts = facts;
+            Q_EMIT ready(facts);
+        },
+        Qt::QueuedConnection);
     connect(m_worker, &RedisWorker::connectionError, this, &RedisClient::connectionError, Qt::QueuedConnection);
     m_thread->start();
 }
@@ -73,7 +74,8 @@ void RedisClient::reconnectWith(const ConnectionProfile &profile)
 {
     m_profile = profile;
     RedisWorker *worker = m_worker;
-    QMetaObject::invokeMethod(m_worker, [worker, profile] { worker->reconfigure(profile); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker, [worker, profile] { worker->reconfigure(profile); }, Qt::QueuedConnection);
 }
 
 RequestId RedisClient::send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs)
@@ -98,7 +100,8 @@ void RedisClient::cancel(RequestId id)
     if (m_pending.remove(id) == 0)
         return;
     RedisWorker *worker = m_worker;
-    QMetaObject::invokeMethod(m_worker, [worker, id] { worker->cancel(id); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker, [worker, id] { worker->cancel(id); }, Qt::QueuedConnection);
 }
 
 void RedisClient::onReply(const RedisReply &reply)

@@ -34,8 +34,7 @@ public:
     void reconnectWith(const ConnectionProfile &profile);
 
     RequestId send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs = -1);
-    RequestId sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback,
-                        int timeoutMs = -1);
+    RequestId sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback, int timeoutMs = -1);
     void cancel(RequestId id);
     int pendingCount() const { return int(m_pending.size()); }
 

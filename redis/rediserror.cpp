@@ -18,14 +18,22 @@ RedisError RedisError::fromReply(const RedisValue &reply)
         return e;
     e.code = reply.errorCode();
     e.message = QString::fromUtf8(reply.bytes()).simplified();
-    static const struct {
+    static const struct
+    {
         const char *code;
         Kind kind;
     } table[] = {
-        {"NOPERM", Kind::NoPerm},       {"WRONGPASS", Kind::Auth},     {"NOAUTH", Kind::Auth},
-        {"LOADING", Kind::Loading},     {"BUSY", Kind::Busy},          {"MOVED", Kind::Moved},
-        {"ASK", Kind::Ask},             {"READONLY", Kind::ReadOnly},  {"OOM", Kind::Oom},
-        {"CLUSTERDOWN", Kind::ClusterDown}, {"WRONGTYPE", Kind::WrongType},
+        {"NOPERM", Kind::NoPerm},
+        {"WRONGPASS", Kind::Auth},
+        {"NOAUTH", Kind::Auth},
+        {"LOADING", Kind::Loading},
+        {"BUSY", Kind::Busy},
+        {"MOVED", Kind::Moved},
+        {"ASK", Kind::Ask},
+        {"READONLY", Kind::ReadOnly},
+        {"OOM", Kind::Oom},
+        {"CLUSTERDOWN", Kind::ClusterDown},
+        {"WRONGTYPE", Kind::WrongType},
     };
     e.kind = Kind::Server;
     for (const auto &row : table) {
@@ -47,10 +55,8 @@ bool RedisError::isConnectionLevel() const
     case Kind::ConnectionLost:
     case Kind::NotConnected:
     case Kind::Timeout:
-    case Kind::Protocol:
-        return true;
-    default:
-        return false;
+    case Kind::Protocol: return true;
+    default: return false;
     }
 }
 

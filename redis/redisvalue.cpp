@@ -28,9 +28,18 @@ RedisValue RedisValue::typed(Kind kind, const QByteArray &s)
     return v;
 }
 
-RedisValue RedisValue::status(const QByteArray &s) { return typed(Kind::Status, s); }
-RedisValue RedisValue::error(const QByteArray &s) { return typed(Kind::Error, s); }
-RedisValue RedisValue::bulk(const QByteArray &s) { return typed(Kind::Bulk, s); }
+RedisValue RedisValue::status(const QByteArray &s)
+{
+    return typed(Kind::Status, s);
+}
+RedisValue RedisValue::error(const QByteArray &s)
+{
+    return typed(Kind::Error, s);
+}
+RedisValue RedisValue::bulk(const QByteArray &s)
+{
+    return typed(Kind::Bulk, s);
+}
 
 RedisValue RedisValue::array(QList<RedisValue> elements, Kind kind)
 {
@@ -127,25 +136,16 @@ QByteArray RedisValue::errorCode() const
 QString RedisValue::toDisplayString(int maxLength) const
 {
     switch (m_kind) {
-    case Kind::Invalid:
-        return QStringLiteral("(no reply)");
-    case Kind::Nil:
-        return QStringLiteral("(nil)");
-    case Kind::Integer:
-        return QStringLiteral("(integer) ") + QString::number(m_integer);
-    case Kind::Bool:
-        return m_integer ? QStringLiteral("(true)") : QStringLiteral("(false)");
-    case Kind::Double:
-        return QStringLiteral("(double) ") + QString::fromLatin1(m_bytes);
-    case Kind::BigNumber:
-        return QStringLiteral("(big number) ") + QString::fromLatin1(m_bytes);
-    case Kind::Status:
-        return QString::fromUtf8(m_bytes);
-    case Kind::Error:
-        return QStringLiteral("(error) ") + QString::fromUtf8(m_bytes);
+    case Kind::Invalid: return QStringLiteral("(no reply)");
+    case Kind::Nil: return QStringLiteral("(nil)");
+    case Kind::Integer: return QStringLiteral("(integer) ") + QString::number(m_integer);
+    case Kind::Bool: return m_integer ? QStringLiteral("(true)") : QStringLiteral("(false)");
+    case Kind::Double: return QStringLiteral("(double) ") + QString::fromLatin1(m_bytes);
+    case Kind::BigNumber: return QStringLiteral("(big number) ") + QString::fromLatin1(m_bytes);
+    case Kind::Status: return QString::fromUtf8(m_bytes);
+    case Kind::Error: return QStringLiteral("(error) ") + QString::fromUtf8(m_bytes);
     case Kind::Bulk:
-    case Kind::Verbatim:
-        return QLatin1Char('"') + bytesescape::escapeElided(m_bytes, maxLength) + QLatin1Char('"');
+    case Kind::Verbatim: return QLatin1Char('"') + bytesescape::escapeElided(m_bytes, maxLength) + QLatin1Char('"');
     case Kind::Array:
     case Kind::Set:
     case Kind::Map:

@@ -7,7 +7,6 @@
 #include <QRandomGenerator>
 #include <QTimer>
 
-
 const RedisValue &RedisReply::value(qsizetype i) const
 {
     static const RedisValue invalid;
@@ -41,8 +40,7 @@ QString refusal(const CommandPolicy &policy, const QList<RedisCommand> &commands
 }
 } // namespace
 
-RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
-    : QObject(parent), m_profile(profile)
+RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent) : QObject(parent), m_profile(profile)
 {
     m_clock.start();
 }
@@ -265,12 +263,8 @@ void RedisWorker::submit(RequestId id, const QList<RedisCommand> &commands, Done
         return;
     }
     switch (m_state) {
-    case State::Ready:
-        write(std::move(p));
-        break;
-    case State::Connecting:
-        m_waiting.push_back(std::move(p));
-        break;
+    case State::Ready: write(std::move(p)); break;
+    case State::Connecting: m_waiting.push_back(std::move(p)); break;
     case State::Disconnected:
     case State::Backoff: {
         QString why = QStringLiteral("not connected");
@@ -419,9 +413,7 @@ void RedisWorker::onClosed(RedisError::Kind kind, const QString &reason)
     case RedisError::Kind::ConnectionLost:
         message = QStringLiteral("connection to %1 lost: %2").arg(m_profile.displayName(), reason);
         break;
-    default:
-        message = reason;
-        break;
+    default: message = reason; break;
     }
     const RedisError error = RedisError::make(kind, message);
     m_lastError = error;

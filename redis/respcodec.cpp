@@ -104,47 +104,37 @@ struct RespBuilder
     static void *createString(const redisReadTask *task, char *str, size_t len)
     {
         switch (task->type) {
-        case REDIS_REPLY_ERROR:
-            return place(task, RedisValue::error(QByteArray(str, qsizetype(len))));
-        case REDIS_REPLY_STATUS:
-            return place(task, RedisValue::status(status(str, len)));
+        case REDIS_REPLY_ERROR: return place(task, RedisValue::error(QByteArray(str, qsizetype(len))));
+        case REDIS_REPLY_STATUS: return place(task, RedisValue::status(status(str, len)));
 #ifdef REDIS_REPLY_VERB
         case REDIS_REPLY_VERB:
             // "txt:" (a three-letter format and a colon) comes before the text.
-            return place(task, RedisValue::typed(RedisValue::Kind::Verbatim,
-                                                 len >= 4 ? QByteArray(str + 4, qsizetype(len - 4)) : QByteArray()));
+            return place(task,
+                         RedisValue::typed(RedisValue::Kind::Verbatim,
+                                           len >= 4 ? QByteArray(str + 4, qsizetype(len - 4)) : QByteArray()));
 #endif
 #ifdef REDIS_REPLY_BIGNUM
         case REDIS_REPLY_BIGNUM:
             return place(task, RedisValue::typed(RedisValue::Kind::BigNumber, QByteArray(str, qsizetype(len))));
 #endif
-        default:
-            return place(task, RedisValue::bulk(QByteArray(str, qsizetype(len))));
+        default: return place(task, RedisValue::bulk(QByteArray(str, qsizetype(len))));
         }
     }
 
-    template<typename Count>
-    static void *createArray(const redisReadTask *task, Count elements)
+    template <typename Count> static void *createArray(const redisReadTask *task, Count elements)
     {
         RedisValue::Kind kind = RedisValue::Kind::Array;
         switch (task->type) {
 #ifdef REDIS_REPLY_MAP
-        case REDIS_REPLY_MAP:
-            kind = RedisValue::Kind::Map;
-            break;
+        case REDIS_REPLY_MAP: kind = RedisValue::Kind::Map; break;
 #endif
 #ifdef REDIS_REPLY_SET
-        case REDIS_REPLY_SET:
-            kind = RedisValue::Kind::Set;
-            break;
+        case REDIS_REPLY_SET: kind = RedisValue::Kind::Set; break;
 #endif
 #ifdef REDIS_REPLY_PUSH
-        case REDIS_REPLY_PUSH:
-            kind = RedisValue::Kind::Push;
-            break;
+        case REDIS_REPLY_PUSH: kind = RedisValue::Kind::Push; break;
 #endif
-        default:
-            break;
+        default: break;
         }
         QList<RedisValue> items;
         if (elements > 0)
@@ -200,10 +190,8 @@ struct RespBuilder
 
 namespace resp {
 
-ReplyReader::ReplyReader()
-    : m_reader(redisReaderCreateWithFunctions(RespBuilder::functions()))
-{
-}
+ReplyReader::ReplyReader() : m_reader(redisReaderCreateWithFunctions(RespBuilder::functions()))
+{ }
 
 ReplyReader::~ReplyReader()
 {

@@ -13,7 +13,6 @@ QByteArray formatCommands(const QList<QList<QByteArray>> &commands);
 // The same through hiredis's redisFormatCommandArgv: the reference formatCommands is held to.
 QByteArray formatWithHiredis(const QList<QList<QByteArray>> &commands);
 
-
 // Incremental parser: bytes in, RedisValues out. hiredis parses and calls back into this
 // code to build each value directly (no intermediate redisReply tree to copy and free).
 class ReplyReader

@@ -12,8 +12,8 @@ namespace slowlog {
 static bool hasSubcommands(const QByteArray &upperName)
 {
     static const QSet<QByteArray> containers{
-        "ACL",    "CLIENT",  "CLUSTER", "COMMAND", "CONFIG",  "DEBUG",  "FUNCTION", "LATENCY",
-        "MEMORY", "MODULE",  "OBJECT",  "PUBSUB",  "SCRIPT",  "SLOWLOG", "XGROUP",  "XINFO",
+        "ACL",    "CLIENT", "CLUSTER", "COMMAND", "CONFIG", "DEBUG",   "FUNCTION", "LATENCY",
+        "MEMORY", "MODULE", "OBJECT",  "PUBSUB",  "SCRIPT", "SLOWLOG", "XGROUP",   "XINFO",
     };
     return containers.contains(upperName);
 }
@@ -56,7 +56,6 @@ QByteArray argumentBytes(const RedisValue &v, bool *ok)
     *ok = false;
     return {};
 }
-
 
 // Numeric argument that says how many keys follow (EVAL's numkeys, ZUNION's numkeys, ...).
 int keysAfterCount(const QList<QByteArray> &args, int countIndex)
@@ -186,8 +185,9 @@ bool parseLatencyLatest(const RedisValue &reply, QList<LatencyEvent> *out, QStri
         e.latestMs = v.at(2).toInteger(&ok[1]);
         e.maxMs = v.at(3).toInteger(&ok[2]);
         if (!ok[0] || !ok[1] || !ok[2])
-            return fail(error, QStringLiteral("LATENCY LATEST row %1 has a field that is not an integer")
-                                   .arg(QString::fromUtf8(e.name)));
+            return fail(error,
+                        QStringLiteral("LATENCY LATEST row %1 has a field that is not an integer")
+                            .arg(QString::fromUtf8(e.name)));
         bool extra = false;
         if (v.size() >= 6) {
             const qint64 sum = v.at(4).toInteger(&extra);
@@ -260,15 +260,14 @@ int keyIndexOf(const QList<QByteArray> &args)
     const QByteArray name = args.at(0).toUpper();
     // Commands whose arguments hold no key (channels, patterns and scripts are not keys).
     static const QSet<QByteArray> keyless{
-        "ACL",        "ASKING",    "AUTH",       "BGREWRITEAOF", "BGSAVE",      "CLIENT",    "CLUSTER",
-        "COMMAND",    "CONFIG",    "DBSIZE",     "DEBUG",        "DISCARD",     "ECHO",      "EXEC",
-        "FAILOVER",   "FLUSHALL",  "FLUSHDB",    "FUNCTION",     "HELLO",       "INFO",      "KEYS",
-        "LASTSAVE",   "LATENCY",   "LOLWUT",     "MODULE",       "MONITOR",     "MULTI",     "PING",
-        "PSUBSCRIBE", "PSYNC",     "PUBLISH",    "PUBSUB",       "PUNSUBSCRIBE", "QUIT",     "RANDOMKEY",
-        "READONLY",   "READWRITE", "REPLCONF",   "REPLICAOF",    "RESET",       "ROLE",      "SAVE",
-        "SCAN",       "SCRIPT",    "SELECT",     "SENTINEL",     "SHUTDOWN",    "SLAVEOF",   "SLOWLOG",
-        "SPUBLISH",   "SSUBSCRIBE", "SUBSCRIBE", "SUNSUBSCRIBE", "SWAPDB",      "SYNC",      "TIME",
-        "UNSUBSCRIBE", "UNWATCH",  "WAIT",       "WAITAOF",
+        "ACL",          "ASKING",   "AUTH",       "BGREWRITEAOF", "BGSAVE",       "CLIENT",   "CLUSTER",   "COMMAND",
+        "CONFIG",       "DBSIZE",   "DEBUG",      "DISCARD",      "ECHO",         "EXEC",     "FAILOVER",  "FLUSHALL",
+        "FLUSHDB",      "FUNCTION", "HELLO",      "INFO",         "KEYS",         "LASTSAVE", "LATENCY",   "LOLWUT",
+        "MODULE",       "MONITOR",  "MULTI",      "PING",         "PSUBSCRIBE",   "PSYNC",    "PUBLISH",   "PUBSUB",
+        "PUNSUBSCRIBE", "QUIT",     "RANDOMKEY",  "READONLY",     "READWRITE",    "REPLCONF", "REPLICAOF", "RESET",
+        "ROLE",         "SAVE",     "SCAN",       "SCRIPT",       "SELECT",       "SENTINEL", "SHUTDOWN",  "SLAVEOF",
+        "SLOWLOG",      "SPUBLISH", "SSUBSCRIBE", "SUBSCRIBE",    "SUNSUBSCRIBE", "SWAPDB",   "SYNC",      "TIME",
+        "UNSUBSCRIBE",  "UNWATCH",  "WAIT",       "WAITAOF",
     };
     if (keyless.contains(name) || name.startsWith("FT."))
         return -1;
@@ -300,8 +299,8 @@ int keyIndexOf(const QList<QByteArray> &args)
         return -1;
     }
     if (name == "OBJECT" || name == "MEMORY" || name == "XINFO" || name == "XGROUP") {
-        static const QSet<QByteArray> keyed{"ENCODING", "FREQ",    "IDLETIME", "REFCOUNT", "USAGE",
-                                            "STREAM",   "GROUPS",  "CONSUMERS", "CREATE",  "SETID",
+        static const QSet<QByteArray> keyed{"ENCODING", "FREQ",           "IDLETIME",   "REFCOUNT", "USAGE",
+                                            "STREAM",   "GROUPS",         "CONSUMERS",  "CREATE",   "SETID",
                                             "DESTROY",  "CREATECONSUMER", "DELCONSUMER"};
         return args.size() > 2 && keyed.contains(args.at(1).toUpper()) ? 2 : -1;
     }
@@ -369,8 +368,8 @@ QByteArray SlowlogEntry::key() const
 bool SlowlogEntry::operator==(const SlowlogEntry &o) const
 {
     return id == o.id && timestamp == o.timestamp && durationUs == o.durationUs && args == o.args
-        && argMissingBytes == o.argMissingBytes && moreArguments == o.moreArguments
-        && clientAddress == o.clientAddress && clientName == o.clientName && truncated == o.truncated;
+        && argMissingBytes == o.argMissingBytes && moreArguments == o.moreArguments && clientAddress == o.clientAddress
+        && clientName == o.clientName && truncated == o.truncated;
 }
 
 bool LatencyEvent::operator==(const LatencyEvent &o) const

@@ -87,10 +87,7 @@ struct LatencySample
     qint64 timestamp = 0; // seconds since the epoch
     qint64 latencyMs = 0;
 
-    bool operator==(const LatencySample &o) const
-    {
-        return timestamp == o.timestamp && latencyMs == o.latencyMs;
-    }
+    bool operator==(const LatencySample &o) const { return timestamp == o.timestamp && latencyMs == o.latencyMs; }
 };
 Q_DECLARE_METATYPE(LatencySample)
 

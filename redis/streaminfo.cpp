@@ -75,8 +75,7 @@ namespace streaminfo {
 namespace {
 
 // Calls f(name, value) for each pair of a flat field/value list.
-template<typename F>
-bool forPairs(const RedisValue &reply, F f)
+template <typename F> bool forPairs(const RedisValue &reply, F f)
 {
     if (!reply.isArray() || reply.size() % 2 != 0)
         return false;

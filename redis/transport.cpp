@@ -28,8 +28,7 @@ qint64 readAvailable(QIODevice *device, QByteArray &into)
 class TcpTransport final : public Transport
 {
 public:
-    explicit TcpTransport(const ConnectionProfile &p)
-        : m_host(p.host), m_port(p.port), m_tls(p.tls)
+    explicit TcpTransport(const ConnectionProfile &p) : m_host(p.host), m_port(p.port), m_tls(p.tls)
     {
         m_socket = m_tls ? new QSslSocket(this) : new QTcpSocket(this);
         if (auto *ssl = qobject_cast<QSslSocket *>(m_socket)) {
@@ -93,8 +92,7 @@ private:
 class UnixTransport final : public Transport
 {
 public:
-    explicit UnixTransport(const ConnectionProfile &p)
-        : m_path(p.socketPath)
+    explicit UnixTransport(const ConnectionProfile &p) : m_path(p.socketPath)
     {
         m_socket = new QLocalSocket(this);
         m_socket->setReadBufferSize(0);

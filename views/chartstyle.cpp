@@ -91,9 +91,9 @@ void useTimeAxis(QCPAxis *axis)
     axis->setTicker(ticker);
     // Hours matter more than seconds once the window is wide.
     QObject::connect(axis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), axis, [ticker](const QCPRange &r) {
-        ticker->setDateTimeFormat(r.size() > 6 * 3600 ? QStringLiteral("ddd HH:mm")
-                                  : r.size() > 600   ? QStringLiteral("HH:mm")
-                                                     : QStringLiteral("HH:mm:ss"));
+        ticker->setDateTimeFormat(r.size() > 6 * 3600  ? QStringLiteral("ddd HH:mm")
+                                      : r.size() > 600 ? QStringLiteral("HH:mm")
+                                                       : QStringLiteral("HH:mm:ss"));
     });
 }
 
@@ -103,11 +103,7 @@ namespace {
 class ByteTicker : public QCPAxisTicker
 {
 public:
-    explicit ByteTicker(const QString &suffix)
-        : m_suffix(suffix)
-    {
-        setTickCount(4);
-    }
+    explicit ByteTicker(const QString &suffix) : m_suffix(suffix) { setTickCount(4); }
 
 protected:
     double getTickStep(const QCPRange &range) override
@@ -140,8 +136,8 @@ protected:
         for (double u = m_unit; u >= 1024 && k < 4; u /= 1024)
             ++k;
         const double v = tick / m_unit;
-        const QString number = std::abs(v - std::round(v)) < 1e-9 ? QString::number(qint64(std::round(v)))
-                                                                  : QString::number(v, 'f', 1);
+        const QString number
+            = std::abs(v - std::round(v)) < 1e-9 ? QString::number(qint64(std::round(v))) : QString::number(v, 'f', 1);
         return number % QLatin1Char(' ') % QLatin1String(names[k]) % m_suffix;
     }
 

@@ -58,13 +58,17 @@ GeoPoint destination(GeoPoint from, double bearing, double metres)
     const double d = metres / geohash::kEarthRadiusM, t = bearing * kPi / 180;
     const double p1 = from.lat * kPi / 180, l1 = from.lon * kPi / 180;
     const double p2 = std::asin(std::sin(p1) * std::cos(d) + std::cos(p1) * std::sin(d) * std::cos(t));
-    const double l2 = l1 + std::atan2(std::sin(t) * std::sin(d) * std::cos(p1), std::cos(d) - std::sin(p1) * std::sin(p2));
+    const double l2
+        = l1 + std::atan2(std::sin(t) * std::sin(d) * std::cos(p1), std::cos(d) - std::sin(p1) * std::sin(p2));
     return GeoPoint{l2 * 180 / kPi, p2 * 180 / kPi};
 }
 } // namespace
 
 GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_sampler(new GeoSampler(client, this)), m_search(new GeoSearch(client, this)),
+    : Panel(parent),
+      m_client(client),
+      m_sampler(new GeoSampler(client, this)),
+      m_search(new GeoSearch(client, this)),
       m_results(new GeoPointsModel(this))
 {
     initMapResources();
@@ -149,8 +153,9 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     m_centreGraph = m_plot->addGraph();
     m_centreGraph->setLineStyle(QCPGraph::lsNone);
     m_centreGraph->setName(tr("Search centre"));
-    for (QCPAbstractPlottable *p : {static_cast<QCPAbstractPlottable *>(m_pointsGraph), static_cast<QCPAbstractPlottable *>(m_resultsGraph),
-                                    static_cast<QCPAbstractPlottable *>(m_centreGraph)})
+    for (QCPAbstractPlottable *p :
+         {static_cast<QCPAbstractPlottable *>(m_pointsGraph), static_cast<QCPAbstractPlottable *>(m_resultsGraph),
+          static_cast<QCPAbstractPlottable *>(m_centreGraph)})
         p->setSelectable(QCP::stNone);
     connect(m_plot, &QCustomPlot::afterLayout, this, &GeoPanel::keepAspect);
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *e) {
@@ -165,7 +170,8 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
         // A click, not the end of a drag: the point becomes the search centre.
         if (e->button() != Qt::LeftButton || (e->position().toPoint() - m_pressPos).manhattanLength() > 3)
             return;
-        setSearchCentre(GeoPoint{m_plot->xAxis->pixelToCoord(e->position().toPoint().x()), m_plot->yAxis->pixelToCoord(e->position().toPoint().y())});
+        setSearchCentre(GeoPoint{m_plot->xAxis->pixelToCoord(e->position().toPoint().x()),
+                                 m_plot->yAxis->pixelToCoord(e->position().toPoint().y())});
         if (!m_key.isEmpty())
             runSearch();
     });
@@ -262,20 +268,21 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
         const bool member = m_from->currentIndex() == 0, box = m_shape->currentIndex() == 1;
         for (QWidget *w : {static_cast<QWidget *>(m_member), static_cast<QWidget *>(m_memberLabel)})
             w->setEnabled(member);
-        for (QWidget *w : {static_cast<QWidget *>(m_lon), static_cast<QWidget *>(m_lonLabel), static_cast<QWidget *>(m_lat),
-                           static_cast<QWidget *>(m_latLabel)})
+        for (QWidget *w : {static_cast<QWidget *>(m_lon), static_cast<QWidget *>(m_lonLabel),
+                           static_cast<QWidget *>(m_lat), static_cast<QWidget *>(m_latLabel)})
             w->setEnabled(!member);
         for (QWidget *w : {static_cast<QWidget *>(m_radius), static_cast<QWidget *>(m_radiusLabel)})
             w->setEnabled(!box);
-        for (QWidget *w : {static_cast<QWidget *>(m_width), static_cast<QWidget *>(m_widthLabel), static_cast<QWidget *>(m_height),
-                           static_cast<QWidget *>(m_heightLabel)})
+        for (QWidget *w : {static_cast<QWidget *>(m_width), static_cast<QWidget *>(m_widthLabel),
+                           static_cast<QWidget *>(m_height), static_cast<QWidget *>(m_heightLabel)})
             w->setEnabled(box);
     };
     connect(m_from, &QComboBox::currentIndexChanged, this, formChanged);
     connect(m_shape, &QComboBox::currentIndexChanged, this, formChanged);
     formChanged();
 
-    connect(m_keys, &QComboBox::activated, this, [this](int index) { openGeoSet(m_keys->itemData(index).toByteArray()); });
+    connect(m_keys, &QComboBox::activated, this,
+            [this](int index) { openGeoSet(m_keys->itemData(index).toByteArray()); });
     connect(world, &QPushButton::clicked, this, &GeoPanel::showWorld);
     connect(fit, &QPushButton::clicked, this, [this] {
         if (m_results->rowCount() == 0)
@@ -290,21 +297,24 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     connect(m_distanceButton, &QPushButton::clicked, this, &GeoPanel::measureSelected);
     connect(m_resultsView, &QTableView::activated, this, [this](const QModelIndex &index) {
         m_from->setCurrentIndex(0);
-        m_member->setText(bytesescape::escape(m_resultsProxy->data(index, GeoPointsModel::MemberBytesRole).toByteArray()));
+        m_member->setText(
+            bytesescape::escape(m_resultsProxy->data(index, GeoPointsModel::MemberBytesRole).toByteArray()));
         runSearch();
     });
     connect(m_sampler, &GeoSampler::loaded, this, &GeoPanel::onSample);
     connect(m_sampler, &GeoSampler::failed, this, &GeoPanel::showError);
     connect(m_search, &GeoSearch::resultsReady, this, &GeoPanel::onResults);
     connect(m_search, &GeoSearch::failed, this, &GeoPanel::showError);
-    connect(m_search, &GeoSearch::distanceReady, this, [this](const QByteArray &a, const QByteArray &b, double d, GeoUnit unit) {
-        m_distanceText = d < 0 ? tr("%1 or %2 is not in the set").arg(bytesescape::quoteIfNeeded(a), bytesescape::quoteIfNeeded(b))
-                               : tr("%1 ↔ %2: %3 %4")
-                                     .arg(bytesescape::quoteIfNeeded(a), bytesescape::quoteIfNeeded(b), QString::number(d, 'f', 3),
-                                          geoUnitName(unit));
-        m_distance->setText(m_distanceText);
-        Q_EMIT distanceMeasured(d);
-    });
+    connect(m_search, &GeoSearch::distanceReady, this,
+            [this](const QByteArray &a, const QByteArray &b, double d, GeoUnit unit) {
+                m_distanceText = d < 0
+                    ? tr("%1 or %2 is not in the set").arg(bytesescape::quoteIfNeeded(a), bytesescape::quoteIfNeeded(b))
+                    : tr("%1 ↔ %2: %3 %4")
+                          .arg(bytesescape::quoteIfNeeded(a), bytesescape::quoteIfNeeded(b), QString::number(d, 'f', 3),
+                               geoUnitName(unit));
+                m_distance->setText(m_distanceText);
+                Q_EMIT distanceMeasured(d);
+            });
 
     applyStyle();
     showWorld();
@@ -526,7 +536,8 @@ void GeoPanel::drawSearchArea(const GeoQuery &query, GeoPoint centre)
     if (query.byBox) {
         // GEOSEARCH BYBOX: height along the meridian, width along the centre's parallel.
         const double dLat = query.height * unit / 2 / geohash::kEarthRadiusM * 180 / kPi;
-        const double dLon = query.width * unit / 2 / (geohash::kEarthRadiusM * std::cos(centre.lat * kPi / 180)) * 180 / kPi;
+        const double dLon
+            = query.width * unit / 2 / (geohash::kEarthRadiusM * std::cos(centre.lat * kPi / 180)) * 180 / kPi;
         for (const auto &[sx, sy] : {std::pair{-1, -1}, {1, -1}, {1, 1}, {-1, 1}, {-1, -1}})
             add(GeoPoint{centre.lon + sx * dLon, centre.lat + sy * dLat});
     } else {

@@ -22,8 +22,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
-    : QWidget(parent), m_client(scanClient)
+KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(parent), m_client(scanClient)
 {
     m_scanner = new KeyScanner(scanClient, this);
     m_model = new KeyTreeModel(this);
@@ -115,11 +114,12 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
     m_patternView->setColumnWidth(PatternGroupModel::KeysColumn, 60);
     m_patternView->hide();
     layout->addWidget(m_patternView, 1);
-    connect(m_patternView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &index) {
-        const QByteArray key = index.data(PatternGroupModel::KeyBytesRole).toByteArray();
-        if (!index.data(PatternGroupModel::KeyBytesRole).isNull())
-            Q_EMIT keyActivated(key, KeyType(index.data(PatternGroupModel::KeyTypeRole).toInt()));
-    });
+    connect(m_patternView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &index) {
+                const QByteArray key = index.data(PatternGroupModel::KeyBytesRole).toByteArray();
+                if (!index.data(PatternGroupModel::KeyBytesRole).isNull())
+                    Q_EMIT keyActivated(key, KeyType(index.data(PatternGroupModel::KeyTypeRole).toInt()));
+            });
     connect(m_grouping, &QComboBox::currentIndexChanged, this,
             [this] { setGrouping(Grouping(m_grouping->currentData().toInt())); });
 
@@ -320,8 +320,8 @@ void KeyBrowser::startScan()
     options.maxCommandsPerSecond = m_scanRate;
     if (options.type != KeyType::Unknown && !m_client->facts().version.isNull()
         && m_client->facts().version < QVersionNumber(6)) {
-        m_status->setText(tr("SCAN TYPE needs Redis 6.0 or newer; this server is %1")
-                              .arg(m_client->facts().version.toString()));
+        m_status->setText(
+            tr("SCAN TYPE needs Redis 6.0 or newer; this server is %1").arg(m_client->facts().version.toString()));
         return;
     }
     m_model->clear();
@@ -401,7 +401,8 @@ void KeyBrowser::onCurrentChanged(const QModelIndex &index)
 {
     if (m_selecting || !index.isValid() || shownModel()->kindOf(index) != KeyTreeModel::NodeKind::Key)
         return;
-    Q_EMIT keyActivated(shownModel()->keyAt(index), KeyType(shownModel()->data(index, KeyTreeModel::KeyTypeRole).toInt()));
+    Q_EMIT keyActivated(shownModel()->keyAt(index),
+                        KeyType(shownModel()->data(index, KeyTreeModel::KeyTypeRole).toInt()));
 }
 
 void KeyBrowser::onLoadMore(const QModelIndex &index)
@@ -422,7 +423,8 @@ void KeyBrowser::openTypedKey()
     m_openError->hide();
     // When the scan has seen the key, its type saves the loader a round trip.
     const QModelIndex known = m_model->indexForKey(*key);
-    const auto type = known.isValid() ? KeyType(m_model->data(known, KeyTreeModel::KeyTypeRole).toInt()) : KeyType::Unknown;
+    const auto type
+        = known.isValid() ? KeyType(m_model->data(known, KeyTreeModel::KeyTypeRole).toInt()) : KeyType::Unknown;
     selectKey(*key);
     Q_EMIT keyActivated(*key, type);
 }
@@ -460,7 +462,8 @@ void KeyBrowser::showContextMenu(const QPoint &pos)
             menu.addAction(tr("Open in Leaderboard"), this,
                            [this, key] { Q_EMIT panelRequested(key, QStringLiteral("leaderboard")); });
             if (shownModel()->typeHint(key) == KeyTreeModel::TypeHint::Geo)
-                menu.addAction(tr("Show on map"), this, [this, key] { Q_EMIT panelRequested(key, QStringLiteral("geo")); });
+                menu.addAction(tr("Show on map"), this,
+                               [this, key] { Q_EMIT panelRequested(key, QStringLiteral("geo")); });
         }
         menu.addAction(tr("Copy name"), this, [this, key] { Q_EMIT copyRequested(bytesescape::quoteIfNeeded(key)); });
         menu.addAction(tr("Copy name as hex"), this,

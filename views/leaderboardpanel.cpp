@@ -296,8 +296,8 @@ void LeaderboardPanel::fillCompareList()
     }
     m_compareButton->setEnabled(siblings.size() > 1);
     if (siblings.size() <= 1)
-        m_compareStatus->setText(tr("No other boards named %1* to combine with.")
-                                     .arg(bytesescape::escape(prefix.isEmpty() ? key : prefix)));
+        m_compareStatus->setText(
+            tr("No other boards named %1* to combine with.").arg(bytesescape::escape(prefix.isEmpty() ? key : prefix)));
 }
 
 void LeaderboardPanel::onHeader(const BoardHeader &h)
@@ -354,8 +354,9 @@ void LeaderboardPanel::updatePageLabel()
         m_pageLabel->clear();
     } else {
         const qint64 first = m->at(0).rank + 1, last = m->at(m->rowCount() - 1).rank + 1;
-        m_pageLabel->setText(card >= 0 ? tr("%1–%2 of %3").arg(format::count(quint64(first)), format::count(quint64(last)),
-                                                               format::count(quint64(card)))
+        m_pageLabel->setText(card >= 0 ? tr("%1–%2 of %3")
+                                             .arg(format::count(quint64(first)), format::count(quint64(last)),
+                                                  format::count(quint64(card)))
                                        : tr("%1–%2").arg(format::count(quint64(first)), format::count(quint64(last))));
     }
     m_prev->setEnabled(m_loader->pageStart() > 0);
@@ -393,7 +394,8 @@ void LeaderboardPanel::onHistogram(const ScoreHistogram &h)
         max = qMax(max, double(b.count));
         const bool infinity = std::isinf(b.low);
         if (infinity || i % step == 0 || i == n - 1)
-            ticker->addTick(i, infinity || b.low == b.high ? scoreLabel(b.low) : QStringLiteral("≥") + scoreLabel(b.low));
+            ticker->addTick(i,
+                            infinity || b.low == b.high ? scoreLabel(b.low) : QStringLiteral("≥") + scoreLabel(b.low));
     }
     m_bars->setData(keys, values, true);
     m_plot->xAxis->setTicker(ticker);
@@ -408,9 +410,9 @@ void LeaderboardPanel::onUnion(const BoardUnion &u)
         m_compareStatus->setText(u.error);
         return;
     }
-    m_compareStatus->setText(tr("Rolling total of %n board(s): %1 members, top %2 shown. Nothing was written.", nullptr,
-                                int(u.keys.size()))
-                                 .arg(format::count(quint64(u.unionSize)), QString::number(u.top.size())));
+    m_compareStatus->setText(
+        tr("Rolling total of %n board(s): %1 members, top %2 shown. Nothing was written.", nullptr, int(u.keys.size()))
+            .arg(format::count(quint64(u.unionSize)), QString::number(u.top.size())));
 }
 
 void LeaderboardPanel::styleChart()

@@ -37,8 +37,11 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 } // namespace
 
 MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
-    : Panel(parent), m_client(scanClient), m_analysis(new MemoryAnalysis(scanClient, this)),
-      m_namespaceModel(new NamespaceMemoryModel(this)), m_topModel(new TopKeysModel(this))
+    : Panel(parent),
+      m_client(scanClient),
+      m_analysis(new MemoryAnalysis(scanClient, this)),
+      m_namespaceModel(new NamespaceMemoryModel(this)),
+      m_topModel(new TopKeysModel(this))
 {
     setObjectName(QStringLiteral("memoryPanel"));
     auto *layout = new QVBoxLayout(this);
@@ -152,9 +155,8 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     split->addWidget(bottom);
     layout->addWidget(split, 1);
 
-    const auto topChanged = [this] {
-        setTopKeysView(KeyType(m_topType->currentData().toInt()), m_topRank->currentData().toBool());
-    };
+    const auto topChanged
+        = [this] { setTopKeysView(KeyType(m_topType->currentData().toInt()), m_topRank->currentData().toBool()); };
     connect(m_topType, &QComboBox::currentIndexChanged, this, topChanged);
     connect(m_topRank, &QComboBox::currentIndexChanged, this, topChanged);
     connect(m_depth, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
@@ -314,7 +316,8 @@ void MemoryPanel::refresh()
     updateChart();
 
     const ScanProgress &p = m_lastProgress;
-    QString text = tr("%1 keys · %2 in MEMORY USAGE").arg(format::count(stats().keyCount()), format::bytes(stats().totalMemory()));
+    QString text = tr("%1 keys · %2 in MEMORY USAGE")
+                       .arg(format::count(stats().keyCount()), format::bytes(stats().totalMemory()));
     if (p.elapsedSeconds > 0)
         text += tr(" · %1").arg(format::duration(qint64(p.elapsedSeconds * 1000)));
     if (p.vanished > 0)
@@ -327,7 +330,8 @@ void MemoryPanel::refresh()
 
     // Every MEMORY USAGE failed: almost always an ACL without +memory.
     if (stats().keyCount() > 0 && stats().measuredCount() == 0) {
-        m_error->setText(tr("MEMORY USAGE was refused for every key (the user needs +memory|usage); sizes by length only."));
+        m_error->setText(
+            tr("MEMORY USAGE was refused for every key (the user needs +memory|usage); sizes by length only."));
         m_error->show();
     }
 }

@@ -63,11 +63,11 @@ constexpr int kMinPollMs = 100;
 } // namespace
 
 OverviewPanel::OverviewPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent)
-    , m_client(client)
-    , m_health(new HealthSeries(this))
-    , m_pollTimer(new QTimer(this))
-    , m_refreshTimer(new QTimer(this))
+    : Panel(parent),
+      m_client(client),
+      m_health(new HealthSeries(this)),
+      m_pollTimer(new QTimer(this)),
+      m_refreshTimer(new QTimer(this))
 {
     m_pollTimer->setObjectName(QStringLiteral("overviewPollTimer"));
     m_pollTimer->setInterval(kDefaultPollMs);
@@ -246,12 +246,12 @@ void OverviewPanel::buildPlot()
     }
 
     const Line lines[] = {
-        {Series::UsedMemory, MemoryChart, false},     {Series::RssMemory, MemoryChart, false},
-        {Series::PeakMemory, MemoryChart, false},     {Series::MaxMemory, MemoryChart, false},
-        {Series::Fragmentation, MemoryChart, true},   {Series::OpsPerSec, ThroughputChart, false},
-        {Series::NetInPerSec, ThroughputChart, true}, {Series::NetOutPerSec, ThroughputChart, true},
-        {Series::HitRatio, CacheChart, false},        {Series::ExpiredPerSec, CacheChart, true},
-        {Series::EvictedPerSec, CacheChart, true},    {Series::ConnectedClients, ClientsChart, false},
+        {Series::UsedMemory, MemoryChart, false},      {Series::RssMemory, MemoryChart, false},
+        {Series::PeakMemory, MemoryChart, false},      {Series::MaxMemory, MemoryChart, false},
+        {Series::Fragmentation, MemoryChart, true},    {Series::OpsPerSec, ThroughputChart, false},
+        {Series::NetInPerSec, ThroughputChart, true},  {Series::NetOutPerSec, ThroughputChart, true},
+        {Series::HitRatio, CacheChart, false},         {Series::ExpiredPerSec, CacheChart, true},
+        {Series::EvictedPerSec, CacheChart, true},     {Series::ConnectedClients, ClientsChart, false},
         {Series::BlockedClients, ClientsChart, false},
     };
     for (Line line : lines) {
@@ -390,8 +390,9 @@ void OverviewPanel::onConfig(const RedisReply &reply)
     m_configRead = true;
     if (error) {
         // ACL users often may not run CONFIG; the header then says so and uses INFO alone.
-        m_health->setConfigUnavailable(error.kind == RedisError::Kind::NoPerm ? tr("no CONFIG permission")
-                                                                              : tr("CONFIG failed: %1").arg(error.message));
+        m_health->setConfigUnavailable(error.kind == RedisError::Kind::NoPerm
+                                           ? tr("no CONFIG permission")
+                                           : tr("CONFIG failed: %1").arg(error.message));
         return;
     }
     // [name, value] in RESP2, a map in RESP3: the value follows the name either way.
@@ -482,8 +483,8 @@ void OverviewPanel::updateLines()
 
 void OverviewPanel::followLive()
 {
-    const double end = m_health->sampleCount() > 0 ? m_health->lastSampleTime()
-                                                    : QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    const double end
+        = m_health->sampleCount() > 0 ? m_health->lastSampleTime() : QDateTime::currentMSecsSinceEpoch() / 1000.0;
     // While the history is younger than the window, it grows from the left edge instead of
     // sitting squeezed against the right one.
     const double first = m_health->sampleCount() > 0 ? m_health->firstSampleTime() : end;

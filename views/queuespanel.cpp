@@ -44,10 +44,7 @@ void selectKey(QTableView *view, const QByteArray &key, int role)
 } // namespace
 
 QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent)
-    , m_client(client)
-    , m_loader(new QueuesLoader(client, this))
-    , m_dueModel(new DueItemsModel(this))
+    : Panel(parent), m_client(client), m_loader(new QueuesLoader(client, this)), m_dueModel(new DueItemsModel(this))
 {
     auto *layout = new QVBoxLayout(this);
     m_status = new QLabel(tr("Waiting for the scan's lists and sorted sets…"), this);
@@ -138,9 +135,8 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     m_tabs->addTab(rulesPage, tr("Rules"));
 
     connect(m_loader, &QueuesLoader::refreshed, this, &QueuesPanel::onRefreshed);
-    connect(m_loader, &QueuesLoader::failed, this, [this](const QString &message) {
-        m_status->setText(tr("Cannot read queues: %1").arg(message));
-    });
+    connect(m_loader, &QueuesLoader::failed, this,
+            [this](const QString &message) { m_status->setText(tr("Cannot read queues: %1").arg(message)); });
     connect(m_queuesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         m_selectedQueue = selectedKey(m_queuesView, QueuesModel::KeyRole);
         showQueueDetails();
@@ -220,8 +216,9 @@ void QueuesPanel::onRefreshed()
         stale += q.stale() ? 1 : 0;
     QString text = tr("%n list queue(s), %1 delayed-job set(s).", nullptr, queues).arg(delayed);
     if (stale > 0)
-        text += QLatin1Char(' ') + tr("%n queue(s) with a stale processing list (oldest item over %1).", nullptr, stale)
-                                       .arg(format::duration(m_loader->staleThresholdMs()));
+        text += QLatin1Char(' ')
+            + tr("%n queue(s) with a stale processing list (oldest item over %1).", nullptr, stale)
+                  .arg(format::duration(m_loader->staleThresholdMs()));
     m_status->setText(text);
     // Model resets lose the selection: restore it by key.
     if (!m_selectedQueue.isEmpty())
@@ -275,7 +272,7 @@ void QueuesPanel::showQueueDetails()
         m_processing->setItem(i, 1, new QTableWidgetItem(format::count(quint64(p.length))));
         auto *age = new QTableWidgetItem(p.oldestAgeMs < 0 ? tr("no timestamp")
                                                            : format::duration(p.oldestAgeMs)
-                                                                 + (p.stale ? tr(" — stale") : QString()));
+                                                 + (p.stale ? tr(" — stale") : QString()));
         if (p.stale)
             age->setForeground(chartstyle::bad(palette()));
         m_processing->setItem(i, 2, age);

@@ -396,8 +396,9 @@ void SlowlogPanel::onConfig(const SlowlogConfig &config)
     } else {
         const RedisError &e = m_poller->configError();
         if (e.kind == RedisError::Kind::NoPerm)
-            m_configText = tr("slowlog-log-slower-than and slowlog-max-len unknown: CONFIG GET needs +config|get for user %1")
-                               .arg(userName());
+            m_configText
+                = tr("slowlog-log-slower-than and slowlog-max-len unknown: CONFIG GET needs +config|get for user %1")
+                      .arg(userName());
         else
             m_configText = tr("slowlog-log-slower-than and slowlog-max-len unknown%1")
                                .arg(e.isError() ? QStringLiteral(": ") + e.message : QString());
@@ -418,7 +419,8 @@ void SlowlogPanel::updateStatus()
     if (m_missed > 0)
         parts << tr("%1 missed (the log wrapped between polls)").arg(format::count(quint64(m_missed)));
     if (m_resets > 0)
-        parts << tr("log reset at %1").arg(QDateTime::fromMSecsSinceEpoch(m_lastResetMs).toString(QStringLiteral("HH:mm:ss")));
+        parts << tr("log reset at %1")
+                     .arg(QDateTime::fromMSecsSinceEpoch(m_lastResetMs).toString(QStringLiteral("HH:mm:ss")));
     m_status->setText(parts.join(QStringLiteral(" · ")));
 }
 
@@ -517,22 +519,22 @@ void SlowlogPanel::onLatencyReply(const RedisReply &reply)
     }
     const RedisError configError = RedisError::fromReply(reply.value(0));
     bool known = false;
-    const qint64 threshold = configError ? -1
+    const qint64 threshold = configError
+        ? -1
         : slowlog::parseConfigGet(reply.value(0)).value("latency-monitor-threshold").toLongLong(&known);
     m_latencyThresholdMs = known ? threshold : -1;
     if (known && threshold == 0) {
         m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold 0 (off)"));
-        m_latencyHint->setText(
-            tr("latency monitor is off: CONFIG SET latency-monitor-threshold 100 turns it on "
-               "(events slower than 100 ms are then recorded)"));
+        m_latencyHint->setText(tr("latency monitor is off: CONFIG SET latency-monitor-threshold 100 turns it on "
+                                  "(events slower than 100 ms are then recorded)"));
         m_latencyStack->setCurrentWidget(m_latencyHint);
         return;
     }
     if (known)
         m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold %1 ms").arg(threshold));
     else if (configError.kind == RedisError::Kind::NoPerm)
-        m_latencyHeader->setText(tr("Latency monitor · threshold unknown: CONFIG GET needs +config|get for user %1")
-                                     .arg(userName()));
+        m_latencyHeader->setText(
+            tr("Latency monitor · threshold unknown: CONFIG GET needs +config|get for user %1").arg(userName()));
     else
         m_latencyHeader->setText(tr("Latency monitor · threshold unknown"));
 
@@ -601,8 +603,8 @@ void SlowlogPanel::showLatencyEvents(const QList<LatencyEvent> &events)
 void SlowlogPanel::onLatencySelectionChanged()
 {
     const QModelIndex current = m_latencyTable->currentIndex();
-    const QByteArray event = current.isValid()
-        ? m_latencyModel->item(current.row(), 0)->data(Qt::UserRole).toByteArray() : QByteArray();
+    const QByteArray event
+        = current.isValid() ? m_latencyModel->item(current.row(), 0)->data(Qt::UserRole).toByteArray() : QByteArray();
     if (event == m_latencyEvent)
         return;
     m_latencyEvent = event;

@@ -12,8 +12,8 @@
 #include <QDateTime>
 #include <QEvent>
 #include <QFormLayout>
-#include <QGroupBox>
 #include <QGridLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -45,19 +45,19 @@ QString fieldsText(const StreamEntry &entry)
 {
     QString out;
     for (qsizetype i = 0; i + 1 < entry.fields.size(); i += 2)
-        out += bytesescape::escape(entry.fields.at(i)) + QStringLiteral(": ") + bytesescape::escape(entry.fields.at(i + 1))
-            + QLatin1Char('\n');
+        out += bytesescape::escape(entry.fields.at(i)) + QStringLiteral(": ")
+            + bytesescape::escape(entry.fields.at(i + 1)) + QLatin1Char('\n');
     return out;
 }
 
 } // namespace
 
 StreamsPanel::StreamsPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent)
-    , m_client(client)
-    , m_loader(new StreamsLoader(client, this))
-    , m_actions(new StreamActions(client, this))
-    , m_sampleTimer(new QTimer(this))
+    : Panel(parent),
+      m_client(client),
+      m_loader(new StreamsLoader(client, this)),
+      m_actions(new StreamActions(client, this)),
+      m_sampleTimer(new QTimer(this))
 {
     buildUi();
     m_sampleTimer->setInterval(5000);
@@ -569,10 +569,11 @@ void StreamsPanel::ackSelected()
     const QList<QByteArray> ids = selectedPendingIds();
     if (ids.isEmpty())
         return;
-    if (!confirm(tr("Acknowledge"), tr("XACK %n entries in group %1 of stream %2; they leave the pending list:\n%3",
-                                       nullptr, int(ids.size()))
-                                        .arg(bytesescape::quoteIfNeeded(m_loader->group()),
-                                             bytesescape::quoteIfNeeded(m_loader->stream()), idList(ids))))
+    if (!confirm(
+            tr("Acknowledge"),
+            tr("XACK %n entries in group %1 of stream %2; they leave the pending list:\n%3", nullptr, int(ids.size()))
+                .arg(bytesescape::quoteIfNeeded(m_loader->group()), bytesescape::quoteIfNeeded(m_loader->stream()),
+                     idList(ids))))
         return;
     m_actions->ack(m_loader->stream(), m_loader->group(), ids);
 }
@@ -597,10 +598,11 @@ void StreamsPanel::trimStream(qint64 maxLen)
 {
     if (m_loader->stream().isEmpty())
         return;
-    if (!confirm(tr("Trim"), tr("XTRIM %1 MAXLEN ~ %2: removes the oldest entries of the stream (whole nodes, so "
-                                "a little more may stay). Pending entries that are removed stay pending.")
-                                 .arg(bytesescape::quoteIfNeeded(m_loader->stream()))
-                                 .arg(maxLen)))
+    if (!confirm(tr("Trim"),
+                 tr("XTRIM %1 MAXLEN ~ %2: removes the oldest entries of the stream (whole nodes, so "
+                    "a little more may stay). Pending entries that are removed stay pending.")
+                     .arg(bytesescape::quoteIfNeeded(m_loader->stream()))
+                     .arg(maxLen)))
         return;
     m_actions->trim(m_loader->stream(), maxLen);
 }

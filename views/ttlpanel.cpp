@@ -5,6 +5,7 @@
 #include "format.h"
 #include "redisclient.h"
 
+#include "qcp.h"
 #include <QDateTime>
 #include <QEvent>
 #include <QHeaderView>
@@ -14,7 +15,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-#include "qcp.h"
 
 namespace {
 constexpr int kInfoIntervalMs = 10'000;
@@ -58,8 +58,13 @@ QCPItemText *makeText(QCustomPlot *plot)
 } // namespace
 
 TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_model(new TtlNamespaceModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_infoTimer(new QTimer(this)), m_flushTimer(new QTimer(this)), m_tickTimer(new QTimer(this))
+    : Panel(parent),
+      m_client(client),
+      m_model(new TtlNamespaceModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)),
+      m_infoTimer(new QTimer(this)),
+      m_flushTimer(new QTimer(this)),
+      m_tickTimer(new QTimer(this))
 {
     setObjectName(QStringLiteral("ttl"));
 
@@ -140,7 +145,8 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     const QFontMetrics metrics = m_table->horizontalHeader()->fontMetrics();
     for (int c = TtlNamespaceModel::KeysColumn; c < TtlNamespaceModel::ColumnCount; ++c) {
         const QString header = m_model->headerData(c, Qt::Horizontal).toString();
-        m_table->setColumnWidth(c, qMax(metrics.horizontalAdvance(header), metrics.horizontalAdvance(QStringLiteral("23h 59m"))) + 22);
+        m_table->setColumnWidth(
+            c, qMax(metrics.horizontalAdvance(header), metrics.horizontalAdvance(QStringLiteral("23h 59m"))) + 22);
     }
     connect(m_table, &QTableView::clicked, this, &TtlPanel::onNamespaceClicked);
 
@@ -337,8 +343,8 @@ void TtlPanel::onInfo(const RedisReply &reply)
 {
     m_infoRequest = 0;
     if (const RedisError e = reply.firstError()) {
-        const QString user = m_client->profile().username.isEmpty() ? QStringLiteral("default")
-                                                                     : m_client->profile().username;
+        const QString user
+            = m_client->profile().username.isEmpty() ? QStringLiteral("default") : m_client->profile().username;
         m_errorLabel->setText(e.kind == RedisError::Kind::NoPerm
                                   ? tr("Server figures unavailable: INFO needs +info for user %1.").arg(user)
                                   : tr("Server figures unavailable: %1").arg(e.message));
@@ -396,8 +402,9 @@ void TtlPanel::updateHeader()
         const int current = m_client ? m_client->profile().db : 0;
         QStringList dbs;
         for (const KeyspaceDb &d : std::as_const(m_seed)) {
-            QString line = tr("db%1: %2 keys, %3 with TTL").arg(d.db).arg(format::count(quint64(d.keys)),
-                                                                   format::count(quint64(d.expires)));
+            QString line = tr("db%1: %2 keys, %3 with TTL")
+                               .arg(d.db)
+                               .arg(format::count(quint64(d.keys)), format::count(quint64(d.expires)));
             if (d.keys > 0)
                 line += QStringLiteral(" (%1)").arg(percent(double(d.expires) / double(d.keys)));
             // The server estimates avg_ttl while it expires keys; 0 means "not sampled yet".
@@ -408,8 +415,8 @@ void TtlPanel::updateHeader()
         }
         if (!seedForCurrentDb())
             dbs.prepend(QStringLiteral("<b>%1</b>").arg(tr("db%1 is empty").arg(current)));
-        m_seedLabel->setText(tr("Server's own figures (INFO keyspace, %1): %2")
-                                 .arg(clock(m_seedAtMs), dbs.join(QStringLiteral("; "))));
+        m_seedLabel->setText(
+            tr("Server's own figures (INFO keyspace, %1): %2").arg(clock(m_seedAtMs), dbs.join(QStringLiteral("; "))));
     }
 
     const TtlSnapshot &s = m_snapshot;
@@ -481,7 +488,7 @@ void TtlPanel::updateHistogram()
     }
 
     QString title = !fromScan ? tr("Remaining TTL, server figures until the scan reads PTTL")
-                    : ns      ? tr("Remaining TTL in %1").arg(ns->displayName())
+        : ns                  ? tr("Remaining TTL in %1").arg(ns->displayName())
                               : tr("Remaining TTL, all namespaces");
     if (fromScan) {
         const quint64 unknown = ns ? ns->unknown : m_snapshot.unknown;
@@ -587,10 +594,10 @@ void TtlPanel::updateForecast()
     m_forecastNote->setVisible(s.within60m == 0);
     m_forecast->replot(QCustomPlot::rpQueuedReplot);
 
-    m_forecastCounts->setText(s.keys == 0 ? QString()
-                                          : tr("Expiring within 1 minute: %1 · 5 minutes: %2 · 60 minutes: %3")
-                                                .arg(format::count(s.within1m), format::count(s.within5m),
-                                                     format::count(s.within60m)));
+    m_forecastCounts->setText(
+        s.keys == 0 ? QString()
+                    : tr("Expiring within 1 minute: %1 · 5 minutes: %2 · 60 minutes: %3")
+                          .arg(format::count(s.within1m), format::count(s.within5m), format::count(s.within60m)));
     m_cliffLabel->setToolTip(tr("A cliff is a second in which at least %1 keys expire and at least %2 times as many as "
                                 "in the seconds around it (±%3 min). Keys written together with the same TTL and no "
                                 "jitter expire together, and recomputing them hits the backend at once.")
@@ -606,8 +613,8 @@ void TtlPanel::updateForecast()
         const TtlCliff &c = biggest.first();
         const QString ns = c.dominantNamespace >= 0 ? s.namespaces.at(c.dominantNamespace).displayName() : QString();
         const QString factor = c.baselinePerSecond > 0
-                                   ? tr("%1× the rate around it").arg(qRound(double(c.peak) / c.baselinePerSecond))
-                                   : tr("nothing expires around it");
+            ? tr("%1× the rate around it").arg(qRound(double(c.peak) / c.baselinePerSecond))
+            : tr("nothing expires around it");
         QString text = tr("Expiry cliff at %1: %2 keys within %3 s, %4 of them in %5 (%6). Same TTL, no jitter?")
                            .arg(clock(c.startMs), format::count(c.keys))
                            .arg((c.endMs - c.startMs) / 1000)

@@ -41,8 +41,7 @@ QString sizeText(const KeyInfo &info)
 
 } // namespace
 
-ValueView::ValueView(RedisClient *client, QWidget *parent)
-    : QWidget(parent), m_loader(new ValueLoader(client, this))
+ValueView::ValueView(RedisClient *client, QWidget *parent) : QWidget(parent), m_loader(new ValueLoader(client, this))
 {
     buildUi();
     connect(m_loader, &ValueLoader::keyOpened, this, &ValueView::onKeyOpened);
@@ -192,8 +191,8 @@ void ValueView::openKey(const QByteArray &key, KeyType hint)
     m_banner->clear();
     m_keyName->setText(bytesescape::escape(key));
     m_keyName->setCursorPosition(0);
-    m_keyName->setToolTip(tr("%1 bytes; the name is shown escaped (\\xHH for bytes that are not text)")
-                              .arg(key.size()));
+    m_keyName->setToolTip(
+        tr("%1 bytes; the name is shown escaped (\\xHH for bytes that are not text)").arg(key.size()));
     m_meta->setText(tr("loading…"));
     m_ttl->clear();
     m_refresh->setEnabled(true);
@@ -348,13 +347,10 @@ void ValueView::renderString()
         else
             text = tr("not JSON (or only a part of it was fetched)");
         break;
-    case StringMode::Hex:
-        text = bytesescape::hexDump(bytes, bytes.size());
-        break;
+    case StringMode::Hex: text = bytesescape::hexDump(bytes, bytes.size()); break;
     }
     if (m_string.truncated && stringMode() != StringMode::Json)
-        text += QLatin1Char('\n')
-            + tr("… %1 more not fetched").arg(format::bytes(m_string.fullLength - bytes.size()));
+        text += QLatin1Char('\n') + tr("… %1 more not fetched").arg(format::bytes(m_string.fullLength - bytes.size()));
 
     // Wrapping one very long line costs QPlainTextEdit seconds (it grows with the square of the
     // length); such text scrolls sideways instead.
@@ -428,8 +424,7 @@ void ValueView::updateTtl()
 {
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (m_expireAtMs == KeyInfo::kTtlUnknown) {
-        m_ttl->setText(m_info.type == KeyType::Unknown || m_info.type == KeyType::None ? QString()
-                                                                                     : tr("TTL unknown"));
+        m_ttl->setText(m_info.type == KeyType::Unknown || m_info.type == KeyType::None ? QString() : tr("TTL unknown"));
         m_ttlTimer->stop();
         return;
     }

@@ -65,7 +65,8 @@ ReferenceResult referenceScan(const QString &host, int port, bool details, bool 
     clock.start();
     QByteArray cursor = "0";
     do {
-        auto *reply = static_cast<redisReply *>(redisCommand(c, "SCAN %b COUNT 1000", cursor.constData(), size_t(cursor.size())));
+        auto *reply = static_cast<redisReply *>(
+            redisCommand(c, "SCAN %b COUNT 1000", cursor.constData(), size_t(cursor.size())));
         if (!reply || reply->type != REDIS_REPLY_ARRAY) {
             std::fprintf(stderr, "reference: SCAN failed\n");
             std::exit(1);
@@ -392,7 +393,8 @@ int main(int argc, char **argv)
             }
         } else if (parser.isSet(populateOpt)) {
             redisContext *c = redisConnect(profile.host.toUtf8().constData(), profile.port);
-            auto *r = static_cast<redisReply *>(redisCommand(c, "DEBUG POPULATE %s", qPrintable(parser.value(populateOpt))));
+            auto *r = static_cast<redisReply *>(
+                redisCommand(c, "DEBUG POPULATE %s", qPrintable(parser.value(populateOpt))));
             freeReplyObject(r);
             redisFree(c);
         }
@@ -466,8 +468,9 @@ int main(int argc, char **argv)
     }
     const double reference = (ref1.seconds + ref2.seconds) / 2;
     QJsonObject out{
-        {QStringLiteral("mode"), details ? (parser.isSet(memoryOpt) ? QStringLiteral("scan+memory") : QStringLiteral("scan"))
-                                         : QStringLiteral("scan-names")},
+        {QStringLiteral("mode"),
+         details ? (parser.isSet(memoryOpt) ? QStringLiteral("scan+memory") : QStringLiteral("scan"))
+                 : QStringLiteral("scan-names")},
         {QStringLiteral("keys"), qint64(lens.keys)},
         {QStringLiteral("reference_keys"), ref1.keys},
         {QStringLiteral("seconds"), lens.seconds},

@@ -25,22 +25,53 @@ struct City
 
 // Longitude first.
 const City kCities[] = {
-    {"London", -0.1276, 51.5072}, {"Paris", 2.3522, 48.8566}, {"Madrid", -3.7038, 40.4168},
-    {"Rome", 12.4964, 41.9028}, {"Stockholm", 18.0686, 59.3293}, {"Moscow", 37.6173, 55.7558},
-    {"Istanbul", 28.9784, 41.0082}, {"Cairo", 31.2357, 30.0444}, {"Lagos", 3.3792, 6.5244},
-    {"Nairobi", 36.8219, -1.2921}, {"Cape Town", 18.4241, -33.9249}, {"Dubai", 55.2708, 25.2048},
-    {"Mumbai", 72.8777, 19.076}, {"Delhi", 77.209, 28.6139}, {"Bangkok", 100.5018, 13.7563},
-    {"Singapore", 103.8198, 1.3521}, {"Jakarta", 106.8456, -6.2088}, {"Shanghai", 121.4737, 31.2304},
-    {"Beijing", 116.4074, 39.9042}, {"Seoul", 126.978, 37.5665}, {"Tokyo", 139.6917, 35.6895},
-    {"Sydney", 151.2093, -33.8688}, {"Perth", 115.8605, -31.9505}, {"Auckland", 174.7633, -36.8485},
-    {"Honolulu", -157.8583, 21.3069}, {"Anchorage", -149.9003, 61.2181}, {"Vancouver", -123.1207, 49.2827},
-    {"San Francisco", -122.4194, 37.7749}, {"Los Angeles", -118.2437, 34.0522}, {"Mexico City", -99.1332, 19.4326},
-    {"Chicago", -87.6298, 41.8781}, {"New York", -74.006, 40.7128}, {"Miami", -80.1918, 25.7617},
-    {"Bogota", -74.0721, 4.711}, {"Lima", -77.0428, -12.0464}, {"Sao Paulo", -46.6333, -23.5505},
-    {"Buenos Aires", -58.3816, -34.6037}, {"Santiago", -70.6693, -33.4489}, {"Reykjavik", -21.9426, 64.1466},
-    {"Berlin", 13.405, 52.52}, {"Hamburg", 9.9937, 53.5511}, {"Munich", 11.582, 48.1351},
-    {"Cologne", 6.9603, 50.9375}, {"Frankfurt", 8.6821, 50.1109}, {"Stuttgart", 9.1829, 48.7758},
-    {"Leipzig", 12.3731, 51.3397}, {"Dresden", 13.7373, 51.0504},
+    {"London", -0.1276, 51.5072},
+    {"Paris", 2.3522, 48.8566},
+    {"Madrid", -3.7038, 40.4168},
+    {"Rome", 12.4964, 41.9028},
+    {"Stockholm", 18.0686, 59.3293},
+    {"Moscow", 37.6173, 55.7558},
+    {"Istanbul", 28.9784, 41.0082},
+    {"Cairo", 31.2357, 30.0444},
+    {"Lagos", 3.3792, 6.5244},
+    {"Nairobi", 36.8219, -1.2921},
+    {"Cape Town", 18.4241, -33.9249},
+    {"Dubai", 55.2708, 25.2048},
+    {"Mumbai", 72.8777, 19.076},
+    {"Delhi", 77.209, 28.6139},
+    {"Bangkok", 100.5018, 13.7563},
+    {"Singapore", 103.8198, 1.3521},
+    {"Jakarta", 106.8456, -6.2088},
+    {"Shanghai", 121.4737, 31.2304},
+    {"Beijing", 116.4074, 39.9042},
+    {"Seoul", 126.978, 37.5665},
+    {"Tokyo", 139.6917, 35.6895},
+    {"Sydney", 151.2093, -33.8688},
+    {"Perth", 115.8605, -31.9505},
+    {"Auckland", 174.7633, -36.8485},
+    {"Honolulu", -157.8583, 21.3069},
+    {"Anchorage", -149.9003, 61.2181},
+    {"Vancouver", -123.1207, 49.2827},
+    {"San Francisco", -122.4194, 37.7749},
+    {"Los Angeles", -118.2437, 34.0522},
+    {"Mexico City", -99.1332, 19.4326},
+    {"Chicago", -87.6298, 41.8781},
+    {"New York", -74.006, 40.7128},
+    {"Miami", -80.1918, 25.7617},
+    {"Bogota", -74.0721, 4.711},
+    {"Lima", -77.0428, -12.0464},
+    {"Sao Paulo", -46.6333, -23.5505},
+    {"Buenos Aires", -58.3816, -34.6037},
+    {"Santiago", -70.6693, -33.4489},
+    {"Reykjavik", -21.9426, 64.1466},
+    {"Berlin", 13.405, 52.52},
+    {"Hamburg", 9.9937, 53.5511},
+    {"Munich", 11.582, 48.1351},
+    {"Cologne", 6.9603, 50.9375},
+    {"Frankfurt", 8.6821, 50.1109},
+    {"Stuttgart", 9.1829, 48.7758},
+    {"Leipzig", 12.3731, 51.3397},
+    {"Dresden", 13.7373, 51.0504},
 };
 constexpr int kStores = 600;
 
@@ -57,8 +88,8 @@ QList<QByteArray> storeArgs()
     for (int i = 0; i < kStores; ++i) {
         const City &c = kCities[firstGerman + i % 8];
         const double r = 0.9 * std::sqrt(rnd()), a = rnd() * 6.283185307;
-        args << QByteArray::number(c.lon + r * std::cos(a) * 1.5, 'f', 6) << QByteArray::number(c.lat + r * std::sin(a), 'f', 6)
-             << "store:de:" + QByteArray::number(1000 + i);
+        args << QByteArray::number(c.lon + r * std::cos(a) * 1.5, 'f', 6)
+             << QByteArray::number(c.lat + r * std::sin(a), 'f', 6) << "store:de:" + QByteArray::number(1000 + i);
     }
     return args;
 }
@@ -113,17 +144,15 @@ private Q_SLOTS:
             {"EVAL",
              "for b = 0, 24 do local a = {} for j = 0, 999 do local k = b * 1000 + j "
              "a[#a + 1] = ((k * 7919) % 359999) / 1000 - 179.9995 a[#a + 1] = ((k * 104729) % 169999) / 1000 - 84.9995 "
-             "a[#a + 1] = 'p' .. k end redis.call('GEOADD', KEYS[1], unpack(a)) end return redis.call('ZCARD', KEYS[1])",
+             "a[#a + 1] = 'p' .. k end redis.call('GEOADD', KEYS[1], unpack(a)) end return redis.call('ZCARD', "
+             "KEYS[1])",
              "1", "geo:big"});
         QCOMPARE(big.toInteger(), qint64(25000));
         m_client = connectedClient(m_server.profile());
         QVERIFY(m_client);
     }
 
-    void cleanupTestCase()
-    {
-        m_client.reset();
-    }
+    void cleanupTestCase() { m_client.reset(); }
 
     void mapShowsTheWorld()
     {
@@ -146,13 +175,15 @@ private Q_SLOTS:
         QVERIFY(plot->yAxis->range().lower <= -85 && plot->yAxis->range().upper >= 85);
         const double pxPerLon = plot->xAxis->coordToPixel(10) - plot->xAxis->coordToPixel(0);
         const double pxPerLat = plot->yAxis->coordToPixel(0) - plot->yAxis->coordToPixel(10);
-        QVERIFY2(std::abs(pxPerLon / pxPerLat - 1) < 0.01, qPrintable(QStringLiteral("%1 %2").arg(pxPerLon).arg(pxPerLat)));
+        QVERIFY2(std::abs(pxPerLon / pxPerLat - 1) < 0.01,
+                 qPrintable(QStringLiteral("%1 %2").arg(pxPerLon).arg(pxPerLat)));
 
         // Sydney is at x 151.2, y -33.9: a swap would put it at x -33.9.
         const QCPGraphData *sydney = find(panel.pointsGraph(), 151.2093, -33.8688);
         QVERIFY(sydney);
         QVERIFY(!find(panel.pointsGraph(), -33.8688, 151.2093));
-        const QPoint sydneyPx(qRound(plot->xAxis->coordToPixel(sydney->key)), qRound(plot->yAxis->coordToPixel(sydney->value)));
+        const QPoint sydneyPx(qRound(plot->xAxis->coordToPixel(sydney->key)),
+                              qRound(plot->yAxis->coordToPixel(sydney->value)));
         const QRect rect = plot->axisRect()->rect();
         QVERIFY(sydneyPx.x() > rect.center().x() && sydneyPx.y() > rect.center().y()); // east and south
         const QCPGraphData *reykjavik = find(panel.pointsGraph(), -21.9426, 64.1466);
@@ -163,7 +194,8 @@ private Q_SLOTS:
         // Hover names the member, longitude first.
         const QString hover = panel.hoverText(sydneyPx);
         QVERIFY2(hover.contains(QStringLiteral("Sydney")), qPrintable(hover));
-        QVERIFY2(hover.contains(QStringLiteral("151.2093")) && hover.contains(QStringLiteral(", -33.8688")), qPrintable(hover));
+        QVERIFY2(hover.contains(QStringLiteral("151.2093")) && hover.contains(QStringLiteral(", -33.8688")),
+                 qPrintable(hover));
         QVERIFY(hover.indexOf(QStringLiteral("151.2093")) < hover.indexOf(QStringLiteral("-33.8688")));
         QVERIFY(panel.hoverText(QPoint(rect.left() + 2, rect.top() + 2)).isEmpty());
     }
@@ -181,8 +213,8 @@ private Q_SLOTS:
         q.count = 40;
         panel.search(q);
         QVERIFY(done.wait(kWaitMs));
-        const RedisValue direct = m_server.command(
-            {"GEOSEARCH", "geo:world", "FROMMEMBER", "Berlin", "BYRADIUS", "250", "km", "WITHDIST", "WITHCOORD", "ASC", "COUNT", "40"});
+        const RedisValue direct = m_server.command({"GEOSEARCH", "geo:world", "FROMMEMBER", "Berlin", "BYRADIUS", "250",
+                                                    "km", "WITHDIST", "WITHCOORD", "ASC", "COUNT", "40"});
         GeoPointsModel *model = panel.resultsModel();
         QCOMPARE(model->rowCount(), int(direct.size()));
         QVERIFY(model->rowCount() > 5);
@@ -193,14 +225,17 @@ private Q_SLOTS:
 
         // GEODIST between the first two rows (the view sorts by distance, as the model is).
         QTableView *view = panel.resultsView();
-        view->selectionModel()->select(view->model()->index(0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
-        view->selectionModel()->select(view->model()->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        view->selectionModel()->select(view->model()->index(0, 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        view->selectionModel()->select(view->model()->index(1, 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
         QSignalSpy measured(&panel, &GeoPanel::distanceMeasured);
         panel.measureSelected();
         QVERIFY(measured.wait(kWaitMs));
         const QByteArray a = view->model()->index(0, 0).data(GeoPointsModel::MemberBytesRole).toByteArray();
         const QByteArray b = view->model()->index(1, 0).data(GeoPointsModel::MemberBytesRole).toByteArray();
-        QCOMPARE(measured.first().first().toDouble(), m_server.command({"GEODIST", "geo:world", a, b, "km"}).bytes().toDouble());
+        QCOMPARE(measured.first().first().toDouble(),
+                 m_server.command({"GEODIST", "geo:world", a, b, "km"}).bytes().toDouble());
         QVERIFY(panel.distanceText().contains(QStringLiteral(" km")));
     }
 
@@ -246,7 +281,8 @@ private Q_SLOTS:
         panel.openGeoSet("geo:big");
         QVERIFY(loaded.wait(kWaitMs));
         QCOMPARE(panel.pointsGraph()->dataCount(), GeoSampler::kSample);
-        QVERIFY2(panel.headerText().contains(QStringLiteral("showing 10,000 of 25,000 (sampled)")), qPrintable(panel.headerText()));
+        QVERIFY2(panel.headerText().contains(QStringLiteral("showing 10,000 of 25,000 (sampled)")),
+                 qPrintable(panel.headerText()));
     }
 
     void screenshot()

@@ -51,8 +51,8 @@ private Q_SLOTS:
     {
         QString error;
         QVERIFY2(m_server.start(&error), qPrintable(error));
-        static const char *const names[] = {"ada", "grace", "linus", "margaret", "ken", "barbara", "dennis",
-                                            "frances", "edsger", "radia", "tim", "sophie", "guido", "anita"};
+        static const char *const names[] = {"ada",     "grace",  "linus", "margaret", "ken",    "barbara", "dennis",
+                                            "frances", "edsger", "radia", "tim",      "sophie", "guido",   "anita"};
         QList<QList<QByteArray>> cmds;
         for (int d = 1; d <= 7; ++d) {
             QList<QByteArray> zadd{"ZADD", day(d)};
@@ -67,7 +67,8 @@ private Q_SLOTS:
         for (int chunk = 0; chunk < 25; ++chunk) {
             QList<QByteArray> zadd{"ZADD", kAllTime};
             for (int i = 0; i < 1000; ++i)
-                zadd << QByteArray::number((chunk * 1000 + i) % 997) << "player:" + QByteArray::number(chunk * 1000 + i);
+                zadd << QByteArray::number((chunk * 1000 + i) % 997)
+                     << "player:" + QByteArray::number(chunk * 1000 + i);
             cmds.append(zadd);
         }
         m_boards.append(kAllTime);
@@ -81,8 +82,10 @@ private Q_SLOTS:
         client.connectToServer();
         QVERIFY(waitForReady(client));
         LeaderboardPanel panel(&client);
-        QAbstractItemModelTester pageTester(panel.loader()->pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester unionTester(panel.loader()->unionModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester pageTester(panel.loader()->pageModel(),
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester unionTester(panel.loader()->unionModel(),
+                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
         panel.resize(1200, 760);
         panel.show();
         QVERIFY(!panel.hasContent());
@@ -96,7 +99,8 @@ private Q_SLOTS:
         QCOMPARE(panel.boardCombo()->count(), 8); // the gone board is left out
         QCOMPARE(panel.boardCombo()->currentData(Qt::UserRole + 1).toByteArray(), kAllTime);
         QCOMPARE(panel.pageView()->model()->rowCount(), panel.loader()->pageSize());
-        QCOMPARE(panel.pageView()->model()->index(0, LeaderboardModel::RankColumn).data().toString(), QStringLiteral("1"));
+        QCOMPARE(panel.pageView()->model()->index(0, LeaderboardModel::RankColumn).data().toString(),
+                 QStringLiteral("1"));
         QCOMPARE(panel.loader()->pageModel()->at(0).scoreText, QByteArray("996"));
 
         QVERIFY(histogram.size() == 1 || histogram.wait(kWaitMs));
@@ -166,7 +170,10 @@ private Q_SLOTS:
         for (int i = 0; i < model->rowCount(); ++i) {
             if (model->index(i, LeaderboardModel::TieColumn).data().toString() == QLatin1String("=")) {
                 tieShown = true;
-                QVERIFY(model->index(i, LeaderboardModel::MemberColumn).data(Qt::ToolTipRole).toString().contains(QLatin1String("member bytes")));
+                QVERIFY(model->index(i, LeaderboardModel::MemberColumn)
+                            .data(Qt::ToolTipRole)
+                            .toString()
+                            .contains(QLatin1String("member bytes")));
             }
         }
         QVERIFY(tieShown);

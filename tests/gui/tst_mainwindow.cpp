@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window against a real server, offscreen: scan, open, delete and rename exact
 // bytes, read-only refusal, a server that dies and comes back.
-#include "keybrowser.h"
 #include "geo.h"
 #include "geopanel.h"
+#include "keybrowser.h"
 #include "keyfilter.h"
+#include "keytreemodel.h"
 #include "leaderboardpanel.h"
 #include "lockspanel.h"
+#include "mainwindow.h"
+#include "memorypanel.h"
+#include "panel.h"
 #include "patterngroupmodel.h"
 #include "patternindex.h"
 #include "patternrules.h"
-#include "memorypanel.h"
-#include "panel.h"
-#include "keytreemodel.h"
-#include "mainwindow.h"
 #include "settings.h"
 #include "testserver.h"
 #include "valueview.h"
@@ -401,7 +401,8 @@ void TestMainWindow::patternsReachBrowserAndPanels()
     m_server.command({"SET", "lock:invoice:7", "3f1c9a0e7b2d4c5561aa", "PX", "60000"});
     m_server.command({"SET", "lock:report:nightly", "9b2e61d04a7c3f18d2e4"}); // no TTL: the worst kind
     // A user rule (written before the window opens) names what structure cannot tell.
-    const QString rulesPath = QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/rules.json");
+    const QString rulesPath
+        = QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/rules.json");
     QDir().mkpath(QFileInfo(rulesPath).absolutePath());
     QFile::remove(rulesPath);
     auto w = makeWindow();
@@ -415,9 +416,10 @@ void TestMainWindow::patternsReachBrowserAndPanels()
     w->keyBrowser()->view()->expand(model->indexForPrefix("lock:"));
     w->keyBrowser()->view()->expand(model->indexForPrefix("lock:invoice:"));
     QCOMPARE(patternOf("lock:invoice:7"), patternKindName(PatternKind::Lock));
-    QVERIFY(model->data(model->indexForKey("lock:invoice:7").siblingAtColumn(KeyTreeModel::PatternColumn), Qt::ToolTipRole)
-                .toString()
-                .contains(QLatin1String("token")));
+    QVERIFY(
+        model->data(model->indexForKey("lock:invoice:7").siblingAtColumn(KeyTreeModel::PatternColumn), Qt::ToolTipRole)
+            .toString()
+            .contains(QLatin1String("token")));
     // The locks panel holds both locks; the one without a TTL is the first.
     w->showPanel(QStringLiteral("locks"));
     QTRY_VERIFY_WITH_TIMEOUT(w->locksPanel()->hasContent(), 10000);
@@ -439,7 +441,8 @@ void TestMainWindow::patternsReachBrowserAndPanels()
     f.write(R"({"version": 2, "rules": [{"glob": "app:item:*", "type": "string", "kind": "counter"}]})");
     f.close();
     QVERIFY(reloaded.wait(5000));
-    QTRY_COMPARE_WITH_TIMEOUT(w->patternIndex()->match("app:item:1") ? int(w->patternIndex()->match("app:item:1")->kind) : -1,
+    QTRY_COMPARE_WITH_TIMEOUT(w->patternIndex()->match("app:item:1") ? int(w->patternIndex()->match("app:item:1")->kind)
+                                                                     : -1,
                               int(PatternKind::Counter), 10000);
     QVERIFY(w->patternIndex()->match("app:item:1")->fromRule);
     QFile::remove(rulesPath);
@@ -448,9 +451,9 @@ void TestMainWindow::patternsReachBrowserAndPanels()
 void TestMainWindow::panelScreenshots_data()
 {
     QTest::addColumn<QString>("panel");
-    for (const QString &name : {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"), QStringLiteral("memory"),
-                                QStringLiteral("locks"), QStringLiteral("ratelimits"), QStringLiteral("sessions"), QStringLiteral("caches"),
-                                QStringLiteral("console")})
+    for (const QString &name : {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"),
+                                QStringLiteral("memory"), QStringLiteral("locks"), QStringLiteral("ratelimits"),
+                                QStringLiteral("sessions"), QStringLiteral("caches"), QStringLiteral("console")})
         QTest::newRow(qPrintable(name)) << name;
 }
 

@@ -3,8 +3,8 @@
 #include "overviewpanel.h"
 #include "qcp.h"
 #include "redisclient.h"
-#include "testserver.h"
 #include "testdata.h"
+#include "testserver.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -26,7 +26,7 @@ using Series = HealthSeries::Series;
 namespace {
 constexpr int kWaitMs = 20000;
 constexpr int kPollMs = 100;
-}
+} // namespace
 
 // The Overview panel against a real redis-server: it polls while active, charts what it
 // samples on four labelled charts, follows the window selector, freezes when paused, exports,
@@ -62,17 +62,15 @@ private:
         const double window = m_panel->timeWindow();
         if (!range.contains(last) || std::abs(range.size() - window) > 1e-6)
             return false;
-        return std::abs(range.upper - last) < 1e-6 || std::abs(range.lower - (h->firstSampleTime() - window * 0.02)) < 1e-6;
+        return std::abs(range.upper - last) < 1e-6
+            || std::abs(range.lower - (h->firstSampleTime() - window * 0.02)) < 1e-6;
     }
-    template<typename T>
-    T *child(const char *name) const
-    {
-        return requireChild<T>(m_panel.get(), name);
-    }
+    template <typename T> T *child(const char *name) const { return requireChild<T>(m_panel.get(), name); }
     QString headerText(OverviewPanel *panel) const
     {
         QStringList out;
-        const QList<QLabel *> labels = panel->findChild<QWidget *>(QStringLiteral("overviewHeader"))->findChildren<QLabel *>();
+        const QList<QLabel *> labels
+            = panel->findChild<QWidget *>(QStringLiteral("overviewHeader"))->findChildren<QLabel *>();
         for (const QLabel *l : labels)
             out << l->text();
         return out.join(QLatin1Char('\n'));
@@ -89,7 +87,8 @@ private:
         return QTest::qWaitFor(
             [&] {
                 const QCPGraph *g = m_panel->plot()->graph(0);
-                return !g->data()->isEmpty() && g->data()->at(g->data()->size() - 1)->key >= m_panel->healthSeries()->lastSampleTime();
+                return !g->data()->isEmpty()
+                    && g->data()->at(g->data()->size() - 1)->key >= m_panel->healthSeries()->lastSampleTime();
             },
             kWaitMs);
     }
@@ -242,7 +241,8 @@ void TestOverviewPanel::headerShowsFacts()
     // The test server runs without persistence; the default user may read CONFIG.
     QTRY_VERIFY_WITH_TIMEOUT(headerText(m_panel.get()).contains(QStringLiteral("save: off · appendonly: no")), kWaitMs);
     const qint64 keys = m_server.command({"DBSIZE"}).toInteger();
-    QTRY_VERIFY_WITH_TIMEOUT(headerText(m_panel.get()).contains(QStringLiteral("db0: %1 keys, 1 expires").arg(keys)), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(headerText(m_panel.get()).contains(QStringLiteral("db0: %1 keys, 1 expires").arg(keys)),
+                             kWaitMs);
 }
 
 void TestOverviewPanel::trafficShowsAsRates()
@@ -337,7 +337,8 @@ void TestOverviewPanel::hoverShowsValues()
     QTest::mouseMove(m_panel->plot(), at);
     QTRY_VERIFY_WITH_TIMEOUT(!m_panel->hoverText().isEmpty(), kWaitMs);
     const QString text = m_panel->hoverText();
-    for (const char *expected : {"used", "RSS", "commands/s", "net in", "hit ratio", "evicted/s", "connected", "blocked"})
+    for (const char *expected :
+         {"used", "RSS", "commands/s", "net in", "hit ratio", "evicted/s", "connected", "blocked"})
         QVERIFY2(text.contains(QLatin1String(expected)), qPrintable(text));
     // Values, not only names: connected clients is at least our own connection.
     QVERIFY2(!text.contains(QLatin1String("connected –")), qPrintable(text));
@@ -438,7 +439,8 @@ void TestOverviewPanel::configDeniedSaysSo()
     panel.resize(900, 700);
     panel.show();
     panel.setActive(true);
-    QTRY_VERIFY_WITH_TIMEOUT(headerText(&panel).contains(QLatin1String("save: unknown (no CONFIG permission)")), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(headerText(&panel).contains(QLatin1String("save: unknown (no CONFIG permission)")),
+                             kWaitMs);
     // Persistence still says what INFO knows.
     QVERIFY2(headerText(&panel).contains(QLatin1String("appendonly: no")), qPrintable(headerText(&panel)));
     QTRY_VERIFY_WITH_TIMEOUT(panel.hasContent(), kWaitMs);

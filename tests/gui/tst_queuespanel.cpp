@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "queuespanel.h"
 #include "qcp.h"
+#include "queuespanel.h"
 #include "redisclient.h"
 #include "ruleseditor.h"
 #include "testserver.h"
@@ -33,7 +33,7 @@ QByteArray mail(int id, qint64 at)
 {
     static const char *const templates[] = {"welcome", "password_reset", "receipt", "digest"};
     return R"({"id":"em-)" + num(id) + R"(","template":")" + QByteArray(templates[id % 4]) + R"(","user_id":)"
-           + num(1000 + id % 50) + R"(,"enqueued_at":)" + num(at) + '}';
+        + num(1000 + id % 50) + R"(,"enqueued_at":)" + num(at) + '}';
 }
 } // namespace
 
@@ -80,8 +80,10 @@ private Q_SLOTS:
         client.connectToServer();
         QVERIFY(waitForReady(client));
         QueuesPanel panel(&client);
-        QAbstractItemModelTester t1(panel.loader()->queuesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(panel.loader()->delayedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(panel.loader()->queuesModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(panel.loader()->delayedModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t3(panel.dueView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         panel.resize(1200, 760);
         panel.show();
@@ -103,7 +105,8 @@ private Q_SLOTS:
             ages += panel.processingTable()->item(r, 2)->text() + QLatin1Char('|');
         QVERIFY2(ages.contains(QStringLiteral("stale")), qPrintable(ages));
         // The reason is a column and a tooltip.
-        const QModelIndex reason = panel.queuesView()->model()->index(selected.first().row(), QueuesModel::ReasonColumn);
+        const QModelIndex reason
+            = panel.queuesView()->model()->index(selected.first().row(), QueuesModel::ReasonColumn);
         QVERIFY(reason.data().toString().contains(QStringLiteral("segment 'q'")));
         QVERIFY(reason.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("classified as queue because")));
 
@@ -180,9 +183,11 @@ private Q_SLOTS:
         QCOMPARE(model->rowCount(), 1);
         QCOMPARE(panel.queuesView()->model()->rowCount(), 2); // not saved yet: not in use
         QVERIFY(editor->save());
-        QVERIFY2(editor->status()->text().contains(QStringLiteral("Saved 1 rule")), qPrintable(editor->status()->text()));
+        QVERIFY2(editor->status()->text().contains(QStringLiteral("Saved 1 rule")),
+                 qPrintable(editor->status()->text()));
         QTRY_COMPARE_WITH_TIMEOUT(panel.queuesView()->model()->rowCount(), 3, kWaitMs);
-        QVERIFY(panel.loader()->classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
+        QVERIFY(
+            panel.loader()->classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
         PatternRules reread;
         QVERIFY(reread.load(path));
         QCOMPARE(reread.rules(), model->rules());

@@ -60,11 +60,7 @@ private Q_SLOTS:
     void clearViewKeepsServerLog();
 
 private:
-    template<typename T>
-    T *child(const char *name) const
-    {
-        return requireChild<T>(m_panel.get(), name);
-    }
+    template <typename T> T *child(const char *name) const { return requireChild<T>(m_panel.get(), name); }
     QTableView *table() const { return child<QTableView>("slowlogTable"); }
     // Saves a screenshot into the test's temporary directory (and $REDISLENS_SCREENSHOT_DIR).
     QString screenshot(QWidget *widget, const QString &name);
@@ -105,9 +101,9 @@ void TestSlowlogPanel::initTestCase()
         setup << Cmd{"DEBUG", "SLEEP", s};
     // A script that spins for 8 ms of server time, however fast the machine.
     setup << Cmd{"EVAL",
-                  "local t = redis.call('TIME') local s = t[1] * 1000000 + t[2] local n "
-                  "repeat n = redis.call('TIME') until n[1] * 1000000 + n[2] - s >= 8000 return 1",
-                  "0"};
+                 "local t = redis.call('TIME') local s = t[1] * 1000000 + t[2] local n "
+                 "repeat n = redis.call('TIME') until n[1] * 1000000 + n[2] - s >= 8000 return 1",
+                 "0"};
     const QList<RedisValue> replies = m_server.pipeline(setup);
     QCOMPARE(replies.size(), setup.size());
     for (const RedisValue &v : replies)
@@ -178,8 +174,7 @@ void TestSlowlogPanel::plotTablesAndFlags()
     QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() >= 12, kWaitMs);
     QVERIFY(m_panel->errorText().isEmpty());
     QCOMPARE(table()->model()->rowCount(), model->rowCount());
-    QCOMPARE(m_panel->configText(),
-             QStringLiteral("slowlog-log-slower-than 5000 µs (5.0 ms) · slowlog-max-len 128"));
+    QCOMPARE(m_panel->configText(), QStringLiteral("slowlog-log-slower-than 5000 µs (5.0 ms) · slowlog-max-len 128"));
 
     // Flags: KEYS and the long script at once, SMEMBERS once SCARD says the set is big.
     auto flagOf = [model](const QByteArray &command) {

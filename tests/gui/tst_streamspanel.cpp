@@ -42,10 +42,7 @@ private:
     TestServer m_server;
     std::unique_ptr<RedisClient> m_client;
 
-    qint64 serverPendingCount()
-    {
-        return m_server.command({"XPENDING", "events:orders", "billing"}).at(0).toInteger();
-    }
+    qint64 serverPendingCount() { return m_server.command({"XPENDING", "events:orders", "billing"}).at(0).toInteger(); }
 
 private Q_SLOTS:
     void initTestCase()
@@ -57,7 +54,8 @@ private Q_SLOTS:
         QList<QList<QByteArray>> cmds;
         for (int i = 0; i < 400; ++i)
             cmds.append({"XADD", "events:orders", "*", "order_id", QByteArray::number(50000 + i), "customer",
-                         "cust:" + QByteArray::number(i % 37), "total", QByteArray::number(10 + (i * 7) % 300) + ".90"});
+                         "cust:" + QByteArray::number(i % 37), "total",
+                         QByteArray::number(10 + (i * 7) % 300) + ".90"});
         for (int i = 0; i < 60; ++i)
             cmds.append({"XADD", "events:audit", "*", "who", "admin", "what", "login"});
         cmds.append({"XGROUP", "CREATE", "events:orders", "billing", "0"});
@@ -75,8 +73,8 @@ private Q_SLOTS:
         const qint64 idles[] = {3000, 25000, 90000, 420000, 1800000, 7200000, 172800000};
         QList<QList<QByteArray>> claims;
         for (int i = 0; i < pel.size(); ++i) {
-            QList<QByteArray> c{"XCLAIM", "events:orders", "billing", pel.at(i).consumer, "0", pel.at(i).id, "IDLE",
-                                QByteArray::number(idles[(i * 5) % 7] + i * 100)};
+            QList<QByteArray> c{"XCLAIM", "events:orders", "billing", pel.at(i).consumer,
+                                "0",      pel.at(i).id,    "IDLE",    QByteArray::number(idles[(i * 5) % 7] + i * 100)};
             if (i % 15 == 0)
                 c << "RETRYCOUNT" << QByteArray::number(6 + i % 7);
             c << "JUSTID";
@@ -97,17 +95,18 @@ private Q_SLOTS:
         panel.setConfirmations(false);
         panel.resize(1400, 820);
         panel.show();
-        QAbstractItemModelTester t1(panel.loader()->streamsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(panel.loader()->pendingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(panel.loader()->streamsModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(panel.loader()->pendingModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy ready(&panel, &Panel::contentReady);
         panel.setActive(true);
         panel.setStreams({"events:audit", "events:orders"});
         QVERIFY(ready.wait(kWaitMs));
         QVERIFY(panel.hasContent());
         QSignalSpy streamsAvail(panel.loader(), &StreamsLoader::streamsAvailable);
-        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->streamsModel()->rowCount() == 2
-                                     && panel.loader()->streamsModel()->at(1).loaded,
-                                 kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            panel.loader()->streamsModel()->rowCount() == 2 && panel.loader()->streamsModel()->at(1).loaded, kWaitMs);
         panel.openOldestPending();
         QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->stream(), QByteArray("events:orders"), kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->group(), QByteArray("billing"), kWaitMs);
@@ -170,9 +169,8 @@ private Q_SLOTS:
         QCOMPARE(serverPendingCount(), before - 1);
         QVERIFY(m_server.command({"XPENDING", "events:orders", "billing", id, id, "1"}).elements().isEmpty());
         // The page is reloaded without it.
-        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() > 0
-                                     && panel.loader()->pendingModel()->at(0).id != id,
-                                 kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            panel.loader()->pendingModel()->rowCount() > 0 && panel.loader()->pendingModel()->at(0).id != id, kWaitMs);
     }
 
     void readOnlyDisablesActions()

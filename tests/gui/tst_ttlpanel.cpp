@@ -7,6 +7,8 @@
 #include "testserver.h"
 #include "ttlpanel.h"
 
+#include "qcp.h"
+#include "testdata.h"
 #include <QDateTime>
 #include <QDir>
 #include <QImage>
@@ -16,8 +18,6 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-#include "qcp.h"
-#include "testdata.h"
 
 #include <cmath>
 #include <memory>
@@ -47,11 +47,7 @@ private Q_SLOTS:
     void infoNotAllowed();
 
 private:
-    template<typename T>
-    T *child(const char *name) const
-    {
-        return requireChild<T>(m_panel.get(), name);
-    }
+    template <typename T> T *child(const char *name) const { return requireChild<T>(m_panel.get(), name); }
     static QList<QCPBars *> bars(QCustomPlot *plot);
     static double barValue(QCustomPlot *plot, int bucket);
     // Pixels within a small distance of 'colour' in a grab of the widget.
@@ -78,8 +74,8 @@ void TestTtlPanel::seed()
     const auto num = [](qint64 v) { return QByteArray::number(v); };
     // Sessions slide to 30 min on every request; most users were active in the last minutes.
     for (int i = 0; i < 900; ++i) {
-        const qint64 idle =
-            qMin<qint64>(qint64(-std::log(1.0 - rng.generateDouble()) * 5 * kMinute), 29 * kMinute) + 1000;
+        const qint64 idle
+            = qMin<qint64>(qint64(-std::log(1.0 - rng.generateDouble()) * 5 * kMinute), 29 * kMinute) + 1000;
         const QByteArray key = "session:" + QByteArray::number(0x5f3a00 + i * 7919, 16);
         cmds.append({"HSET", key, "user_id", num(1000 + i), "created_at", "1764400000"});
         cmds.append({"PEXPIRE", key, num(30 * kMinute - idle)});
@@ -198,8 +194,9 @@ int TestTtlPanel::pixelsNear(QWidget *w, const QColor &colour)
     for (int y = 0; y < image.height(); ++y) {
         const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
         for (int x = 0; x < image.width(); ++x)
-            if (qAbs(qRed(line[x]) - colour.red()) + qAbs(qGreen(line[x]) - colour.green()) +
-                    qAbs(qBlue(line[x]) - colour.blue()) < 24)
+            if (qAbs(qRed(line[x]) - colour.red()) + qAbs(qGreen(line[x]) - colour.green())
+                    + qAbs(qBlue(line[x]) - colour.blue())
+                < 24)
                 ++n;
     }
     return n;
@@ -221,8 +218,8 @@ void TestTtlPanel::clickNamespace(const QByteArray &prefix)
     QAbstractItemModel *model = table->model();
     for (int row = 0; row < model->rowCount(); ++row) {
         const QModelIndex idx = model->index(row, 0);
-        if (idx.data(TtlNamespaceModel::PrefixRole).toByteArray() == prefix &&
-            idx.data(TtlNamespaceModel::HasPrefixRole).toBool() == !prefix.isEmpty()) {
+        if (idx.data(TtlNamespaceModel::PrefixRole).toByteArray() == prefix
+            && idx.data(TtlNamespaceModel::HasPrefixRole).toBool() == !prefix.isEmpty()) {
             table->scrollTo(idx);
             QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(idx).center());
             return;

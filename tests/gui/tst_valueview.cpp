@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "redisclient.h"
+#include "testdata.h"
 #include "testserver.h"
 #include "valueview.h"
-#include "testdata.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -47,11 +47,7 @@ private Q_SLOTS:
     void refreshRereads();
 
 private:
-    template<typename T>
-    T *child(const char *name) const
-    {
-        return requireChild<T>(m_view.get(), name);
-    }
+    template <typename T> T *child(const char *name) const { return requireChild<T>(m_view.get(), name); }
     QTableView *table() const { return child<QTableView>("valueTable"); }
     QString status() const { return child<QLabel>("valueStatus")->text(); }
     QString stringText() const { return child<QPlainTextEdit>("valueStringText")->toPlainText(); }
@@ -195,8 +191,7 @@ void TestValueView::collections_data()
     QTest::addColumn<QStringList>("firstRow");
 
     QTest::newRow("list") << QList<QList<QByteArray>>{{"RPUSH", "queue", "job:1", "job:2", QByteArray("\0", 1)}}
-                          << QByteArray("queue") << 3
-                          << QStringList{QStringLiteral("Index"), QStringLiteral("Value")}
+                          << QByteArray("queue") << 3 << QStringList{QStringLiteral("Index"), QStringLiteral("Value")}
                           << QStringList{QStringLiteral("0"), QStringLiteral("job:1")};
     QTest::newRow("set") << QList<QList<QByteArray>>{{"SADD", "tags", "only"}} << QByteArray("tags") << 1
                          << QStringList{QStringLiteral("Member")} << QStringList{QStringLiteral("only")};
@@ -206,8 +201,7 @@ void TestValueView::collections_data()
                           << QStringList{QStringLiteral("0"), QStringLiteral("bob"), QStringLiteral("2.5")};
     QTest::newRow("stream") << QList<QList<QByteArray>>{{"XADD", "events", "1-1", "type", "login"},
                                                         {"XADD", "events", "2-0", "type", "logout", "user", "7"}}
-                            << QByteArray("events") << 2
-                            << QStringList{QStringLiteral("ID"), QStringLiteral("Fields")}
+                            << QByteArray("events") << 2 << QStringList{QStringLiteral("ID"), QStringLiteral("Fields")}
                             << QStringList{QStringLiteral("2-0"), QStringLiteral("type=logout user=7")};
 }
 
@@ -239,9 +233,8 @@ void TestValueView::plainString()
     const QByteArray text = "hello, gr\xc3\xbc\xc3\x9f\nsecond line";
     m_server.command({"SET", "greeting", text});
     m_view->openKey("greeting", KeyType::String);
-    QTRY_VERIFY_WITH_TIMEOUT(child<QPlainTextEdit>("valueStringText")->isVisible()
-                                 && stringText() == QString::fromUtf8(text),
-                             kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        child<QPlainTextEdit>("valueStringText")->isVisible() && stringText() == QString::fromUtf8(text), kWaitMs);
     QCOMPARE(m_view->stringMode(), ValueView::StringMode::Text);
     QVERIFY(child<QLabel>("valueMeta")->text().startsWith(QStringLiteral("string · ")));
 

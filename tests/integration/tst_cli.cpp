@@ -19,7 +19,8 @@ struct Run
     QString err;
 };
 
-Run runApp(const QStringList &args, int timeoutMs = 90000, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+Run runApp(const QStringList &args, int timeoutMs = 90000,
+           const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setProcessEnvironment(env);
@@ -60,7 +61,8 @@ QSet<qint64> orphanedLocalServers()
         const QByteArray line = stat.readAll();
         const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
         // fields: state, ppid, ...; a zombie has already exited.
-        if (fields.size() > 1 && fields.at(0) != "Z" && !QFile::exists(QStringLiteral("/proc/%1").arg(QString::fromLatin1(fields.at(1)))))
+        if (fields.size() > 1 && fields.at(0) != "Z"
+            && !QFile::exists(QStringLiteral("/proc/%1").arg(QString::fromLatin1(fields.at(1)))))
             found.insert(n);
         else if (fields.size() > 1 && fields.at(1) == "1" && fields.at(0) != "Z")
             found.insert(n);
@@ -107,7 +109,8 @@ void TestCli::initTestCase()
     QVERIFY2(m_server.start(&error), qPrintable(error));
     QList<QList<QByteArray>> writes;
     for (int i = 0; i < 300; ++i) {
-        writes.append({"SET", "app:product:" + QByteArray::number(i), "{\"id\":" + QByteArray::number(i) + "}", "EX", "3600"});
+        writes.append(
+            {"SET", "app:product:" + QByteArray::number(i), "{\"id\":" + QByteArray::number(i) + "}", "EX", "3600"});
         writes.append({"HSET", "session:" + QByteArray::number(i, 16), "user_id", QByteArray::number(i)});
     }
     writes.append({"SET", QByteArray("bin:\x00\xff\n", 7), "x"});
@@ -152,7 +155,8 @@ void TestCli::helpAndVersion()
 void TestCli::screenshotOfScannedTree()
 {
     const QString file = m_dir.filePath(QStringLiteral("keys.png"));
-    const Run r = runApp({QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("--screenshot"), file});
+    const Run r
+        = runApp({QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("--screenshot"), file});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QImage image(file);
     QVERIFY(!image.isNull());
@@ -188,7 +192,8 @@ void TestCli::demoPanelScreenshots()
     // The binary end to end: the demo's data in a chart panel, the panel in front.
     QFETCH(QString, panel);
     const QString file = m_dir.filePath(panel + QStringLiteral(".png"));
-    const Run r = runApp({QStringLiteral("--demo"), QStringLiteral("--screenshot"), file, QStringLiteral("--panel"), panel});
+    const Run r
+        = runApp({QStringLiteral("--demo"), QStringLiteral("--screenshot"), file, QStringLiteral("--panel"), panel});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QImage image(file);
     QVERIFY(!image.isNull());

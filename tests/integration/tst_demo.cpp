@@ -5,8 +5,8 @@
 #include "testserver.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
@@ -15,10 +15,10 @@
 #include <QTest>
 
 #include <cerrno>
-#include <limits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -169,10 +169,10 @@ void TestDemo::startsAPrivateServer()
 void TestDemo::listsThePatterns()
 {
     const QStringList p = m_demo->patterns();
-    for (const char *name : {"cache-aside", "negative caching", "tag invalidation", "stampede protection",
-                             "sessions", "fixed-window rate limit", "sliding-window log", "token bucket",
-                             "single-node lock", "leaderboard", "geo", "unique counting", "dedup / idempotency",
-                             "stream queue", "reliable list queue", "delayed jobs", "counters"})
+    for (const char *name :
+         {"cache-aside", "negative caching", "tag invalidation", "stampede protection", "sessions",
+          "fixed-window rate limit", "sliding-window log", "token bucket", "single-node lock", "leaderboard", "geo",
+          "unique counting", "dedup / idempotency", "stream queue", "reliable list queue", "delayed jobs", "counters"})
         QVERIFY2(p.contains(QString::fromLatin1(name)), name);
 }
 
@@ -433,7 +433,8 @@ void TestDemo::simulatorTicksAndChangesData()
 {
     const QByteArray orders = "stats:orders:" + todayIso();
     const qint64 ordersBefore = m_raw->command({"GET", orders}).toInteger();
-    const QByteArray lastBefore = m_raw->command({"XREVRANGE", "events:orders", "+", "-", "COUNT", "1"}).at(0).at(0).bytes();
+    const QByteArray lastBefore
+        = m_raw->command({"XREVRANGE", "events:orders", "+", "-", "COUNT", "1"}).at(0).at(0).bytes();
 
     QSignalSpy ticks(m_demo, &Demo::tick);
     m_demo->startSimulation(50);
@@ -457,7 +458,8 @@ void TestDemo::simulatorTicksAndChangesData()
     QVERIFY(smembers);
 
     QVERIFY(m_raw->command({"GET", orders}).toInteger() > ordersBefore);
-    const QByteArray lastAfter = m_raw->command({"XREVRANGE", "events:orders", "+", "-", "COUNT", "1"}).at(0).at(0).bytes();
+    const QByteArray lastAfter
+        = m_raw->command({"XREVRANGE", "events:orders", "+", "-", "COUNT", "1"}).at(0).at(0).bytes();
     QVERIFY(lastAfter != lastBefore);
     // Bounded: the stream stays capped, worker-2's processing list drains.
     QVERIFY(m_raw->command({"XLEN", "events:orders"}).toInteger() <= 1200);
@@ -494,11 +496,13 @@ void TestDemo::simulatorStaysBounded()
     QVERIFY(m_raw->command({"LLEN", "q:email:proc:worker-2"}).toInteger() <= 10);
     QVERIFY(m_raw->command({"ZCARD", "lb:daily:" + todayIso()}).toInteger() <= 400);
     QVERIFY(m_raw->command({"ZCARD", "sched:due"}).toInteger() <= 290 + 3 * ticks);
-    QVERIFY(m_raw->command({"SCARD", "seen:webhook"}).toInteger() <= 60000 + 3000); // the seed, then ids from a bounded space
+    QVERIFY(m_raw->command({"SCARD", "seen:webhook"}).toInteger()
+            <= 60000 + 3000); // the seed, then ids from a bounded space
     // Logins replace logouts one for one.
     QVERIFY(qAbs(m_raw->scan("session:*").size() - sessionsBefore) <= 1);
     const qint64 indexedAfter = indexedSessionIds();
-    QVERIFY2(qAbs(indexedAfter - indexedBefore) <= 1, qPrintable(QStringLiteral("%1 -> %2").arg(indexedBefore).arg(indexedAfter)));
+    QVERIFY2(qAbs(indexedAfter - indexedBefore) <= 1,
+             qPrintable(QStringLiteral("%1 -> %2").arg(indexedBefore).arg(indexedAfter)));
     const qint64 keys = m_raw->command({"DBSIZE"}).toInteger();
     QVERIFY2(keys < 10000, qPrintable(QString::number(keys)));
     // Locks the simulator takes always carry a TTL.

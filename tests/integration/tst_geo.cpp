@@ -24,24 +24,33 @@ struct City
 
 // Longitude first, as GEOADD takes it.
 const City kCities[] = {
-    {"Palermo", 13.361389, 38.115556}, {"Catania", 15.087269, 37.502669}, {"Rome", 12.4964, 41.9028},
-    {"Milan", 9.19, 45.4642}, {"Naples", 14.2681, 40.8518}, {"London", -0.1276, 51.5072},
-    {"Paris", 2.3522, 48.8566}, {"Berlin", 13.405, 52.52}, {"Madrid", -3.7038, 40.4168},
-    {"Lisbon", -9.1393, 38.7223}, {"Vienna", 16.3738, 48.2082}, {"Warsaw", 21.0122, 52.2297},
-    {"Stockholm", 18.0686, 59.3293}, {"Oslo", 10.7522, 59.9139}, {"Helsinki", 24.9384, 60.1699},
-    {"Athens", 23.7275, 37.9838}, {"Istanbul", 28.9784, 41.0082}, {"Moscow", 37.6173, 55.7558},
-    {"Cairo", 31.2357, 30.0444}, {"Lagos", 3.3792, 6.5244}, {"Nairobi", 36.8219, -1.2921},
-    {"Johannesburg", 28.0473, -26.2041}, {"Cape Town", 18.4241, -33.9249}, {"Dubai", 55.2708, 25.2048},
-    {"Mumbai", 72.8777, 19.076}, {"Delhi", 77.209, 28.6139}, {"Bangkok", 100.5018, 13.7563},
-    {"Singapore", 103.8198, 1.3521}, {"Jakarta", 106.8456, -6.2088}, {"Hong Kong", 114.1694, 22.3193},
-    {"Shanghai", 121.4737, 31.2304}, {"Beijing", 116.4074, 39.9042}, {"Seoul", 126.978, 37.5665},
-    {"Tokyo", 139.6917, 35.6895}, {"Manila", 120.9842, 14.5995}, {"Sydney", 151.2093, -33.8688},
-    {"Melbourne", 144.9631, -37.8136}, {"Auckland", 174.7633, -36.8485}, {"Honolulu", -157.8583, 21.3069},
-    {"Anchorage", -149.9003, 61.2181}, {"Vancouver", -123.1207, 49.2827}, {"San Francisco", -122.4194, 37.7749},
-    {"Los Angeles", -118.2437, 34.0522}, {"Mexico City", -99.1332, 19.4326}, {"Chicago", -87.6298, 41.8781},
-    {"Toronto", -79.3832, 43.6532}, {"New York", -74.006, 40.7128}, {"Bogota", -74.0721, 4.711},
-    {"Lima", -77.0428, -12.0464}, {"Sao Paulo", -46.6333, -23.5505}, {"Buenos Aires", -58.3816, -34.6037},
-    {"Santiago", -70.6693, -33.4489}, {"Reykjavik", -21.9426, 64.1466},
+    {"Palermo", 13.361389, 38.115556},    {"Catania", 15.087269, 37.502669},
+    {"Rome", 12.4964, 41.9028},           {"Milan", 9.19, 45.4642},
+    {"Naples", 14.2681, 40.8518},         {"London", -0.1276, 51.5072},
+    {"Paris", 2.3522, 48.8566},           {"Berlin", 13.405, 52.52},
+    {"Madrid", -3.7038, 40.4168},         {"Lisbon", -9.1393, 38.7223},
+    {"Vienna", 16.3738, 48.2082},         {"Warsaw", 21.0122, 52.2297},
+    {"Stockholm", 18.0686, 59.3293},      {"Oslo", 10.7522, 59.9139},
+    {"Helsinki", 24.9384, 60.1699},       {"Athens", 23.7275, 37.9838},
+    {"Istanbul", 28.9784, 41.0082},       {"Moscow", 37.6173, 55.7558},
+    {"Cairo", 31.2357, 30.0444},          {"Lagos", 3.3792, 6.5244},
+    {"Nairobi", 36.8219, -1.2921},        {"Johannesburg", 28.0473, -26.2041},
+    {"Cape Town", 18.4241, -33.9249},     {"Dubai", 55.2708, 25.2048},
+    {"Mumbai", 72.8777, 19.076},          {"Delhi", 77.209, 28.6139},
+    {"Bangkok", 100.5018, 13.7563},       {"Singapore", 103.8198, 1.3521},
+    {"Jakarta", 106.8456, -6.2088},       {"Hong Kong", 114.1694, 22.3193},
+    {"Shanghai", 121.4737, 31.2304},      {"Beijing", 116.4074, 39.9042},
+    {"Seoul", 126.978, 37.5665},          {"Tokyo", 139.6917, 35.6895},
+    {"Manila", 120.9842, 14.5995},        {"Sydney", 151.2093, -33.8688},
+    {"Melbourne", 144.9631, -37.8136},    {"Auckland", 174.7633, -36.8485},
+    {"Honolulu", -157.8583, 21.3069},     {"Anchorage", -149.9003, 61.2181},
+    {"Vancouver", -123.1207, 49.2827},    {"San Francisco", -122.4194, 37.7749},
+    {"Los Angeles", -118.2437, 34.0522},  {"Mexico City", -99.1332, 19.4326},
+    {"Chicago", -87.6298, 41.8781},       {"Toronto", -79.3832, 43.6532},
+    {"New York", -74.006, 40.7128},       {"Bogota", -74.0721, 4.711},
+    {"Lima", -77.0428, -12.0464},         {"Sao Paulo", -46.6333, -23.5505},
+    {"Buenos Aires", -58.3816, -34.6037}, {"Santiago", -70.6693, -33.4489},
+    {"Reykjavik", -21.9426, 64.1466},
 };
 
 QList<QByteArray> geoaddCities(const QByteArray &key)
@@ -72,7 +81,8 @@ private Q_SLOTS:
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         QList<QList<QByteArray>> cmds;
         cmds.append(geoaddCities("geo:cities"));
-        cmds.append({"ZADD", "lb:points", "100", "alice", "2500", "bob", "31337", "carol", "7", "dave", "0", "erin", "90000", "frank"});
+        cmds.append({"ZADD", "lb:points", "100", "alice", "2500", "bob", "31337", "carol", "7", "dave", "0", "erin",
+                     "90000", "frank"});
         cmds.append({"ZADD", "lb:big", "1000000000", "a", "10000000000", "b", "100000000000", "c", "1000000000000", "d",
                      "500000000000", "e", "3000000000", "f"});
         cmds.append({"ZADD", "lb:float", "1.5", "a", "2.25", "b", "99.75", "c"});
@@ -94,10 +104,7 @@ private Q_SLOTS:
         QVERIFY(m_client);
     }
 
-    void cleanupTestCase()
-    {
-        m_client.reset();
-    }
+    void cleanupTestCase() { m_client.reset(); }
 
     // The rule itself, without a server.
     void classify_data()
@@ -107,16 +114,23 @@ private Q_SLOTS:
         QTest::addColumn<bool>("geopos"); // GEOPOS answered consistently
         QTest::addColumn<int>("kind");
         QTest::addColumn<double>("nowMs");
-        QTest::newRow("geo") << QList<double>{3479099956230698, 3479447370796909, 2163557714838307} << true << int(ZSetKind::Geo) << now;
-        QTest::newRow("geo without GEOPOS") << QList<double>{3479099956230698, 3479447370796909} << false << int(ZSetKind::Leaderboard) << now;
-        QTest::newRow("small integers") << QList<double>{0, 7, 100, 2500, 31337} << true << int(ZSetKind::Leaderboard) << now;
-        QTest::newRow("large integers") << QList<double>{1e9, 1e10, 1e11, 1e12} << true << int(ZSetKind::Leaderboard) << now;
+        QTest::newRow("geo") << QList<double>{3479099956230698, 3479447370796909, 2163557714838307} << true
+                             << int(ZSetKind::Geo) << now;
+        QTest::newRow("geo without GEOPOS")
+            << QList<double>{3479099956230698, 3479447370796909} << false << int(ZSetKind::Leaderboard) << now;
+        QTest::newRow("small integers") << QList<double>{0, 7, 100, 2500, 31337} << true << int(ZSetKind::Leaderboard)
+                                        << now;
+        QTest::newRow("large integers") << QList<double>{1e9, 1e10, 1e11, 1e12} << true << int(ZSetKind::Leaderboard)
+                                        << now;
         QTest::newRow("fractions") << QList<double>{1.5, 3479099956230698} << true << int(ZSetKind::Leaderboard) << now;
         QTest::newRow("negative") << QList<double>{-1, 3479099956230698} << true << int(ZSetKind::Leaderboard) << now;
         QTest::newRow("2^52") << QList<double>{4503599627370496.0} << true << int(ZSetKind::Leaderboard) << now;
-        QTest::newRow("epoch ms") << QList<double>{now - 5000, now, now + 86400000} << true << int(ZSetKind::TimeScheduled) << now;
-        QTest::newRow("epoch s") << QList<double>{now / 1000, now / 1000 + 30.5} << true << int(ZSetKind::TimeScheduled) << now;
-        QTest::newRow("epoch ms 20 years ago") << QList<double>{now - 20 * 365.25 * 86400000} << true << int(ZSetKind::Leaderboard) << now;
+        QTest::newRow("epoch ms") << QList<double>{now - 5000, now, now + 86400000} << true
+                                  << int(ZSetKind::TimeScheduled) << now;
+        QTest::newRow("epoch s") << QList<double>{now / 1000, now / 1000 + 30.5} << true << int(ZSetKind::TimeScheduled)
+                                 << now;
+        QTest::newRow("epoch ms 20 years ago")
+            << QList<double>{now - 20 * 365.25 * 86400000} << true << int(ZSetKind::Leaderboard) << now;
         QTest::newRow("empty") << QList<double>{} << true << int(ZSetKind::Leaderboard) << now;
     }
     void classify()
@@ -128,7 +142,8 @@ private Q_SLOTS:
         QList<std::optional<GeoPoint>> positions;
         if (geopos)
             for (double s : scores)
-                positions.append(geohash::isValidScore(s) ? std::optional<GeoPoint>(geohash::decodeScore(s)) : std::nullopt);
+                positions.append(geohash::isValidScore(s) ? std::optional<GeoPoint>(geohash::decodeScore(s))
+                                                          : std::nullopt);
         QCOMPARE(int(classifyZSetSample(scores, positions, qint64(nowMs))), kind);
         // Positions that disagree with the scores are never Geo.
         if (geopos && !positions.isEmpty() && positions.first()) {
@@ -174,7 +189,8 @@ private Q_SLOTS:
     void detector()
     {
         GeoDetector detector(m_client.get());
-        QList<QByteArray> keys{"geo:cities", "lb:points", "lb:big", "lb:float", "lb:negative", "sched:due:ms", "sched:due:s", "missing"};
+        QList<QByteArray> keys{"geo:cities",  "lb:points",    "lb:big",      "lb:float",
+                               "lb:negative", "sched:due:ms", "sched:due:s", "missing"};
         for (int i = 0; i < 12; ++i)
             keys.append("lb:season:" + QByteArray::number(i));
         QSignalSpy verdicts(&detector, &GeoDetector::verdict);
@@ -239,14 +255,21 @@ private Q_SLOTS:
         // The same question asked directly.
         QList<QByteArray> direct{"GEOSEARCH", "geo:cities"};
         if (fromMember)
-            direct << "FROMMEMBER" << "Palermo";
+            direct << "FROMMEMBER"
+                   << "Palermo";
         else
-            direct << "FROMLONLAT" << "12.5" << "42";
+            direct << "FROMLONLAT"
+                   << "12.5"
+                   << "42";
         if (byBox)
             direct << "BYBOX" << QByteArray::number(size, 'g', 17) << QByteArray::number(size * 0.75, 'g', 17);
         else
             direct << "BYRADIUS" << QByteArray::number(size, 'g', 17);
-        direct << geoUnitArg(GeoUnit(unit)) << "WITHDIST" << "WITHCOORD" << "ASC" << "COUNT" << "12";
+        direct << geoUnitArg(GeoUnit(unit)) << "WITHDIST"
+               << "WITHCOORD"
+               << "ASC"
+               << "COUNT"
+               << "12";
         const RedisValue expected = m_server.command(direct);
         QVERIFY(expected.isArray());
         QVERIFY(expected.size() >= 3); // the query finds several cities
@@ -283,10 +306,13 @@ private Q_SLOTS:
         model.setResults(results, q.unit);
         QCOMPARE(model.rowCount(), int(results.size()));
         QCOMPARE(model.columnCount(), int(GeoPointsModel::ColumnCount));
-        QCOMPARE(model.index(0, GeoPointsModel::MemberColumn).data(GeoPointsModel::MemberBytesRole).toByteArray(), results.first().member);
+        QCOMPARE(model.index(0, GeoPointsModel::MemberColumn).data(GeoPointsModel::MemberBytesRole).toByteArray(),
+                 results.first().member);
         QVERIFY(model.index(0, GeoPointsModel::DistanceColumn).data().toString().endsWith(u' ' + geoUnitName(q.unit)));
-        QCOMPARE(model.index(0, GeoPointsModel::LongitudeColumn).data(GeoPointsModel::SortRole).toDouble(), results.first().pos.lon);
-        QCOMPARE(model.index(0, GeoPointsModel::LatitudeColumn).data(GeoPointsModel::SortRole).toDouble(), results.first().pos.lat);
+        QCOMPARE(model.index(0, GeoPointsModel::LongitudeColumn).data(GeoPointsModel::SortRole).toDouble(),
+                 results.first().pos.lon);
+        QCOMPARE(model.index(0, GeoPointsModel::LatitudeColumn).data(GeoPointsModel::SortRole).toDouble(),
+                 results.first().pos.lat);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
     }
@@ -344,7 +370,8 @@ private Q_SLOTS:
         QCOMPARE(sample.points.size(), qsizetype(std::size(kCities)));
         QCOMPARE(sample.description(), QStringLiteral("all 53 members"));
         for (const GeoMember &m : sample.points) {
-            const City *city = std::find_if(std::begin(kCities), std::end(kCities), [&](const City &c) { return m.member == c.name; });
+            const City *city = std::find_if(std::begin(kCities), std::end(kCities),
+                                            [&](const City &c) { return m.member == c.name; });
             QVERIFY(city != std::end(kCities));
             QVERIFY2(std::abs(m.pos.lon - city->lon) < 1e-5 && std::abs(m.pos.lat - city->lat) < 1e-5, city->name);
         }
@@ -353,21 +380,20 @@ private Q_SLOTS:
     void samplerSamplesMillion()
     {
         // A million members, written inside the server in GEOADDs of 1000.
-        const RedisValue fill = m_server.command(
-            {"EVAL",
-             "local n = 0\n"
-             "for b = 0, 999 do\n"
-             "  local args = {}\n"
-             "  for j = 0, 999 do\n"
-             "    local k = b * 1000 + j\n"
-             "    args[#args + 1] = ((k * 7919) % 359999) / 1000 - 179.9995\n"
-             "    args[#args + 1] = ((k * 104729) % 169999) / 1000 - 84.9995\n"
-             "    args[#args + 1] = 'm' .. k\n"
-             "  end\n"
-             "  n = n + redis.call('GEOADD', KEYS[1], unpack(args))\n"
-             "end\n"
-             "return n",
-             "1", "geo:big"});
+        const RedisValue fill = m_server.command({"EVAL",
+                                                  "local n = 0\n"
+                                                  "for b = 0, 999 do\n"
+                                                  "  local args = {}\n"
+                                                  "  for j = 0, 999 do\n"
+                                                  "    local k = b * 1000 + j\n"
+                                                  "    args[#args + 1] = ((k * 7919) % 359999) / 1000 - 179.9995\n"
+                                                  "    args[#args + 1] = ((k * 104729) % 169999) / 1000 - 84.9995\n"
+                                                  "    args[#args + 1] = 'm' .. k\n"
+                                                  "  end\n"
+                                                  "  n = n + redis.call('GEOADD', KEYS[1], unpack(args))\n"
+                                                  "end\n"
+                                                  "return n",
+                                                  "1", "geo:big"});
         QCOMPARE(fill.toInteger(), qint64(1000000));
         GeoSampler sampler(m_client.get());
         QSignalSpy loaded(&sampler, &GeoSampler::loaded);

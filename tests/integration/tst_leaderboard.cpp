@@ -125,7 +125,8 @@ private Q_SLOTS:
         QList<QList<QByteArray>> cmds;
         // 103 members on 20 scores: every score is shared by about five members.
         for (int i = 0; i < 103; ++i)
-            cmds.append({"ZADD", kTies, QByteArray::number(i % 20), "p" + QByteArray::number(i).rightJustified(3, '0')});
+            cmds.append(
+                {"ZADD", kTies, QByteArray::number(i % 20), "p" + QByteArray::number(i).rightJustified(3, '0')});
         cmds.append({"ZADD", kTies, "7", QByteArray("bin\x00\xff", 5)});
         cmds.append({"ZADD", kInf, "-inf", "floor", "+inf", "sky", "1e300", "huge", "0", "a", "0", "b", "-2.5", "c"});
         cmds.append({"ZADD", kSingle, "42", "x", "42", "y", "42", "z"});
@@ -164,7 +165,8 @@ private Q_SLOTS:
             const char *dir = desc ? "desc" : "asc";
             for (qint64 start : {0, 25, 100}) {
                 QTest::addRow("ties %s from %lld", dir, start) << kTies << desc << start << QString();
-                QTest::addRow("ties %s from %lld as 6.0", dir, start) << kTies << desc << start << QStringLiteral("6.0.9");
+                QTest::addRow("ties %s from %lld as 6.0", dir, start)
+                    << kTies << desc << start << QStringLiteral("6.0.9");
             }
             QTest::addRow("infinities %s", dir) << kInf << desc << qint64(0) << QString();
             QTest::addRow("big %s deep", dir) << kBig << desc << qint64(654321) << QString();
@@ -199,8 +201,10 @@ private Q_SLOTS:
             // A tie marker exactly when a neighbour (also across the page edge) has the same score.
             const qint64 r = start + i;
             const RedisValue around = descending
-                ? m_server.command({"ZRANGE", key, QByteArray::number(qMax<qint64>(0, r - 1)), QByteArray::number(r + 1), "REV", "WITHSCORES"})
-                : m_server.command({"ZRANGE", key, QByteArray::number(qMax<qint64>(0, r - 1)), QByteArray::number(r + 1), "WITHSCORES"});
+                ? m_server.command({"ZRANGE", key, QByteArray::number(qMax<qint64>(0, r - 1)),
+                                    QByteArray::number(r + 1), "REV", "WITHSCORES"})
+                : m_server.command({"ZRANGE", key, QByteArray::number(qMax<qint64>(0, r - 1)),
+                                    QByteArray::number(r + 1), "WITHSCORES"});
             const QList<Row> near = rowsOf(around);
             int equal = 0;
             for (const Row &n : near)
@@ -221,7 +225,8 @@ private Q_SLOTS:
         QCOMPARE(m->at(1).scoreText, m_server.command({"ZSCORE", kInf, "huge"}).bytes());
         QCOMPARE(m->at(1).score, 1e300);
         QCOMPARE(m->at(m->rowCount() - 1).scoreText, QByteArray("-inf"));
-        QVERIFY(!m->data(m->index(2, LeaderboardModel::ScoreColumn), Qt::ToolTipRole).toString().isEmpty()); // a/b tie at 0
+        QVERIFY(
+            !m->data(m->index(2, LeaderboardModel::ScoreColumn), Qt::ToolTipRole).toString().isEmpty()); // a/b tie at 0
     }
 
     void findMemberMatchesServer_data()
@@ -233,7 +238,8 @@ private Q_SLOTS:
         for (bool desc : {true, false}) {
             const char *dir = desc ? "desc" : "asc";
             QTest::addRow("tied middle %s", dir) << kTies << QByteArray("p047") << desc << QString();
-            QTest::addRow("tied middle %s as 6.0", dir) << kTies << QByteArray("p047") << desc << QStringLiteral("6.0.0");
+            QTest::addRow("tied middle %s as 6.0", dir)
+                << kTies << QByteArray("p047") << desc << QStringLiteral("6.0.0");
             QTest::addRow("first %s", dir) << kTies << QByteArray("p019") << desc << QString();
             QTest::addRow("last %s", dir) << kTies << QByteArray("p000") << desc << QString();
             QTest::addRow("binary %s", dir) << kTies << QByteArray("bin\x00\xff", 5) << desc << QString();
@@ -362,7 +368,8 @@ private Q_SLOTS:
         QCOMPARE(h.cardinality, qint64(1000000));
         QVERIFY(h.memory > 1000000);
         QCOMPARE(h.pttlMs, qint64(-1));
-        QVERIFY2(h.trimSuggestion().contains(QLatin1String("ZREMRANGEBYRANK lb:big 0 -10001")), qPrintable(h.trimSuggestion()));
+        QVERIFY2(h.trimSuggestion().contains(QLatin1String("ZREMRANGEBYRANK lb:big 0 -10001")),
+                 qPrintable(h.trimSuggestion()));
 
         QVERIFY(openAndWait(loader, kTies));
         QVERIFY(loader.header().trimSuggestion().isEmpty()); // small
@@ -432,13 +439,18 @@ private Q_SLOTS:
     void commandChoiceByVersion()
     {
         const QVersionNumber v60(6, 0, 9), v70(7, 0, 15), v72(7, 2, 4);
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, v70), (RedisCommand{"ZRANGE", "k", "0", "9", "REV", "WITHSCORES"}));
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, v60), (RedisCommand{"ZREVRANGE", "k", "0", "9", "WITHSCORES"}));
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, {}), (RedisCommand{"ZREVRANGE", "k", "0", "9", "WITHSCORES"}));
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 5, 9, false, v60), (RedisCommand{"ZRANGE", "k", "5", "9", "WITHSCORES"}));
+        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, v70),
+                 (RedisCommand{"ZRANGE", "k", "0", "9", "REV", "WITHSCORES"}));
+        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, v60),
+                 (RedisCommand{"ZREVRANGE", "k", "0", "9", "WITHSCORES"}));
+        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, {}),
+                 (RedisCommand{"ZREVRANGE", "k", "0", "9", "WITHSCORES"}));
+        QCOMPARE(LeaderboardLoader::rangeCommand("k", 5, 9, false, v60),
+                 (RedisCommand{"ZRANGE", "k", "5", "9", "WITHSCORES"}));
         QCOMPARE(LeaderboardLoader::rankCommand("k", "m", true, v70), (RedisCommand{"ZREVRANK", "k", "m"}));
         QCOMPARE(LeaderboardLoader::rankCommand("k", "m", false, v72), (RedisCommand{"ZRANK", "k", "m", "WITHSCORE"}));
-        QCOMPARE(LeaderboardLoader::rankCommand("k", "m", true, v72), (RedisCommand{"ZREVRANK", "k", "m", "WITHSCORE"}));
+        QCOMPARE(LeaderboardLoader::rankCommand("k", "m", true, v72),
+                 (RedisCommand{"ZREVRANK", "k", "m", "WITHSCORE"}));
     }
 
     void candidatesLargestFirst()

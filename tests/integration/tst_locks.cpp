@@ -115,12 +115,12 @@ private Q_SLOTS:
     void loneLockIsComparedWithEveryLock()
     {
         // Alone in its family: a day-long lock beside locks held for seconds is still flagged.
-        QCOMPARE(m_server.command({"SET", "lock:import:catalog", token(9), "PX", "86400000"}).bytes(), QByteArray("OK"));
+        QCOMPARE(m_server.command({"SET", "lock:import:catalog", token(9), "PX", "86400000"}).bytes(),
+                 QByteArray("OK"));
         LocksLoader loader(m_client.get());
         QSignalSpy refreshed(&loader, &LocksLoader::refreshed);
-        loader.setMatches(m_matches
-                          << patternMatch("lock:import:catalog", PatternKind::Lock, KeyType::String,
-                                          QStringLiteral("lock:import:catalog")));
+        loader.setMatches(m_matches << patternMatch("lock:import:catalog", PatternKind::Lock, KeyType::String,
+                                                    QStringLiteral("lock:import:catalog")));
         loader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
         const LockInfo *lone = loader.lock("lock:import:catalog");

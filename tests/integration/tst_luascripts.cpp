@@ -46,9 +46,9 @@ private:
 
 namespace {
 
-const char *const kExpected[] = {"cache_get_or_lock", "claim_due_jobs",       "fixed_window_limit", "lock_acquire",
-                                 "lock_extend",       "lock_release",         "session_touch",      "sliding_window_limit",
-                                 "stream_dead_letter", "tag_invalidate",      "token_bucket"};
+const char *const kExpected[] = {"cache_get_or_lock",  "claim_due_jobs", "fixed_window_limit", "lock_acquire",
+                                 "lock_extend",        "lock_release",   "session_touch",      "sliding_window_limit",
+                                 "stream_dead_letter", "tag_invalidate", "token_bucket"};
 
 QByteArray num(qint64 v)
 {
@@ -171,8 +171,9 @@ void TestLuaScripts::malformedHeaderIsRejected_data()
                                        << QStringLiteral("line 6: writes must be");
     QTest::newRow("unknown field") << replace("-- single-slot: yes\n", "-- single-slot: yes\n-- flavour: mint\n")
                                    << sample << QStringLiteral("line 8: unknown header field \"flavour\"");
-    QTest::newRow("out of order") << replace("-- keys: counter = rate:user:42 | the counter\n-- argv: limit = 10 | hits allowed\n",
-                                             "-- argv: limit = 10 | hits allowed\n-- keys: counter = rate:user:42 | the counter\n")
+    QTest::newRow("out of order") << replace(
+        "-- keys: counter = rate:user:42 | the counter\n-- argv: limit = 10 | hits allowed\n",
+        "-- argv: limit = 10 | hits allowed\n-- keys: counter = rate:user:42 | the counter\n")
                                   << sample << QStringLiteral("line 5: \"keys\" is out of order");
     QTest::newRow("name differs from file") << kGoodHeader << QStringLiteral("other.lua")
                                             << QStringLiteral("other.lua line 2: name \"sample\" does not match");
@@ -180,8 +181,9 @@ void TestLuaScripts::malformedHeaderIsRejected_data()
                                            << QStringLiteral("line 6: expected \"-- field: value\"");
     QTest::newRow("header ends early") << replace("-- returns: the count\n", "") << sample
                                        << QStringLiteral("line 8: header ends before \"returns:\"");
-    QTest::newRow("variadic not last") << replace("-- keys: counter = rate:user:42 | the counter\n",
-                                                  "-- keys: many... = a | keys\n-- keys: counter = rate:user:42 | the counter\n")
+    QTest::newRow("variadic not last") << replace(
+        "-- keys: counter = rate:user:42 | the counter\n",
+        "-- keys: many... = a | keys\n-- keys: counter = rate:user:42 | the counter\n")
                                        << sample << QStringLiteral("line 5: only the last keys entry may be variadic");
     QTest::newRow("duplicate key name") << replace("-- keys: counter = rate:user:42 | the counter\n",
                                                    "-- keys: counter = a | one\n-- keys: counter = b | two\n")
@@ -318,7 +320,8 @@ void TestLuaScripts::slidingWindowNeverExceedsLimit()
         for (qint64 a : std::as_const(allowed))
             inWindow += (a > t - window) ? 1 : 0;
         if (r.at(0).toInteger() == 1) {
-            QVERIFY2(inWindow < limit, qPrintable(QStringLiteral("allowed at %1 with %2 in the window").arg(t).arg(inWindow)));
+            QVERIFY2(inWindow < limit,
+                     qPrintable(QStringLiteral("allowed at %1 with %2 in the window").arg(t).arg(inWindow)));
             allowed.append(t);
             QCOMPARE(r.at(1).toInteger(), inWindow + 1);
         } else {
@@ -510,13 +513,15 @@ void TestLuaScripts::deadLetterRefusesMissingEntry()
 
 void TestLuaScripts::tagInvalidateDeletesOnlyMembers()
 {
-    m_server.pipeline({{"SET", "app:product:1", "{}"},
-                       {"SET", "app:product:2", "{}"},
-                       {"SET", "app:product:3", "{}"},
-                       {"SET", "app:product:99", "{}"},
-                       {"SADD", "tag:category:7", "app:product:1", "app:product:2", "app:product:3", "app:product:404"}});
+    m_server.pipeline(
+        {{"SET", "app:product:1", "{}"},
+         {"SET", "app:product:2", "{}"},
+         {"SET", "app:product:3", "{}"},
+         {"SET", "app:product:99", "{}"},
+         {"SADD", "tag:category:7", "app:product:1", "app:product:2", "app:product:3", "app:product:404"}});
     // app:product:99 is not in the tag: a stale batch must not delete it.
-    const RedisValue first = run("tag_invalidate", {"tag:category:7", "app:product:1", "app:product:404", "app:product:99"}, {});
+    const RedisValue first
+        = run("tag_invalidate", {"tag:category:7", "app:product:1", "app:product:404", "app:product:99"}, {});
     QVERIFY2(first.isArray(), qPrintable(first.toDisplayString()));
     QCOMPARE(first.at(0).toInteger(), 1);
     QCOMPARE(first.at(1).toInteger(), 2);

@@ -146,8 +146,8 @@ private Q_SLOTS:
         // Room for every key in the top lists, so each one can be checked.
         const MemoryStats stats = analyse(1000);
         const QList<QPair<KeyType, QByteArray>> types{{KeyType::String, "STRLEN"}, {KeyType::Hash, "HLEN"},
-                                                       {KeyType::List, "LLEN"},     {KeyType::Set, "SCARD"},
-                                                       {KeyType::ZSet, "ZCARD"},    {KeyType::Stream, "XLEN"}};
+                                                      {KeyType::List, "LLEN"},     {KeyType::Set, "SCARD"},
+                                                      {KeyType::ZSet, "ZCARD"},    {KeyType::Stream, "XLEN"}};
         qsizetype checked = 0;
         for (const auto &[type, command] : types) {
             const QList<KeySize> top = stats.topByElements(type);

@@ -95,7 +95,8 @@ private Q_SLOTS:
         cmds.append({"ZADD", "lb:daily", "100", "alice", "2500", "bob", "31337", "carol", "7", "dave"});
         cmds.append({"GEOADD", "geo:cities", "13.405", "52.52", "berlin", "2.3522", "48.8566", "paris", "-0.1276",
                      "51.5072", "london"});
-        cmds.append({"ZADD", "rate:sliding:user:1", num(m_now - 5000), "a", num(m_now - 3000), "b", num(m_now - 100), "c"});
+        cmds.append(
+            {"ZADD", "rate:sliding:user:1", num(m_now - 5000), "a", num(m_now - 3000), "b", num(m_now - 100), "c"});
         for (const RedisValue &v : m_server.pipeline(cmds))
             QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
         RawConnection raw(m_server.port());
@@ -120,8 +121,9 @@ private Q_SLOTS:
         QCOMPARE(loader.keysOfKind(QueueKind::DelayedJobs), (QList<QByteArray>{"retry:payments", "sched:due"}));
         QCOMPARE(loader.classifications().value("retry:payments").unit, EpochUnit::Seconds);
         QCOMPARE(loader.classifications().value("sched:due").unit, EpochUnit::Milliseconds);
-        for (const QByteArray &key : {QByteArray("recent:searches"), QByteArray("notifications:user:7"),
-                                      QByteArray("lb:daily"), QByteArray("geo:cities"), QByteArray("rate:sliding:user:1")}) {
+        for (const QByteArray &key :
+             {QByteArray("recent:searches"), QByteArray("notifications:user:7"), QByteArray("lb:daily"),
+              QByteArray("geo:cities"), QByteArray("rate:sliding:user:1")}) {
             const QueueClassification c = loader.classifications().value(key);
             QVERIFY2(c.kind == QueueKind::NotAQueue, QByteArray(key + ": " + c.reason.toUtf8()).constData());
             QVERIFY(!c.reason.isEmpty());
@@ -152,7 +154,8 @@ private Q_SLOTS:
             if (p.key.endsWith("worker-1")) {
                 QVERIFY(p.stale);
                 // The tail is the item taken first: 40 minutes old.
-                QVERIFY2(p.oldestAgeMs >= 40 * kMinute && p.oldestAgeMs < 45 * kMinute, qPrintable(QString::number(p.oldestAgeMs)));
+                QVERIFY2(p.oldestAgeMs >= 40 * kMinute && p.oldestAgeMs < 45 * kMinute,
+                         qPrintable(QString::number(p.oldestAgeMs)));
             } else {
                 QVERIFY(!p.stale);
                 QVERIFY(p.oldestAgeMs >= 0 && p.oldestAgeMs < kMinute);

@@ -79,8 +79,7 @@ private:
     // One connection to one database, a scanner on it, and what the scanner delivers.
     struct Rig
     {
-        Rig(const TestServer &server, int db)
-            : client(profileFor(server, db))
+        Rig(const TestServer &server, int db) : client(profileFor(server, db))
         {
             client.connectToServer();
             collect(scanner, c);
@@ -126,7 +125,10 @@ private:
         return keys;
     }
 
-    qint64 rawDbsize(int db) { return m_server.pipeline({{"SELECT", QByteArray::number(db)}, {"DBSIZE"}}).value(1).toInteger(); }
+    qint64 rawDbsize(int db)
+    {
+        return m_server.pipeline({{"SELECT", QByteArray::number(db)}, {"DBSIZE"}}).value(1).toInteger();
+    }
 
     void populate(int db, int count, const QByteArray &prefix)
     {
@@ -186,8 +188,11 @@ private Q_SLOTS:
             m_ttlKeys.insert(k);
             cmds.append(RedisCommand{"SET", k, "v", "PX", "3600000"});
         }
-        m_binaryKeys = {QByteArrayLiteral("bin\0nul"), QByteArray("\xff\xfe\xfd"), QByteArray("line\nbreak"),
-                        QByteArray(""), QByteArray(64 * 1024, 'k') + QByteArrayLiteral("\0end"),
+        m_binaryKeys = {QByteArrayLiteral("bin\0nul"),
+                        QByteArray("\xff\xfe\xfd"),
+                        QByteArray("line\nbreak"),
+                        QByteArray(""),
+                        QByteArray(64 * 1024, 'k') + QByteArrayLiteral("\0end"),
                         QByteArray("\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87")};
         for (const QByteArray &k : std::as_const(m_binaryKeys))
             cmds.append(RedisCommand{"SET", k, "binary"});
@@ -223,8 +228,9 @@ private Q_SLOTS:
         const QSet<QByteArray> got = c.names();
         const QSet<QByteArray> expected = toSet(m_server.allKeys());
         QCOMPARE(qint64(expected.size()), dbsize);
-        QVERIFY2(got == expected, qPrintable(QStringLiteral("missing: %1; extra: %2")
-                                                 .arg(describe(expected - got), describe(got - expected))));
+        QVERIFY2(got == expected,
+                 qPrintable(
+                     QStringLiteral("missing: %1; extra: %2").arg(describe(expected - got), describe(got - expected))));
         for (const QByteArray &k : std::as_const(m_binaryKeys))
             QVERIFY(got.contains(k));
 
@@ -242,7 +248,8 @@ private Q_SLOTS:
         for (const quint64 g : std::as_const(c.batchGenerations))
             QCOMPARE(g, gen);
         QVERIFY(c.batches >= 1);
-        QVERIFY2(c.batches <= seconds * 10 + 3, qPrintable(QStringLiteral("%1 batches in %2 s").arg(c.batches).arg(seconds)));
+        QVERIFY2(c.batches <= seconds * 10 + 3,
+                 qPrintable(QStringLiteral("%1 batches in %2 s").arg(c.batches).arg(seconds)));
     }
 
     void matchFilter_data()
@@ -406,7 +413,8 @@ private Q_SLOTS:
         QVERIFY2(victims.size() >= 500, qPrintable(QString::number(before.size())));
         QList<QByteArray> del{"DEL"};
         del += victims;
-        QCOMPARE(m_server.pipeline({{"SELECT", QByteArray::number(db)}, del}).value(1), RedisValue::integer(victims.size()));
+        QCOMPARE(m_server.pipeline({{"SELECT", QByteArray::number(db)}, del}).value(1),
+                 RedisValue::integer(victims.size()));
 
         scanner.resume();
         QTRY_VERIFY_WITH_TIMEOUT(c.finished.has_value(), 30000);
@@ -415,8 +423,10 @@ private Q_SLOTS:
         const QSet<QByteArray> deleted = toSet(victims);
         QVERIFY2(!got.intersects(deleted), qPrintable(describe(got & deleted)));
         const QSet<QByteArray> remaining = all - deleted;
-        QVERIFY2(got == remaining, qPrintable(QStringLiteral("missing: %1; extra: %2")
-                                                  .arg(describe(remaining - got), describe(got - remaining))));
+        QVERIFY2(
+            got == remaining,
+            qPrintable(
+                QStringLiteral("missing: %1; extra: %2").arg(describe(remaining - got), describe(got - remaining))));
         QCOMPARE(c.finished->returned, quint64(c.keys.size()) + c.finished->vanished);
         m_server.pipeline({{"SELECT", QByteArray::number(db)}, {"FLUSHDB"}});
     }
@@ -654,12 +664,15 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(m_server.server().restart(&error), qPrintable(error));
         populate(db, 6000, "restart");
-        QTRY_VERIFY_WITH_TIMEOUT(log.states.lastIndexOf(RedisClient::State::Ready) > log.states.lastIndexOf(RedisClient::State::Backoff), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(log.states.lastIndexOf(RedisClient::State::Ready)
+                                     > log.states.lastIndexOf(RedisClient::State::Backoff),
+                                 15000);
         scanner.resume();
         QTRY_VERIFY_WITH_TIMEOUT(c.finished.has_value(), 30000);
         QVERIFY2(!c.finished->error.isError(), qPrintable(c.finished->error.message));
         const QSet<QByteArray> got = c.names();
-        QVERIFY2(got == all, qPrintable(QStringLiteral("missing: %1; extra: %2").arg(describe(all - got), describe(got - all))));
+        QVERIFY2(got == all,
+                 qPrintable(QStringLiteral("missing: %1; extra: %2").arg(describe(all - got), describe(got - all))));
     }
 
     void serverKilledMidScan()

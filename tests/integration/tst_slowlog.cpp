@@ -224,8 +224,11 @@ void TestSlowlog::bigCollectionFlaggedFromKeySize()
         sadd << "m" + QByteArray::number(i);
     QList<QByteArray> saddSmall{"SADD", "small:set", "a", "b"};
     // Log everything for a moment, so the fast SMEMBERS calls are entries too.
-    const QList<RedisValue> r = m_server.pipeline({sadd, saddSmall, {"CONFIG", "SET", "slowlog-log-slower-than", "0"},
-                                                   {"SMEMBERS", "big:set"}, {"SMEMBERS", "small:set"},
+    const QList<RedisValue> r = m_server.pipeline({sadd,
+                                                   saddSmall,
+                                                   {"CONFIG", "SET", "slowlog-log-slower-than", "0"},
+                                                   {"SMEMBERS", "big:set"},
+                                                   {"SMEMBERS", "small:set"},
                                                    {"CONFIG", "SET", "slowlog-log-slower-than", kThresholdUs}});
     QCOMPARE(r.size(), 6);
 
@@ -250,10 +253,10 @@ void TestSlowlog::noPermission()
 {
     QCOMPARE(m_server.command({"ACL", "SETUSER", "viewer", "on", ">secret", "~*", "+@all", "-slowlog"}).bytes(),
              QByteArray("OK"));
-    QCOMPARE(m_server.command({"ACL", "SETUSER", "blind", "on", ">secret", "~*", "+@all", "-slowlog", "-config",
-                               "-latency"})
-                 .bytes(),
-             QByteArray("OK"));
+    QCOMPARE(
+        m_server.command({"ACL", "SETUSER", "blind", "on", ">secret", "~*", "+@all", "-slowlog", "-config", "-latency"})
+            .bytes(),
+        QByteArray("OK"));
 
     ConnectionProfile profile = m_server.profile();
     profile.username = QStringLiteral("viewer");
@@ -295,7 +298,8 @@ void TestSlowlog::readOnlyConnection()
 {
     // Everything the panel sends is allowed on a read-only (production) connection.
     m_server.command({"SADD", "ro:set", "a"});
-    m_server.pipeline({{"CONFIG", "SET", "slowlog-log-slower-than", "0"}, {"SMEMBERS", "ro:set"},
+    m_server.pipeline({{"CONFIG", "SET", "slowlog-log-slower-than", "0"},
+                       {"SMEMBERS", "ro:set"},
                        {"CONFIG", "SET", "slowlog-log-slower-than", kThresholdUs}});
     ConnectionProfile profile = m_server.profile();
     profile.readOnly = true;

@@ -41,8 +41,8 @@ bool samePending(const QList<PendingEntry> &a, const QList<PendingEntry> &b)
     if (a.size() != b.size())
         return false;
     for (int i = 0; i < a.size(); ++i) {
-        if (a.at(i).id != b.at(i).id || a.at(i).consumer != b.at(i).consumer
-            || a.at(i).deliveries != b.at(i).deliveries || qAbs(a.at(i).idleMs - b.at(i).idleMs) > 20000)
+        if (a.at(i).id != b.at(i).id || a.at(i).consumer != b.at(i).consumer || a.at(i).deliveries != b.at(i).deliveries
+            || qAbs(a.at(i).idleMs - b.at(i).idleMs) > 20000)
             return false;
     }
     return true;
@@ -125,8 +125,9 @@ private Q_SLOTS:
         m_server.command({"SCRIPT", "FLUSH"});
         m_ids.clear();
         for (int i = 0; i < 40; ++i)
-            m_ids.append(m_server.command({"XADD", kStream, "*", "order", QByteArray::number(1000 + i), "amount",
-                                           QByteArray::number(i * 3)})
+            m_ids.append(m_server
+                             .command({"XADD", kStream, "*", "order", QByteArray::number(1000 + i), "amount",
+                                       QByteArray::number(i * 3)})
                              .bytes());
         QCOMPARE(m_server.command({"XGROUP", "CREATE", kStream, kGroup, "0"}).bytes(), QByteArray("OK"));
         m_server.command({"XREADGROUP", "GROUP", kGroup, "alice", "COUNT", "20", "STREAMS", kStream, ">"});
@@ -232,9 +233,9 @@ private Q_SLOTS:
         loader.setPageSize(pageSize);
         QVERIFY(openGroup(loader, kStream, kGroup));
         // The first page is exactly what the same XPENDING returns.
-        QVERIFY(samePending(loader.pendingModel()->rows(),
-                            pendingOf(m_server.command({"XPENDING", kStream, kGroup, "-", "+",
-                                                        QByteArray::number(pageSize)}))));
+        QVERIFY(samePending(
+            loader.pendingModel()->rows(),
+            pendingOf(m_server.command({"XPENDING", kStream, kGroup, "-", "+", QByteArray::number(pageSize)}))));
         int pages = 0;
         const QList<PendingEntry> all = allPages(loader, &pages);
         const QList<PendingEntry> direct = serverPending();
@@ -273,7 +274,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("version");
         QTest::addColumn<int>("expected");
         QTest::newRow("idle 5 min") << qint64(300000) << QByteArray() << qint64(0) << QString() << 6;
-        QTest::newRow("idle 5 min as 6.0") << qint64(300000) << QByteArray() << qint64(0) << QStringLiteral("6.0.16") << 6;
+        QTest::newRow("idle 5 min as 6.0")
+            << qint64(300000) << QByteArray() << qint64(0) << QStringLiteral("6.0.16") << 6;
         QTest::newRow("bob") << qint64(0) << QByteArray("bob") << qint64(0) << QString() << 18;
         QTest::newRow("bob idle") << qint64(300000) << QByteArray("bob") << qint64(0) << QString() << 3;
         QTest::newRow("delivered 5+") << qint64(0) << QByteArray() << qint64(5) << QString() << 3;
@@ -444,8 +446,9 @@ private Q_SLOTS:
             QCOMPARE(f.at(1), ids.at(i));
             QVERIFY(f.contains("poison"));
             QCOMPARE(f.at(f.indexOf("dead_deliveries") + 1), QByteArray("7"));
-            QCOMPARE(f.mid(8), (QList<QByteArray>{"order", QByteArray::number(1021 + i), "amount",
-                                                   QByteArray::number((21 + i) * 3)}));
+            QCOMPARE(
+                f.mid(8),
+                (QList<QByteArray>{"order", QByteArray::number(1021 + i), "amount", QByteArray::number((21 + i) * 3)}));
         }
         QList<PendingEntry> expected;
         for (const PendingEntry &e : before) {
@@ -502,8 +505,8 @@ private Q_SLOTS:
             cmds.append({"XADD", kJobs, "*", "job", QByteArray::number(i)});
         m_server.pipeline(cmds);
         m_server.command({"XGROUP", "CREATE", kJobs, "workers", "0"});
-        const RedisValue read =
-            m_server.command({"XREADGROUP", "GROUP", "workers", "w1", "COUNT", "3000", "STREAMS", kJobs, ">"});
+        const RedisValue read
+            = m_server.command({"XREADGROUP", "GROUP", "workers", "w1", "COUNT", "3000", "STREAMS", kJobs, ">"});
         QCOMPARE(read.at(0).at(1).size(), qsizetype(3000));
         // Five are deleted while pending: 7.0 drops them from the PEL and reports them.
         const QList<PendingEntry> pel = serverPending(kJobs, "workers");

@@ -50,24 +50,25 @@ void TestTls::initTestCase()
                     + QStringList{QStringLiteral("-keyout"), QStringLiteral("ca.key"), QStringLiteral("-out"),
                                   QStringLiteral("ca.crt"), QStringLiteral("-days"), QStringLiteral("2"),
                                   QStringLiteral("-subj"), QStringLiteral("/CN=RedisLens test CA")}));
-    QVERIFY(openssl(QStringList{QStringLiteral("req")} + ec
-                    + QStringList{QStringLiteral("-keyout"), QStringLiteral("server.key"), QStringLiteral("-out"),
-                                  QStringLiteral("server.csr"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1")}));
+    QVERIFY(
+        openssl(QStringList{QStringLiteral("req")} + ec
+                + QStringList{QStringLiteral("-keyout"), QStringLiteral("server.key"), QStringLiteral("-out"),
+                              QStringLiteral("server.csr"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1")}));
     QFile ext(m_dir.filePath(QStringLiteral("san.ext")));
     QVERIFY(ext.open(QIODevice::WriteOnly));
     ext.write("subjectAltName=IP:127.0.0.1\n");
     ext.close();
-    QVERIFY(openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), QStringLiteral("server.csr"),
-                     QStringLiteral("-CA"), QStringLiteral("ca.crt"), QStringLiteral("-CAkey"), QStringLiteral("ca.key"),
-                     QStringLiteral("-CAcreateserial"), QStringLiteral("-out"), QStringLiteral("server.crt"),
-                     QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), QStringLiteral("san.ext")}));
+    QVERIFY(
+        openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), QStringLiteral("server.csr"),
+                 QStringLiteral("-CA"), QStringLiteral("ca.crt"), QStringLiteral("-CAkey"), QStringLiteral("ca.key"),
+                 QStringLiteral("-CAcreateserial"), QStringLiteral("-out"), QStringLiteral("server.crt"),
+                 QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), QStringLiteral("san.ext")}));
     m_tlsPort = LocalServer::freePort();
     m_server = std::make_unique<TestServer>(QStringList{
-        QStringLiteral("--tls-port"), QString::number(m_tlsPort),
-        QStringLiteral("--tls-cert-file"), m_dir.filePath(QStringLiteral("server.crt")),
-        QStringLiteral("--tls-key-file"), m_dir.filePath(QStringLiteral("server.key")),
-        QStringLiteral("--tls-ca-cert-file"), m_dir.filePath(QStringLiteral("ca.crt")),
-        QStringLiteral("--tls-auth-clients"), QStringLiteral("no")});
+        QStringLiteral("--tls-port"), QString::number(m_tlsPort), QStringLiteral("--tls-cert-file"),
+        m_dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--tls-key-file"),
+        m_dir.filePath(QStringLiteral("server.key")), QStringLiteral("--tls-ca-cert-file"),
+        m_dir.filePath(QStringLiteral("ca.crt")), QStringLiteral("--tls-auth-clients"), QStringLiteral("no")});
     QString error;
     QVERIFY2(m_server->start(&error), qPrintable(error));
     m_server->command({"SET", "tls:key", QByteArray("over\x00tls", 8)});

@@ -103,8 +103,8 @@ void TestTtlDistribution::initTestCase()
     for (int i = 0; i < kPlainKeys; ++i) {
         // Jittered: 50 keys with one EXPIRE 600 in one pipeline would be a cliff of their own.
         if (i % 2)
-            cmds.append({"SET", "plain" + QByteArray::number(i), "v", "PX",
-                         QByteArray::number(rng.bounded(480'000, 720'000))});
+            cmds.append(
+                {"SET", "plain" + QByteArray::number(i), "v", "PX", QByteArray::number(rng.bounded(480'000, 720'000))});
         else
             cmds.append({"SET", "plain" + QByteArray::number(i), "v"});
     }
@@ -207,8 +207,8 @@ void TestTtlDistribution::histogramMatchesDirectCounts()
     // The forecast windows are the buckets below their length.
     QCOMPARE(snap.within1m, expected[ttlbucket::UnderMinute]);
     QCOMPARE(snap.within5m, snap.within1m + expected[ttlbucket::OneToFiveMinutes]);
-    QCOMPARE(snap.within60m, snap.within5m + expected[ttlbucket::FiveToFifteenMinutes] +
-                                 expected[ttlbucket::FifteenToSixtyMinutes]);
+    QCOMPARE(snap.within60m,
+             snap.within5m + expected[ttlbucket::FiveToFifteenMinutes] + expected[ttlbucket::FifteenToSixtyMinutes]);
 
     // The key-browser filter of each bucket selects the keys counted in it.
     for (int b = 0; b < ttlbucket::Count; ++b) {

@@ -238,7 +238,10 @@ void TestValuePaging::zsetPagesMatchServer()
         cmd << QByteArray::number((i % 13) * 1.25 - 4) << "player:" + QByteArray::number(i);
     for (const QByteArray &b : awkwardBytes())
         cmd << "7" << b;
-    cmd << "+inf" << "top" << "-inf" << "bottom";
+    cmd << "+inf"
+        << "top"
+        << "-inf"
+        << "bottom";
     m_server.command(cmd);
 
     ValueLoader loader(m_client.get());
@@ -290,8 +293,7 @@ void TestValuePaging::streamPagesMatchServer()
             fields << f.bytes();
         QCOMPARE(model->index(r, 1).data(ValueModel::StreamFieldsRole).value<QList<QByteArray>>(), fields);
     }
-    QCOMPARE(model->index(model->entryCount() - 1, 0).data(ValueModel::RawBytesRole).toByteArray(),
-             QByteArray("0-1"));
+    QCOMPARE(model->index(model->entryCount() - 1, 0).data(ValueModel::RawBytesRole).toByteArray(), QByteArray("0-1"));
 }
 
 void TestValuePaging::smallCollectionsAndEmptyMembers()
@@ -341,7 +343,8 @@ void TestValuePaging::awkwardKeyNames()
     // Names that only survive as bytes: NUL, invalid UTF-8, a newline, 64 KB of length.
     const QByteArray nulName("bin:\x00\xff\nkey", 10);
     const QByteArray longName = "long:" + QByteArray(64 * 1024, 'k');
-    m_server.pipeline({{"HSET", nulName, "f", "v"}, {"RPUSH", longName, "a", "b"}, {"SET", QByteArray(""), "empty name"}});
+    m_server.pipeline(
+        {{"HSET", nulName, "f", "v"}, {"RPUSH", longName, "a", "b"}, {"SET", QByteArray(""), "empty name"}});
 
     ValueLoader loader(m_client.get());
     QSignalSpy opened(&loader, &ValueLoader::keyOpened);

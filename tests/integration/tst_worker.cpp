@@ -145,7 +145,8 @@ private Q_SLOTS:
         QTest::newRow("empty key") << QByteArray("") << QByteArray("value of the empty key");
         QTest::newRow("empty value") << QByteArray("empty:value") << QByteArray("");
         QTest::newRow("quotes and backslashes") << QByteArray("\"a\\b\"") << QByteArray("\\x00");
-        QTest::newRow("utf8") << QByteArray("\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87:\xf0\x9f\x94\x91") << QByteArray("\xe2\x82\xac");
+        QTest::newRow("utf8") << QByteArray("\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87:\xf0\x9f\x94\x91")
+                              << QByteArray("\xe2\x82\xac");
         QTest::newRow("64 KB key") << big << QByteArray("big key");
         QTest::newRow("64 KB value") << QByteArray("big:value") << big;
     }
@@ -174,8 +175,11 @@ private Q_SLOTS:
         // A name shown on screen and typed back addresses the same key.
         const std::optional<QByteArray> typed = bytesescape::unescape(bytesescape::quoteIfNeeded(key));
         QVERIFY(typed.has_value());
-        r = waitForReply(*client, {{"GET", *typed}, {"RENAME", *typed, *typed + "~renamed"}, {"GET", key + "~renamed"},
-                                   {"DEL", key + "~renamed"}});
+        r = waitForReply(*client,
+                         {{"GET", *typed},
+                          {"RENAME", *typed, *typed + "~renamed"},
+                          {"GET", key + "~renamed"},
+                          {"DEL", key + "~renamed"}});
         QVERIFY2(r.ok(), qPrintable(r.error.message));
         QCOMPARE(r.value(0).bytes(), value);
         QCOMPARE(r.value(1), RedisValue::status("OK"));
@@ -188,7 +192,8 @@ private Q_SLOTS:
     {
         auto client = connectedClient(m_server.profile());
         QVERIFY(client);
-        const RedisReply r = waitForReply(*client, {{"SET", "str", "x"}, {"HGET", "str", "f"}, {"NOSUCH"}, {"GET", "str"}});
+        const RedisReply r
+            = waitForReply(*client, {{"SET", "str", "x"}, {"HGET", "str", "f"}, {"NOSUCH"}, {"GET", "str"}});
         // Per-command errors do not fail the batch; the other commands still answer.
         QVERIFY(r.ok());
         QCOMPARE(r.values.size(), 4);
@@ -307,10 +312,11 @@ private Q_SLOTS:
         QVERIFY2(r.error.message.contains(QLatin1String("CONFIG SET")), qPrintable(r.error.message));
 
         // Reading works, including read-only scripts and introspection.
-        r = waitForReply(client, {{"GET", "ro:existing"},
-                                  {"EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "ro:existing"},
-                                  {"CONFIG", "GET", "maxmemory-policy"},
-                                  {"PING"}});
+        r = waitForReply(client,
+                         {{"GET", "ro:existing"},
+                          {"EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "ro:existing"},
+                          {"CONFIG", "GET", "maxmemory-policy"},
+                          {"PING"}});
         QVERIFY2(r.ok(), qPrintable(r.error.message));
         QCOMPARE(r.value(0), RedisValue::bulk("kept"));
         QCOMPARE(r.value(1), RedisValue::bulk("kept"));
@@ -558,7 +564,8 @@ private Q_SLOTS:
         RedisClient late(m_server.profile());
         late.connectToServer();
         bool lateCalled = false;
-        const RequestId lateId = late.send({"SET", "cancelled", "1"}, &context, [&](const RedisReply &) { lateCalled = true; });
+        const RequestId lateId
+            = late.send({"SET", "cancelled", "1"}, &context, [&](const RedisReply &) { lateCalled = true; });
         late.cancel(lateId);
         QVERIFY(waitForReady(late));
         QCOMPARE(waitForReply(late, {{"PING"}}).value(), RedisValue::status("PONG"));
@@ -613,8 +620,8 @@ private Q_SLOTS:
         QString restartError;
         QVERIFY2(m_server.server().restart(&restartError), qPrintable(restartError));
         m_server.pipeline({{"SELECT", "3"}, {"SET", "in:three", "again"}});
-        QTRY_VERIFY_WITH_TIMEOUT(waitForReply(*client, {{"GET", "in:three"}}, 2000).value() == RedisValue::bulk("again"),
-                                 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            waitForReply(*client, {{"GET", "in:three"}}, 2000).value() == RedisValue::bulk("again"), 15000);
     }
 
     void databaseOutOfRange()
@@ -661,11 +668,13 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath(QStringLiteral("redis.sock"));
-        TestServer server({QStringLiteral("--unixsocket"), path, QStringLiteral("--unixsocketperm"), QStringLiteral("700")});
+        TestServer server(
+            {QStringLiteral("--unixsocket"), path, QStringLiteral("--unixsocketperm"), QStringLiteral("700")});
         QString error;
         QVERIFY2(server.start(&error), qPrintable(error));
         ConnectionProfile p;
-        QVERIFY2(ConnectionProfile::parseUri(QStringLiteral("unix://%1?db=2").arg(path), &p, &error), qPrintable(error));
+        QVERIFY2(ConnectionProfile::parseUri(QStringLiteral("unix://%1?db=2").arg(path), &p, &error),
+                 qPrintable(error));
         auto client = connectedClient(p);
         QVERIFY2(client, qPrintable(p.displayName()));
         QVERIFY(waitForReply(*client, {{"SET", "over:unix", QByteArrayLiteral("\0bytes")}}).ok());

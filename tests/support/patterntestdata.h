@@ -28,8 +28,7 @@ bool isOneLinePermissionError(const QString &message);
 
 // The first message 'reader' (a pattern monitor) reports with failed() after it is handed
 // 'matches' and refreshed; empty when none came within 'timeoutMs'.
-template <typename Reader>
-QString firstFailure(Reader &reader, const QList<PatternMatch> &matches, int timeoutMs)
+template <typename Reader> QString firstFailure(Reader &reader, const QList<PatternMatch> &matches, int timeoutMs)
 {
     QSignalSpy failed(&reader, &Reader::failed);
     reader.setMatches(matches);

@@ -15,8 +15,7 @@ QByteArray recordedReply(const QString &name);
 RedisValue recordedValue(const QString &name);
 
 // A child widget or object by object name; a missing one ends the test run with its name.
-template<typename T>
-T *requireChild(const QObject *parent, const char *name)
+template <typename T> T *requireChild(const QObject *parent, const char *name)
 {
     auto *child = parent->findChild<T *>(QString::fromLatin1(name));
     if (!child)

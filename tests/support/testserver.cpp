@@ -9,10 +9,8 @@
 #include <QTest>
 #include <QTimer>
 
-TestServer::TestServer(const QStringList &extraArgs)
-    : m_server(std::make_unique<LocalServer>()), m_extra(extraArgs)
-{
-}
+TestServer::TestServer(const QStringList &extraArgs) : m_server(std::make_unique<LocalServer>()), m_extra(extraArgs)
+{ }
 
 TestServer::~TestServer() = default;
 
@@ -32,10 +30,8 @@ ConnectionProfile TestServer::profile() const
     return p;
 }
 
-RawConnection::RawConnection(quint16 port)
-    : m_port(port)
-{
-}
+RawConnection::RawConnection(quint16 port) : m_port(port)
+{ }
 
 RawConnection::~RawConnection() = default;
 

@@ -17,13 +17,15 @@ private:
             const QString shown = bytesescape::escape(bytes, keepUtf8);
             QString error;
             const std::optional<QByteArray> back = bytesescape::unescape(shown, &error);
-            QVERIFY2(back.has_value(), qPrintable(QStringLiteral("%1 -> %2: %3").arg(QString::fromLatin1(bytes.toHex()), shown, error)));
+            QVERIFY2(back.has_value(),
+                     qPrintable(QStringLiteral("%1 -> %2: %3").arg(QString::fromLatin1(bytes.toHex()), shown, error)));
             QCOMPARE(*back, bytes);
         }
         const QString quoted = bytesescape::quoteIfNeeded(bytes);
         QString error;
         const std::optional<QByteArray> back = bytesescape::unescape(quoted, &error);
-        QVERIFY2(back.has_value(), qPrintable(QStringLiteral("%1 -> %2: %3").arg(QString::fromLatin1(bytes.toHex()), quoted, error)));
+        QVERIFY2(back.has_value(),
+                 qPrintable(QStringLiteral("%1 -> %2: %3").arg(QString::fromLatin1(bytes.toHex()), quoted, error)));
         QCOMPARE(*back, bytes);
     }
 
@@ -87,8 +89,9 @@ private Q_SLOTS:
         // Fixed seed: a failure names a reproducible case. Mixes raw bytes with UTF-8 fragments
         // so that valid and broken sequences sit next to each other.
         QRandomGenerator rng(20240611);
-        const QByteArray fragments[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x94\x91", "\xe2\x80\xa8", "\\", "\"", "\\x",
-                                        "\xc3", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\\\"", "\"\\"};
+        const QByteArray fragments[]
+            = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x94\x91", "\xe2\x80\xa8",     "\\",   "\"",
+               "\\x",      "\xc3",         "\xed\xa0\x80",     "\xf4\x90\x80\x80", "\\\"", "\"\\"};
         for (int round = 0; round < 3000; ++round) {
             QByteArray b;
             const int len = int(rng.bounded(40));
@@ -127,17 +130,26 @@ private Q_SLOTS:
         QTest::newRow("truncated utf8") << QByteArray("ab\xc3") << true << QStringLiteral("ab\\xc3");
         QTest::newRow("overlong nul") << QByteArray("\xc0\x80") << true << QStringLiteral("\\xc0\\x80");
         QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80") << true << QStringLiteral("\\xed\\xa0\\x80");
-        QTest::newRow("past U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << true << QStringLiteral("\\xf4\\x90\\x80\\x80");
-        QTest::newRow("stray continuation") << QByteArray("\x80" "abc") << true << QStringLiteral("\\x80abc");
+        QTest::newRow("past U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << true
+                                       << QStringLiteral("\\xf4\\x90\\x80\\x80");
+        QTest::newRow("stray continuation") << QByteArray("\x80"
+                                                          "abc")
+                                            << true << QStringLiteral("\\x80abc");
         QTest::newRow("latin1 e-acute") << QByteArray("caf\xe9") << true << QStringLiteral("caf\\xe9");
         QTest::newRow("utf8 kept") << QByteArray("caf\xc3\xa9") << true << QStringLiteral("caf\u00e9");
-        QTest::newRow("utf8 escaped on request") << QByteArray("caf\xc3\xa9") << false << QStringLiteral("caf\\xc3\\xa9");
-        QTest::newRow("cyrillic") << QByteArray("\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87") << true << QStringLiteral("\u043a\u043b\u044e\u0447");
+        QTest::newRow("utf8 escaped on request")
+            << QByteArray("caf\xc3\xa9") << false << QStringLiteral("caf\\xc3\\xa9");
+        QTest::newRow("cyrillic") << QByteArray("\xd0\xba\xd0\xbb\xd1\x8e\xd1\x87") << true
+                                  << QStringLiteral("\u043a\u043b\u044e\u0447");
         QTest::newRow("cjk") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac") << true << QStringLiteral("\u65e5\u672c");
         QTest::newRow("emoji") << QByteArray("\xf0\x9f\x94\x91") << true << QString::fromUtf8("\xf0\x9f\x94\x91");
         QTest::newRow("C1 control") << QByteArray("\xc2\x85") << true << QStringLiteral("\\xc2\\x85");
-        QTest::newRow("line separator") << QByteArray("a\xe2\x80\xa8" "b") << true << QStringLiteral("a\\xe2\\x80\\xa8b");
-        QTest::newRow("bom") << QByteArray("\xef\xbb\xbf" "k") << true << QStringLiteral("\\xef\\xbb\\xbfk");
+        QTest::newRow("line separator") << QByteArray("a\xe2\x80\xa8"
+                                                      "b")
+                                        << true << QStringLiteral("a\\xe2\\x80\\xa8b");
+        QTest::newRow("bom") << QByteArray("\xef\xbb\xbf"
+                                           "k")
+                             << true << QStringLiteral("\\xef\\xbb\\xbfk");
         QTest::newRow("valid then invalid") << QByteArray("\xc3\xa9\xc3") << true << QStringLiteral("\u00e9\\xc3");
     }
 
@@ -206,7 +218,9 @@ private Q_SLOTS:
         QFETCH(QString, reasonContains);
         QString error;
         const std::optional<QByteArray> got = bytesescape::unescape(text, &error);
-        QVERIFY2(!got.has_value(), qPrintable(QStringLiteral("accepted as %1").arg(QString::fromLatin1(got.value_or(QByteArray()).toHex()))));
+        QVERIFY2(
+            !got.has_value(),
+            qPrintable(QStringLiteral("accepted as %1").arg(QString::fromLatin1(got.value_or(QByteArray()).toHex()))));
         QVERIFY2(error.contains(reasonContains), qPrintable(error));
         QVERIFY(!bytesescape::unescape(text).has_value()); // no error pointer: still refused, no crash
     }
@@ -267,10 +281,12 @@ private Q_SLOTS:
 
     void hexDump()
     {
-        const QString dump = bytesescape::hexDump(QByteArrayLiteral("ABC\0\xff" "0123456789abcdef"));
+        const QString dump = bytesescape::hexDump(QByteArrayLiteral("ABC\0\xff"
+                                                                    "0123456789abcdef"));
         const QStringList lines = dump.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 2);
-        QCOMPARE(lines.at(0), QStringLiteral("00000000  41 42 43 00 ff 30 31 32  33 34 35 36 37 38 39 61  |ABC..0123456789a|"));
+        QCOMPARE(lines.at(0),
+                 QStringLiteral("00000000  41 42 43 00 ff 30 31 32  33 34 35 36 37 38 39 61  |ABC..0123456789a|"));
         QVERIFY2(lines.at(1).startsWith(QLatin1String("00000010  62 63 64 65 66 ")), qPrintable(lines.at(1)));
         QVERIFY2(lines.at(1).endsWith(QLatin1String("|bcdef|")), qPrintable(lines.at(1)));
 

@@ -26,20 +26,25 @@ void TestCommandLine::accepted_data()
     QTest::addColumn<bool>("tls");
     QTest::addColumn<bool>("readOnly");
 
-    QTest::newRow("defaults") << QStringList{} << "127.0.0.1" << 6379 << 0 << "" << "" << false << false;
+    QTest::newRow("defaults") << QStringList{} << "127.0.0.1" << 6379 << 0 << ""
+                              << "" << false << false;
     QTest::newRow("redis-cli flags") << QStringList{"-h", "10.1.2.3", "-p", "6380", "-n", "4", "--user", "ops"}
-                                     << "10.1.2.3" << 6380 << 4 << "ops" << "" << false << false;
+                                     << "10.1.2.3" << 6380 << 4 << "ops"
+                                     << "" << false << false;
     QTest::newRow("long flags") << QStringList{"--host", "db.local", "--port", "7000", "--db", "1"} << "db.local"
-                                << 7000 << 1 << "" << "" << false << false;
+                                << 7000 << 1 << ""
+                                << "" << false << false;
     QTest::newRow("uri") << QStringList{"redis://inspector@cache.internal:6390/2"} << "cache.internal" << 6390 << 2
-                         << "inspector" << "" << false << false;
-    QTest::newRow("rediss uri") << QStringList{"rediss://h:6379"} << "h" << 6379 << 0 << "" << "" << true << false;
-    QTest::newRow("flags override uri") << QStringList{"redis://a:1/1", "-p", "2"} << "a" << 2 << 1 << "" << ""
-                                        << false << false;
+                         << "inspector"
+                         << "" << false << false;
+    QTest::newRow("rediss uri") << QStringList{"rediss://h:6379"} << "h" << 6379 << 0 << ""
+                                << "" << true << false;
+    QTest::newRow("flags override uri") << QStringList{"redis://a:1/1", "-p", "2"} << "a" << 2 << 1 << ""
+                                        << "" << false << false;
     QTest::newRow("socket") << QStringList{"-s", "/run/redis.sock"} << "127.0.0.1" << 6379 << 0 << ""
                             << "/run/redis.sock" << false << false;
-    QTest::newRow("tls and read-only") << QStringList{"--tls", "--read-only"} << "127.0.0.1" << 6379 << 0 << "" << ""
-                                       << true << true;
+    QTest::newRow("tls and read-only") << QStringList{"--tls", "--read-only"} << "127.0.0.1" << 6379 << 0 << ""
+                                       << "" << true << true;
 }
 
 void TestCommandLine::accepted()

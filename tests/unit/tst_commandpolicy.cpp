@@ -29,13 +29,40 @@ private:
     {
         QTest::addColumn<QByteArray>("command");
         // What RedisLens itself reads with, and what a user inspecting production types.
-        for (const char *c : {"GET k", "get k", "SCAN 0 COUNT 100", "TYPE k", "PTTL k", "TTL k", "HSCAN h 0",
-                              "SSCAN s 0", "ZRANGE z 0 10", "XRANGE s - + COUNT 10", "XPENDING s g", "XINFO STREAM s",
-                              "EVAL_RO return 1 0", "EVALSHA_RO abc 0", "PFCOUNT hll", "CONFIG GET maxmemory",
-                              "config get maxmemory", "Config Get *", "SLOWLOG GET 10", "SLOWLOG LEN",
-                              "MEMORY USAGE k", "INFO", "INFO keyspace", "DBSIZE", "PING", "SELECT 2",
-                              "CLIENT SETNAME redislens", "CLIENT LIST", "LATENCY LATEST", "COMMAND", "COMMAND INFO get",
-                              "OBJECT ENCODING k", "GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 1 km", "TIME"})
+        for (const char *c : {"GET k",
+                              "get k",
+                              "SCAN 0 COUNT 100",
+                              "TYPE k",
+                              "PTTL k",
+                              "TTL k",
+                              "HSCAN h 0",
+                              "SSCAN s 0",
+                              "ZRANGE z 0 10",
+                              "XRANGE s - + COUNT 10",
+                              "XPENDING s g",
+                              "XINFO STREAM s",
+                              "EVAL_RO return 1 0",
+                              "EVALSHA_RO abc 0",
+                              "PFCOUNT hll",
+                              "CONFIG GET maxmemory",
+                              "config get maxmemory",
+                              "Config Get *",
+                              "SLOWLOG GET 10",
+                              "SLOWLOG LEN",
+                              "MEMORY USAGE k",
+                              "INFO",
+                              "INFO keyspace",
+                              "DBSIZE",
+                              "PING",
+                              "SELECT 2",
+                              "CLIENT SETNAME redislens",
+                              "CLIENT LIST",
+                              "LATENCY LATEST",
+                              "COMMAND",
+                              "COMMAND INFO get",
+                              "OBJECT ENCODING k",
+                              "GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 1 km",
+                              "TIME"})
             QTest::newRow(c) << QByteArray(c);
     }
 
@@ -43,7 +70,8 @@ private:
     {
         QTest::addColumn<QByteArray>("command");
         QTest::addColumn<QString>("shownAs");
-        const struct {
+        const struct
+        {
             const char *line;
             const char *shown;
         } rows[] = {
@@ -144,7 +172,8 @@ private Q_SLOTS:
         QVERIFY2(!why.isEmpty(), "allowed on a read-only connection");
         // The built-in list knows the subcommands of the containers it reads from (CONFIG GET);
         // for others (XGROUP, FUNCTION) it names the command.
-        QVERIFY2(why.startsWith(shownAs + QLatin1Char(' ')) || why.startsWith(shownAs.section(QLatin1Char(' '), 0, 0) + QLatin1String(" is refused")),
+        QVERIFY2(why.startsWith(shownAs + QLatin1Char(' '))
+                     || why.startsWith(shownAs.section(QLatin1Char(' '), 0, 0) + QLatin1String(" is refused")),
                  qPrintable(why));
         QVERIFY2(why.contains(QLatin1String("read-only")), qPrintable(why));
     }
@@ -155,9 +184,9 @@ private Q_SLOTS:
         // "admin" slips through, except the introspection the panels need.
         QList<RedisValue> values;
         QVERIFY(resp::parseAll(recordedReply(QStringLiteral("command-7.0.resp")), &values));
-        const QSet<QByteArray> readingAdmin{"config|get", "slowlog|get", "slowlog|len", "latency|latest",
+        const QSet<QByteArray> readingAdmin{"config|get",      "slowlog|get",    "slowlog|len",   "latency|latest",
                                             "latency|history", "latency|doctor", "latency|graph", "latency|histogram",
-                                            "client|list", "module|list"};
+                                            "client|list",     "module|list"};
         int writes = 0, reads = 0;
         auto check = [&](const RedisValue &entry) {
             const QByteArray name = entry.at(0).bytes();

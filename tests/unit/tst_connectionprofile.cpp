@@ -30,8 +30,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("socketPath");
 
         const QString localhost = QStringLiteral("127.0.0.1");
-        QTest::newRow("host") << QStringLiteral("redis://cache.example.com") << QStringLiteral("cache.example.com") << 6379
-                              << 0 << QString() << QString() << false << QString();
+        QTest::newRow("host") << QStringLiteral("redis://cache.example.com") << QStringLiteral("cache.example.com")
+                              << 6379 << 0 << QString() << QString() << false << QString();
         QTest::newRow("host port db") << QStringLiteral("redis://10.0.0.5:6380/3") << QStringLiteral("10.0.0.5") << 6380
                                       << 3 << QString() << QString() << false << QString();
         QTest::newRow("trailing slash") << QStringLiteral("redis://h/") << QStringLiteral("h") << 6379 << 0 << QString()
@@ -44,28 +44,31 @@ private Q_SLOTS:
                                    << QStringLiteral("inspector") << QString() << false << QString();
         QTest::newRow("password only") << QStringLiteral("redis://:s3cret@h") << QStringLiteral("h") << 6379 << 0
                                        << QString() << secret() << false << QString();
-        QTest::newRow("user and password") << QStringLiteral("redis://inspector:s3cret@h:7000/15") << QStringLiteral("h")
-                                           << 7000 << 15 << QStringLiteral("inspector") << secret() << false << QString();
+        QTest::newRow("user and password")
+            << QStringLiteral("redis://inspector:s3cret@h:7000/15") << QStringLiteral("h") << 7000 << 15
+            << QStringLiteral("inspector") << secret() << false << QString();
         QTest::newRow("percent-encoded password")
             << QStringLiteral("redis://app:p%40ss%3Aw%2Fd%25%20x%23@h") << QStringLiteral("h") << 6379 << 0
             << QStringLiteral("app") << QStringLiteral("p@ss:w/d% x#") << false << QString();
-        QTest::newRow("percent-encoded utf8 password") << QStringLiteral("redis://:%C3%A9t%C3%A9@h") << QStringLiteral("h")
-                                                       << 6379 << 0 << QString() << QStringLiteral("\u00e9t\u00e9")
-                                                       << false << QString();
+        QTest::newRow("percent-encoded utf8 password")
+            << QStringLiteral("redis://:%C3%A9t%C3%A9@h") << QStringLiteral("h") << 6379 << 0 << QString()
+            << QStringLiteral("\u00e9t\u00e9") << false << QString();
         QTest::newRow("percent-encoded user") << QStringLiteral("redis://ops%40team@h") << QStringLiteral("h") << 6379
                                               << 0 << QStringLiteral("ops@team") << QString() << false << QString();
-        QTest::newRow("tls") << QStringLiteral("rediss://secure.example.com:6380") << QStringLiteral("secure.example.com")
-                             << 6380 << 0 << QString() << QString() << true << QString();
-        QTest::newRow("tls with auth and db") << QStringLiteral("rediss://u:s3cret@h/2") << QStringLiteral("h") << 6379 << 2
-                                              << QStringLiteral("u") << secret() << true << QString();
-        QTest::newRow("upper-case scheme") << QStringLiteral("REDIS://Cache.Example.COM") << QStringLiteral("cache.example.com")
-                                           << 6379 << 0 << QString() << QString() << false << QString();
-        QTest::newRow("db in query") << QStringLiteral("redis://h?db=4") << QStringLiteral("h") << 6379 << 4 << QString()
-                                     << QString() << false << QString();
-        QTest::newRow("ipv6") << QStringLiteral("redis://[::1]:6381/2") << QStringLiteral("::1") << 6381 << 2 << QString()
-                              << QString() << false << QString();
-        QTest::newRow("unix") << QStringLiteral("unix:///var/run/redis/redis.sock") << localhost << 6379 << 0 << QString()
-                              << QString() << false << QStringLiteral("/var/run/redis/redis.sock");
+        QTest::newRow("tls") << QStringLiteral("rediss://secure.example.com:6380")
+                             << QStringLiteral("secure.example.com") << 6380 << 0 << QString() << QString() << true
+                             << QString();
+        QTest::newRow("tls with auth and db") << QStringLiteral("rediss://u:s3cret@h/2") << QStringLiteral("h") << 6379
+                                              << 2 << QStringLiteral("u") << secret() << true << QString();
+        QTest::newRow("upper-case scheme")
+            << QStringLiteral("REDIS://Cache.Example.COM") << QStringLiteral("cache.example.com") << 6379 << 0
+            << QString() << QString() << false << QString();
+        QTest::newRow("db in query") << QStringLiteral("redis://h?db=4") << QStringLiteral("h") << 6379 << 4
+                                     << QString() << QString() << false << QString();
+        QTest::newRow("ipv6") << QStringLiteral("redis://[::1]:6381/2") << QStringLiteral("::1") << 6381 << 2
+                              << QString() << QString() << false << QString();
+        QTest::newRow("unix") << QStringLiteral("unix:///var/run/redis/redis.sock") << localhost << 6379 << 0
+                              << QString() << QString() << false << QStringLiteral("/var/run/redis/redis.sock");
         QTest::newRow("unix db") << QStringLiteral("unix:///tmp/r.sock?db=3") << localhost << 6379 << 3 << QString()
                                  << QString() << false << QStringLiteral("/tmp/r.sock");
         QTest::newRow("unix auth") << QStringLiteral("unix://bob:s3cret@/tmp/r.sock") << localhost << 6379 << 0
@@ -100,12 +103,14 @@ private Q_SLOTS:
         if (!password.isEmpty()) {
             QVERIFY2(!p.displayName().contains(password), qPrintable(p.displayName()));
             QVERIFY2(!p.toUri().contains(password), qPrintable(p.toUri()));
-            QVERIFY2(!p.toUri().contains(QString::fromLatin1(QUrl::toPercentEncoding(password))), qPrintable(p.toUri()));
+            QVERIFY2(!p.toUri().contains(QString::fromLatin1(QUrl::toPercentEncoding(password))),
+                     qPrintable(p.toUri()));
         }
 
         // toUri() reads back as the same place (the password is not in it).
         ConnectionProfile again;
-        QVERIFY2(ConnectionProfile::parseUri(p.toUri(), &again, &error), qPrintable(p.toUri() + QLatin1String(": ") + error));
+        QVERIFY2(ConnectionProfile::parseUri(p.toUri(), &again, &error),
+                 qPrintable(p.toUri() + QLatin1String(": ") + error));
         QCOMPARE(again.host, p.usesUnixSocket() ? again.host : p.host);
         QCOMPARE(again.port, p.usesUnixSocket() ? again.port : p.port);
         QCOMPARE(again.db, p.db);
@@ -210,20 +215,21 @@ private Q_SLOTS:
         QTest::newRow("plain") << QString() << QStringLiteral("h") << 6379 << 0 << QString() << false << QString()
                                << QStringLiteral("h:6379") << QStringLiteral("redis://h:6379");
         QTest::newRow("named with db") << QStringLiteral("prod") << QStringLiteral("h") << 6380 << 2
-                                       << QStringLiteral("bob") << false << QString() << QStringLiteral("prod (h:6380/2)")
-                                       << QStringLiteral("redis://bob@h:6380/2");
+                                       << QStringLiteral("bob") << false << QString()
+                                       << QStringLiteral("prod (h:6380/2)") << QStringLiteral("redis://bob@h:6380/2");
         QTest::newRow("tls") << QString() << QStringLiteral("h") << 6379 << 0 << QString() << true << QString()
                              << QStringLiteral("h:6379") << QStringLiteral("rediss://h:6379");
-        QTest::newRow("unix") << QString() << QString() << 6379 << 3 << QString() << false << QStringLiteral("/tmp/r.sock")
-                              << QStringLiteral("/tmp/r.sock db 3") << QStringLiteral("unix:///tmp/r.sock?db=3");
+        QTest::newRow("unix") << QString() << QString() << 6379 << 3 << QString() << false
+                              << QStringLiteral("/tmp/r.sock") << QStringLiteral("/tmp/r.sock db 3")
+                              << QStringLiteral("unix:///tmp/r.sock?db=3");
         QTest::newRow("ipv6") << QString() << QStringLiteral("::1") << 6379 << 0 << QString() << false << QString()
                               << QStringLiteral("[::1]:6379") << QStringLiteral("redis://[::1]:6379");
         QTest::newRow("unix user") << QString() << QString() << 6379 << 0 << QStringLiteral("bob") << false
                                    << QStringLiteral("/tmp/r.sock") << QStringLiteral("/tmp/r.sock")
                                    << QStringLiteral("unix://bob@/tmp/r.sock");
-        QTest::newRow("user needing escapes") << QString() << QStringLiteral("h") << 1 << 0 << QStringLiteral("a@b:c d")
-                                              << false << QString() << QStringLiteral("h:1")
-                                              << QStringLiteral("redis://a%40b%3Ac%20d@h:1");
+        QTest::newRow("user needing escapes")
+            << QString() << QStringLiteral("h") << 1 << 0 << QStringLiteral("a@b:c d") << false << QString()
+            << QStringLiteral("h:1") << QStringLiteral("redis://a%40b%3Ac%20d@h:1");
     }
 
     void displayAndUri()

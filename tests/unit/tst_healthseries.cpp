@@ -112,13 +112,15 @@ private Q_SLOTS:
                                 << int(Series::NetInPerSec) << 1024.0;
         QTest::newRow("net out") << Fields{{"total_net_output_bytes", "81000"}} << qint64(500)
                                  << int(Series::NetOutPerSec) << 2000.0;
-        QTest::newRow("expired") << Fields{{"expired_keys", "40"}} << qint64(1000) << int(Series::ExpiredPerSec) << 30.0;
+        QTest::newRow("expired") << Fields{{"expired_keys", "40"}} << qint64(1000) << int(Series::ExpiredPerSec)
+                                 << 30.0;
         QTest::newRow("evicted") << Fields{{"evicted_keys", "5"}} << qint64(250) << int(Series::EvictedPerSec) << 20.0;
         QTest::newRow("idle") << Fields{} << qint64(1000) << int(Series::OpsPerSec) << 0.0;
         QTest::newRow("hit ratio") << Fields{{"keyspace_hits", "103"}, {"keyspace_misses", "51"}} << qint64(1000)
                                    << int(Series::HitRatio) << 75.0;
         QTest::newRow("all hits") << Fields{{"keyspace_hits", "110"}} << qint64(1000) << int(Series::HitRatio) << 100.0;
-        QTest::newRow("all misses") << Fields{{"keyspace_misses", "60"}} << qint64(1000) << int(Series::HitRatio) << 0.0;
+        QTest::newRow("all misses") << Fields{{"keyspace_misses", "60"}} << qint64(1000) << int(Series::HitRatio)
+                                    << 0.0;
         QTest::newRow("no lookups: no ratio")
             << Fields{} << qint64(1000) << int(Series::HitRatio) << std::numeric_limits<double>::quiet_NaN();
         QTest::newRow("maxmemory set") << Fields{{"maxmemory", "104857600"}} << qint64(1000) << int(Series::MaxMemory)
@@ -148,8 +150,8 @@ private Q_SLOTS:
         // between the two sets of counters: the rate uses the server's interval.
         HealthSeries h;
         h.addSample(info(kStartMs, {{"server_time_usec", "1800000000000000"}}));
-        h.addSample(info(kStartMs + 1500,
-                         {{"server_time_usec", "1800000001000000"}, {"total_commands_processed", "1500"}}));
+        h.addSample(
+            info(kStartMs + 1500, {{"server_time_usec", "1800000001000000"}, {"total_commands_processed", "1500"}}));
         QCOMPARE(lastOf(h, Series::OpsPerSec), 500.0);
         QCOMPARE(h.series(Series::OpsPerSec).last().t, (kStartMs + 1500) / 1000.0);
     }
@@ -180,7 +182,8 @@ private Q_SLOTS:
         QTest::newRow("restart, counters higher") << Fields{{"run_id", "ffffffffffffffffffffffffffffffffffffffff"},
                                                             {"total_commands_processed", "900000"},
                                                             {"total_net_input_bytes", "9000000"}};
-        QTest::newRow("uptime went backwards") << Fields{{"uptime_in_seconds", "5"}, {"total_commands_processed", "900000"}};
+        QTest::newRow("uptime went backwards")
+            << Fields{{"uptime_in_seconds", "5"}, {"total_commands_processed", "900000"}};
         // CONFIG RESETSTAT: same process, counters back to zero.
         QTest::newRow("counter decreased") << Fields{{"total_commands_processed", "3"}, {"keyspace_hits", "0"}};
         QTest::newRow("one counter decreased") << Fields{{"expired_keys", "1"}, {"total_commands_processed", "2000"}};
@@ -279,10 +282,9 @@ private Q_SLOTS:
             // A restart every six hours.
             const QByteArray run = "run" + n(i / (6 * 3600 * 4));
             const qint64 cmds = commands - (i / (6 * 3600 * 4)) * 1000000;
-            QByteArray text = "run_id:" + run + "\r\nused_memory:" + n(1000000 + (i % 1000) * 10) +
-                              "\r\ntotal_commands_processed:" + n(std::max<qint64>(0, cmds)) +
-                              "\r\nkeyspace_hits:" + n(i * 3) + "\r\nkeyspace_misses:" + n(i) +
-                              "\r\nconnected_clients:5\r\n";
+            QByteArray text = "run_id:" + run + "\r\nused_memory:" + n(1000000 + (i % 1000) * 10)
+                + "\r\ntotal_commands_processed:" + n(std::max<qint64>(0, cmds)) + "\r\nkeyspace_hits:" + n(i * 3)
+                + "\r\nkeyspace_misses:" + n(i) + "\r\nconnected_clients:5\r\n";
             QVERIFY(h.addSample(ServerInfo::parse(text, kStartMs + i * kIntervalMs)));
             if (i % 4096 == 0)
                 for (int s = 0; s < HealthSeries::kSeriesCount; ++s)
@@ -356,10 +358,11 @@ private Q_SLOTS:
         HealthSeries h;
         QVERIFY(h.facts().isEmpty());
         QSignalSpy changed(&h, &HealthSeries::factsChanged);
-        h.addSample(info(kStartMs, {{"uptime_in_seconds", "7500"},
-                                    {"maxmemory", "104857600"},
-                                    {"maxmemory_policy", "allkeys-lru"},
-                                    {"aof_enabled", "1"}}));
+        h.addSample(info(kStartMs,
+                         {{"uptime_in_seconds", "7500"},
+                          {"maxmemory", "104857600"},
+                          {"maxmemory_policy", "allkeys-lru"},
+                          {"aof_enabled", "1"}}));
         QVERIFY(changed.size() >= 1);
         auto factText = [&h] {
             QStringList out;
@@ -384,15 +387,17 @@ private Q_SLOTS:
         text = factText();
         QVERIFY2(text.contains(QStringLiteral("save: 3600 1 300 100 · appendonly: no")), qPrintable(text));
         h.setConfig("", "yes");
-        QVERIFY2(factText().contains(QStringLiteral("Persistence: save: off · appendonly: yes\n")), qPrintable(factText()));
+        QVERIFY2(factText().contains(QStringLiteral("Persistence: save: off · appendonly: yes\n")),
+                 qPrintable(factText()));
 
         // Once snapshots were taken: when, and what is not saved yet.
         const qint64 now = QDateTime::currentSecsSinceEpoch();
         h.setConfig("3600 1", "no");
-        h.addSample(info(kStartMs + 1000, {{"rdb_saves", "2"},
-                                           {"rdb_last_save_time", n(now - 125)},
-                                           {"rdb_changes_since_last_save", "1234"},
-                                           {"rdb_last_bgsave_status", "err"}}));
+        h.addSample(info(kStartMs + 1000,
+                         {{"rdb_saves", "2"},
+                          {"rdb_last_save_time", n(now - 125)},
+                          {"rdb_changes_since_last_save", "1234"},
+                          {"rdb_last_bgsave_status", "err"}}));
         text = factText();
         QVERIFY2(text.contains(QStringLiteral("save: 3600 1 · appendonly: no · last RDB save 2m 0")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("ago (err) · 1,234 changes not saved")), qPrintable(text));
@@ -425,10 +430,13 @@ private Q_SLOTS:
         QCOMPARE(facts.value(QStringLiteral("Version")), version);
         QCOMPARE(facts.value(QStringLiteral("Role")), QStringLiteral("master"));
         QCOMPARE(facts.value(QStringLiteral("maxmemory-policy")), QStringLiteral("noeviction, no memory limit"));
-        QCOMPARE(facts.value(QStringLiteral("Keyspace")), QStringLiteral("db0: 6 keys, 3 expires · db3: 2 keys, 0 expires"));
+        QCOMPARE(facts.value(QStringLiteral("Keyspace")),
+                 QStringLiteral("db0: 6 keys, 3 expires · db3: 2 keys, 0 expires"));
         const QString persistence = facts.value(QStringLiteral("Persistence"));
         // A fresh server: rdb_last_save_time is its start time, not a save.
-        QCOMPARE(persistence, QStringLiteral("save: unknown (not read yet) · appendonly: no · no RDB save since start · 13 changes not saved"));
+        QCOMPARE(persistence,
+                 QStringLiteral(
+                     "save: unknown (not read yet) · appendonly: no · no RDB save since start · 13 changes not saved"));
 
         // Seconds later the same server: rates from the recorded counters, no reset.
         QByteArray text;
@@ -469,7 +477,8 @@ private Q_SLOTS:
         for (const HealthSeries::Fact &f : h.facts()) {
             if (f.label != QLatin1String("Keyspace"))
                 continue;
-            QCOMPARE(f.value, QStringLiteral("db0: 1,000 keys, 0 expires · db1: 2,000 keys, 1 expires · … (5 databases)"));
+            QCOMPARE(f.value,
+                     QStringLiteral("db0: 1,000 keys, 0 expires · db1: 2,000 keys, 1 expires · … (5 databases)"));
             QCOMPARE(f.toolTip.count(QLatin1Char('\n')), 4);
             QVERIFY(f.toolTip.endsWith(QLatin1String("db4: 5,000 keys, 4 expires")));
             return;
@@ -480,11 +489,12 @@ private Q_SLOTS:
     void replicaFacts()
     {
         HealthSeries h;
-        h.addSample(info(kStartMs, {{"role", "slave"},
-                                    {"master_host", "10.0.0.5"},
-                                    {"master_port", "6379"},
-                                    {"master_link_status", "up"},
-                                    {"redis_mode", "cluster"}}));
+        h.addSample(info(kStartMs,
+                         {{"role", "slave"},
+                          {"master_host", "10.0.0.5"},
+                          {"master_port", "6379"},
+                          {"master_link_status", "up"},
+                          {"redis_mode", "cluster"}}));
         QStringList values;
         for (const HealthSeries::Fact &f : h.facts())
             values << f.value;

@@ -34,12 +34,8 @@ void collectKeys(KeyTreeModel &model, const QModelIndex &parent, QList<QByteArra
     for (int row = 0; row < model.rowCount(parent); ++row) {
         const QModelIndex idx = model.index(row, 0, parent);
         switch (model.kindOf(idx)) {
-        case KeyTreeModel::NodeKind::Key:
-            out->append(model.keyAt(idx));
-            break;
-        case KeyTreeModel::NodeKind::Folder:
-            collectKeys(model, idx, out);
-            break;
+        case KeyTreeModel::NodeKind::Key: out->append(model.keyAt(idx)); break;
+        case KeyTreeModel::NodeKind::Folder: collectKeys(model, idx, out); break;
         case KeyTreeModel::NodeKind::LoadMore:
             model.loadMore(idx);
             // The load-more row moved down (or vanished): look at this row again.
@@ -310,8 +306,8 @@ void TestKeyTreeModel::rescanReservesAgain()
 void TestKeyTreeModel::unknownTtlIsNotNoTtl()
 {
     KeyTreeModel model;
-    model.appendBatch(batch({key("a", KeyType::String, ttl::kUnknown), key("b", KeyType::String, -1),
-                             key("c", KeyType::String, 5000)}));
+    model.appendBatch(batch(
+        {key("a", KeyType::String, ttl::kUnknown), key("b", KeyType::String, -1), key("c", KeyType::String, 5000)}));
     model.applyAllPending();
     const auto ttlText = [&](const QByteArray &k) {
         return model.data(model.indexForKey(k).siblingAtColumn(KeyTreeModel::TtlColumn)).toString();
@@ -374,7 +370,8 @@ void TestKeyTreeModel::typeHints()
 void TestKeyTreeModel::keysOfType()
 {
     KeyTreeModel model;
-    model.appendBatch(batch({key("a", KeyType::ZSet), key("b", KeyType::String), key("c", KeyType::ZSet), key("d", KeyType::ZSet)}));
+    model.appendBatch(
+        batch({key("a", KeyType::ZSet), key("b", KeyType::String), key("c", KeyType::ZSet), key("d", KeyType::ZSet)}));
     model.applyAllPending();
     model.removeKey("c");
     QList<QByteArray> zsets = model.keysOfType(KeyType::ZSet);

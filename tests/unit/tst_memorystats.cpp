@@ -68,7 +68,8 @@ private Q_SLOTS:
     void biggestPerNamespace()
     {
         MemoryStats stats;
-        stats.add(batch({key("a:1", KeyType::String, 10, 1), key("a:2", KeyType::List, 30, 1), key("a:3", KeyType::Set, 20, 1)}));
+        stats.add(batch(
+            {key("a:1", KeyType::String, 10, 1), key("a:2", KeyType::List, 30, 1), key("a:3", KeyType::Set, 20, 1)}));
         QCOMPARE(stats.namespaces(1).first().biggest.name, QByteArray("a:2"));
     }
 
@@ -164,10 +165,13 @@ private Q_SLOTS:
         QAbstractItemModelTester t1(&namespaces, QAbstractItemModelTester::FailureReportingMode::QtTest);
         namespaces.setResults(stats.namespaces(1), stats.totalMemory());
         QCOMPARE(namespaces.rowCount(), 7);
-        QCOMPARE(namespaces.data(namespaces.index(0, NamespaceMemoryModel::NamespaceColumn), NamespaceMemoryModel::PrefixRole)
+        QCOMPARE(namespaces
+                     .data(namespaces.index(0, NamespaceMemoryModel::NamespaceColumn), NamespaceMemoryModel::PrefixRole)
                      .toByteArray(),
                  QByteArray("ns3:")); // ns0..ns3 hold 29 keys each, ns3 the largest of them
-        QVERIFY(namespaces.data(namespaces.index(0, NamespaceMemoryModel::ShareColumn)).toString().endsWith(QLatin1Char('%')));
+        QVERIFY(namespaces.data(namespaces.index(0, NamespaceMemoryModel::ShareColumn))
+                    .toString()
+                    .endsWith(QLatin1Char('%')));
         namespaces.setResults({}, 0);
         QCOMPARE(namespaces.rowCount(), 0);
 
@@ -175,7 +179,8 @@ private Q_SLOTS:
         QAbstractItemModelTester t2(&top, QAbstractItemModelTester::FailureReportingMode::QtTest);
         top.setResults(stats.topByElements(KeyType::Hash));
         QCOMPARE(top.rowCount(), 50);
-        QCOMPARE(top.data(top.index(0, TopKeysModel::KeyColumn), TopKeysModel::KeyBytesRole).toByteArray(), QByteArray("ns3:199"));
+        QCOMPARE(top.data(top.index(0, TopKeysModel::KeyColumn), TopKeysModel::KeyBytesRole).toByteArray(),
+                 QByteArray("ns3:199"));
         QCOMPARE(top.data(top.index(0, TopKeysModel::ElementsColumn)).toString(), QStringLiteral("199 fields"));
         QCOMPARE(top.data(top.index(0, TopKeysModel::RankColumn)).toInt(), 1);
     }

@@ -68,19 +68,22 @@ void TestQueueRules::builtIn_data()
     QTest::addColumn<QByteArray>("queue");
     QTest::addColumn<QString>("reasonHas");
     QTest::newRow("q:email") << QByteArray("q:email") << int(QueueKind::Queue) << QByteArray() << QStringLiteral("'q'");
-    QTest::newRow("queue:jobs") << QByteArray("queue:jobs") << int(QueueKind::Queue) << QByteArray() << QStringLiteral("'queue'");
-    QTest::newRow("jobs:video") << QByteArray("jobs:video") << int(QueueKind::Queue) << QByteArray() << QStringLiteral("'jobs'");
-    QTest::newRow("app.outbox") << QByteArray("app.outbox") << int(QueueKind::Queue) << QByteArray() << QStringLiteral("'outbox'");
-    QTest::newRow("proc") << QByteArray("q:email:proc:worker-2") << int(QueueKind::ProcessingList) << QByteArray("q:email")
-                          << QStringLiteral("'proc'");
+    QTest::newRow("queue:jobs") << QByteArray("queue:jobs") << int(QueueKind::Queue) << QByteArray()
+                                << QStringLiteral("'queue'");
+    QTest::newRow("jobs:video") << QByteArray("jobs:video") << int(QueueKind::Queue) << QByteArray()
+                                << QStringLiteral("'jobs'");
+    QTest::newRow("app.outbox") << QByteArray("app.outbox") << int(QueueKind::Queue) << QByteArray()
+                                << QStringLiteral("'outbox'");
+    QTest::newRow("proc") << QByteArray("q:email:proc:worker-2") << int(QueueKind::ProcessingList)
+                          << QByteArray("q:email") << QStringLiteral("'proc'");
     QTest::newRow("processing") << QByteArray("tasks:resize:processing") << int(QueueKind::ProcessingList)
                                 << QByteArray("tasks:resize") << QStringLiteral("'processing'");
     QTest::newRow("recent:searches") << QByteArray("recent:searches") << int(QueueKind::NotAQueue) << QByteArray()
                                      << QStringLiteral("without");
     QTest::newRow("notifications") << QByteArray("notifications:user:7") << int(QueueKind::NotAQueue) << QByteArray()
                                    << QStringLiteral("without");
-    QTest::newRow("substring is not a segment") << QByteArray("sequence:log") << int(QueueKind::NotAQueue) << QByteArray()
-                                                << QStringLiteral("without");
+    QTest::newRow("substring is not a segment")
+        << QByteArray("sequence:log") << int(QueueKind::NotAQueue) << QByteArray() << QStringLiteral("without");
 }
 
 void TestQueueRules::builtIn()
@@ -103,15 +106,18 @@ void TestQueueRules::zsets_data()
     QTest::addColumn<QList<double>>("scores");
     QTest::addColumn<int>("kind");
     QTest::addColumn<int>("unit");
-    QTest::newRow("sched ms") << QByteArray("sched:due") << QList<double>{double(now - 60000), double(now), double(now + 5000)}
+    QTest::newRow("sched ms") << QByteArray("sched:due")
+                              << QList<double>{double(now - 60000), double(now), double(now + 5000)}
                               << int(QueueKind::DelayedJobs) << int(EpochUnit::Milliseconds);
-    QTest::newRow("delayed s all overdue") << QByteArray("jobs:delayed")
-                                           << QList<double>{double(now / 1000 - 600), double(now / 1000 - 60)}
-                                           << int(QueueKind::DelayedJobs) << int(EpochUnit::Seconds);
-    QTest::newRow("future without a name") << QByteArray("reminders") << QList<double>{double(now + 1000), double(now + 90000)}
-                                           << int(QueueKind::DelayedJobs) << int(EpochUnit::Milliseconds);
-    QTest::newRow("sliding log") << QByteArray("rate:sliding:user:1") << QList<double>{double(now - 5000), double(now - 10)}
-                                 << int(QueueKind::NotAQueue) << int(EpochUnit::Milliseconds);
+    QTest::newRow("delayed s all overdue")
+        << QByteArray("jobs:delayed") << QList<double>{double(now / 1000 - 600), double(now / 1000 - 60)}
+        << int(QueueKind::DelayedJobs) << int(EpochUnit::Seconds);
+    QTest::newRow("future without a name")
+        << QByteArray("reminders") << QList<double>{double(now + 1000), double(now + 90000)}
+        << int(QueueKind::DelayedJobs) << int(EpochUnit::Milliseconds);
+    QTest::newRow("sliding log") << QByteArray("rate:sliding:user:1")
+                                 << QList<double>{double(now - 5000), double(now - 10)} << int(QueueKind::NotAQueue)
+                                 << int(EpochUnit::Milliseconds);
     QTest::newRow("leaderboard") << QByteArray("lb:daily") << QList<double>{10, 250, 31337} << int(QueueKind::NotAQueue)
                                  << int(EpochUnit::None);
     QTest::newRow("named but not times") << QByteArray("sched:weights") << QList<double>{1, 2, 3}
@@ -130,7 +136,8 @@ void TestQueueRules::zsets()
         QCOMPARE(int(c.unit), unit);
     QCOMPARE(int(detectEpochUnit(scores, QDateTime::currentMSecsSinceEpoch())), unit);
     if (unit == int(EpochUnit::Milliseconds))
-        QVERIFY2(c.reason.contains(QStringLiteral("epoch milliseconds (%1 of %1 sampled)").arg(scores.size())), qPrintable(c.reason));
+        QVERIFY2(c.reason.contains(QStringLiteral("epoch milliseconds (%1 of %1 sampled)").arg(scores.size())),
+                 qPrintable(c.reason));
 }
 
 void TestQueueRules::epochUnit()
@@ -147,7 +154,8 @@ void TestQueueRules::itemTimestamp()
 {
     const qint64 now = 1'750'000'000'000;
     QString source;
-    QCOMPARE(itemTimestampMs(R"({"id":1,"enqueued_at":1749999999000})", now, &source), std::optional<qint64>(1749999999000));
+    QCOMPARE(itemTimestampMs(R"({"id":1,"enqueued_at":1749999999000})", now, &source),
+             std::optional<qint64>(1749999999000));
     QCOMPARE(source, QStringLiteral("enqueued_at (ms)"));
     QCOMPARE(itemTimestampMs(R"({"ts":"1749999000"})", now, &source), std::optional<qint64>(1749999000000));
     QCOMPARE(source, QStringLiteral("ts (s)"));
@@ -160,10 +168,11 @@ void TestQueueRules::itemTimestamp()
 void TestQueueRules::userRulesOverride()
 {
     QueueRules rules;
-    rules.setUserRules(QList<PatternRule>{{"recent:*", KeyType::List, PatternKind::ListQueue, {}, QStringLiteral("ours"), 0},
-                                          {"q:*", KeyType::List, PatternKind::Unknown, {}, {}, 0},
-                                          {"lb:*", KeyType::ZSet, PatternKind::DelayedJobs, {}, {}, 0},
-                                          {"w:*", KeyType::Unknown, PatternKind::ProcessingList, {}, {}, 0}});
+    rules.setUserRules(
+        QList<PatternRule>{{"recent:*", KeyType::List, PatternKind::ListQueue, {}, QStringLiteral("ours"), 0},
+                           {"q:*", KeyType::List, PatternKind::Unknown, {}, {}, 0},
+                           {"lb:*", KeyType::ZSet, PatternKind::DelayedJobs, {}, {}, 0},
+                           {"w:*", KeyType::Unknown, PatternKind::ProcessingList, {}, {}, 0}});
     QueueClassification c = rules.classify("recent:searches", KeyType::List);
     QCOMPARE(c.kind, QueueKind::Queue);
     QCOMPARE(c.reason, QStringLiteral("rule 1: glob 'recent:*' list → queue (ours)"));
@@ -197,8 +206,9 @@ void TestQueueRules::otherKindsAreNotQueues()
     rules.setUserRules(user);
     QueueClassification c = rules.classify("jobs:seen:2024", KeyType::List);
     QCOMPARE(c.kind, QueueKind::NotAQueue);
-    QCOMPARE(c.reason, QStringLiteral("rule 1: glob 'jobs:seen:*' any → not a queue: a rule says it is a %1")
-                           .arg(patternKindName(PatternKind::DedupSet)));
+    QCOMPARE(c.reason,
+             QStringLiteral("rule 1: glob 'jobs:seen:*' any → not a queue: a rule says it is a %1")
+                 .arg(patternKindName(PatternKind::DedupSet)));
     const qint64 now = 1'750'000'000'000;
     const QList<double> scores{double(now + 60000)};
     c = rules.classify("sched:due", KeyType::ZSet, &scores, now);

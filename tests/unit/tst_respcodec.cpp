@@ -28,23 +28,24 @@ private Q_SLOTS:
 
         QTest::newRow("SCAN") << QStringLiteral("scan.resp")
                               << arr({bulk("0"), arr({bulk("beta"), bulk("alpha"), bulk("gamma")})});
-        QTest::newRow("WRONGTYPE")
-            << QStringLiteral("error-wrongtype.resp")
-            << RedisValue::error("WRONGTYPE Operation against a key holding the wrong kind of value");
-        QTest::newRow("unknown command")
-            << QStringLiteral("error-unknown.resp")
-            << RedisValue::error("ERR unknown command 'NOSUCHCOMMAND', with args beginning with: 'x' ");
+        QTest::newRow("WRONGTYPE") << QStringLiteral("error-wrongtype.resp")
+                                   << RedisValue::error(
+                                          "WRONGTYPE Operation against a key holding the wrong kind of value");
+        QTest::newRow("unknown command") << QStringLiteral("error-unknown.resp")
+                                         << RedisValue::error(
+                                                "ERR unknown command 'NOSUCHCOMMAND', with args beginning with: 'x' ");
         QTest::newRow("nil") << QStringLiteral("nil.resp") << RedisValue::nil();
         QTest::newRow("nil array") << QStringLiteral("nil-array.resp") << RedisValue::nil();
         QTest::newRow("empty bulk") << QStringLiteral("empty-bulk.resp") << bulk(QByteArray(""));
-        QTest::newRow("binary bulk") << QStringLiteral("binary-bulk.resp") << bulk(QByteArrayLiteral("\0\xff\r\n\x80\"\\end"));
+        QTest::newRow("binary bulk") << QStringLiteral("binary-bulk.resp")
+                                     << bulk(QByteArrayLiteral("\0\xff\r\n\x80\"\\end"));
         QTest::newRow("integer") << QStringLiteral("integer.resp") << RedisValue::integer(5);
         QTest::newRow("empty array") << QStringLiteral("empty-array.resp") << arr({});
         QTest::newRow("status") << QStringLiteral("status.resp") << RedisValue::status("PONG");
-        QTest::newRow("nested XRANGE")
-            << QStringLiteral("nested-xrange.resp")
-            << arr({arr({bulk("1-0"), arr({bulk("sku"), bulk("a1"), bulk("qty"), bulk("2")})}),
-                    arr({bulk("2-0"), arr({bulk("sku"), bulk("b2")})})});
+        QTest::newRow("nested XRANGE") << QStringLiteral("nested-xrange.resp")
+                                       << arr({arr({bulk("1-0"),
+                                                    arr({bulk("sku"), bulk("a1"), bulk("qty"), bulk("2")})}),
+                                               arr({bulk("2-0"), arr({bulk("sku"), bulk("b2")})})});
     }
 
     void recordedReplies()
@@ -56,7 +57,8 @@ private Q_SLOTS:
         QVERIFY2(resp::parseAll(recorded(file), &values, &error), qPrintable(error));
         QCOMPARE(values.size(), 1);
         const RedisValue &got = values.first();
-        QVERIFY2(got == expected, qPrintable(got.toDisplayString() + QLatin1String(" != ") + expected.toDisplayString()));
+        QVERIFY2(got == expected,
+                 qPrintable(got.toDisplayString() + QLatin1String(" != ") + expected.toDisplayString()));
         QCOMPARE(got.kind(), expected.kind());
     }
 
@@ -132,7 +134,8 @@ private Q_SLOTS:
         };
         QCOMPARE(values.size(), expected.size());
         for (qsizetype i = 0; i < expected.size(); ++i)
-            QVERIFY2(values.at(i) == expected.at(i), qPrintable(QString::number(i) + QLatin1String(": ") + values.at(i).toDisplayString()));
+            QVERIFY2(values.at(i) == expected.at(i),
+                     qPrintable(QString::number(i) + QLatin1String(": ") + values.at(i).toDisplayString()));
     }
 
     void appendsToExisting()
@@ -148,9 +151,9 @@ private Q_SLOTS:
     void incomplete_data()
     {
         QTest::addColumn<QString>("file");
-        for (const char *f : {"scan.resp", "nested-xrange.resp", "binary-bulk.resp", "empty-bulk.resp", "nil.resp",
-                              "error-wrongtype.resp", "integer.resp", "status.resp", "info-server.resp",
-                              "command-7.0.resp"})
+        for (const char *f :
+             {"scan.resp", "nested-xrange.resp", "binary-bulk.resp", "empty-bulk.resp", "nil.resp",
+              "error-wrongtype.resp", "integer.resp", "status.resp", "info-server.resp", "command-7.0.resp"})
             QTest::newRow(f) << QString::fromLatin1(f);
     }
 
@@ -167,7 +170,10 @@ private Q_SLOTS:
             const bool ok = resp::parseAll(raw.left(n), &values, &error);
             if (ok || values.size() != 0 || error.isEmpty())
                 QFAIL(qPrintable(QStringLiteral("prefix of %1 bytes: ok=%2 values=%3 error='%4'")
-                                     .arg(n).arg(ok).arg(values.size()).arg(error)));
+                                     .arg(n)
+                                     .arg(ok)
+                                     .arg(values.size())
+                                     .arg(error)));
         }
         // The end of a pipeline cut inside its third reply: the two complete ones are kept.
         const QByteArray pipe = recorded(QStringLiteral("pipeline.resp"));
@@ -235,18 +241,18 @@ private Q_SLOTS:
 
         QTest::newRow("none") << QList<QList<QByteArray>>{} << QByteArray();
         QTest::newRow("ping") << QList<QList<QByteArray>>{{"PING"}} << QByteArray("*1\r\n$4\r\nPING\r\n");
-        QTest::newRow("binary args")
-            << QList<QList<QByteArray>>{{"SET", QByteArrayLiteral("k\0ey"), QByteArray("\xff\r\n")}}
-            << QByteArrayLiteral("*3\r\n$3\r\nSET\r\n$4\r\nk\0ey\r\n$3\r\n\xff\r\n\r\n");
+        QTest::newRow("binary args") << QList<QList<QByteArray>>{{"SET", QByteArrayLiteral("k\0ey"),
+                                                                  QByteArray("\xff\r\n")}}
+                                     << QByteArrayLiteral("*3\r\n$3\r\nSET\r\n$4\r\nk\0ey\r\n$3\r\n\xff\r\n\r\n");
         QTest::newRow("empty arg") << QList<QList<QByteArray>>{{"GET", QByteArray()}}
                                    << QByteArray("*2\r\n$3\r\nGET\r\n$0\r\n\r\n");
-        QTest::newRow("null and empty are the same") << QList<QList<QByteArray>>{{"GET", QByteArray("")}}
-                                                     << QByteArray("*2\r\n$3\r\nGET\r\n$0\r\n\r\n");
-        QTest::newRow("percent is not a format")
-            << QList<QList<QByteArray>>{{"SET", "%s%d", "%b"}} << QByteArray("*3\r\n$3\r\nSET\r\n$4\r\n%s%d\r\n$2\r\n%b\r\n");
-        QTest::newRow("two commands")
-            << QList<QList<QByteArray>>{{"SELECT", "3"}, {"DEL", "a b"}}
-            << QByteArray("*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n*2\r\n$3\r\nDEL\r\n$3\r\na b\r\n");
+        QTest::newRow("null and empty are the same")
+            << QList<QList<QByteArray>>{{"GET", QByteArray("")}} << QByteArray("*2\r\n$3\r\nGET\r\n$0\r\n\r\n");
+        QTest::newRow("percent is not a format") << QList<QList<QByteArray>>{{"SET", "%s%d", "%b"}}
+                                                 << QByteArray("*3\r\n$3\r\nSET\r\n$4\r\n%s%d\r\n$2\r\n%b\r\n");
+        QTest::newRow("two commands") << QList<QList<QByteArray>>{{"SELECT", "3"}, {"DEL", "a b"}}
+                                      << QByteArray(
+                                             "*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n*2\r\n$3\r\nDEL\r\n$3\r\na b\r\n");
     }
 
     void formatCommands()
@@ -301,13 +307,14 @@ private Q_SLOTS:
         QTest::addColumn<RedisError::Kind>("kind");
         QTest::addColumn<QByteArray>("code");
 
-        QTest::newRow("recorded WRONGTYPE") << recorded(QStringLiteral("error-wrongtype.resp")) << RedisError::Kind::WrongType
-                                            << QByteArray("WRONGTYPE");
-        QTest::newRow("recorded unknown command") << recorded(QStringLiteral("error-unknown.resp"))
-                                                  << RedisError::Kind::UnknownCommand << QByteArray("ERR");
+        QTest::newRow("recorded WRONGTYPE") << recorded(QStringLiteral("error-wrongtype.resp"))
+                                            << RedisError::Kind::WrongType << QByteArray("WRONGTYPE");
+        QTest::newRow("recorded unknown command")
+            << recorded(QStringLiteral("error-unknown.resp")) << RedisError::Kind::UnknownCommand << QByteArray("ERR");
         QTest::newRow("unknown subcommand") << QByteArray("-ERR unknown subcommand 'X'. Try CONFIG HELP.\r\n")
                                             << RedisError::Kind::UnknownCommand << QByteArray("ERR");
-        QTest::newRow("NOPERM") << QByteArray("-NOPERM this user has no permissions to run the 'slowlog|get' command\r\n")
+        QTest::newRow("NOPERM") << QByteArray(
+            "-NOPERM this user has no permissions to run the 'slowlog|get' command\r\n")
                                 << RedisError::Kind::NoPerm << QByteArray("NOPERM");
         QTest::newRow("WRONGPASS") << QByteArray("-WRONGPASS invalid username-password pair or user is disabled.\r\n")
                                    << RedisError::Kind::Auth << QByteArray("WRONGPASS");
@@ -319,13 +326,14 @@ private Q_SLOTS:
                               << QByteArray("BUSY");
         QTest::newRow("MOVED") << QByteArray("-MOVED 3999 127.0.0.1:6381\r\n") << RedisError::Kind::Moved
                                << QByteArray("MOVED");
-        QTest::newRow("ASK") << QByteArray("-ASK 3999 127.0.0.1:6381\r\n") << RedisError::Kind::Ask << QByteArray("ASK");
+        QTest::newRow("ASK") << QByteArray("-ASK 3999 127.0.0.1:6381\r\n") << RedisError::Kind::Ask
+                             << QByteArray("ASK");
         QTest::newRow("READONLY") << QByteArray("-READONLY You can't write against a read only replica.\r\n")
                                   << RedisError::Kind::ReadOnly << QByteArray("READONLY");
         QTest::newRow("OOM") << QByteArray("-OOM command not allowed when used memory > 'maxmemory'.\r\n")
                              << RedisError::Kind::Oom << QByteArray("OOM");
-        QTest::newRow("CLUSTERDOWN") << QByteArray("-CLUSTERDOWN The cluster is down\r\n") << RedisError::Kind::ClusterDown
-                                     << QByteArray("CLUSTERDOWN");
+        QTest::newRow("CLUSTERDOWN") << QByteArray("-CLUSTERDOWN The cluster is down\r\n")
+                                     << RedisError::Kind::ClusterDown << QByteArray("CLUSTERDOWN");
         QTest::newRow("other") << QByteArray("-ERR value is not an integer or out of range\r\n")
                                << RedisError::Kind::Server << QByteArray("ERR");
         QTest::newRow("bare code") << QByteArray("-BUSYKEY\r\n") << RedisError::Kind::Server << QByteArray("BUSYKEY");

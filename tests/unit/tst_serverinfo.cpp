@@ -30,8 +30,8 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("version");
         QTest::addColumn<QList<QByteArray>>("sections");
 
-        const QList<QByteArray> common{"Server", "Clients",      "Memory",  "Persistence", "Stats", "Replication",
-                                       "CPU",    "Modules",      "Errorstats", "Cluster",  "Keyspace"};
+        const QList<QByteArray> common{"Server", "Clients", "Memory",     "Persistence", "Stats",   "Replication",
+                                       "CPU",    "Modules", "Errorstats", "Cluster",     "Keyspace"};
         QList<QByteArray> v8 = common;
         v8.insert(v8.indexOf("Stats"), "Threads");
         v8.append("Keysizes");
@@ -124,8 +124,10 @@ private Q_SLOTS:
         QTest::newRow("CRLF") << QByteArray("# Server\r\nredis_version:7.0.15\r\nuptime_in_seconds:42\r\n");
         QTest::newRow("LF") << QByteArray("# Server\nredis_version:7.0.15\nuptime_in_seconds:42\n");
         QTest::newRow("no final newline") << QByteArray("# Server\r\nredis_version:7.0.15\r\nuptime_in_seconds:42");
-        QTest::newRow("blank lines") << QByteArray("\r\n\r\n# Server\r\n\r\nredis_version:7.0.15\r\n\r\nuptime_in_seconds:42\r\n\r\n");
-        QTest::newRow("spaces after #") << QByteArray("#   Server  \r\nredis_version:7.0.15\r\nuptime_in_seconds:42\r\n");
+        QTest::newRow("blank lines") << QByteArray(
+            "\r\n\r\n# Server\r\n\r\nredis_version:7.0.15\r\n\r\nuptime_in_seconds:42\r\n\r\n");
+        QTest::newRow("spaces after #") << QByteArray(
+            "#   Server  \r\nredis_version:7.0.15\r\nuptime_in_seconds:42\r\n");
     }
 
     void lineEndings()
@@ -150,7 +152,9 @@ private Q_SLOTS:
                                                   "empty:\r\n"
                                                   "master_host:::1\r\n");
         QCOMPARE(info.fields().size(), 5);
-        QCOMPARE(info.value("master_host"), QByteArray("::1")); // a value may hold colons // the line without a colon and the nameless one are skipped
+        QCOMPARE(
+            info.value("master_host"),
+            QByteArray("::1")); // a value may hold colons // the line without a colon and the nameless one are skipped
         QCOMPARE(info.integer("missing"), qint64(-1));
         QCOMPARE(info.integer("missing", 7), qint64(7));
         QCOMPARE(info.integer("word", 7), qint64(7));
@@ -190,16 +194,18 @@ private Q_SLOTS:
         QTest::addColumn<QList<int>>("dbs");
         QTest::addColumn<QList<qint64>>("keys");
 
-        QTest::newRow("several") << QByteArray("# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb15:keys=99,expires=9,avg_ttl=5\r\n")
+        QTest::newRow("several") << QByteArray(
+            "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb15:keys=99,expires=9,avg_ttl=5\r\n")
                                  << QList<int>{0, 15} << QList<qint64>{1, 99};
-        QTest::newRow("no section header") << QByteArray("db2:keys=5,expires=1,avg_ttl=0\r\n") << QList<int>{2}
-                                           << QList<qint64>{5};
-        QTest::newRow("fields in another order") << QByteArray("# Keyspace\r\ndb1:expires=2,keys=8\r\n") << QList<int>{1}
-                                                 << QList<qint64>{8};
+        QTest::newRow("no section header")
+            << QByteArray("db2:keys=5,expires=1,avg_ttl=0\r\n") << QList<int>{2} << QList<qint64>{5};
+        QTest::newRow("fields in another order")
+            << QByteArray("# Keyspace\r\ndb1:expires=2,keys=8\r\n") << QList<int>{1} << QList<qint64>{8};
         QTest::newRow("not a db number") << QByteArray("# Keyspace\r\ndbx:keys=1\r\ndb:keys=1\r\n") << QList<int>{}
                                          << QList<qint64>{};
         QTest::newRow("db-like field elsewhere")
-            << QByteArray("# Stats\r\ndb9:keys=1\r\n# Keyspace\r\ndb0:keys=4,expires=0\r\n# Keysizes\r\ndb0_distrib_strings_sizes:4=5\r\n")
+            << QByteArray("# Stats\r\ndb9:keys=1\r\n# Keyspace\r\ndb0:keys=4,expires=0\r\n# "
+                          "Keysizes\r\ndb0_distrib_strings_sizes:4=5\r\n")
             << QList<int>{0} << QList<qint64>{4};
         QTest::newRow("empty keyspace") << QByteArray("# Keyspace\r\n") << QList<int>{} << QList<qint64>{};
     }
@@ -225,7 +231,10 @@ private Q_SLOTS:
         QTest::newRow("keyspace") << QByteArray("keys=12,expires=3,avg_ttl=0")
                                   << Pairs{{"keys", "12"}, {"expires", "3"}, {"avg_ttl", "0"}};
         QTest::newRow("8.0 keyspace") << QByteArray("keys=6,expires=3,avg_ttl=32399973,subexpiry=0")
-                                      << Pairs{{"keys", "6"}, {"expires", "3"}, {"avg_ttl", "32399973"}, {"subexpiry", "0"}};
+                                      << Pairs{{"keys", "6"},
+                                               {"expires", "3"},
+                                               {"avg_ttl", "32399973"},
+                                               {"subexpiry", "0"}};
         // Repeated names stay, in order (listener lines bind twice for IPv4 and IPv6).
         QTest::newRow("listener") << QByteArray("name=tcp,bind=*,bind=-::*,port=6379")
                                   << Pairs{{"name", "tcp"}, {"bind", "*"}, {"bind", "-::*"}, {"port", "6379"}};

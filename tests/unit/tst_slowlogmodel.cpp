@@ -207,9 +207,9 @@ void TestSlowlogModel::displayAndRoles()
     SlowlogEntry e = make(3, {"HGETALL", QByteArray("user:\x00\xff", 7)}, 1500);
     SlowlogEntry longOne = make(4, {"SET", "k", QByteArray(300, 'v')}, 250);
     model.append({e, longOne});
-    QCOMPARE(model.index(1, SlowlogModel::CommandColumn).data().toString(), QStringLiteral("HGETALL \"user:\\x00\\xff\""));
-    QCOMPARE(model.index(1, 0).data(SlowlogModel::KeyRole).toByteArray(),
-             QByteArray("user:\x00\xff", 7));
+    QCOMPARE(model.index(1, SlowlogModel::CommandColumn).data().toString(),
+             QStringLiteral("HGETALL \"user:\\x00\\xff\""));
+    QCOMPARE(model.index(1, 0).data(SlowlogModel::KeyRole).toByteArray(), QByteArray("user:\x00\xff", 7));
     QCOMPARE(model.index(1, SlowlogModel::DurationColumn).data().toString(), QStringLiteral("1.5 ms"));
     QCOMPARE(model.index(0, SlowlogModel::DurationColumn).data().toString(), QStringLiteral("250 µs"));
     QCOMPARE(model.index(0, SlowlogModel::DurationColumn).data(SlowlogModel::SortRole).toLongLong(), 250);
@@ -219,7 +219,10 @@ void TestSlowlogModel::displayAndRoles()
     const QString shown = model.index(0, SlowlogModel::CommandColumn).data().toString();
     QVERIFY(shown.size() <= SlowlogModel::kDisplayChars);
     QVERIFY(shown.contains(QStringLiteral("…(+%1 bytes)").arg(300 - SlowlogModel::kDisplayArgBytes)));
-    QVERIFY(model.index(0, SlowlogModel::CommandColumn).data(Qt::ToolTipRole).toString().contains(QString(300, QLatin1Char('v'))));
+    QVERIFY(model.index(0, SlowlogModel::CommandColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QString(300, QLatin1Char('v'))));
     QVERIFY(!model.index(0, 0).data(SlowlogModel::KeyRole).toByteArray().isEmpty());
     SlowlogModel keyless;
     keyless.append({make(1, {"PING"})});
@@ -499,24 +502,41 @@ void TestSlowlogModel::flags_data()
     const int none = int(SlowlogFlag::None);
     const int big = int(SlowlogFlag::BigCollection);
     QTest::newRow("GET") << QList<QByteArray>{"GET", "k"} << qint64(50'000) << qint64(-1) << none << QByteArray();
-    QTest::newRow("KEYS") << QList<QByteArray>{"keys", "user:*"} << qint64(100) << qint64(-1) << int(SlowlogFlag::Keys) << QByteArray();
-    QTest::newRow("FLUSHALL") << QList<QByteArray>{"FLUSHALL"} << qint64(100) << qint64(-1) << int(SlowlogFlag::Flush) << QByteArray();
-    QTest::newRow("FLUSHDB ASYNC") << QList<QByteArray>{"flushdb", "ASYNC"} << qint64(100) << qint64(-1) << int(SlowlogFlag::Flush) << QByteArray();
-    QTest::newRow("SMEMBERS size unknown, fast") << QList<QByteArray>{"SMEMBERS", "s"} << qint64(500) << qint64(-1) << none << QByteArray("SCARD");
-    QTest::newRow("SMEMBERS small, fast") << QList<QByteArray>{"SMEMBERS", "s"} << qint64(500) << qint64(10) << none << QByteArray("SCARD");
-    QTest::newRow("SMEMBERS big") << QList<QByteArray>{"SMEMBERS", "s"} << qint64(500) << qint64(5000) << big << QByteArray("SCARD");
-    QTest::newRow("SMEMBERS slow") << QList<QByteArray>{"smembers", "s"} << qint64(10'000) << qint64(-1) << big << QByteArray("SCARD");
-    QTest::newRow("HGETALL 1000") << QList<QByteArray>{"HGETALL", "h"} << qint64(300) << qint64(1000) << big << QByteArray("HLEN");
-    QTest::newRow("HGETALL 999") << QList<QByteArray>{"HGETALL", "h"} << qint64(300) << qint64(999) << none << QByteArray("HLEN");
-    QTest::newRow("LRANGE 0 -1 big") << QList<QByteArray>{"LRANGE", "l", "0", "-1"} << qint64(300) << qint64(2000) << big << QByteArray("LLEN");
-    QTest::newRow("LRANGE page") << QList<QByteArray>{"LRANGE", "l", "0", "99"} << qint64(20'000) << qint64(2000) << none << QByteArray();
+    QTest::newRow("KEYS") << QList<QByteArray>{"keys", "user:*"} << qint64(100) << qint64(-1) << int(SlowlogFlag::Keys)
+                          << QByteArray();
+    QTest::newRow("FLUSHALL") << QList<QByteArray>{"FLUSHALL"} << qint64(100) << qint64(-1) << int(SlowlogFlag::Flush)
+                              << QByteArray();
+    QTest::newRow("FLUSHDB ASYNC") << QList<QByteArray>{"flushdb", "ASYNC"} << qint64(100) << qint64(-1)
+                                   << int(SlowlogFlag::Flush) << QByteArray();
+    QTest::newRow("SMEMBERS size unknown, fast")
+        << QList<QByteArray>{"SMEMBERS", "s"} << qint64(500) << qint64(-1) << none << QByteArray("SCARD");
+    QTest::newRow("SMEMBERS small, fast")
+        << QList<QByteArray>{"SMEMBERS", "s"} << qint64(500) << qint64(10) << none << QByteArray("SCARD");
+    QTest::newRow("SMEMBERS big") << QList<QByteArray>{"SMEMBERS", "s"} << qint64(500) << qint64(5000) << big
+                                  << QByteArray("SCARD");
+    QTest::newRow("SMEMBERS slow") << QList<QByteArray>{"smembers", "s"} << qint64(10'000) << qint64(-1) << big
+                                   << QByteArray("SCARD");
+    QTest::newRow("HGETALL 1000") << QList<QByteArray>{"HGETALL", "h"} << qint64(300) << qint64(1000) << big
+                                  << QByteArray("HLEN");
+    QTest::newRow("HGETALL 999") << QList<QByteArray>{"HGETALL", "h"} << qint64(300) << qint64(999) << none
+                                 << QByteArray("HLEN");
+    QTest::newRow("LRANGE 0 -1 big") << QList<QByteArray>{"LRANGE", "l", "0", "-1"} << qint64(300) << qint64(2000)
+                                     << big << QByteArray("LLEN");
+    QTest::newRow("LRANGE page") << QList<QByteArray>{"LRANGE", "l", "0", "99"} << qint64(20'000) << qint64(2000)
+                                 << none << QByteArray();
     QTest::newRow("SMEMBERS shortened key, slow")
-        << QList<QByteArray>{"SMEMBERS", QByteArray(128, 'k') + "... (10 more bytes)"} << qint64(30'000) << qint64(-1) << big << QByteArray();
-    QTest::newRow("EVAL 6 ms") << QList<QByteArray>{"EVAL", "return 1", "0"} << qint64(6000) << qint64(-1) << int(SlowlogFlag::LongScript) << QByteArray();
-    QTest::newRow("EVAL 5 ms") << QList<QByteArray>{"EVAL", "return 1", "0"} << qint64(5000) << qint64(-1) << none << QByteArray();
-    QTest::newRow("EVALSHA") << QList<QByteArray>{"EVALSHA", "abc", "1", "k"} << qint64(5001) << qint64(-1) << int(SlowlogFlag::LongScript) << QByteArray();
-    QTest::newRow("FCALL") << QList<QByteArray>{"FCALL", "f", "0"} << qint64(90'000) << qint64(-1) << int(SlowlogFlag::LongScript) << QByteArray();
-    QTest::newRow("DEBUG SLEEP") << QList<QByteArray>{"DEBUG", "SLEEP", "0.5"} << qint64(500'000) << qint64(-1) << int(SlowlogFlag::Diagnostic) << QByteArray();
+        << QList<QByteArray>{"SMEMBERS", QByteArray(128, 'k') + "... (10 more bytes)"} << qint64(30'000) << qint64(-1)
+        << big << QByteArray();
+    QTest::newRow("EVAL 6 ms") << QList<QByteArray>{"EVAL", "return 1", "0"} << qint64(6000) << qint64(-1)
+                               << int(SlowlogFlag::LongScript) << QByteArray();
+    QTest::newRow("EVAL 5 ms") << QList<QByteArray>{"EVAL", "return 1", "0"} << qint64(5000) << qint64(-1) << none
+                               << QByteArray();
+    QTest::newRow("EVALSHA") << QList<QByteArray>{"EVALSHA", "abc", "1", "k"} << qint64(5001) << qint64(-1)
+                             << int(SlowlogFlag::LongScript) << QByteArray();
+    QTest::newRow("FCALL") << QList<QByteArray>{"FCALL", "f", "0"} << qint64(90'000) << qint64(-1)
+                           << int(SlowlogFlag::LongScript) << QByteArray();
+    QTest::newRow("DEBUG SLEEP") << QList<QByteArray>{"DEBUG", "SLEEP", "0.5"} << qint64(500'000) << qint64(-1)
+                                 << int(SlowlogFlag::Diagnostic) << QByteArray();
 }
 
 void TestSlowlogModel::flags()
@@ -531,8 +551,8 @@ void TestSlowlogModel::flags()
         QList<RedisValue> a;
         for (const QByteArray &b : args)
             a.append(RedisValue::bulk(b));
-        return RedisValue::array({RedisValue::integer(1), RedisValue::integer(1), RedisValue::integer(durationUs),
-                                  RedisValue::array(a)});
+        return RedisValue::array(
+            {RedisValue::integer(1), RedisValue::integer(1), RedisValue::integer(durationUs), RedisValue::array(a)});
     }();
     QVERIFY(slowlog::parseEntry(raw, &e));
     const SlowlogVerdict v = slowlogflags::judge(e, keySize);
@@ -552,7 +572,8 @@ void TestSlowlogModel::keySizeChangesFlag()
 {
     SlowlogModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-    model.append({make(1, {"SMEMBERS", "tags"}, 400), make(2, {"GET", "tags"}, 400), make(3, {"SMEMBERS", "other"}, 400)});
+    model.append(
+        {make(1, {"SMEMBERS", "tags"}, 400), make(2, {"GET", "tags"}, 400), make(3, {"SMEMBERS", "other"}, 400)});
     QCOMPARE(model.verdictAt(2).flag, SlowlogFlag::None);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     model.setKeySize("tags", 12'000);
@@ -561,7 +582,8 @@ void TestSlowlogModel::keySizeChangesFlag()
     QVERIFY(model.verdictAt(2).reason.contains(QStringLiteral("12,000")));
     QCOMPARE(model.verdictAt(1).flag, SlowlogFlag::None); // GET tags reads no collection
     QCOMPARE(model.verdictAt(0).flag, SlowlogFlag::None);
-    QCOMPARE(model.index(2, SlowlogModel::FlagColumn).data(SlowlogModel::FlagRole).toInt(), int(SlowlogFlag::BigCollection));
+    QCOMPARE(model.index(2, SlowlogModel::FlagColumn).data(SlowlogModel::FlagRole).toInt(),
+             int(SlowlogFlag::BigCollection));
     QVERIFY(model.index(2, SlowlogModel::FlagColumn).data(Qt::ForegroundRole).isValid());
     model.setKeySize("tags", 12'000);
     QCOMPARE(changed.size(), 1); // nothing changed, nothing signalled

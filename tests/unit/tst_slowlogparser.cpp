@@ -35,8 +35,8 @@ RedisValue argv(const QList<QByteArray> &args)
 // A six-field entry as Redis >= 4.0 sends it.
 RedisValue entry(qint64 id, const QList<QByteArray> &args, qint64 durationUs = 100)
 {
-    return arr({integer(id), integer(1700000000), integer(durationUs), argv(args), bulk("127.0.0.1:5000"),
-                bulk("app")});
+    return arr(
+        {integer(id), integer(1700000000), integer(durationUs), argv(args), bulk("127.0.0.1:5000"), bulk("app")});
 }
 
 const QByteArray x128(128, 'x');
@@ -108,7 +108,10 @@ void TestSlowlogParser::recordedSlowlog()
 
     const SlowlogEntry &bin = byId(6);
     QCOMPARE(bin.key(), QByteArray("slow:bin\x00\xff", 10));
-    QCOMPARE(bin.args.at(2), QByteArray("\x00\xff\x01" "binary\xfe\r\n", 12));
+    QCOMPARE(bin.args.at(2),
+             QByteArray("\x00\xff\x01"
+                        "binary\xfe\r\n",
+                        12));
     QVERIFY(!bin.truncated);
 
     const SlowlogEntry &longArg = byId(5);
@@ -223,14 +226,13 @@ void TestSlowlogParser::markers_data()
         << (thirtyOne + QList<QByteArray>{"... (seven more arguments)"})
         << (thirtyOne + QList<QByteArray>{"... (seven more arguments)"}) << qint64(0) << QList<qint64>();
     QTest::newRow("shortened string") << QList<QByteArray>{"SET", "k", x128 + "... (5 more bytes)"}
-                                      << QList<QByteArray>{"SET", "k", x128} << qint64(0)
-                                      << QList<qint64>{0, 0, 5};
+                                      << QList<QByteArray>{"SET", "k", x128} << qint64(0) << QList<qint64>{0, 0, 5};
     QTest::newRow("marker after 127 bytes is real")
         << QList<QByteArray>{"SET", "k", QByteArray(127, 'y') + "... (5 more bytes)"}
         << QList<QByteArray>{"SET", "k", QByteArray(127, 'y') + "... (5 more bytes)"} << qint64(0) << QList<qint64>();
     QTest::newRow("short text that looks like a marker")
-        << QList<QByteArray>{"SET", "k", "abc... (3 more bytes)"} << QList<QByteArray>{"SET", "k", "abc... (3 more bytes)"}
-        << qint64(0) << QList<qint64>();
+        << QList<QByteArray>{"SET", "k", "abc... (3 more bytes)"}
+        << QList<QByteArray>{"SET", "k", "abc... (3 more bytes)"} << qint64(0) << QList<qint64>();
     QTest::newRow("zero more bytes is not a marker")
         << QList<QByteArray>{"SET", "k", x128 + "... (0 more bytes)"}
         << QList<QByteArray>{"SET", "k", x128 + "... (0 more bytes)"} << qint64(0) << QList<qint64>();
@@ -308,8 +310,8 @@ void TestSlowlogParser::oldStyleEntry()
 void TestSlowlogParser::newerFieldsIgnored()
 {
     SlowlogEntry e;
-    QVERIFY(slowlog::parseEntry(arr({integer(1), integer(2), integer(3), argv({"GET", "k"}), bulk("addr"),
-                                     bulk("name"), integer(99), bulk("future")}),
+    QVERIFY(slowlog::parseEntry(arr({integer(1), integer(2), integer(3), argv({"GET", "k"}), bulk("addr"), bulk("name"),
+                                     integer(99), bulk("future")}),
                                 &e));
     QCOMPARE(e.clientAddress, QByteArray("addr"));
     QCOMPARE(e.clientName, QByteArray("name"));
@@ -319,7 +321,8 @@ void TestSlowlogParser::newerFieldsIgnored()
 void TestSlowlogParser::malformed_data()
 {
     QTest::addColumn<RedisValue>("reply");
-    QTest::newRow("error reply") << RedisValue::error("NOPERM this user has no permissions to run the 'slowlog|get' command");
+    QTest::newRow("error reply") << RedisValue::error(
+        "NOPERM this user has no permissions to run the 'slowlog|get' command");
     QTest::newRow("not an array") << bulk("nope");
     QTest::newRow("entry not an array") << arr({bulk("x")});
     QTest::newRow("three fields") << arr({arr({integer(1), integer(2), integer(3)})});
@@ -413,7 +416,8 @@ void TestSlowlogParser::displayText()
     raw << "... (3 more arguments)";
     QVERIFY(slowlog::parseEntry(entry(1, raw), &e));
     const QString full = slowlog::displayText(e);
-    QVERIFY(full.startsWith(QStringLiteral("SET user:1 ") + QString(128, QLatin1Char('x')) + QStringLiteral("…(+872 bytes) x")));
+    QVERIFY(full.startsWith(QStringLiteral("SET user:1 ") + QString(128, QLatin1Char('x'))
+                            + QStringLiteral("…(+872 bytes) x")));
     QVERIFY(full.endsWith(QStringLiteral(" x …(+3 more arguments)")));
 
     // Cut per argument: the bytes we hide add to what the server left out.

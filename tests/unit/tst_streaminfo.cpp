@@ -27,18 +27,32 @@ RedisValue entry(const QByteArray &id, QList<RedisValue> fields)
 
 RedisValue stream70()
 {
-    return arr({b("length"), i(3), b("radix-tree-keys"), i(1), b("radix-tree-nodes"), i(2),
-                b("last-generated-id"), b("1700000000003-0"), b("max-deleted-entry-id"), b("1700000000000-5"),
-                b("entries-added"), i(9), b("recorded-first-entry-id"), b("1700000000001-0"), b("groups"), i(2),
-                b("first-entry"), entry("1700000000001-0", {b("k"), b("v")}),
-                b("last-entry"), entry("1700000000003-0", {b("a"), b("1"), b("b"), b("2")})});
+    return arr({b("length"),
+                i(3),
+                b("radix-tree-keys"),
+                i(1),
+                b("radix-tree-nodes"),
+                i(2),
+                b("last-generated-id"),
+                b("1700000000003-0"),
+                b("max-deleted-entry-id"),
+                b("1700000000000-5"),
+                b("entries-added"),
+                i(9),
+                b("recorded-first-entry-id"),
+                b("1700000000001-0"),
+                b("groups"),
+                i(2),
+                b("first-entry"),
+                entry("1700000000001-0", {b("k"), b("v")}),
+                b("last-entry"),
+                entry("1700000000003-0", {b("a"), b("1"), b("b"), b("2")})});
 }
 
 RedisValue stream60()
 {
-    return arr({b("length"), i(0), b("radix-tree-keys"), i(0), b("radix-tree-nodes"), i(1),
-                b("last-generated-id"), b("0-0"), b("groups"), i(1), b("first-entry"), RedisValue::nil(),
-                b("last-entry"), RedisValue::nil()});
+    return arr({b("length"), i(0), b("radix-tree-keys"), i(0), b("radix-tree-nodes"), i(1), b("last-generated-id"),
+                b("0-0"), b("groups"), i(1), b("first-entry"), RedisValue::nil(), b("last-entry"), RedisValue::nil()});
 }
 
 } // namespace
@@ -154,9 +168,8 @@ private Q_SLOTS:
     void pending()
     {
         QList<PendingEntry> p;
-        QVERIFY(streaminfo::parsePending(arr({arr({b("1-0"), b("alice"), i(5000), i(3)}),
-                                              arr({b("2-0"), b("bob"), i(10), i(1)})}),
-                                         &p));
+        QVERIFY(streaminfo::parsePending(
+            arr({arr({b("1-0"), b("alice"), i(5000), i(3)}), arr({b("2-0"), b("bob"), i(10), i(1)})}), &p));
         QCOMPARE(p.size(), 2);
         QCOMPARE(p.at(0).id, QByteArray("1-0"));
         QCOMPARE(p.at(0).consumer, QByteArray("alice"));
@@ -177,7 +190,8 @@ private Q_SLOTS:
         QCOMPARE(s.perConsumer.size(), 2);
         QCOMPARE(s.perConsumer.at(1).second, 2);
         // Nothing pending: nils.
-        QVERIFY(streaminfo::parsePendingSummary(arr({i(0), RedisValue::nil(), RedisValue::nil(), RedisValue::nil()}), &s));
+        QVERIFY(
+            streaminfo::parsePendingSummary(arr({i(0), RedisValue::nil(), RedisValue::nil(), RedisValue::nil()}), &s));
         QCOMPARE(s.count, 0);
         QVERIFY(s.minId.isEmpty());
         QVERIFY(s.perConsumer.isEmpty());
@@ -186,7 +200,8 @@ private Q_SLOTS:
     void entries()
     {
         QList<StreamEntry> e;
-        QVERIFY(streaminfo::parseEntries(arr({entry("1-0", {b("f"), b("v")}), RedisValue::nil(), entry("2-0", {})}), &e));
+        QVERIFY(
+            streaminfo::parseEntries(arr({entry("1-0", {b("f"), b("v")}), RedisValue::nil(), entry("2-0", {})}), &e));
         QCOMPARE(e.size(), 2);
         QCOMPARE(e.at(1).id, QByteArray("2-0"));
         QVERIFY(streaminfo::parseEntries(arr({}), &e));
@@ -223,7 +238,8 @@ private Q_SLOTS:
         QTest::newRow("seq wraps") << QByteArray("5-18446744073709551615") << QByteArray("6-0")
                                    << QByteArray("5-18446744073709551614") << qint64(5);
         QTest::newRow("zero") << QByteArray("0-0") << QByteArray("0-1") << QByteArray() << qint64(0);
-        QTest::newRow("ms only") << QByteArray("7") << QByteArray("7-1") << QByteArray("6-18446744073709551615") << qint64(7);
+        QTest::newRow("ms only") << QByteArray("7") << QByteArray("7-1") << QByteArray("6-18446744073709551615")
+                                 << qint64(7);
         QTest::newRow("junk") << QByteArray("x-1") << QByteArray() << QByteArray() << qint64(-1);
     }
     void ids()

@@ -226,8 +226,8 @@ void TestTtlStats::forecastWindows()
 {
     TtlStats stats;
     stats.add(batch({key("a", 30'000), key("b", 59'999), key("c", 60'000), key("d", 4 * kMin), key("e", 50 * kMin),
-                     key("f", 60 * kMin - 1), key("g", 60 * kMin), key("h", 2 * 60 * kMin), key("i", -1),
-                     key("j", 0), key("k", 599)}));
+                     key("f", 60 * kMin - 1), key("g", 60 * kMin), key("h", 2 * 60 * kMin), key("i", -1), key("j", 0),
+                     key("k", 599)}));
     const TtlSnapshot s = stats.snapshot(kNow);
     QCOMPARE(s.within1m, quint64(3)); // a, b, k
     QCOMPARE(s.within5m, quint64(5)); // + c, d
@@ -270,8 +270,8 @@ void TestTtlStats::cliffThreshold()
     for (int sec = 1; sec <= 3599; ++sec) {
         const int n = sec == 1800 ? spike : background;
         for (int i = 0; i < n; ++i)
-            keys.append(key("bg:" + QByteArray::number(sec) + ':' + QByteArray::number(i),
-                            start + sec * 1000 + 500 - kNow));
+            keys.append(
+                key("bg:" + QByteArray::number(sec) + ':' + QByteArray::number(i), start + sec * 1000 + 500 - kNow));
     }
     stats.add(batch(keys));
     const TtlSnapshot s = stats.snapshot(kNow);
@@ -396,17 +396,12 @@ void TestTtlStats::filterMatchesCountedKeys()
             const QByteArray name = prefixes[rng.bounded(4)] + QByteArray::number(batchNo * 10'000 + i);
             qint64 pttl;
             switch (rng.bounded(6)) {
-            case 0:
-                pttl = -1;
-                break;
-            case 1:
-                pttl = ttl::kUnknown;
-                break;
+            case 0: pttl = -1; break;
+            case 1: pttl = ttl::kUnknown; break;
             case 2: // right on the edges
                 pttl = qMax<qint64>(0, ttlbucket::minMs(1 + rng.bounded(ttlbucket::Count - 1)) + rng.bounded(-2, 3));
                 break;
-            default:
-                pttl = rng.bounded(qint64(0), qint64(3) * 86'400'000);
+            default: pttl = rng.bounded(qint64(0), qint64(3) * 86'400'000);
             }
             keys.append(key(name, pttl));
             all.append({name, ttl::expireAt(pttl, capturedAt)});
@@ -426,12 +421,12 @@ void TestTtlStats::filterMatchesCountedKeys()
                 for (const auto &[name, expireAt] : std::as_const(all))
                     matching += f.matches(name, expireAt, now) ? 1 : 0;
                 const quint64 counted = st ? st->buckets[size_t(b)] : s.buckets[size_t(b)];
-                QVERIFY2(matching == counted, qPrintable(QStringLiteral("%1 %2 at +%3 ms: %4 match, %5 counted")
-                                                             .arg(st ? st->displayName() : QStringLiteral("all"),
-                                                                  ttlbucket::label(b))
-                                                             .arg(now - kNow)
-                                                             .arg(matching)
-                                                             .arg(counted)));
+                QVERIFY2(matching == counted,
+                         qPrintable(QStringLiteral("%1 %2 at +%3 ms: %4 match, %5 counted")
+                                        .arg(st ? st->displayName() : QStringLiteral("all"), ttlbucket::label(b))
+                                        .arg(now - kNow)
+                                        .arg(matching)
+                                        .arg(counted)));
             }
         }
     }

@@ -133,8 +133,7 @@ void TestValueModel::cells_data()
     QTest::newRow("zset inf") << Mode::ZSet << zsetEntry(3, "bob", "-inf")
                               << QStringList{QStringLiteral("3"), QStringLiteral("bob"), QStringLiteral("-inf")}
                               << QList<QByteArray>{"3", "bob", "-inf"};
-    QTest::newRow("stream") << Mode::Stream
-                            << streamEntry("1700000000000-0", {"event", "login", "user", "7"})
+    QTest::newRow("stream") << Mode::Stream << streamEntry("1700000000000-0", {"event", "login", "user", "7"})
                             << QStringList{QStringLiteral("1700000000000-0"), QStringLiteral("event=login user=7")}
                             << QList<QByteArray>{"1700000000000-0", QByteArray()};
 }
