@@ -364,37 +364,11 @@ QStringList DelayedInfo::bucketLabels()
 
 // ---- models ----
 
-void QueuesModel::setRows(const QList<QueueInfo> &rows)
-{
-    beginResetModel();
-    m_rows = rows;
-    endResetModel();
-}
-
-int QueuesModel::rowOf(const QByteArray &key) const
-{
-    for (int i = 0; i < m_rows.size(); ++i) {
-        if (m_rows.at(i).key == key)
-            return i;
-    }
-    return -1;
-}
-
-int QueuesModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int QueuesModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant QueuesModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    const QueueInfo &q = m_rows.at(index.row());
+    const QueueInfo &q = rows().at(index.row());
     if (role == KeyRole)
         return q.key;
     if (role == Qt::ToolTipRole)
@@ -448,37 +422,11 @@ QVariant QueuesModel::headerData(int section, Qt::Orientation orientation, int r
     return {};
 }
 
-void DelayedModel::setRows(const QList<DelayedInfo> &rows)
-{
-    beginResetModel();
-    m_rows = rows;
-    endResetModel();
-}
-
-int DelayedModel::rowOf(const QByteArray &key) const
-{
-    for (int i = 0; i < m_rows.size(); ++i) {
-        if (m_rows.at(i).key == key)
-            return i;
-    }
-    return -1;
-}
-
-int DelayedModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int DelayedModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant DelayedModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    const DelayedInfo &d = m_rows.at(index.row());
+    const DelayedInfo &d = rows().at(index.row());
     if (role == KeyRole)
         return d.key;
     if (role == Qt::ToolTipRole)

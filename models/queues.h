@@ -4,6 +4,7 @@
 #include "keytype.h"
 #include "patternrules.h"
 #include "redisworker.h"
+#include "rowtablemodel.h"
 
 #include <QAbstractTableModel>
 #include <QByteArray>
@@ -119,7 +120,7 @@ struct DelayedInfo
 
 // ---- models ----
 
-class QueuesModel : public QAbstractTableModel
+class QueuesModel : public RowListModel<QueueInfo>
 {
     Q_OBJECT
 public:
@@ -136,38 +137,26 @@ public:
         ColumnCount
     };
     enum Role { KeyRole = Qt::UserRole + 1, SortRole };
-    using QAbstractTableModel::QAbstractTableModel;
-    void setRows(const QList<QueueInfo> &rows);
-    const QList<QueueInfo> &rows() const { return m_rows; }
-    int rowOf(const QByteArray &key) const;
+    explicit QueuesModel(QObject *parent = nullptr)
+        : RowListModel([](const QueueInfo &r) { return r.key; }, ColumnCount, -1, parent)
+    { }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<QueueInfo> m_rows;
 };
 
-class DelayedModel : public QAbstractTableModel
+class DelayedModel : public RowListModel<DelayedInfo>
 {
     Q_OBJECT
 public:
     enum Column { KeyColumn, TotalColumn, OverdueColumn, OldestColumn, NextColumn, ReasonColumn, ColumnCount };
     enum Role { KeyRole = Qt::UserRole + 1, SortRole };
-    using QAbstractTableModel::QAbstractTableModel;
-    void setRows(const QList<DelayedInfo> &rows);
-    const QList<DelayedInfo> &rows() const { return m_rows; }
-    int rowOf(const QByteArray &key) const;
+    explicit DelayedModel(QObject *parent = nullptr)
+        : RowListModel([](const DelayedInfo &r) { return r.key; }, ColumnCount, -1, parent)
+    { }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<DelayedInfo> m_rows;
 };
 
 class DueItemsModel : public QAbstractTableModel
