@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scriptlibrary.h"
 
-#include <QCryptographicHash>
+#include "scriptcall.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -137,7 +138,7 @@ std::optional<ScriptInfo> ScriptLibrary::parse(const QString &fileName, const QB
     ScriptInfo info;
     info.fileName = shownName;
     info.source = source;
-    info.sha1 = QCryptographicHash::hash(source, QCryptographicHash::Sha1).toHex();
+    info.sha1 = scriptcall::sha1Hex(source);
 
     const QList<QByteArray> lines = source.split('\n');
     int at = 0; // index into lines; the line number is at + 1
