@@ -660,6 +660,8 @@ void MainWindow::grabPanelWhenReady()
     if (p == m_streams && !m_streams->hasContent())
         connect(m_streams->loader(), &StreamsLoader::streamsAvailable, m_streams, &StreamsPanel::openOldestPending,
                 Qt::SingleShotConnection);
+    else if (p == m_streams)
+        m_streams->openOldestPending(); // the list came before the picture was asked for
     if (p == m_queues && !m_queues->hasContent())
         connect(m_queues, &Panel::contentReady, m_queues, &QueuesPanel::openLongest, Qt::SingleShotConnection);
     else if (p == m_queues)
