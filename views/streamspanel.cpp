@@ -118,6 +118,7 @@ void StreamsPanel::buildUi()
     m_sparkline->setMinimumHeight(110);
     m_sparkGraph = m_sparkline->addGraph();
     chartstyle::useTimeAxis(m_sparkline->xAxis);
+    m_sparkline->xAxis->ticker()->setTickCount(2); // a narrow chart: more labels would overlap
     chartstyle::label(m_sparkline->yAxis, tr("Length (entries)"));
     leftLayout->addWidget(m_sparkline);
     m_streamFacts = new QLabel(left);
@@ -137,7 +138,9 @@ void StreamsPanel::buildUi()
     top->setMaximumHeight(120);
     g->addWidget(top);
 
-    auto *filters = new QHBoxLayout;
+    // Two rows, like the actions below: one row of eight controls would leave the stream list
+    // beside it too narrow for its own chart.
+    auto *filters = new QGridLayout;
     m_minIdle = new QSpinBox(groupsTab);
     m_minIdle->setRange(0, 86400 * 30);
     m_minIdle->setSuffix(tr(" s"));
@@ -148,14 +151,15 @@ void StreamsPanel::buildUi()
     m_poison = new QSpinBox(groupsTab);
     m_poison->setRange(1, 1000000);
     m_poison->setValue(5);
-    filters->addWidget(new QLabel(tr("Idle ≥"), groupsTab));
-    filters->addWidget(m_minIdle);
-    filters->addWidget(new QLabel(tr("Consumer"), groupsTab));
-    filters->addWidget(m_consumerFilter, 1);
-    filters->addWidget(new QLabel(tr("Deliveries ≥"), groupsTab));
-    filters->addWidget(m_minDeliveries);
-    filters->addWidget(new QLabel(tr("Poison above"), groupsTab));
-    filters->addWidget(m_poison);
+    filters->addWidget(new QLabel(tr("Idle ≥"), groupsTab), 0, 0);
+    filters->addWidget(m_minIdle, 0, 1);
+    filters->addWidget(new QLabel(tr("Consumer"), groupsTab), 0, 2);
+    filters->addWidget(m_consumerFilter, 0, 3);
+    filters->addWidget(new QLabel(tr("Deliveries ≥"), groupsTab), 1, 0);
+    filters->addWidget(m_minDeliveries, 1, 1);
+    filters->addWidget(new QLabel(tr("Poison above"), groupsTab), 1, 2);
+    filters->addWidget(m_poison, 1, 3);
+    filters->setColumnStretch(3, 1);
     g->addLayout(filters);
 
     auto *middle = new QSplitter(Qt::Horizontal, groupsTab);
