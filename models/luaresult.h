@@ -1,22 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connectionprofile.h"
-#include "rediserror.h"
 #include "redisvalue.h"
 
 #include <QAbstractItemModel>
 #include <QDateTime>
 #include <QList>
 #include <QString>
-#include <memory>
 #include <vector>
-
-class QTimer;
-class Transport;
-namespace resp {
-class ReplyReader;
-}
 
 // What the Lua console needs below the widgets: the reply of a script as a typed tree, where
 // an error points in the script, cluster hash slots, and the history of runs.
@@ -128,35 +119,4 @@ private:
     QString m_path;
     int m_limit;
     QList<LuaRun> m_runs;
-};
-
-// Sends SCRIPT KILL on a connection of its own. It cannot be a RedisClient: while a script
-// runs the server answers BUSY to everything but AUTH, HELLO, SCRIPT KILL and SHUTDOWN, so a
-// client's handshake (PING, CLIENT SETNAME) never completes. And our own connection may be
-// the one waiting for the script. This one authenticates and kills, nothing else.
-class ScriptKiller : public QObject
-{
-    Q_OBJECT
-public:
-    explicit ScriptKiller(const ConnectionProfile &profile, QObject *parent = nullptr);
-    ~ScriptKiller() override;
-
-    void start();
-
-Q_SIGNALS:
-    // 'reply' is SCRIPT KILL's answer (OK, NOTBUSY, UNKILLABLE...), or invalid with 'error'.
-    void finished(const RedisValue &reply, const RedisError &error);
-
-private:
-    void onOpened();
-    void onReadyRead();
-    void finish(const RedisValue &reply, const RedisError &error);
-
-    ConnectionProfile m_profile;
-    std::unique_ptr<Transport> m_transport;
-    std::unique_ptr<resp::ReplyReader> m_reader;
-    QTimer *m_timer;
-    QList<RedisValue> m_replies;
-    int m_expected = 0;
-    bool m_done = false;
 };

@@ -6,6 +6,7 @@
 #include "luaeditor.h"
 #include "redisclient.h"
 #include "scriptcall.h"
+#include "scriptkiller.h"
 #include "scriptlibrary.h"
 
 #include <QAction>
