@@ -162,7 +162,8 @@ private:
     double m_maxMs = 0;
 };
 
-LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory, bool patterns = false)
+LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory, bool patterns = false,
+                    int scanRate = 0)
 {
     LensResult result;
     RedisClient client(profile);
@@ -175,14 +176,21 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory,
     StallProbe probe;
 
     ScanFeed feed(&scanner, &model);
-    // The classifier samples on a connection of its own, as the scan client of the window does.
-    RedisClient sampleClient(profile);
-    PatternIndex index(&sampleClient);
+    // Wired as MainWindow wires it: the index samples on the scan's own connection, paced by the
+    // scan's ceiling when there is one, with room for the keyspace reserved from the scan's
+    // DBSIZE, and fed every batch as it arrives. No rules file: no user rules.
+    PatternIndex index(&client);
+    if (scanRate > 0)
+        index.setMaxCommandsPerSecond(scanRate);
+    bool reserved = false;
     bool scanDone = false;
     if (patterns) {
-        result.error = connectBlocking(sampleClient);
-        if (!result.error.isEmpty())
-            return result;
+        QObject::connect(&scanner, &KeyScanner::progressChanged, &index, [&](const ScanProgress &p) {
+            if (!reserved && p.dbsize > 0) {
+                index.reserve(qsizetype(p.dbsize));
+                reserved = true;
+            }
+        });
         QObject::connect(&scanner, &KeyScanner::batchAvailable, &index,
                          [&](const ScanBatch &batch) { index.addKeys(batch.keys); });
         QObject::connect(&index, &PatternIndex::idle, &loop, [&] {
@@ -202,6 +210,7 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory,
     ScanOptions options;
     options.details = details;
     options.memory = memory;
+    options.maxCommandsPerSecond = scanRate;
     QElapsedTimer clock;
     clock.start();
     probe.start();
@@ -365,11 +374,40 @@ int main(int argc, char **argv)
                                          QStringLiteral("n"));
     const QCommandLineOption namesOpt(QStringLiteral("names-only"), QStringLiteral("Scan names only (no TYPE/PTTL)."));
     const QCommandLineOption memoryOpt(QStringLiteral("memory"), QStringLiteral("Also MEMORY USAGE per key."));
-    parser.addOptions({hostOpt, portOpt, localOpt, populateOpt, namesOpt, memoryOpt});
+    const QCommandLineOption scanRateOpt(
+        QStringLiteral("scan-rate"),
+        QStringLiteral("patterns: the scan's pacing ceiling in commands per second, as redislens --scan-rate "
+                       "(default 0: none)."),
+        QStringLiteral("n"), QStringLiteral("0"));
+    parser.addOptions({hostOpt, portOpt, localOpt, populateOpt, namesOpt, memoryOpt, scanRateOpt});
     parser.process(app);
     const QString mode = parser.positionalArguments().value(0);
     if (mode != QLatin1String("scan") && mode != QLatin1String("memory") && mode != QLatin1String("patterns")) {
         std::fprintf(stderr, "redislens-bench: unknown or missing mode (expected: scan, memory or patterns)\n");
+        return 2;
+    }
+    // Bad input exits 2 with one line, before anything connects or writes.
+    qint64 populate = 0;
+    if (parser.isSet(populateOpt)) {
+        if (!parser.isSet(localOpt)) {
+            std::fprintf(stderr,
+                         "redislens-bench: --populate needs --local (it only writes into a private "
+                         "server it starts)\n");
+            return 2;
+        }
+        bool ok = false;
+        populate = parser.value(populateOpt).toLongLong(&ok);
+        if (!ok || populate < 1) {
+            std::fprintf(stderr, "redislens-bench: invalid --populate '%s': expected a number of keys\n",
+                         qPrintable(parser.value(populateOpt)));
+            return 2;
+        }
+    }
+    bool rateOk = false;
+    const int scanRate = parser.value(scanRateOpt).toInt(&rateOk);
+    if (!rateOk || scanRate < 0) {
+        std::fprintf(stderr, "redislens-bench: invalid --scan-rate '%s': expected commands per second\n",
+                     qPrintable(parser.value(scanRateOpt)));
         return 2;
     }
 
@@ -386,15 +424,14 @@ int main(int argc, char **argv)
         }
         profile.host = server.host();
         profile.port = server.port();
-        if (parser.isSet(populateOpt) && mode != QLatin1String("scan")) {
-            if (!populateMixed(profile.host, profile.port, parser.value(populateOpt).toLongLong())) {
+        if (populate > 0 && mode != QLatin1String("scan")) {
+            if (!populateMixed(profile.host, profile.port, populate)) {
                 std::fprintf(stderr, "redislens-bench: populating failed\n");
                 return 1;
             }
-        } else if (parser.isSet(populateOpt)) {
+        } else if (populate > 0) {
             redisContext *c = redisConnect(profile.host.toUtf8().constData(), profile.port);
-            auto *r = static_cast<redisReply *>(
-                redisCommand(c, "DEBUG POPULATE %s", qPrintable(parser.value(populateOpt))));
+            auto *r = static_cast<redisReply *>(redisCommand(c, "DEBUG POPULATE %lld", populate));
             freeReplyObject(r);
             redisFree(c);
         }
@@ -431,9 +468,9 @@ int main(int argc, char **argv)
     if (mode == QLatin1String("patterns")) {
         // The key browser's scan alone, then the same scan with every key classified as it
         // arrives, then the scan alone again: the ratio is what classification adds.
-        const LensResult alone1 = lensScan(profile, true, false);
-        const LensResult lens = lensScan(profile, true, false, true);
-        const LensResult alone2 = lensScan(profile, true, false);
+        const LensResult alone1 = lensScan(profile, true, false, false, scanRate);
+        const LensResult lens = lensScan(profile, true, false, true, scanRate);
+        const LensResult alone2 = lensScan(profile, true, false, false, scanRate);
         const QString error = !lens.error.isEmpty() ? lens.error : alone1.error;
         if (!error.isEmpty()) {
             std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(error));
@@ -452,6 +489,7 @@ int main(int argc, char **argv)
             {QStringLiteral("max_stall_ms"), lens.maxStallMs},
             {QStringLiteral("scan_alone_max_stall_ms"), qMax(alone1.maxStallMs, alone2.maxStallMs)},
             {QStringLiteral("rss_mb"), lens.rssMb},
+            {QStringLiteral("scan_rate"), scanRate},
         };
         QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << '\n';
         return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Runs the real redislens binary: argument errors, --help/--version, and --screenshot against
-// a real server.
+// a real server; and redislens-bench's argument errors.
 #include "testserver.h"
 
 #include <QDir>
@@ -19,12 +19,12 @@ struct Run
     QString err;
 };
 
-Run runApp(const QStringList &args, int timeoutMs = 90000,
-           const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+Run runProgram(const QString &program, const QStringList &args, int timeoutMs,
+               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(REDISLENS_APP_PATH), args);
+    p.start(program, args);
     Run r;
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -36,6 +36,12 @@ Run runApp(const QStringList &args, int timeoutMs = 90000,
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+Run runApp(const QStringList &args, int timeoutMs = 90000,
+           const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    return runProgram(QStringLiteral(REDISLENS_APP_PATH), args, timeoutMs, env);
 }
 
 // redis-server processes started by LocalServer (their --dir is a redislens-server-* temp
@@ -90,6 +96,8 @@ private Q_SLOTS:
     void badArguments_data();
     void badArguments();
     void helpAndVersion();
+    void benchBadArguments_data();
+    void benchBadArguments();
     void screenshotOfScannedTree();
     void screenshotOfValuePanel();
     void demoPanelScreenshots_data();
@@ -150,6 +158,33 @@ void TestCli::helpAndVersion()
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.contains(QLatin1String("-h, --host <hostname>")));
     QVERIFY(r.out.contains(QLatin1String("--screenshot <file>")));
+}
+
+void TestCli::benchBadArguments_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    // Without --local the server is someone's: the benchmark must not write a keyspace into it.
+    QTest::newRow("populate without local") << QStringList{"scan", "--populate", "1000"} << "--populate needs --local";
+    QTest::newRow("populate without local, patterns")
+        << QStringList{"patterns", "--port", "1", "--populate", "1000"} << "--populate needs --local";
+    QTest::newRow("bad populate count") << QStringList{"memory", "--local", "--populate", "many"}
+                                        << "invalid --populate 'many'";
+    QTest::newRow("unknown mode") << QStringList{"nope"} << "unknown or missing mode";
+}
+
+void TestCli::benchBadArguments()
+{
+    // redislens-bench follows the app's rule: bad input exits 2 with one line, before any I/O.
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = runProgram(QStringLiteral(REDISLENS_BENCH_PATH), args, 20000);
+    QCOMPARE(r.code, 2);
+    const QStringList lines = r.err.trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines.first().startsWith(QLatin1String("redislens-bench: ")), qPrintable(r.err));
+    QVERIFY2(lines.first().contains(message), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
 }
 
 void TestCli::screenshotOfScannedTree()
