@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "qcp.h"
 #include "redisclient.h"
+#include "screenshots.h"
 #include "streams.h"
 #include "streamspanel.h"
 #include "testserver.h"
@@ -17,7 +18,7 @@
 
 // The streams panel offscreen on a real server: it lists the streams, opens the stream with
 // the oldest pending entry, shows its groups, pending rows and a labelled idle histogram, and
-// acts on a selection. Set STREAMS_PNG to a file name to keep a screenshot.
+// acts on a selection. Set REDISLENS_SCREENSHOT_DIR to keep its screenshot (streams.png).
 namespace {
 
 constexpr int kWaitMs = 30000;
@@ -148,8 +149,7 @@ private Q_SLOTS:
         QVERIFY(!image.isNull());
         QVERIFY(distinctColours(image) > 20);
         QVERIFY(distinctColours(h->grab().toImage()) > 3);
-        if (!qEnvironmentVariableIsEmpty("STREAMS_PNG"))
-            QVERIFY(image.save(qEnvironmentVariable("STREAMS_PNG")));
+        QVERIFY(screenshots::save(image, QStringLiteral("streams.png")));
     }
 
     void ackFromPanelChangesServer()
