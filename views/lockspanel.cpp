@@ -17,7 +17,6 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
@@ -299,10 +298,7 @@ void LocksPanel::updateButtons()
 
 bool LocksPanel::confirm(const QString &title, const QString &text)
 {
-    if (!m_confirm)
-        return true;
-    return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
-        == QMessageBox::Yes;
+    return !m_confirm || panelparts::confirm(this, title, text);
 }
 
 void LocksPanel::actOnSelected(const QString &tokenText, const QString &title,

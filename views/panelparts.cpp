@@ -6,6 +6,7 @@
 
 #include <QBrush>
 #include <QLabel>
+#include <QMessageBox>
 #include <QWidget>
 
 ColumnSeverityProxy::ColumnSeverityProxy(QHash<int, int> roles, QWidget *owner)
@@ -60,6 +61,19 @@ QLabel *statusLabel(const QString &objectName, const QString &text, QWidget *par
     label->setWordWrap(true);
     label->setTextFormat(Qt::PlainText);
     return label;
+}
+
+QString confirmationObjectName()
+{
+    return QStringLiteral("confirmation");
+}
+
+bool confirm(QWidget *parent, const QString &title, const QString &text)
+{
+    QMessageBox box(QMessageBox::Question, title, text, QMessageBox::Yes | QMessageBox::Cancel, parent);
+    box.setObjectName(confirmationObjectName());
+    box.setDefaultButton(QMessageBox::Cancel);
+    return box.exec() == QMessageBox::Yes;
 }
 
 } // namespace panelparts

@@ -40,4 +40,10 @@ QLabel *heading(const QString &text, QWidget *parent);
 // A status line: plain text, wrapped, found by tests through 'objectName'.
 QLabel *statusLabel(const QString &objectName, const QString &text, QWidget *parent);
 
+// Asks before an action that changes data: a modal Yes/Cancel question with Cancel as the
+// default, so Enter or Escape on a reflex sends nothing. True on Yes. Every panel asks through
+// here, so the dialogs look alike and a test can find one by confirmationObjectName().
+bool confirm(QWidget *parent, const QString &title, const QString &text);
+QString confirmationObjectName();
+
 } // namespace panelparts

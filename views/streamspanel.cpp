@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "panelparts.h"
 #include "qcp.h"
 #include "redisclient.h"
 #include "streams.h"
@@ -19,7 +20,6 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -532,10 +532,7 @@ void StreamsPanel::updateActionButtons()
 
 bool StreamsPanel::confirm(const QString &title, const QString &text)
 {
-    if (!m_confirm)
-        return true;
-    return QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
-        == QMessageBox::Yes;
+    return !m_confirm || panelparts::confirm(this, title, text);
 }
 
 void StreamsPanel::claimSelected(const QByteArray &consumer)
