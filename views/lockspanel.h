@@ -72,7 +72,8 @@ public:
 
     // PatternKind::Lock matches from the main window, after every rescan.
     void setMatches(const QList<PatternMatch> &matches);
-    // Tests and scripted screenshots switch the confirmation dialogs off.
+    // Off only for tests about something else and scripted screenshots; the dialogs (panelparts::confirm)
+    // have tests of their own.
     void setConfirmations(bool on) { m_confirm = on; }
 
     // The buttons' work, callable from tests: act on the selected lock with this token

@@ -72,6 +72,9 @@ bool confirm(QWidget *parent, const QString &title, const QString &text)
 {
     QMessageBox box(QMessageBox::Question, title, text, QMessageBox::Yes | QMessageBox::Cancel, parent);
     box.setObjectName(confirmationObjectName());
+    // Key names are shown escaped but may still hold '<': as rich text they could hide or
+    // fake what the question says.
+    box.setTextFormat(Qt::PlainText);
     box.setDefaultButton(QMessageBox::Cancel);
     return box.exec() == QMessageBox::Yes;
 }

@@ -38,7 +38,8 @@ public:
     void openStream(const QByteArray &key);
     // Opens the stream and group holding the pending entry added longest ago.
     void openOldestPending();
-    // Tests and scripted screenshots switch the confirmation dialogs off.
+    // Off only for tests about something else and scripted screenshots; the dialogs (panelparts::confirm)
+    // have tests of their own.
     void setConfirmations(bool on) { m_confirm = on; }
     // The dead-letter script (lua/stream_dead_letter.lua), from whoever links the script library.
     void setDeadLetterScript(const QByteArray &source, const QByteArray &sha1);

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "commandstats.h"
+#include "confirmations.h"
+#include "format.h"
 #include "locks.h"
 #include "lockspanel.h"
+#include "panelparts.h"
 #include "patterntestdata.h"
 #include "redisclient.h"
 #include "screenshots.h"
@@ -227,6 +231,80 @@ private Q_SLOTS:
         panel.showExplanation(true);
         panel.resize(1100, 820);
         QVERIFY(screenshots::save(panel.grab().toImage(), QStringLiteral("locks-explained.png")));
+    }
+
+    void confirmationsNameTheLockAndAnswerDecides()
+    {
+        RedisClient client(m_server.profile());
+        LocksPanel panel(&client);
+        QVERIFY(openPanel(client, panel));
+        panel.setConfirmations(true); // this test is about the dialogs
+        RawConnection raw(m_server.port());
+        const QByteArray key("lock:bin:\x00\xff", 11);
+        const QString token = QStringLiteral("a1b2c3d4e5f60718");
+        panel.selectKey(key);
+        QCOMPARE(panel.selectedKey(), key);
+        const qint64 scriptsBefore = commandCalls(raw, {"eval", "evalsha", "script|load"});
+        const qint64 ttlBefore = raw.command({"PTTL", key}).toInteger();
+        QVERIFY(ttlBefore > 0);
+
+        {
+            ConfirmationAnswerer answer(ConfirmationAnswerer::Reject);
+            panel.releaseSelected(token);
+            QCOMPARE(answer.count(), 1);
+            QCOMPARE(answer.title(), QStringLiteral("Release lock"));
+            // The binary name escaped as the table shows it, the token that will be compared.
+            QVERIFY2(answer.text().startsWith(
+                         QStringLiteral("Release the lock \"lock:bin:\\x00\\xff\" held with token a1b2c3d4e5f60718?")),
+                     qPrintable(answer.text()));
+            QVERIFY(!answer.text().contains(QLatin1String("invoice")));
+            // Plain text: a key name cannot inject markup, and a reflexive Enter cancels.
+            QCOMPARE(answer.objectName(), panelparts::confirmationObjectName());
+            QCOMPARE(answer.textFormat(), Qt::PlainText);
+            QVERIFY(answer.cancelWasDefault());
+
+            panel.extendSelected(token, 600000);
+            QCOMPARE(answer.count(), 2);
+            QCOMPARE(answer.title(), QStringLiteral("Extend lock"));
+            QVERIFY2(answer.text().startsWith(
+                         QStringLiteral(
+                             "Give the lock \"lock:bin:\\x00\\xff\" held with token a1b2c3d4e5f60718 a new TTL of %1?")
+                             .arg(format::duration(600000))),
+                     qPrintable(answer.text()));
+        }
+        // Rejected: no script reached the server and the lock is as it was.
+        QCOMPARE(commandCalls(raw, {"eval", "evalsha", "script|load"}), scriptsBefore);
+        QCOMPARE(raw.command({"GET", key}).bytes(), token.toLatin1());
+        QVERIFY(raw.command({"PTTL", key}).toInteger() <= ttlBefore);
+        QVERIFY2(!panel.resultText().startsWith(QLatin1String("released"))
+                     && !panel.resultText().startsWith(QLatin1String("extended")),
+                 qPrintable(panel.resultText()));
+
+        {
+            ConfirmationAnswerer answer(ConfirmationAnswerer::Accept);
+            panel.extendSelected(token, 600000);
+            QCOMPARE(answer.count(), 1);
+            QTRY_VERIFY_WITH_TIMEOUT(panel.resultText().startsWith(QLatin1String("extended")), kWaitMs);
+            QVERIFY(raw.command({"PTTL", key}).toInteger() > 590000);
+            panel.releaseSelected(token);
+            QCOMPARE(answer.count(), 2);
+            QTRY_VERIFY_WITH_TIMEOUT(panel.resultText().startsWith(QLatin1String("released")), kWaitMs);
+            QCOMPARE(raw.command({"EXISTS", key}).toInteger(), 0);
+        }
+        QVERIFY(commandCalls(raw, {"eval", "evalsha", "script|load"}) >= scriptsBefore + 2);
+
+        // A read-only connection refuses before asking: no dialog for an action that cannot run.
+        ConnectionProfile profile = m_server.profile();
+        profile.readOnly = true;
+        RedisClient readOnly(profile);
+        LocksPanel roPanel(&readOnly);
+        QVERIFY(openPanel(readOnly, roPanel));
+        roPanel.setConfirmations(true);
+        roPanel.selectKey("lock:invoice:1042");
+        ConfirmationAnswerer answer(ConfirmationAnswerer::Accept);
+        roPanel.releaseSelected(QStringLiteral("3f1c9a0e7b2d4c55"));
+        QCOMPARE(answer.count(), 0);
+        QCOMPARE(roPanel.resultText(), QStringLiteral("Refused: the connection is read-only"));
     }
 };
 

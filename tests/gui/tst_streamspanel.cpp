@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "commandstats.h"
+#include "confirmations.h"
+#include "panelparts.h"
 #include "qcp.h"
 #include "redisclient.h"
 #include "screenshots.h"
+#include "scriptlibrary.h"
 #include "streams.h"
 #include "streamspanel.h"
 #include "testserver.h"
@@ -203,6 +207,136 @@ private Q_SLOTS:
         QVERIFY(panel.statusText().contains(QLatin1String("read-only")));
         QCOMPARE(serverPendingCount(), before);
         QCOMPARE(m_server.command({"XLEN", "events:orders"}).toInteger(), len);
+    }
+
+    // Last: accepting the trim shortens the stream the other tests read.
+    void confirmationsListWhatTheyTouch()
+    {
+        StreamsPanel panel(m_client.get()); // confirmations on, as a user has them
+        const ScriptInfo *script = ScriptLibrary::instance().find(QStringLiteral("stream_dead_letter"));
+        QVERIFY(script);
+        panel.setDeadLetterScript(script->source, script->sha1);
+        panel.resize(1400, 820);
+        panel.show();
+        panel.setActive(true);
+        panel.setStreams({"events:orders"});
+        panel.openStream("events:orders");
+        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->group(), QByteArray("billing"), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() >= 3, kWaitMs);
+        PendingModel *pm = panel.loader()->pendingModel();
+        const auto selectFirst = [&](int rows) {
+            QAbstractItemModel *m = panel.pendingView()->model();
+            panel.pendingView()->selectionModel()->select(
+                QItemSelection(m->index(0, 0), m->index(rows - 1, m->columnCount() - 1)),
+                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        };
+        selectFirst(2);
+        const QList<QByteArray> ids{pm->at(0).id, pm->at(1).id};
+        const QByteArray third = pm->at(2).id;
+        RawConnection raw(m_server.port());
+        const auto writes = [&] {
+            return commandCalls(raw, {"xclaim", "xautoclaim", "xack", "xtrim", "xadd", "xdel", "eval", "evalsha"});
+        };
+        const qint64 writesBefore = writes();
+        const qint64 pendingBefore = serverPendingCount();
+        const qint64 lengthBefore = m_server.command({"XLEN", "events:orders"}).toInteger();
+        const QByteArray owner
+            = m_server.command({"XPENDING", "events:orders", "billing", ids.at(0), ids.at(0), "1"}).at(0).at(1).bytes();
+        const QString idText = QString::fromLatin1(ids.at(0) + ", " + ids.at(1));
+
+        {
+            ConfirmationAnswerer answer(ConfirmationAnswerer::Reject);
+            panel.claimSelected("worker-9");
+            QCOMPARE(answer.count(), 1);
+            QCOMPARE(answer.title(), QStringLiteral("Claim entries"));
+            QCOMPARE(answer.text(),
+                     QStringLiteral("XCLAIM 2 entries of group billing in stream events:orders for "
+                                    "consumer worker-9:\n")
+                         + idText);
+            QCOMPARE(answer.objectName(), panelparts::confirmationObjectName());
+            QCOMPARE(answer.textFormat(), Qt::PlainText);
+            QVERIFY(answer.cancelWasDefault());
+
+            panel.ackSelected();
+            QCOMPARE(answer.count(), 2);
+            QCOMPARE(answer.text(),
+                     QStringLiteral("XACK 2 entries in group billing of stream events:orders; they "
+                                    "leave the pending list:\n")
+                         + idText);
+
+            // A dead-letter stream with a newline and a control byte in its name: escaped.
+            panel.deadLetterSelected(QByteArray("dead\n\x01", 6));
+            QCOMPARE(answer.count(), 3);
+            QCOMPARE(answer.text(),
+                     QStringLiteral("Copy 2 entries to stream \"dead\\n\\x01\" and acknowledge them "
+                                    "in group billing of stream events:orders (each one "
+                                    "atomically):\n")
+                         + idText);
+            QVERIFY(!answer.text().contains(QString::fromLatin1(third)));
+
+            panel.trimStream(100);
+            QCOMPARE(answer.count(), 4);
+            QVERIFY2(answer.text().startsWith(QStringLiteral("XTRIM events:orders MAXLEN ~ 100: ")),
+                     qPrintable(answer.text()));
+        }
+        // Nothing was sent: no write reached the server, the stream and its pending list are unchanged.
+        QCOMPARE(writes(), writesBefore);
+        QCOMPARE(serverPendingCount(), pendingBefore);
+        QCOMPARE(m_server.command({"XLEN", "events:orders"}).toInteger(), lengthBefore);
+        QCOMPARE(m_server.command({"EXISTS", QByteArray("dead\n\x01", 6)}).toInteger(), 0);
+        QCOMPARE(
+            m_server.command({"XPENDING", "events:orders", "billing", ids.at(0), ids.at(0), "1"}).at(0).at(1).bytes(),
+            owner);
+
+        ConfirmationAnswerer answer(ConfirmationAnswerer::Accept);
+        QSignalSpy finished(panel.actions(), &StreamActions::finished);
+        const auto consumerOf = [&](const QByteArray &id) {
+            const RedisValue v = m_server.command({"XPENDING", "events:orders", "billing", id, id, "1"});
+            return v.elements().isEmpty() ? QByteArray() : v.at(0).at(1).bytes();
+        };
+        const auto reselect = [&](int rows) {
+            selectFirst(rows);
+            QList<QByteArray> now;
+            for (int i = 0; i < rows; ++i)
+                now << pm->at(i).id;
+            return now;
+        };
+
+        panel.claimSelected("worker-9");
+        QCOMPARE(answer.count(), 1);
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(consumerOf(ids.at(0)), QByteArray("worker-9"));
+        QCOMPARE(consumerOf(ids.at(1)), QByteArray("worker-9"));
+        QCOMPARE(consumerOf(third),
+                 m_server.command({"XPENDING", "events:orders", "billing", third, third, "1"}).at(0).at(1).bytes());
+        QCOMPARE(serverPendingCount(), pendingBefore);
+
+        // Claimed entries stay pending (with their new consumer), so the page still starts with them.
+        const QList<QByteArray> acked = reselect(1);
+        QCOMPARE(acked.at(0), ids.at(0));
+        finished.clear();
+        panel.ackSelected();
+        QCOMPARE(answer.count(), 2);
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(serverPendingCount(), pendingBefore - 1);
+        QVERIFY(consumerOf(acked.at(0)).isEmpty());
+
+        QTRY_VERIFY_WITH_TIMEOUT(pm->rowCount() >= 2 && pm->at(0).id != acked.at(0), kWaitMs);
+        const QList<QByteArray> dead = reselect(2);
+        finished.clear();
+        panel.deadLetterSelected("events:orders:dead");
+        QCOMPARE(answer.count(), 3);
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(m_server.command({"XLEN", "events:orders:dead"}).toInteger(), 2);
+        QCOMPARE(serverPendingCount(), pendingBefore - 3);
+        QVERIFY(consumerOf(dead.at(0)).isEmpty() && consumerOf(dead.at(1)).isEmpty());
+
+        finished.clear();
+        panel.trimStream(100);
+        QCOMPARE(answer.count(), 4);
+        QVERIFY(finished.wait(kWaitMs));
+        const qint64 trimmed = m_server.command({"XLEN", "events:orders"}).toInteger();
+        QVERIFY2(trimmed < lengthBefore && trimmed >= 100, qPrintable(QString::number(trimmed)));
     }
 };
 
