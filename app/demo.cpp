@@ -292,27 +292,6 @@ bool Demo::seedBlocking(QString *error, int timeoutMs)
     return false;
 }
 
-QStringList Demo::patterns() const
-{
-    return {QStringLiteral("cache-aside"),
-            QStringLiteral("negative caching"),
-            QStringLiteral("tag invalidation"),
-            QStringLiteral("stampede protection"),
-            QStringLiteral("sessions"),
-            QStringLiteral("fixed-window rate limit"),
-            QStringLiteral("sliding-window log"),
-            QStringLiteral("token bucket"),
-            QStringLiteral("single-node lock"),
-            QStringLiteral("leaderboard"),
-            QStringLiteral("geo"),
-            QStringLiteral("unique counting"),
-            QStringLiteral("dedup / idempotency"),
-            QStringLiteral("stream queue"),
-            QStringLiteral("reliable list queue"),
-            QStringLiteral("delayed jobs"),
-            QStringLiteral("counters")};
-}
-
 // ---- helpers -------------------------------------------------------------------------------
 
 RedisCommand Demo::script(const char *name, const QList<QByteArray> &keys, const QList<QByteArray> &args) const

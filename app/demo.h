@@ -8,7 +8,7 @@
 #include <QList>
 #include <QObject>
 #include <QRandomGenerator>
-#include <QStringList>
+#include <QString>
 #include <functional>
 #include <memory>
 
@@ -48,9 +48,6 @@ public:
     // Error replies the simulator got so far (none expected unless someone edits its keys).
     int tickErrorCount() const { return m_tickErrors; }
     QString lastTickError() const { return m_lastTickError; }
-
-    // The PATTERNS.md names of the patterns the seed data contains.
-    QStringList patterns() const;
 
 Q_SIGNALS:
     void seeded();
