@@ -2,6 +2,7 @@
 #include "luaeditor.h"
 
 #include <QFontDatabase>
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QPainter>
@@ -49,9 +50,51 @@ bool isDark(const QPalette &palette)
 
 } // namespace
 
+bool LuaEditor::isMonospace(const QFont &font)
+{
+    const QFontMetricsF fm(font);
+    const qreal narrow = fm.horizontalAdvance(QLatin1Char('i'));
+    return narrow > 0 && qFuzzyCompare(narrow, fm.horizontalAdvance(QLatin1Char('M')))
+        && qFuzzyCompare(narrow, fm.horizontalAdvance(QLatin1Char('0')));
+}
+
+QFont LuaEditor::monospaceFont(const QFont &preferred)
+{
+    // Measured, not asked: QFontInfo::fixedPitch() is false for some monospace faces (Noto
+    // Sans Mono), and a minimal or offscreen platform theme may name a fixed font that
+    // fontconfig resolves to a proportional one.
+    if (isMonospace(preferred))
+        return preferred;
+    const auto sized = [&preferred](QFont font) {
+        if (preferred.pixelSize() > 0)
+            font.setPixelSize(preferred.pixelSize());
+        else if (preferred.pointSizeF() > 0)
+            font.setPointSizeF(preferred.pointSizeF());
+        return font;
+    };
+    // Families that are monospace wherever they are installed; the common Linux ones first.
+    static const char *const kFamilies[]
+        = {"DejaVu Sans Mono", "Noto Sans Mono", "Liberation Mono", "Ubuntu Mono", "Source Code Pro", "Hack",
+           "Cascadia Mono",    "Consolas",       "Menlo",           "Courier New"};
+    const QStringList installed = QFontDatabase::families();
+    for (const char *family : kFamilies) {
+        const QString name = QString::fromLatin1(family);
+        if (!installed.contains(name))
+            continue;
+        const QFont font = sized(QFont(name));
+        if (isMonospace(font))
+            return font;
+    }
+    // None of them: let the font matcher pick by style.
+    QFont hinted = sized(QFont(QStringLiteral("monospace")));
+    hinted.setStyleHint(QFont::TypeWriter);
+    hinted.setFixedPitch(true);
+    return hinted;
+}
+
 LuaEditor::LuaEditor(QWidget *parent) : QPlainTextEdit(parent), m_gutter(new LuaEditorGutter(this))
 {
-    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setFont(monospaceFont(QFontDatabase::systemFont(QFontDatabase::FixedFont)));
     setLineWrapMode(QPlainTextEdit::NoWrap);
     setTabStopDistance(fontMetrics().horizontalAdvance(QLatin1Char(' ')) * 4);
     document()->setDocumentMargin(6);

@@ -34,6 +34,12 @@ public:
 
     int gutterWidth() const;
 
+    // Whether 'i', 'M' and '0' advance alike in this font: what makes columns line up.
+    static bool isMonospace(const QFont &font);
+    // 'preferred' when it draws monospace, else a known monospace family or the Monospace style
+    // hint at its size: fontconfig may answer the system's fixed font with a proportional face.
+    static QFont monospaceFont(const QFont &preferred);
+
 Q_SIGNALS:
     void runRequested();
 

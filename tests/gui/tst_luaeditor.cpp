@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "luaeditor.h"
 
+#include <QFontInfo>
+#include <QFontMetricsF>
 #include <QSignalSpy>
 #include <QSyntaxHighlighter>
 #include <QTest>
@@ -27,6 +29,16 @@ const QString kScript = QStringLiteral("local function f(key)\n"
                                        "    return \"a string\"\n"
                                        "end\n");
 
+// "Noto Sans Mono: i 7.8, M 7.8, 0 7.8" for a failure message.
+QString advances(const QFont &font)
+{
+    const QFontMetricsF fm(font);
+    QString out = QFontInfo(font).family() + QLatin1Char(':');
+    for (QChar c : {QLatin1Char('i'), QLatin1Char('M'), QLatin1Char('0')})
+        out += QLatin1Char(' ') + c + QLatin1Char(' ') + QString::number(fm.horizontalAdvance(c));
+    return out;
+}
+
 } // namespace
 
 class TestLuaEditor : public QObject
@@ -52,7 +64,37 @@ private Q_SLOTS:
                  QStringLiteral("Lua highlighting: not available at build time: plain editor"));
         QVERIFY(editor.themeName().isEmpty());
 #endif
-        QVERIFY(editor.font().fixedPitch() || QFontInfo(editor.font()).fixedPitch());
+    }
+
+    // What the reader sees: a narrow, a wide and a digit glyph take the same room in the face
+    // the editor really draws with. (QFontInfo::fixedPitch() is no help: Qt reports it false for
+    // Noto Sans Mono, a common monospace face.)
+    void fontIsMonospace()
+    {
+        LuaEditor editor;
+        editor.setPlainText(kScript);
+        const QFont drawn = editor.document()->defaultFont();
+        QCOMPARE(drawn.family(), editor.font().family());
+        QVERIFY2(LuaEditor::isMonospace(drawn), qPrintable(advances(drawn)));
+        QVERIFY2(LuaEditor::isMonospace(editor.font()), qPrintable(advances(editor.font())));
+    }
+
+    // A preferred face that is proportional (a platform theme mapping "monospace" to a sans) is
+    // replaced by a monospace one, at the preferred size; a monospace one is kept.
+    void proportionalFaceFallsBack()
+    {
+        QFont sans(QStringLiteral("DejaVu Sans"), 13);
+        if (QFontInfo(sans).family() != QLatin1String("DejaVu Sans"))
+            QSKIP("DejaVu Sans is not installed");
+        QVERIFY2(!LuaEditor::isMonospace(sans), qPrintable(advances(sans)));
+        const QFont chosen = LuaEditor::monospaceFont(sans);
+        QVERIFY2(LuaEditor::isMonospace(chosen), qPrintable(advances(chosen)));
+        QCOMPARE(chosen.pointSize(), 13);
+
+        const QFont mono = LuaEditor::monospaceFont(QFont());
+        QVERIFY2(LuaEditor::isMonospace(mono), qPrintable(advances(mono)));
+        const QFont kept = LuaEditor::monospaceFont(chosen);
+        QCOMPARE(QFontInfo(kept).family(), QFontInfo(chosen).family());
     }
 
     void keywordsAndStringsFormatted()
