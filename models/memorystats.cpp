@@ -42,7 +42,7 @@ void MemoryStats::setTopN(int n)
 
 void MemoryStats::clear()
 {
-    m_keys = m_measured = m_seen = 0;
+    m_keys = m_measured = m_seen = m_lengthUnknown = 0;
     m_memory = 0;
     m_names.clear();
     for (auto &level : m_namespaces)
@@ -118,6 +118,8 @@ void MemoryStats::add(const ScannedKey &sk)
         m_memory += k.memory;
         m_types[t].memory += k.memory;
     }
+    if (k.elements < 0 && !keyTypeLengthCommand(sk.type).isEmpty())
+        ++m_lengthUnknown;
     // The prefixes of all depths in one pass; looked up through raw views of the name, so a
     // known namespace costs no allocation.
     qsizetype end = 0;

@@ -56,6 +56,10 @@ public:
     quint64 keyCount() const { return m_keys; }
     qint64 totalMemory() const { return m_memory; }
     quint64 measuredCount() const { return m_measured; }
+    // Keys of a type with a length command whose length stayed unknown: replaced by another
+    // type between TYPE and the length command (WRONGTYPE), or the command was refused. They
+    // count everywhere except in the by-elements lists.
+    quint64 lengthUnknownCount() const { return m_lengthUnknown; }
     // Namespaces at a depth of 1..kMaxDepth separator-delimited segments, by memory, largest
     // first. A key with fewer segments counts at its own deepest level ("a:b" at depth 3 is in
     // "a:").
@@ -93,6 +97,7 @@ private:
     int m_topN = 50;
     quint64 m_keys = 0;
     quint64 m_measured = 0;
+    quint64 m_lengthUnknown = 0;
     qint64 m_memory = 0;
     quint64 m_seen = 0;
     QSet<quint64> m_names; // 64-bit hashes of the names counted so far

@@ -7,9 +7,102 @@
 
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
+
+#include <functional>
+#include <memory>
+
+namespace {
+
+// A loopback TCP proxy in front of a test server. It hands the test the key of every STRLEN a
+// client sends before forwarding the bytes that hold it, so the test can change the keyspace
+// at an exact point of a pipelined conversation without touching the code under test.
+class InterceptingProxy : public QObject
+{
+public:
+    explicit InterceptingProxy(quint16 upstreamPort) : m_upstreamPort(upstreamPort)
+    {
+        m_listener.listen(QHostAddress::LocalHost);
+        connect(&m_listener, &QTcpServer::newConnection, this, &InterceptingProxy::accept);
+    }
+
+    bool isListening() const { return m_listener.isListening(); }
+    quint16 port() const { return m_listener.serverPort(); }
+
+    std::function<void(const QByteArray &key)> onStrlen;
+
+private:
+    struct Link
+    {
+        QByteArray seen; // client bytes not yet searched completely
+        QByteArray early; // client bytes that arrived before the upstream connected
+    };
+
+    void accept()
+    {
+        while (QTcpSocket *client = m_listener.nextPendingConnection()) {
+            auto *upstream = new QTcpSocket(client);
+            auto link = std::make_shared<Link>();
+            connect(client, &QTcpSocket::readyRead, client, [this, client, upstream, link] {
+                const QByteArray chunk = client->readAll();
+                inspect(*link, chunk); // before the server can see any of it
+                if (upstream->state() == QAbstractSocket::ConnectedState)
+                    upstream->write(chunk);
+                else
+                    link->early += chunk;
+            });
+            connect(upstream, &QTcpSocket::connected, client, [upstream, link] {
+                upstream->write(link->early);
+                link->early.clear();
+            });
+            connect(upstream, &QTcpSocket::readyRead, client,
+                    [client, upstream] { client->write(upstream->readAll()); });
+            connect(upstream, &QTcpSocket::disconnected, client, [client] { client->disconnectFromHost(); });
+            connect(client, &QTcpSocket::disconnected, client, [client, upstream] {
+                upstream->disconnectFromHost();
+                client->deleteLater();
+            });
+            upstream->connectToHost(QHostAddress::LocalHost, m_upstreamPort);
+        }
+    }
+
+    // Finds "$6\r\nSTRLEN\r\n$<n>\r\n<key>" in the client's stream, also across chunks.
+    void inspect(Link &link, const QByteArray &chunk)
+    {
+        static const QByteArray marker("$6\r\nSTRLEN\r\n$");
+        link.seen += chunk;
+        qsizetype from = 0;
+        for (;;) {
+            const qsizetype at = link.seen.indexOf(marker, from);
+            if (at < 0) {
+                // Keep a tail that may hold the start of a marker split by the chunking.
+                from = qMax(from, link.seen.size() - marker.size());
+                break;
+            }
+            const qsizetype lengthAt = at + marker.size();
+            const qsizetype crlf = link.seen.indexOf("\r\n", lengthAt);
+            const qsizetype n = crlf < 0 ? -1 : link.seen.mid(lengthAt, crlf - lengthAt).toLongLong();
+            if (crlf < 0 || link.seen.size() < crlf + 2 + n) {
+                from = at; // the rest of this command comes with the next chunk
+                break;
+            }
+            if (onStrlen)
+                onStrlen(link.seen.mid(crlf + 2, n));
+            from = crlf + 2 + n;
+        }
+        link.seen.remove(0, qBound<qsizetype>(0, from, link.seen.size()));
+    }
+
+    QTcpServer m_listener;
+    quint16 m_upstreamPort;
+};
+
+} // namespace
 
 // The memory analysis (a scan with MEMORY USAGE and each key's length command) on a real
 // server: its sums agree with MEMORY USAGE asked key by key, its lengths with the length
@@ -188,44 +281,61 @@ private Q_SLOTS:
     {
         // A key replaced by another type between TYPE and its length command answers
         // WRONGTYPE: its length must read unknown, never a number from the wrong command.
+        // The proxy makes that happen for every target key, whatever the timing: it turns the
+        // string into a list after the scan has its type (the length command goes out only
+        // once TYPE has answered) and before the server sees STRLEN.
         TestServer server;
         QVERIFY(server.start());
         QList<QList<QByteArray>> cmds;
         for (int i = 0; i < 2000; ++i)
             cmds.append({"SET", "s:" + QByteArray::number(i), "v"});
         server.pipeline(cmds);
-        RedisClient client(server.profile());
+        QSet<QByteArray> targets;
+        for (int i = 0; i < 2000; i += 40)
+            targets.insert("s:" + QByteArray::number(i));
+
+        RawConnection raw(server.port());
+        QSet<QByteArray> flipped;
+        InterceptingProxy proxy(server.port());
+        QVERIFY(proxy.isListening());
+        proxy.onStrlen = [&](const QByteArray &key) {
+            if (!targets.contains(key) || flipped.contains(key))
+                return;
+            const QList<RedisValue> r = raw.pipeline({{"DEL", key}, {"RPUSH", key, "a", "b"}});
+            if (r.size() == 2 && r.at(0).toInteger() == 1 && r.at(1).toInteger() == 2)
+                flipped.insert(key);
+        };
+        ConnectionProfile profile = server.profile();
+        profile.port = proxy.port();
+        RedisClient client(profile);
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        KeyScanner scanner(&client);
-        QList<ScannedKey> keys;
-        QObject::connect(&scanner, &KeyScanner::batchAvailable, [&](const ScanBatch &b) { keys.append(b.keys); });
-        QSignalSpy finished(&scanner, &KeyScanner::finished);
-        ScanOptions options;
-        options.memory = true;
-        options.elements = true;
-        options.initialCount = 10;
-        options.maxCount = 10;
-        scanner.start(options);
-        // Turn strings into lists while the scan runs.
-        RawConnection raw(server.port());
-        for (int i = 0; i < 2000 && finished.isEmpty(); i += 50) {
-            QList<QList<QByteArray>> flip;
-            for (int j = i; j < i + 50; ++j) {
-                flip.append({"DEL", "s:" + QByteArray::number(j)});
-                flip.append({"RPUSH", "s:" + QByteArray::number(j), "a", "b"});
+        MemoryAnalysis analysis(&client);
+        analysis.stats().setTopN(5000);
+        QSignalSpy finished(&analysis, &MemoryAnalysis::finished);
+        analysis.start(0);
+        QVERIFY(finished.wait(60000));
+
+        // The path was taken for every target, and only for them.
+        QCOMPARE(flipped, targets);
+        const MemoryStats &stats = analysis.stats();
+        QCOMPARE(stats.keyCount(), quint64(2000));
+        QCOMPARE(stats.lengthUnknownCount(), quint64(targets.size()));
+        // Each key as TYPE saw it (a string), its length unknown for the flipped ones only.
+        const QList<KeySize> strings = stats.topByMemory(KeyType::String);
+        QCOMPARE(strings.size(), 2000);
+        int unknown = 0;
+        for (const KeySize &k : strings) {
+            if (targets.contains(k.name)) {
+                QVERIFY2(k.elements == -1, QByteArray(k.name + ": " + QByteArray::number(k.elements)).constData());
+                ++unknown;
+            } else {
+                QVERIFY2(k.elements == 1, QByteArray(k.name + ": " + QByteArray::number(k.elements)).constData());
             }
-            raw.pipeline(flip);
-            QCoreApplication::processEvents();
         }
-        QVERIFY(finished.wait(30000) || !finished.isEmpty());
-        QVERIFY(!keys.isEmpty());
-        for (const ScannedKey &k : std::as_const(keys)) {
-            if (k.type == KeyType::String)
-                QVERIFY2(k.elements == 1 || k.elements == -1, qPrintable(QString::number(k.elements)));
-            else if (k.type == KeyType::List)
-                QVERIFY2(k.elements == 2 || k.elements == -1, qPrintable(QString::number(k.elements)));
-        }
+        QCOMPARE(unknown, targets.size());
+        QCOMPARE(stats.topByElements(KeyType::String).size(), 2000 - targets.size());
+        QCOMPARE(stats.keysOfType(KeyType::List), quint64(0));
     }
 };
 
