@@ -10,6 +10,8 @@
 
 #include <QComboBox>
 #include <QDateTime>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -18,6 +20,7 @@
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QStyle>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -149,6 +152,7 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     connect(m_view, &QTreeView::clicked, this, &KeyBrowser::onLoadMore);
     connect(m_view, &QTreeView::activated, this, &KeyBrowser::onLoadMore);
     connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
+    connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::fitCountColumns);
     connect(m_feed, &ScanFeed::progressChanged, this, &KeyBrowser::onProgress);
     connect(m_feed, &ScanFeed::completed, this, &KeyBrowser::onCompleted);
 
@@ -167,6 +171,55 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
 }
 
 KeyBrowser::~KeyBrowser() = default;
+
+int KeyBrowser::countColumnWidth(const QTreeView *view, int column, quint64 widest)
+{
+    // The widest count's text with each digit drawn as the widest digit: a folder's count never
+    // exceeds the bound, but in a font without tabular figures "1,099,999" can be wider than
+    // "1,100,000".
+    const QFontMetrics fm = view->fontMetrics();
+    QChar wideDigit = QLatin1Char('0');
+    for (char c = '1'; c <= '9'; ++c) {
+        if (fm.horizontalAdvance(QLatin1Char(c)) > fm.horizontalAdvance(wideDigit))
+            wideDigit = QLatin1Char(c);
+    }
+    QString text = format::count(widest);
+    for (QChar &c : text) {
+        if (c.isDigit())
+            c = wideDigit;
+    }
+    // The item delegate's text margin on each side (QCommonStyle: PM_FocusFrameHMargin + 1),
+    // plus a little air so that the figure does not touch the next column.
+    const int margin = view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1;
+    const int cell = fm.horizontalAdvance(text) + 2 * margin + 6;
+    return qMax(cell, view->header()->sectionSizeHint(column));
+}
+
+void KeyBrowser::fitCountColumns()
+{
+    // Every folder's and group's count is at most the number of keys scanned (the tree root's
+    // total), so that one figure sizes the column: measuring the rows (ResizeToContents) would
+    // cost a pass over every visible row of a million-key model on each update. The column only
+    // grows, so it does not jump during a rescan and a width the user chose stays.
+    const quint64 widest = qMax(m_model->keyCount(), m_patternModel->keyCount());
+    const struct
+    {
+        QTreeView *view;
+        int column;
+    } columns[] = {{m_view, KeyTreeModel::KeysColumn}, {m_patternView, PatternGroupModel::KeysColumn}};
+    for (const auto &c : columns) {
+        const int needed = countColumnWidth(c.view, c.column, widest);
+        if (needed > c.view->columnWidth(c.column))
+            c.view->setColumnWidth(c.column, needed);
+    }
+}
+
+void KeyBrowser::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+        fitCountColumns();
+}
 
 void KeyBrowser::setShowMemory(bool on)
 {
@@ -208,6 +261,7 @@ KeyBrowser::Grouping KeyBrowser::grouping() const
 void KeyBrowser::setPatternMatches(const QList<PatternMatch> &matches)
 {
     m_patternModel->setMatches(matches);
+    fitCountColumns();
     if (m_patternModel->rowCount() <= 8)
         m_patternView->expandToDepth(0);
 }
@@ -220,8 +274,10 @@ void KeyBrowser::setSeparator(const QByteArray &separator)
 
 void KeyBrowser::showModel(KeyTreeModel *model)
 {
-    if (m_view->model() != model)
+    if (m_view->model() != model) {
         m_view->setModel(model); // a new selection model comes with it
+        fitCountColumns();
+    }
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &KeyBrowser::onCurrentChanged,
             Qt::UniqueConnection);
 }

@@ -67,6 +67,8 @@ public:
     QByteArray selectedKey() const;
     // Selects and reveals a key that is shown in the tree, without opening it.
     bool selectKey(const QByteArray &key);
+    // The width a Keys column needs to show every count up to 'widest' in full, header included.
+    static int countColumnWidth(const QTreeView *view, int column, quint64 widest);
 
 public Q_SLOTS:
     void startScan();
@@ -86,8 +88,12 @@ Q_SIGNALS:
     // "Open in Leaderboard" / "Show on map": a panel by --panel name, for this key.
     void panelRequested(const QByteArray &key, const QString &panel);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void onProgress(const ScanProgress &progress);
+    void fitCountColumns();
     void onCompleted(const ScanProgress &progress);
     void onCurrentChanged(const QModelIndex &index);
     void onLoadMore(const QModelIndex &index);
