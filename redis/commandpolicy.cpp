@@ -5,35 +5,52 @@
 
 namespace {
 
-// Commands that change no data although the server does not flag them `readonly`: connection
-// handling and introspection, some of them `admin`. Everything else must be flagged `readonly`.
-// clang-format off
-const char *const introspection[] = {
-    "ping", "echo", "select", "auth", "hello", "time", "lastsave", "role", "readonly", "info",
-    "config|get", "slowlog|get", "slowlog|len", "latency|latest", "latency|history", "latency|doctor",
-    "latency|graph", "latency|histogram", "client|list", "client|info", "client|id", "client|getname",
-    "client|setname", "memory|stats", "memory|doctor", "memory|malloc-stats", "acl|whoami", "acl|cat",
-    "module|list", "command", "command|info", "command|count", "command|docs", "command|list",
-    "command|getkeys", "command|getkeysandflags", "script|exists", "function|list", "function|stats",
-    "pubsub|channels", "pubsub|numsub", "pubsub|numpat", "pubsub|shardchannels", "pubsub|shardnumsub",
-    "cluster|info", "cluster|nodes", "cluster|slots", "cluster|shards", "cluster|keyslot", "cluster|myid",
-    "cluster|links", "cluster|countkeysinslot", "cluster|getkeysinslot",
+// The one list of what a read-only connection may send on its own authority. 'Introspection'
+// marks commands that change no data although the server does not flag them `readonly`
+// (connection handling and introspection, some of them `admin`): they are allowed on top of
+// what the server flags. 'Read' marks commands servers flag `readonly`; they are listed so
+// that, when the server refuses `COMMAND`, the built-in policy still covers every command
+// RedisLens reads with (tst_readonly holds it complete against `INFO commandstats`).
+enum class Source : quint8 { Read, Introspection };
+struct Entry
+{
+    const char *name; // lower case, "name" or "name|sub"
+    Source source;
 };
-// clang-format on
-
-// Used only when the server refuses `COMMAND`: the commands RedisLens itself reads with.
+constexpr Source R = Source::Read;
+constexpr Source I = Source::Introspection;
 // clang-format off
-const char *const builtinReads[] = {
-    "ping", "info", "dbsize", "scan", "type", "pttl", "ttl", "exists", "memory|usage", "strlen", "getrange",
-    "get", "mget", "hscan", "hlen", "hget", "hmget", "hgetall", "hstrlen", "lrange", "llen", "lindex",
-    "sscan", "scard", "sismember", "smembers", "zrange", "zrevrange", "zrangebyscore", "zrevrangebyscore",
-    "zcard", "zscore", "zrank", "zrevrank", "zcount", "zunion", "xrange", "xrevrange", "xlen", "xinfo|stream",
-    "xinfo|groups", "xinfo|consumers", "xpending", "pfcount", "geopos", "geodist", "geosearch", "geohash",
-    "object|encoding", "object|freq", "object|idletime", "object|refcount", "slowlog|get", "slowlog|len",
-    "config|get", "client|list", "client|info", "latency|latest", "latency|history", "select", "auth",
-    "hello", "client|setname", "evalsha_ro", "eval_ro", "script|exists", "pubsub|channels",
-    "pubsub|numsub", "pubsub|numpat", "time", "echo", "role", "lastsave", "readonly", "cluster|slots",
-    "cluster|shards", "cluster|nodes", "cluster|info", "cluster|keyslot", "command", "command|info",
+const Entry readCommands[] = {
+    // connection handling
+    {"ping", I}, {"echo", I}, {"select", I}, {"auth", I}, {"hello", I}, {"readonly", I},
+    {"client|setname", I}, {"client|setinfo", I}, {"client|getname", I}, {"client|id", I},
+    {"client|info", I}, {"client|list", I},
+    // server introspection
+    {"time", I}, {"lastsave", I}, {"role", I}, {"info", I}, {"config|get", I}, {"slowlog|get", I},
+    {"slowlog|len", I}, {"latency|latest", I}, {"latency|history", I}, {"latency|doctor", I},
+    {"latency|graph", I}, {"latency|histogram", I}, {"memory|stats", I}, {"memory|doctor", I},
+    {"memory|malloc-stats", I}, {"acl|whoami", I}, {"acl|cat", I}, {"module|list", I}, {"command", I},
+    {"command|info", I}, {"command|count", I}, {"command|docs", I}, {"command|list", I},
+    {"command|getkeys", I}, {"command|getkeysandflags", I}, {"script|exists", I}, {"function|list", I},
+    {"function|stats", I}, {"pubsub|channels", I}, {"pubsub|numsub", I}, {"pubsub|numpat", I},
+    {"pubsub|shardchannels", I}, {"pubsub|shardnumsub", I}, {"cluster|info", I}, {"cluster|nodes", I},
+    {"cluster|slots", I}, {"cluster|shards", I}, {"cluster|keyslot", I}, {"cluster|myid", I},
+    {"cluster|links", I}, {"cluster|countkeysinslot", I}, {"cluster|getkeysinslot", I},
+    // keyspace and values, as the panels read them
+    {"dbsize", R}, {"scan", R}, {"type", R}, {"pttl", R}, {"ttl", R}, {"exists", R}, {"memory|usage", R},
+    {"object|encoding", R}, {"object|freq", R}, {"object|idletime", R}, {"object|refcount", R},
+    {"strlen", R}, {"getrange", R}, {"get", R}, {"mget", R},
+    {"hscan", R}, {"hlen", R}, {"hget", R}, {"hmget", R}, {"hgetall", R}, {"hstrlen", R}, {"hrandfield", R},
+    {"lrange", R}, {"llen", R}, {"lindex", R},
+    {"sscan", R}, {"scard", R}, {"sismember", R}, {"smembers", R}, {"srandmember", R},
+    {"zrange", R}, {"zrevrange", R}, {"zrangebyscore", R}, {"zrevrangebyscore", R}, {"zcard", R},
+    {"zscore", R}, {"zrank", R}, {"zrevrank", R}, {"zcount", R}, {"zunion", R}, {"zrandmember", R},
+    {"xrange", R}, {"xrevrange", R}, {"xlen", R}, {"xinfo|stream", R}, {"xinfo|groups", R},
+    {"xinfo|consumers", R}, {"xpending", R},
+    {"geopos", R}, {"geodist", R}, {"geosearch", R}, {"geohash", R}, {"georadius_ro", R},
+    {"georadiusbymember_ro", R},
+    // scripts that cannot write
+    {"eval_ro", R}, {"evalsha_ro", R},
 };
 // clang-format on
 
@@ -55,8 +72,8 @@ bool isIntrospection(const QByteArray &name)
 {
     if (name.endsWith("|help"))
         return true;
-    for (const char *ok : introspection) {
-        if (name == ok)
+    for (const Entry &e : readCommands) {
+        if (e.source == Source::Introspection && name == e.name)
             return true;
     }
     return false;
@@ -65,9 +82,16 @@ bool isIntrospection(const QByteArray &name)
 // Allow-list, not deny-list: a command the server does not flag `readonly` may write. EVAL,
 // FCALL, PUBLISH or SCRIPT LOAD carry neither `write` nor `admin`, and Redis hides the
 // `may_replicate` flag from COMMAND on purpose, so refusing only flagged writers lets them through.
+// Flagged `readonly` by the server, but they change the value's bytes: PFCOUNT rewrites the
+// cached cardinality inside the HyperLogLog (RedisLens counts from the bytes instead).
+bool changesBytes(const QByteArray &name)
+{
+    return name == "pfcount";
+}
+
 bool entryAllowed(const QByteArray &name, const RedisValue &flags)
 {
-    if (hasFlag(flags, "write"))
+    if (hasFlag(flags, "write") || changesBytes(name))
         return false;
     if (hasFlag(flags, "readonly") && !hasFlag(flags, "admin"))
         return true;
@@ -106,8 +130,8 @@ CommandPolicy CommandPolicy::builtinReadOnly()
 {
     CommandPolicy p;
     p.m_readOnly = true;
-    for (const char *name : builtinReads) {
-        const QByteArray n(name);
+    for (const Entry &e : readCommands) {
+        const QByteArray n(e.name);
         p.m_allowed.insert(n);
         const qsizetype bar = n.indexOf('|');
         if (bar > 0)
@@ -116,9 +140,13 @@ CommandPolicy CommandPolicy::builtinReadOnly()
     return p;
 }
 
-QString CommandPolicy::refusal(const QList<QByteArray> &argv) const
+QString CommandPolicy::refusal(const QList<QByteArray> &argv, Purpose purpose) const
 {
     if (!m_readOnly || argv.isEmpty())
+        return {};
+    if (purpose == Purpose::StopOwnReadOnlyScript && argv.size() == 2
+        && argv.at(0).compare("script", Qt::CaseInsensitive) == 0
+        && argv.at(1).compare("kill", Qt::CaseInsensitive) == 0)
         return {};
     // Checked for every command of every batch (a scan sends two per key): lower-case into a
     // stack buffer and look up through a raw-data view, so an allowed command allocates nothing.

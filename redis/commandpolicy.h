@@ -23,10 +23,17 @@ public:
     static CommandPolicy fromCommandReply(const RedisValue &reply);
     static CommandPolicy builtinReadOnly();
 
+    // Why a command is sent, where that changes the answer. SCRIPT KILL is refused on a
+    // read-only connection: the running script belongs to some application, whose request it
+    // would fail. The one exception is StopOwnReadOnlyScript: the console stopping the script it
+    // started itself with EVAL_RO / EVALSHA_RO, which cannot have written, so stopping it loses
+    // nothing and ends a BUSY server that RedisLens caused.
+    enum class Purpose : quint8 { Normal, StopOwnReadOnlyScript };
+
     bool isReadOnly() const { return m_readOnly; }
     bool fromServer() const { return m_fromServer; }
     // Empty when allowed, otherwise a one-line reason.
-    QString refusal(const QList<QByteArray> &argv) const;
+    QString refusal(const QList<QByteArray> &argv, Purpose purpose = Purpose::Normal) const;
 
 private:
     bool m_readOnly = false;
