@@ -3,6 +3,7 @@
 
 #include "bytesescape.h"
 #include "format.h"
+#include "masking.h"
 #include "redisclient.h"
 
 #include <QCoreApplication>
@@ -18,77 +19,6 @@
 // ---- headless session logic ----
 
 namespace sessions {
-
-bool isSecretName(const QByteArray &name)
-{
-    static const QList<QByteArray> words{
-        "token", "csrf",   "xsrf", "password",    "passwd",     "pwd",         "secret",     "apikey", "api_key",
-        "auth",  "cookie", "jwt",  "session_key", "sessionkey", "private_key", "credential", "otp",    "signature"};
-    QByteArray n = name.toLower();
-    n.replace('-', '_');
-    for (const QByteArray &w : words)
-        if (n.contains(w))
-            return true;
-    return false;
-}
-
-QString maskText()
-{
-    return QStringLiteral("••••••");
-}
-
-namespace {
-
-QJsonValue masked(const QJsonValue &value, int &count)
-{
-    if (value.isObject()) {
-        QJsonObject o = value.toObject();
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            if (isSecretName(it.key().toUtf8()) && !it.value().isNull()) {
-                it.value() = maskText();
-                ++count;
-            } else {
-                it.value() = masked(it.value(), count);
-            }
-        }
-        return o;
-    }
-    if (value.isArray()) {
-        QJsonArray a = value.toArray();
-        for (auto it = a.begin(); it != a.end(); ++it)
-            *it = masked(*it, count);
-        return a;
-    }
-    return value;
-}
-
-QByteArray jsonText(const QJsonValue &v)
-{
-    if (v.isString())
-        return v.toString().toUtf8();
-    if (v.isObject())
-        return QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact);
-    if (v.isArray())
-        return QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact);
-    // Numbers, booleans and null: their JSON spelling, via a one-element array.
-    const QByteArray a = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
-    return a.mid(1, a.size() - 2);
-}
-
-} // namespace
-
-std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount)
-{
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
-    if (error.error != QJsonParseError::NoError || doc.isNull())
-        return std::nullopt;
-    int count = 0;
-    const QJsonValue out = masked(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), count);
-    if (maskedCount)
-        *maskedCount = count;
-    return jsonText(out);
-}
 
 QString keyNameIssue(const QByteArray &key)
 {
@@ -150,14 +80,9 @@ Contents Contents::fromHash(const QByteArray &key, const QList<QPair<QByteArray,
         Field f;
         f.name = p.first;
         f.value = p.second;
-        f.secret = isSecretName(p.first);
-        int count = 0;
-        const auto m
-            = (p.second.startsWith('{') || p.second.startsWith('[')) ? maskJson(p.second, &count) : std::nullopt;
-        if (f.secret)
-            f.masked = maskText().toUtf8();
-        else
-            f.masked = m && count > 0 ? *m : p.second; // a JSON value with secrets inside
+        f.secret = masking::isSecretName(p.first);
+        const QByteArray hidden = masking::maskedValue(&p.first, p.second);
+        f.masked = hidden.isNull() ? p.second : hidden; // the mask, or a JSON value with secrets inside
         c.fields.append(f);
     }
     return c;
@@ -177,10 +102,11 @@ Contents Contents::fromString(const QByteArray &key, const QByteArray &value, bo
         for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
             Field f;
             f.name = it.key().toUtf8();
-            f.value = jsonText(it.value());
-            f.secret = isSecretName(f.name) && !it.value().isNull();
+            f.value = masking::jsonText(it.value());
+            f.secret = masking::isSecretName(f.name) && !it.value().isNull();
             int count = 0;
-            f.masked = f.secret ? maskText().toUtf8() : jsonText(masked(it.value(), count));
+            f.masked = f.secret ? masking::maskText().toUtf8()
+                                : masking::jsonText(masking::maskJsonValue(it.value(), count));
             c.fields.append(f);
         }
         return c;

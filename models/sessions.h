@@ -21,13 +21,6 @@ class RedisClient;
 
 namespace sessions {
 
-// Field or JSON key names whose values are secrets (token, csrf, password, api_key, cookie…).
-bool isSecretName(const QByteArray &name);
-// What a masked value shows.
-QString maskText();
-// A JSON document with the values of secret-named keys replaced by the mask, at any depth
-// (compact output); nullopt when 'json' is not a JSON object or array.
-std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount = nullptr);
 // Why a key name leaks something (an e-mail address, a JWT, "token=…"); empty when it does not.
 QString keyNameIssue(const QByteArray &key);
 // The literal start of a family shape: "session:{id}" → "session:"; empty when it starts with

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "masking.h"
 #include "patterntestdata.h"
 #include "qcp.h"
 #include "redisclient.h"
@@ -155,12 +156,12 @@ private Q_SLOTS:
             csrf = contents->index(r, 0).data().toString() == QLatin1String("csrf_token") ? r : csrf;
         QVERIFY(csrf >= 0);
         const QString secret = QString::fromLatin1("csrf-" + sid(509));
-        QCOMPARE(contents->index(csrf, 1).data().toString(), sessions::maskText());
+        QCOMPARE(contents->index(csrf, 1).data().toString(), masking::maskText());
         QVERIFY(requireChild<QLabel>(&panel, "sessionsContentsLabel")->text().contains(QLatin1String("1 masked")));
         panel.revealBox()->setChecked(true);
         QCOMPARE(contents->index(csrf, 1).data().toString(), secret);
         panel.revealBox()->setChecked(false);
-        QCOMPARE(contents->index(csrf, 1).data().toString(), sessions::maskText());
+        QCOMPARE(contents->index(csrf, 1).data().toString(), masking::maskText());
 
         // Loading another session masks again even after a reveal.
         panel.revealBox()->setChecked(true);

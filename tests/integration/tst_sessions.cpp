@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "masking.h"
 #include "patterntestdata.h"
 #include "redisclient.h"
 #include "sessions.h"
@@ -125,7 +126,7 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, name);
         QFETCH(bool, secret);
-        QCOMPARE(sessions::isSecretName(name), secret);
+        QCOMPARE(masking::isSecretName(name), secret);
     }
 
     void maskJson_data()
@@ -153,19 +154,19 @@ private Q_SLOTS:
         QFETCH(QByteArray, mustKeep);
         QFETCH(QByteArray, mustHide);
         int count = -1;
-        const std::optional<QByteArray> out = sessions::maskJson(json, &count);
+        const std::optional<QByteArray> out = masking::maskJson(json, &count);
         QVERIFY(out);
         QCOMPARE(count, masked);
         QVERIFY2(out->contains(mustKeep), out->constData());
         if (!mustHide.isEmpty()) {
             QVERIFY2(!out->contains(mustHide), out->constData());
-            QVERIFY(out->contains(sessions::maskText().toUtf8()));
+            QVERIFY(out->contains(masking::maskText().toUtf8()));
         }
     }
     void maskJsonRejectsText()
     {
-        QVERIFY(!sessions::maskJson("not json"));
-        QVERIFY(!sessions::maskJson("42")); // a bare number is no document
+        QVERIFY(!masking::maskJson("not json"));
+        QVERIFY(!masking::maskJson("42")); // a bare number is no document
     }
 
     void contentsMasking()
@@ -181,7 +182,7 @@ private Q_SLOTS:
         const auto value
             = [&model](int row) { return model.index(row, SessionContentsModel::ValueColumn).data().toString(); };
         QCOMPARE(value(0), QStringLiteral("7"));
-        QCOMPARE(value(1), sessions::maskText());
+        QCOMPARE(value(1), masking::maskText());
         QVERIFY(!value(2).contains(QLatin1String("zz9")));
         QVERIFY(value(2).contains(QLatin1String("de")));
         QVERIFY(model.index(1, 1).data(SessionContentsModel::MaskedRole).toBool());
@@ -192,7 +193,7 @@ private Q_SLOTS:
         QCOMPARE(value(1), QStringLiteral("abc123"));
         QVERIFY(value(2).contains(QLatin1String("zz9")));
         model.setRevealed(false);
-        QCOMPARE(value(1), sessions::maskText());
+        QCOMPARE(value(1), masking::maskText());
 
         const sessions::Contents json = sessions::Contents::fromString(
             "session:y", R"({"user_id":5,"refresh_token":"r-tok","profile":{"password":"pw1","name":"Ann"}})", false);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "masking.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace masking {
+
+bool isSecretName(const QByteArray &name)
+{
+    static const QList<QByteArray> words{
+        "token", "csrf",   "xsrf", "password",    "passwd",     "pwd",         "secret",     "apikey", "api_key",
+        "auth",  "cookie", "jwt",  "session_key", "sessionkey", "private_key", "credential", "otp",    "signature"};
+    QByteArray n = name.toLower();
+    n.replace('-', '_');
+    for (const QByteArray &w : words)
+        if (n.contains(w))
+            return true;
+    return false;
+}
+
+QString maskText()
+{
+    return QStringLiteral("••••••");
+}
+
+QJsonValue maskJsonValue(const QJsonValue &value, int &count)
+{
+    if (value.isObject()) {
+        QJsonObject o = value.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (isSecretName(it.key().toUtf8()) && !it.value().isNull()) {
+                it.value() = maskText();
+                ++count;
+            } else {
+                it.value() = maskJsonValue(it.value(), count);
+            }
+        }
+        return o;
+    }
+    if (value.isArray()) {
+        QJsonArray a = value.toArray();
+        for (auto it = a.begin(); it != a.end(); ++it)
+            *it = maskJsonValue(*it, count);
+        return a;
+    }
+    return value;
+}
+
+QByteArray jsonText(const QJsonValue &v)
+{
+    if (v.isString())
+        return v.toString().toUtf8();
+    if (v.isObject())
+        return QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact);
+    if (v.isArray())
+        return QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact);
+    // Numbers, booleans and null: their JSON spelling, via a one-element array.
+    const QByteArray a = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
+    return a.mid(1, a.size() - 2);
+}
+
+std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError || doc.isNull())
+        return std::nullopt;
+    int count = 0;
+    const QJsonValue out = maskJsonValue(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), count);
+    if (maskedCount)
+        *maskedCount = count;
+    return jsonText(out);
+}
+
+QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value)
+{
+    if (fieldName && isSecretName(*fieldName))
+        return maskText().toUtf8();
+    if (!value.startsWith('{') && !value.startsWith('['))
+        return {};
+    int count = 0;
+    const std::optional<QByteArray> json = maskJson(value, &count);
+    return json && count > 0 ? *json : QByteArray();
+}
+
+} // namespace masking

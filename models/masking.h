@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QJsonValue>
+#include <QString>
+#include <optional>
+
+// The one set of masking rules: every place that shows a value (the value viewer, the sessions
+// panel, and whatever shows values next) hides secrets with these, until the user reveals them.
+namespace masking {
+
+// Field or JSON key names whose values are secrets (token, csrf, password, api_key, cookie…).
+bool isSecretName(const QByteArray &name);
+// What a masked value shows.
+QString maskText();
+// A JSON document with the values of secret-named keys replaced by the mask, at any depth
+// (compact output); nullopt when 'json' is not a JSON object or array.
+std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount = nullptr);
+// The same on a parsed value; 'count' grows by the values masked.
+QJsonValue maskJsonValue(const QJsonValue &value, int &count);
+// What a value shows while hidden: the mask when 'fieldName' (a hash or stream field, a JSON
+// key; may be null) is secret-named, JSON with its secret-named keys masked, or a null array
+// when there is nothing to hide.
+QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value);
+// A JSON value as text: strings bare, everything else in compact JSON.
+QByteArray jsonText(const QJsonValue &value);
+
+} // namespace masking
