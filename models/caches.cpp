@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "caches.h"
 
+#include "hyperloglog.h"
+
 #include "bytesescape.h"
 #include "format.h"
 #include "redisclient.h"
@@ -523,8 +525,8 @@ void CachesMonitor::startRound()
     }
     const QList<CounterRow> counters = m_counterRows.mid(0, 2 * kMaxPerKindPerPoll);
     for (const CounterRow &r : counters) {
-        if (r.hll)
-            commands.append({"PFCOUNT", r.key});
+        if (r.hll) // its bytes, not PFCOUNT, which rewrites them (hyperloglog.h)
+            commands.append({"GETRANGE", r.key, "0", QByteArray::number(hyperloglog::kMaxBytes - 1)});
         else
             commands.append({"GETRANGE", r.key, "0", QByteArray::number(kCounterPeekBytes - 1)});
         commands.append({"PTTL", r.key});
@@ -635,9 +637,19 @@ void CachesMonitor::startRound()
                 r.pttlMs = ttl::fromReply(values.value(v++));
                 r.error = value.isError() ? RedisError::fromReply(value).message : QString();
                 bool ok = false;
-                r.value = value.toInteger(&ok);
+                if (r.hll) {
+                    QString why;
+                    const std::optional<qint64> count = hyperloglog::cardinality(value.bytes(), &why);
+                    ok = count.has_value();
+                    r.value = count.value_or(0);
+                    if (!ok && r.error.isEmpty())
+                        r.error = why;
+                    r.raw.clear();
+                } else {
+                    r.value = value.toInteger(&ok);
+                    r.raw = value.isString() ? value.bytes() : QByteArray();
+                }
                 r.known = ok && r.error.isEmpty();
-                r.raw = value.isString() ? value.bytes() : QByteArray();
                 counterRows.insert(r.key, r);
             }
             for (CounterRow &r : m_counterRows)

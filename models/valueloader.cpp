@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "valueloader.h"
 
+#include "hyperloglog.h"
+
 #include "bytesescape.h"
 #include "redisclient.h"
 
@@ -313,18 +315,14 @@ void ValueLoader::onStringReply(const RedisReply &reply, qsizetype sizeAt, qsize
     value.fullLength = qMax<qint64>(integerOr(reply.value(sizeAt), -1), value.preview.size());
     value.truncated = value.fullLength > value.preview.size();
 
-    // A HyperLogLog is a string that starts with "HYLL"; PFCOUNT tells whether it really is one
-    // (it refuses corrupt or look-alike strings, which are then shown as bytes).
-    if (value.preview.startsWith("HYLL")) {
-        send({{"PFCOUNT", m_key}}, [this, value](const RedisReply &r) mutable {
-            const RedisValue &count = r.value(0);
-            if (r.ok() && count.isInteger()) {
-                value.isHyperLogLog = true;
-                value.hllCount = count.toInteger();
-            }
-            finishString(std::move(value));
-        });
-        return;
+    // A HyperLogLog is a string that starts with "HYLL". Its count comes from its bytes, not
+    // from PFCOUNT, which would rewrite the value's cached count (hyperloglog.h); a look-alike
+    // or corrupt string is shown as bytes.
+    if (value.preview.startsWith("HYLL") && !value.truncated) {
+        if (const std::optional<qint64> count = hyperloglog::cardinality(value.preview)) {
+            value.isHyperLogLog = true;
+            value.hllCount = *count;
+        }
     }
     finishString(std::move(value));
 }

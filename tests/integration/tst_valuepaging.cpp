@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "hyperloglog.h"
 #include "redisclient.h"
 #include "testserver.h"
 #include "valueloader.h"
@@ -71,6 +72,8 @@ private Q_SLOTS:
     void hugeStringOnlyPreview();
     void hugeSetOnlyFirstPage();
     void hyperLogLog();
+    void hyperLogLogFromBytes_data();
+    void hyperLogLogFromBytes();
     void keyGone();
     void staleReplyDropped();
     void staleLoadMoreDropped();
@@ -481,6 +484,50 @@ void TestValuePaging::hugeSetOnlyFirstPage()
     m_server.command({"UNLINK", "huge"});
 }
 
+// The count from the bytes equals the server's PFCOUNT, read before PFCOUNT refreshes the
+// cached count (so the registers are counted: sparse, dense, merged) and after (the cache).
+void TestValuePaging::hyperLogLogFromBytes_data()
+{
+    QTest::addColumn<int>("elements");
+    QTest::addColumn<bool>("merged");
+    for (int n : {0, 1, 7, 100, 1000, 2500, 20000, 150000})
+        QTest::newRow(qPrintable(QStringLiteral("%1 elements").arg(n))) << n << false;
+    QTest::newRow("merged, dense") << 30000 << true;
+}
+
+void TestValuePaging::hyperLogLogFromBytes()
+{
+    QFETCH(int, elements);
+    QFETCH(bool, merged);
+    m_server.command({"UNLINK", "hll", "hll:a", "hll:b"});
+    m_server.command({"PFADD", "hll"});
+    for (int start = 0; start < elements; start += 5000) {
+        QList<QByteArray> cmd{"PFADD", merged ? (start % 10000 == 0 ? "hll:a" : "hll:b") : "hll"};
+        for (int i = start; i < qMin(elements, start + 5000); ++i)
+            cmd << "visitor:" + QByteArray::number(i * 7919);
+        m_server.command(cmd);
+    }
+    if (merged)
+        m_server.command({"PFMERGE", "hll", "hll:a", "hll:b"});
+    const QByteArray stale = m_server.command({"GET", "hll"}).bytes();
+    QVERIFY(stale.size() <= hyperloglog::kMaxBytes);
+    const qint64 server = m_server.command({"PFCOUNT", "hll"}).toInteger();
+    QString why;
+    const std::optional<qint64> fromRegisters = hyperloglog::cardinality(stale, &why);
+    QVERIFY2(fromRegisters, qPrintable(why));
+    QCOMPARE(*fromRegisters, server);
+    const std::optional<qint64> fromCache = hyperloglog::cardinality(m_server.command({"GET", "hll"}).bytes());
+    QVERIFY(fromCache);
+    QCOMPARE(*fromCache, server);
+    // Look-alikes and damage are refused, not counted.
+    QVERIFY(!hyperloglog::cardinality("HYLL but not really"));
+    QVERIFY(!hyperloglog::cardinality("PLAIN"));
+    QByteArray cut = stale;
+    cut[15] = char(cut[15] | 0x80); // stale, so the registers must be read
+    cut.chop(1);
+    QVERIFY(!hyperloglog::cardinality(cut));
+}
+
 void TestValuePaging::hyperLogLog()
 {
     QList<QByteArray> cmd{"PFADD", "visitors"};
@@ -489,7 +536,7 @@ void TestValuePaging::hyperLogLog()
     m_server.command(cmd);
     const qint64 expected = m_server.command({"PFCOUNT", "visitors"}).toInteger();
     QVERIFY(expected > 4800 && expected < 5200);
-    // A string that only looks like one: PFCOUNT refuses it and it shows as bytes.
+    // A string that only looks like one: refused as PFCOUNT would refuse it, shown as bytes.
     m_server.command({"SET", "fake", "HYLL but not really"});
 
     ValueLoader loader(m_client.get());
