@@ -2,6 +2,8 @@
 #include "valuemodel.h"
 
 #include "bytesescape.h"
+#include "masking.h"
+#include "threadcheck.h"
 
 #include <QFont>
 
@@ -59,6 +61,8 @@ void ValueModel::setMode(Mode mode)
     beginResetModel();
     m_mode = mode;
     m_entries.clear();
+    m_masked.clear();
+    m_maskedCount = 0;
     m_hasMore = false;
     m_loading = false;
     m_total = -1;
@@ -70,12 +74,55 @@ void ValueModel::clear()
     setMode(m_mode);
 }
 
+ValueModel::Masked ValueModel::maskedOf(const ValueEntry &e) const
+{
+    Masked m;
+    switch (m_mode) {
+    case Mode::Hash: m.bytes = masking::maskedValue(&e.name, e.value); break;
+    case Mode::List: m.bytes = masking::maskedValue(nullptr, e.value); break;
+    case Mode::Set:
+    case Mode::ZSet: m.bytes = masking::maskedValue(nullptr, e.name); break;
+    case Mode::Stream: {
+        bool any = false;
+        QList<QByteArray> fields = e.fields;
+        for (qsizetype i = 0; i + 1 < fields.size(); i += 2) {
+            const QByteArray hidden = masking::maskedValue(&fields.at(i), fields.at(i + 1));
+            if (!hidden.isNull()) {
+                fields[i + 1] = hidden;
+                any = true;
+            }
+        }
+        if (any)
+            m.fields = fields;
+        break;
+    }
+    case Mode::None: break;
+    }
+    return m;
+}
+
+void ValueModel::setRevealed(bool revealed)
+{
+    REDISLENS_ASSERT_OWN_THREAD(this);
+    if (revealed == m_revealed)
+        return;
+    m_revealed = revealed;
+    if (m_maskedCount > 0 && !m_entries.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_entries.size()) - 1, columnCount() - 1));
+}
+
 void ValueModel::appendPage(const ValuePage &page)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     if (!page.entries.isEmpty()) {
         const int first = int(m_entries.size());
         beginInsertRows({}, first, first + int(page.entries.size()) - 1);
         m_entries.append(page.entries);
+        // Worked out once per page, not on every paint.
+        for (const ValueEntry &e : page.entries) {
+            m_masked.append(maskedOf(e));
+            m_maskedCount += m_masked.last().any() ? 1 : 0;
+        }
         endInsertRows();
     }
     m_loading = false;
@@ -132,14 +179,16 @@ QVariant ValueModel::data(const QModelIndex &index, int role) const
     if (row < 0 || index.column() >= columnCount())
         return {};
     if (row < m_entries.size())
-        return entryData(m_entries.at(row), index.column(), role);
+        return entryData(row, index.column(), role);
     if (isLoadMoreRow(row))
         return loadMoreData(index.column(), role);
     return {};
 }
 
-QVariant ValueModel::entryData(const ValueEntry &e, int column, int role) const
+QVariant ValueModel::entryData(int row, int column, int role) const
 {
+    const ValueEntry &e = m_entries.at(row);
+    const Masked &hidden = m_masked.at(row);
     // The bytes behind the cell; null for computed cells (numbers, stream fields).
     const QByteArray *bytes = nullptr;
     switch (m_mode) {
@@ -151,6 +200,11 @@ QVariant ValueModel::entryData(const ValueEntry &e, int column, int role) const
     case Mode::None: return {};
     }
     const bool number = isNumberColumn(m_mode, column);
+    // The cell that holds what 'hidden' masks: the hash value, the list element, the member.
+    const bool masksThis = !hidden.bytes.isNull()
+        && ((m_mode == Mode::Hash && column == C1) || (m_mode == Mode::List && column == C1) || (m_mode == Mode::Set)
+            || (m_mode == Mode::ZSet && column == C1));
+    const bool masksFields = !hidden.fields.isEmpty() && m_mode == Mode::Stream && column == C1;
 
     switch (role) {
     case Qt::DisplayRole:
@@ -158,10 +212,14 @@ QVariant ValueModel::entryData(const ValueEntry &e, int column, int role) const
         const int limit = role == Qt::DisplayRole ? kDisplayChars : kToolTipChars;
         if (number && !bytes)
             return QString::number(e.position);
+        if (!m_revealed && masksThis)
+            return role == Qt::ToolTipRole ? tr("Masked: it looks like a secret. Reveal secrets shows it.")
+                                           : bytesescape::escapeElided(hidden.bytes, limit);
         if (bytes)
             return bytesescape::escapeElided(*bytes, limit);
-        return streamFieldsText(e.fields, limit); // stream fields column
+        return streamFieldsText(!m_revealed && masksFields ? hidden.fields : e.fields, limit); // stream fields
     }
+    case MaskedRole: return masksThis || masksFields;
     case RawBytesRole:
         if (bytes)
             return *bytes;

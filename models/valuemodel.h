@@ -59,6 +59,7 @@ public:
         LoadMoreRole, // bool: this is the "load more" row
         StreamFieldsRole, // QList<QByteArray>: field, value, ... of a stream entry
         PositionRole, // qint64: list index or zset rank
+        MaskedRole, // bool: the cell hides a secret while secrets are not revealed
     };
 
     // Longest cell text before eliding in the middle; the tooltip shows more.
@@ -96,12 +97,30 @@ public:
     // "field=value field=value", each part escaped, the whole elided at maxChars.
     static QString streamFieldsText(const QList<QByteArray> &fields, int maxChars);
 
+    // Secrets (values of secret-named hash or stream fields, secret-named keys inside JSON) are
+    // shown masked by the rules of masking.h until revealed. RawBytesRole is always exact.
+    void setRevealed(bool revealed);
+    bool isRevealed() const { return m_revealed; }
+    int maskedCount() const { return m_maskedCount; }
+
 private:
-    QVariant entryData(const ValueEntry &e, int column, int role) const;
+    QVariant entryData(int row, int column, int role) const;
     QVariant loadMoreData(int column, int role) const;
     QString loadMoreText() const;
 
+    // What a cell shows while hidden, by entry: empty when it hides nothing.
+    struct Masked
+    {
+        QByteArray bytes; // the value (hash), or the member (list, set, zset)
+        QList<QByteArray> fields; // a stream entry's fields
+        bool any() const { return !bytes.isNull() || !fields.isEmpty(); }
+    };
+    Masked maskedOf(const ValueEntry &e) const;
+
     QList<ValueEntry> m_entries;
+    QList<Masked> m_masked;
+    bool m_revealed = false;
+    int m_maskedCount = 0;
     Mode m_mode = Mode::None;
     bool m_hasMore = false;
     bool m_loading = false;

@@ -3,8 +3,10 @@
 
 #include "bytesescape.h"
 #include "format.h"
+#include "masking.h"
 #include "valuemodel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QFontDatabase>
@@ -161,8 +163,18 @@ void ValueView::buildUi()
     m_stack->addWidget(m_stringPage);
     m_stack->addWidget(m_tablePage);
 
+    m_reveal = new QCheckBox(tr("Reveal secrets"), this);
+    m_reveal->setObjectName(QStringLiteral("valueReveal"));
+    m_reveal->setToolTip(tr("Values of fields named like secrets (token, password, csrf, api_key…), also inside "
+                            "JSON, are masked until revealed"));
+    m_reveal->hide();
+    connect(m_reveal, &QCheckBox::toggled, this, [this](bool on) {
+        m_loader->model()->setRevealed(on);
+        renderString();
+    });
     auto *top = new QHBoxLayout;
     top->addWidget(m_keyName, 1);
+    top->addWidget(m_reveal);
     top->addWidget(m_refresh);
     auto *metaRow = new QHBoxLayout;
     metaRow->addWidget(m_meta);
@@ -243,6 +255,14 @@ void ValueView::setStringMode(StringMode mode)
 void ValueView::onKeyOpened(const KeyInfo &info)
 {
     m_info = info;
+    // Every key opens with its secrets hidden, whatever the previous one showed.
+    m_stringMasked = false;
+    {
+        const QSignalBlocker block(m_reveal);
+        m_reveal->setChecked(false);
+    }
+    m_loader->model()->setRevealed(false);
+    m_reveal->hide();
     QStringList parts;
     parts << (info.type == KeyType::Module ? bytesescape::escape(info.typeName) : keyTypeName(info.type));
     const QString size = sizeText(info);
@@ -321,7 +341,14 @@ void ValueView::onStringAvailable(const StringValue &value)
 
 void ValueView::renderString()
 {
-    const QByteArray &bytes = m_string.preview;
+    // JSON with secret-named keys shows masked, in every mode, until revealed.
+    int maskedCount = 0;
+    const std::optional<QByteArray> masked
+        = m_string.isJson ? masking::maskJson(m_string.preview, &maskedCount) : std::nullopt;
+    const bool hide = masked && maskedCount > 0 && !m_reveal->isChecked();
+    m_stringMasked = masked && maskedCount > 0;
+    updateRevealToggle();
+    const QByteArray &bytes = hide ? *masked : m_string.preview;
     QString text;
     bool wrap = false;
     switch (stringMode()) {
@@ -372,6 +399,14 @@ void ValueView::renderString()
 void ValueView::onPageLoaded()
 {
     updateStatus();
+    updateRevealToggle();
+}
+
+void ValueView::updateRevealToggle()
+{
+    const bool secrets
+        = m_stack->currentWidget() == m_stringPage ? m_stringMasked : m_loader->model()->maskedCount() > 0;
+    m_reveal->setVisible(secrets);
 }
 
 void ValueView::updateStatus()

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -36,6 +37,8 @@ public:
     QString errorText() const;
     StringMode stringMode() const;
     void setStringMode(StringMode mode);
+    // "Reveal secrets": visible when the shown value hides any.
+    QCheckBox *revealToggle() const { return m_reveal; }
 
 public Q_SLOTS:
     // Shows 'key'; 'hint' is the type the key browser saw (Unknown is fine).
@@ -59,6 +62,7 @@ private:
     void updateTtl();
     void updateStatus();
     void showBanner(const QString &message);
+    void updateRevealToggle();
 
     ValueLoader *m_loader;
     KeyInfo m_info;
@@ -69,6 +73,8 @@ private:
     QLabel *m_meta = nullptr;
     QLabel *m_ttl = nullptr;
     QPushButton *m_refresh = nullptr;
+    QCheckBox *m_reveal = nullptr;
+    bool m_stringMasked = false;
     QLabel *m_banner = nullptr;
     QStackedWidget *m_stack = nullptr;
     QLabel *m_placeholder = nullptr;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "masking.h"
 #include "redisclient.h"
 #include "testdata.h"
 #include "testserver.h"
 #include "valueview.h"
+
+#include <QCheckBox>
 
 #include <QComboBox>
 #include <QDir>
@@ -45,6 +48,9 @@ private Q_SLOTS:
     void ttlCountdown();
     void errorBanner();
     void refreshRereads();
+    void secretsMaskedInHash();
+    void secretsMaskedInJsonString();
+    void secretsMaskedInStream();
 
 private:
     template <typename T> T *child(const char *name) const { return requireChild<T>(m_view.get(), name); }
@@ -354,6 +360,100 @@ void TestValueView::refreshRereads()
     QVERIFY(waitIdle());
     QCOMPARE(table()->model()->rowCount(), 3);
     QCOMPARE(status(), QStringLiteral("showing 3 of 3"));
+}
+
+// The value viewer hides what the sessions panel hides, by the same rules: a session hash
+// opened from the key browser shows its token masked until Reveal secrets is checked.
+void TestValueView::secretsMaskedInHash()
+{
+    const QByteArray token = "fixture-not-a-secret-7f3a91c2";
+    m_server.command({"HSET", "sess:abc", "user_id", "42", "csrf_token", token, "prefs",
+                      R"({"theme":"dark","api_key":")" + token + R"("})"});
+    m_view->openKey("sess:abc", KeyType::Hash);
+    QVERIFY(waitIdle());
+    QAbstractItemModel *model = table()->model();
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 3, kWaitMs);
+    auto *reveal = child<QCheckBox>("valueReveal");
+    QVERIFY(reveal->isVisible());
+    QVERIFY(!reveal->isChecked());
+    int masked = 0;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const QByteArray field = model->index(r, 0).data(ValueModel::RawBytesRole).toByteArray();
+        const QString shown = model->index(r, 1).data().toString();
+        QVERIFY2(!shown.contains(QString::fromLatin1(token)), qPrintable(shown));
+        QVERIFY2(!model->index(r, 1).data(Qt::ToolTipRole).toString().contains(QString::fromLatin1(token)),
+                 qPrintable(field));
+        if (field == "csrf_token") {
+            QCOMPARE(shown, masking::maskText());
+            ++masked;
+        } else if (field == "prefs") {
+            QVERIFY2(shown.contains(QLatin1String("dark")) && shown.contains(masking::maskText()), qPrintable(shown));
+            ++masked;
+        } else {
+            QCOMPARE(shown, QStringLiteral("42"));
+            QVERIFY(!model->index(r, 1).data(ValueModel::MaskedRole).toBool());
+        }
+        // The exact bytes stay available for actions.
+        if (field == "csrf_token")
+            QCOMPARE(model->index(r, 1).data(ValueModel::RawBytesRole).toByteArray(), token);
+    }
+    QCOMPARE(masked, 2);
+    screenshot(QStringLiteral("valueview-masked.png"));
+
+    reveal->setChecked(true);
+    bool seen = false;
+    for (int r = 0; r < model->rowCount(); ++r)
+        seen = seen || model->index(r, 1).data().toString() == QString::fromLatin1(token);
+    QVERIFY(seen);
+
+    // Another key starts hidden again.
+    m_view->openKey("sess:abc", KeyType::Hash);
+    QVERIFY(waitIdle());
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 3, kWaitMs);
+    QVERIFY(!reveal->isChecked());
+    for (int r = 0; r < model->rowCount(); ++r)
+        QVERIFY(!model->index(r, 1).data().toString().contains(QString::fromLatin1(token)));
+}
+
+void TestValueView::secretsMaskedInJsonString()
+{
+    const QByteArray token = "fixture-not-a-secret-0b1d";
+    m_server.command({"SET", "session:json", R"({"user":"ada","auth":{"refresh_token":")" + token + R"("}})"});
+    m_view->openKey("session:json", KeyType::Unknown);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->stringMode(), ValueView::StringMode::Json, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(stringText().contains(QLatin1String("ada")), kWaitMs);
+    QVERIFY2(!stringText().contains(QString::fromLatin1(token)), qPrintable(stringText()));
+    QVERIFY(stringText().contains(masking::maskText()));
+    for (auto mode : {ValueView::StringMode::Text, ValueView::StringMode::Hex}) {
+        m_view->setStringMode(mode);
+        QVERIFY2(!stringText().contains(QString::fromLatin1(token)), qPrintable(stringText()));
+    }
+    auto *reveal = child<QCheckBox>("valueReveal");
+    QVERIFY(reveal->isVisible());
+    m_view->setStringMode(ValueView::StringMode::Text);
+    reveal->setChecked(true);
+    QVERIFY(stringText().contains(QString::fromLatin1(token)));
+
+    // A plain string has nothing to hide: no toggle.
+    m_server.command({"SET", "plain", "hello"});
+    m_view->openKey("plain", KeyType::Unknown);
+    QTRY_VERIFY_WITH_TIMEOUT(stringText() == QLatin1String("hello"), kWaitMs);
+    QVERIFY(!reveal->isVisible());
+}
+
+void TestValueView::secretsMaskedInStream()
+{
+    const QByteArray token = "fixture-not-a-secret-55aa";
+    m_server.command({"XADD", "events", "*", "kind", "login", "password", token});
+    m_view->openKey("events", KeyType::Stream);
+    QVERIFY(waitIdle());
+    QAbstractItemModel *model = table()->model();
+    QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() >= 1, kWaitMs);
+    const QString shown = model->index(0, 1).data().toString();
+    QVERIFY2(shown.contains(QLatin1String("login")) && !shown.contains(QString::fromLatin1(token)), qPrintable(shown));
+    QVERIFY(model->index(0, 1).data(ValueModel::MaskedRole).toBool());
+    child<QCheckBox>("valueReveal")->setChecked(true);
+    QVERIFY(model->index(0, 1).data().toString().contains(QString::fromLatin1(token)));
 }
 
 QTEST_MAIN(TestValueView)
