@@ -2,6 +2,7 @@
 #pragma once
 
 #include "keytype.h"
+#include "threadcheck.h"
 
 #include <QAbstractTableModel>
 #include <QByteArray>
@@ -22,6 +23,7 @@ public:
 
     void setRows(QList<Row> rows)
     {
+        REDISLENS_ASSERT_OWN_THREAD(this);
         bool same = rows.size() == m_rows.size();
         for (qsizetype i = 0; same && i < rows.size(); ++i)
             same = m_id(rows.at(i)) == m_id(m_rows.at(i));

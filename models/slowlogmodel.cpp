@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "format.h"
 #include "redisclient.h"
+#include "threadcheck.h"
 
 #include <QDateTime>
 #include <QTimer>
@@ -250,6 +251,7 @@ void SlowlogModel::judgeRow(Row &row) const
 
 int SlowlogModel::append(const QList<SlowlogEntry> &entries, int epoch)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     QList<SlowlogEntry> fresh;
     for (const SlowlogEntry &e : entries) {
         if (epoch > m_lastEpoch || (epoch == m_lastEpoch && e.id > m_lastId))

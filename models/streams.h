@@ -3,6 +3,7 @@
 
 #include "redisworker.h"
 #include "streaminfo.h"
+#include "threadcheck.h"
 
 #include <QAbstractTableModel>
 #include <QByteArray>
@@ -51,6 +52,7 @@ public:
     using QAbstractTableModel::QAbstractTableModel;
     void setRows(const QList<Row> &rows)
     {
+        REDISLENS_ASSERT_OWN_THREAD(this);
         beginResetModel();
         m_rows = rows;
         endResetModel();

@@ -24,6 +24,15 @@ QString ConnectionProfile::displayName() const
     return where;
 }
 
+QList<QByteArray> ConnectionProfile::authCommand() const
+{
+    if (!username.isEmpty())
+        return {QByteArrayLiteral("AUTH"), username.toUtf8(), password.toUtf8()};
+    if (!password.isEmpty())
+        return {QByteArrayLiteral("AUTH"), password.toUtf8()};
+    return {};
+}
+
 QString ConnectionProfile::toUri() const
 {
     QUrl url;
@@ -47,23 +56,18 @@ QString ConnectionProfile::toUri() const
     return url.toString(QUrl::FullyEncoded);
 }
 
-namespace {
-
-// The URI with the password masked, for error messages: they end up on the terminal and in
-// logs. Works on text QUrl refused, so it does not rely on QUrl's parsing.
-QString redacted(const QString &uri)
+QString ConnectionProfile::maskedUri(const QString &text)
 {
-    const qsizetype authority = uri.indexOf(QLatin1String("://"));
+    // On the text, not on QUrl's parse: it must also mask what QUrl refuses.
+    const qsizetype authority = text.indexOf(QLatin1String("://"));
     if (authority < 0)
-        return uri;
-    const qsizetype at = uri.lastIndexOf(QLatin1Char('@'));
-    const qsizetype colon = uri.indexOf(QLatin1Char(':'), authority + 3);
+        return text;
+    const qsizetype at = text.lastIndexOf(QLatin1Char('@'));
+    const qsizetype colon = text.indexOf(QLatin1Char(':'), authority + 3);
     if (at < 0 || colon < 0 || colon > at)
-        return uri;
-    return uri.left(colon + 1) + QLatin1String("***") + uri.mid(at);
+        return text;
+    return text.left(colon + 1) + QLatin1String("****") + text.mid(at);
 }
-
-} // namespace
 
 bool ConnectionProfile::parseUri(const QString &uri, ConnectionProfile *out, QString *error)
 {
@@ -73,7 +77,7 @@ bool ConnectionProfile::parseUri(const QString &uri, ConnectionProfile *out, QSt
         return false;
     };
     // Never repeat the password in a message.
-    const QString shown = redacted(uri);
+    const QString shown = maskedUri(uri);
     const QString trimmed = uri.trimmed();
     if (trimmed.isEmpty()
         || (!trimmed.contains(QLatin1String("://"))

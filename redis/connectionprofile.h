@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QByteArray>
+#include <QList>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -25,10 +27,18 @@ struct ConnectionProfile
     QString clientName = QStringLiteral("redislens");
 
     bool usesUnixSocket() const { return !socketPath.isEmpty(); }
+    // The AUTH command a connection starts with; empty when none is needed. A user name
+    // without a password still authenticates as that user (an ACL user with `nopass` accepts
+    // any password, one without it answers WRONGPASS), never silently as `default`.
+    QList<QByteArray> authCommand() const;
     // "host:port/db" or the socket path, for titles and logs (no secrets).
     QString displayName() const;
     // redis:// or rediss:// URI without the password, for settings.
     QString toUri() const;
+
+    // 'text' with the password of a URI in it masked (redis://user:****@host), for anything shown
+    // or printed; text that is not a URI comes back unchanged.
+    static QString maskedUri(const QString &text);
 
     // Parses redis://[user[:password]@]host[:port][/db], rediss://… (TLS) and
     // unix://[user[:password]@]/path[?db=N]. On failure returns false and a one-line reason.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "keyscanner.h"
+#include "threadcheck.h"
 
 #include "redisclient.h"
 #include "scanjob_p.h"
@@ -31,6 +32,7 @@ ScanJob::ScanJob(RedisWorker *worker, const ScanOptions &options, quint64 genera
 
 void ScanJob::start()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     m_clock.start();
     m_flushTimer = new QTimer(this);
     m_flushTimer->setInterval(m_options.flushIntervalMs);
@@ -71,12 +73,14 @@ void ScanJob::start()
 
 void ScanJob::pause()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     m_paused = true;
     Q_EMIT progressChanged(progress());
 }
 
 void ScanJob::resume()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     if (!m_paused)
         return;
     m_paused = false;
@@ -402,6 +406,7 @@ void KeyScanner::stopJob()
 
 quint64 KeyScanner::start(const ScanOptions &options)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     stopJob();
     ++m_generation;
     auto *job = new ScanJob(m_client->worker(), options, m_generation);
@@ -426,6 +431,7 @@ quint64 KeyScanner::start(const ScanOptions &options)
 
 void KeyScanner::pause()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     if (!m_job)
         return;
     m_paused = true;
@@ -434,6 +440,7 @@ void KeyScanner::pause()
 
 void KeyScanner::resume()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     if (!m_job)
         return;
     m_paused = false;
@@ -442,6 +449,7 @@ void KeyScanner::resume()
 
 void KeyScanner::cancel()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     const bool wasRunning = m_running;
     stopJob();
     ++m_generation; // anything still queued from the old job is now stale

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "redisclient.h"
 
+#include "threadcheck.h"
+
 #include <QThread>
 #include <atomic>
 
@@ -62,20 +64,30 @@ RedisClient::~RedisClient()
 
 void RedisClient::connectToServer()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     QMetaObject::invokeMethod(m_worker, &RedisWorker::start, Qt::QueuedConnection);
 }
 
 void RedisClient::disconnectFromServer()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     QMetaObject::invokeMethod(m_worker, &RedisWorker::stop, Qt::QueuedConnection);
 }
 
 void RedisClient::reconnectWith(const ConnectionProfile &profile)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     m_profile = profile;
     RedisWorker *worker = m_worker;
     QMetaObject::invokeMethod(
         m_worker, [worker, profile] { worker->reconfigure(profile); }, Qt::QueuedConnection);
+}
+
+CommandPolicy RedisClient::policy() const
+{
+    if (m_profile.readOnly && !m_facts.policy.isReadOnly())
+        return CommandPolicy::builtinReadOnly();
+    return m_facts.policy;
 }
 
 RequestId RedisClient::send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs)
@@ -86,6 +98,7 @@ RequestId RedisClient::send(const RedisCommand &command, QObject *context, Callb
 RequestId RedisClient::sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback,
                                  int timeoutMs)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     const RequestId id = nextRequestId();
     m_pending.insert(id, Waiting{QPointer<QObject>(context), std::move(callback)});
     RedisWorker *worker = m_worker;
@@ -97,6 +110,7 @@ RequestId RedisClient::sendBatch(const QList<RedisCommand> &commands, QObject *c
 
 void RedisClient::cancel(RequestId id)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     if (m_pending.remove(id) == 0)
         return;
     RedisWorker *worker = m_worker;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "redisworker.h"
+#include "threadcheck.h"
 
 #include "respcodec.h"
 #include "transport.h"
@@ -38,9 +39,16 @@ QString refusal(const CommandPolicy &policy, const QList<RedisCommand> &commands
     }
     return {};
 }
+// Until the server's COMMAND reply is in, a read-only connection holds to the built-in list,
+// which covers the handshake (AUTH, SELECT, PING, CLIENT SETNAME, INFO, COMMAND).
+CommandPolicy initialPolicy(const ConnectionProfile &profile)
+{
+    return profile.readOnly ? CommandPolicy::builtinReadOnly() : CommandPolicy();
+}
 } // namespace
 
-RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent) : QObject(parent), m_profile(profile)
+RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
+    : QObject(parent), m_profile(profile), m_policy(initialPolicy(profile))
 {
     m_clock.start();
 }
@@ -49,6 +57,7 @@ RedisWorker::~RedisWorker() = default;
 
 void RedisWorker::start()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     m_wanted = true;
     if (!m_timeoutTimer) {
         m_timeoutTimer = new QTimer(this);
@@ -70,6 +79,7 @@ void RedisWorker::start()
 
 void RedisWorker::stop()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     m_wanted = false;
     if (m_reconnectTimer)
         m_reconnectTimer->stop();
@@ -92,13 +102,14 @@ void RedisWorker::dropTransport()
 
 void RedisWorker::reconfigure(const ConnectionProfile &profile)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     stop();
     m_profile = profile;
     m_lastError = {};
     m_attempt = 0;
     // The old profile's policy does not apply; requests made while connecting are checked
     // against the new one when the handshake has fetched it.
-    m_policy = CommandPolicy();
+    m_policy = initialPolicy(m_profile);
     start();
 }
 
@@ -141,12 +152,9 @@ void RedisWorker::handshake()
 {
     // Authentication and database selection must succeed; they go first, in one pipeline.
     QList<RedisCommand> cmds;
-    if (!m_profile.password.isEmpty()) {
-        if (m_profile.username.isEmpty())
-            cmds.append(RedisCommand{"AUTH", m_profile.password.toUtf8()});
-        else
-            cmds.append(RedisCommand{"AUTH", m_profile.username.toUtf8(), m_profile.password.toUtf8()});
-    }
+    const RedisCommand auth = m_profile.authCommand();
+    if (!auth.isEmpty())
+        cmds.append(auth);
     if (m_profile.db != 0)
         cmds.append(RedisCommand{"SELECT", QByteArray::number(m_profile.db)});
     cmds.append(RedisCommand{"PING"});
@@ -155,12 +163,12 @@ void RedisWorker::handshake()
 
 void RedisWorker::finishHandshake(const RedisReply &reply)
 {
-    if (!reply.ok())
+    if (!reply.ok() && reply.error.kind != RedisError::Kind::ReadOnlyRefused)
         return; // connection-level: onClosed handles it
     // The replies are, in order: [AUTH] [SELECT] PING.
-    const qsizetype selectAt = m_profile.db == 0 ? -1 : (m_profile.password.isEmpty() ? 0 : 1);
+    const qsizetype selectAt = m_profile.db == 0 ? -1 : (m_profile.authCommand().isEmpty() ? 0 : 1);
     const qsizetype pingAt = reply.values.size() - 1;
-    RedisError err;
+    RedisError err = reply.error; // a refusal by the policy is as final as a wrong password
     for (qsizetype i = 0; i < reply.values.size() && !err; ++i) {
         err = RedisError::fromReply(reply.values.at(i));
         // A least-privilege user may lack +ping: the server answered, so the connection works.
@@ -219,6 +227,7 @@ void RedisWorker::queryServer()
         } else {
             m_policy = CommandPolicy();
         }
+        facts.policy = m_policy;
         facts.readOnly = m_policy.isReadOnly();
         facts.policyFromServer = m_policy.fromServer();
         m_facts = facts;
@@ -229,18 +238,14 @@ void RedisWorker::queryServer()
         // Requests made while connecting were not checked: the policy was not known yet.
         auto waiting = std::move(m_waiting);
         m_waiting.clear();
-        for (auto &p : waiting) {
-            const QString why = refusal(m_policy, p->commands);
-            if (why.isEmpty())
-                write(std::move(p));
-            else
-                finish(std::move(p), RedisError::make(RedisError::Kind::ReadOnlyRefused, why));
-        }
+        for (auto &p : waiting)
+            write(std::move(p));
     });
 }
 
 void RedisWorker::submit(RequestId id, const QList<RedisCommand> &commands, Done done, int timeoutMs)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     auto p = std::make_unique<Pending>();
     p->id = id;
     p->commands = commands;
@@ -256,11 +261,6 @@ void RedisWorker::submit(RequestId id, const QList<RedisCommand> &commands, Done
             finish(std::move(p), RedisError::make(RedisError::Kind::Protocol, QStringLiteral("empty command")));
             return;
         }
-    }
-    const QString why = refusal(m_policy, commands);
-    if (!why.isEmpty()) {
-        finish(std::move(p), RedisError::make(RedisError::Kind::ReadOnlyRefused, why));
-        return;
     }
     switch (m_state) {
     case State::Ready: write(std::move(p)); break;
@@ -278,6 +278,7 @@ void RedisWorker::submit(RequestId id, const QList<RedisCommand> &commands, Done
 
 void RedisWorker::cancel(RequestId id)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     for (auto it = m_waiting.begin(); it != m_waiting.end(); ++it) {
         if ((*it)->id == id) {
             auto p = std::move(*it);
@@ -290,6 +291,13 @@ void RedisWorker::cancel(RequestId id)
 
 void RedisWorker::write(std::unique_ptr<Pending> p)
 {
+    // The one place where commands leave for the server: every request, the handshake's too,
+    // passes the policy here.
+    const QString why = refusal(m_policy, p->commands);
+    if (!why.isEmpty()) {
+        finish(std::move(p), RedisError::make(RedisError::Kind::ReadOnlyRefused, why));
+        return;
+    }
     if (!p->started.isValid())
         p->started.start();
     const QByteArray wire = resp::formatCommands(p->commands);

@@ -46,6 +46,7 @@ struct ServerFacts
     QByteArray runId; // changes when the server process does (a restart, a failover)
     bool readOnly = false; // the connection refuses writing commands
     bool policyFromServer = false;
+    CommandPolicy policy; // what the connection may send; a second connection to it uses the same
 };
 Q_DECLARE_METATYPE(ServerFacts)
 

@@ -6,8 +6,14 @@
 
 #include <QTimer>
 
-ScriptKiller::ScriptKiller(const ConnectionProfile &profile, QObject *parent)
-    : QObject(parent), m_profile(profile), m_reader(std::make_unique<resp::ReplyReader>()), m_timer(new QTimer(this))
+ScriptKiller::ScriptKiller(const ConnectionProfile &profile, const CommandPolicy &policy,
+                           CommandPolicy::Purpose purpose, QObject *parent)
+    : QObject(parent),
+      m_profile(profile),
+      m_policy(policy),
+      m_purpose(purpose),
+      m_reader(std::make_unique<resp::ReplyReader>()),
+      m_timer(new QTimer(this))
 {
     m_timer->setSingleShot(true);
     connect(m_timer, &QTimer::timeout, this, [this] {
@@ -23,6 +29,19 @@ ScriptKiller::~ScriptKiller()
 
 void ScriptKiller::start()
 {
+    const QList<QByteArray> auth = m_profile.authCommand();
+    if (!auth.isEmpty())
+        m_commands.append(auth);
+    m_commands.append(QList<QByteArray>{"SCRIPT", "KILL"});
+    for (const QList<QByteArray> &command : std::as_const(m_commands)) {
+        const QString why = m_policy.refusal(command, m_purpose);
+        if (!why.isEmpty()) {
+            // Nothing is opened or sent; the answer still comes later, as it would from the server.
+            QTimer::singleShot(0, this,
+                               [this, why] { finish({}, RedisError::make(RedisError::Kind::ReadOnlyRefused, why)); });
+            return;
+        }
+    }
     m_transport = Transport::create(m_profile);
     connect(m_transport.get(), &Transport::opened, this, &ScriptKiller::onOpened);
     connect(m_transport.get(), &Transport::readyRead, this, &ScriptKiller::onReadyRead);
@@ -34,16 +53,8 @@ void ScriptKiller::start()
 
 void ScriptKiller::onOpened()
 {
-    QList<QList<QByteArray>> commands;
-    if (!m_profile.password.isEmpty()) {
-        if (m_profile.username.isEmpty())
-            commands.append(QList<QByteArray>{"AUTH", m_profile.password.toUtf8()});
-        else
-            commands.append(QList<QByteArray>{"AUTH", m_profile.username.toUtf8(), m_profile.password.toUtf8()});
-    }
-    commands.append(QList<QByteArray>{"SCRIPT", "KILL"});
-    m_expected = int(commands.size());
-    m_transport->write(resp::formatCommands(commands));
+    m_expected = int(m_commands.size());
+    m_transport->write(resp::formatCommands(m_commands));
 }
 
 void ScriptKiller::onReadyRead()

@@ -5,6 +5,7 @@
 #include "testserver.h"
 
 #include <QElapsedTimer>
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QScopeGuard>
@@ -86,6 +87,37 @@ private Q_SLOTS:
     {
         ensureServer();
         m_server.flushAll();
+    }
+
+    // The worker's thread rule is checked: a debug build stops at a call from another thread.
+    // The call is made in a child process (this test binary, running only the child's function),
+    // whose abort is the expected outcome; release builds compile the check away.
+    void callFromWrongThreadStops()
+    {
+#ifdef QT_NO_DEBUG
+        QSKIP("thread checks are compiled out of release builds; the asan lane (Debug) runs this");
+#else
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("REDISLENS_WRONG_THREAD_CHILD"), QStringLiteral("1"));
+        child.setProcessEnvironment(env);
+        child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("wrongThreadChild")});
+        QVERIFY(child.waitForFinished(30000));
+        const QByteArray output = child.readAllStandardError() + child.readAllStandardOutput();
+        QVERIFY2(child.exitStatus() == QProcess::CrashExit || child.exitCode() != 0, output.constData());
+        QVERIFY2(output.contains("called from a thread that does not own this object"), output.constData());
+#endif
+    }
+
+    // Only in the child of callFromWrongThreadStops: submits from the GUI thread to a worker
+    // that lives on its own thread.
+    void wrongThreadChild()
+    {
+        if (qEnvironmentVariableIsEmpty("REDISLENS_WRONG_THREAD_CHILD"))
+            QSKIP("runs as the child of callFromWrongThreadStops");
+        RedisClient client(m_server.profile());
+        client.worker()->submit(1, {{"PING"}}); // the worker lives on client.workerThread()
+        QFAIL("the call from the wrong thread was not stopped");
     }
 
     void pipelinedBatchInOrder()
@@ -373,6 +405,43 @@ private Q_SLOTS:
         QVERIFY2(r.error.message.startsWith(QLatin1String("SET ")), qPrintable(r.error.message));
         r = waitForReply(*client, {{"GET", "k"}});
         QCOMPARE(r.value(), RedisValue::bulk("v"));
+        // The classifier's and the geo panel's samplers are on the built-in list too.
+        m_server.pipeline({{"SADD", "s", "a"},
+                           {"HSET", "h", "f", "v"},
+                           {"ZADD", "z", "1", "m"},
+                           {"GEOADD", "g", "13.4", "52.5", "berlin"}});
+        r = waitForReply(*client,
+                         {{"SRANDMEMBER", "s", "8"},
+                          {"HRANDFIELD", "h", "16"},
+                          {"ZRANDMEMBER", "z", "10"},
+                          {"GEORADIUS_RO", "g", "13.4", "52.5", "10", "km"},
+                          {"GEORADIUSBYMEMBER_RO", "g", "berlin", "10", "km"}});
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        for (const RedisValue &v : std::as_const(r.values))
+            QVERIFY2(v.isArray() && v.size() == 1, qPrintable(v.toDisplayString()));
+    }
+
+    // A user name without a password authenticates as that user: an ACL user with nopass gets
+    // in as itself, one with a password is told WRONGPASS. Never silently `default`.
+    void userWithoutPassword()
+    {
+        QCOMPARE(m_server.command({"ACL", "SETUSER", "probe", "reset", "on", "nopass", "~*", "+@all"}),
+                 RedisValue::status("OK"));
+        ConnectionProfile p = m_server.profile();
+        p.username = QStringLiteral("probe");
+        auto client = connectedClient(p);
+        QVERIFY(client);
+        QCOMPARE(waitForReply(*client, {{"ACL", "WHOAMI"}}).value(), RedisValue::bulk("probe"));
+
+        QCOMPARE(m_server.command({"ACL", "SETUSER", "guarded", "reset", "on", ">pw", "~*", "+@all"}),
+                 RedisValue::status("OK"));
+        p.username = QStringLiteral("guarded");
+        RedisClient refused(p);
+        QSignalSpy errors(&refused, &RedisClient::connectionError);
+        refused.connectToServer();
+        QVERIFY(errors.wait(5000));
+        QCOMPARE(errors.first().first().value<RedisError>().kind, RedisError::Kind::Auth);
+        QVERIFY(!refused.isReady());
     }
 
     void timeoutKeepsGuiResponsive()
