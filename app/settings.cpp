@@ -49,6 +49,16 @@ void Settings::setScanRate(int commandsPerSecond)
     Q_EMIT scanRateChanged(commandsPerSecond);
 }
 
+bool Settings::luaHistoryArguments() const
+{
+    return m_settings->value(QStringLiteral("console/historyArguments"), true).toBool();
+}
+
+void Settings::setLuaHistoryArguments(bool keep)
+{
+    m_settings->setValue(QStringLiteral("console/historyArguments"), keep);
+}
+
 bool Settings::showMemory() const
 {
     return m_settings->value(QStringLiteral("browser/showMemory"), false).toBool();

@@ -33,6 +33,9 @@ public:
     // How often the overview polls INFO, in milliseconds (250 … 60,000).
     int pollIntervalMs() const;
     void setPollIntervalMs(int ms);
+    // Whether the Lua console's history keeps KEYS and ARGV (default on).
+    bool luaHistoryArguments() const;
+    void setLuaHistoryArguments(bool keep);
     QByteArray windowGeometry() const;
     QByteArray windowState() const;
     void setWindowGeometry(const QByteArray &geometry, const QByteArray &state);

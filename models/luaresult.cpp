@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "luaresult.h"
+#include "threadcheck.h"
 
 #include "bytesescape.h"
 
@@ -134,6 +135,7 @@ int LuaResultModel::addNode(const RedisValue *value, int parent, int row)
 
 void LuaResultModel::setResult(const RedisValue &value, bool resp2)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     beginResetModel();
     m_nodes.clear();
     m_value = value;
@@ -304,17 +306,35 @@ QString LuaHistory::defaultPath()
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/lua-history.json");
 }
 
-void LuaHistory::add(const LuaRun &run)
+bool LuaHistory::add(const LuaRun &run, QString *error)
 {
     m_runs.prepend(run);
+    if (!m_keepArguments) {
+        m_runs.first().keys.clear();
+        m_runs.first().args.clear();
+    }
     while (m_runs.size() > m_limit)
         m_runs.removeLast();
-    save();
+    return save(error);
 }
 
-void LuaHistory::clear()
+bool LuaHistory::clear(QString *error)
 {
     m_runs.clear();
+    return save(error);
+}
+
+void LuaHistory::setKeepArguments(bool keep)
+{
+    if (keep == m_keepArguments)
+        return;
+    m_keepArguments = keep;
+    if (keep)
+        return;
+    for (LuaRun &r : m_runs) {
+        r.keys.clear();
+        r.args.clear();
+    }
     save();
 }
 
@@ -395,8 +415,9 @@ bool LuaHistory::save(QString *error) const
     root.insert(QLatin1String("runs"), runs);
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QSaveFile f(m_path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(root).toJson(QJsonDocument::Compact)) < 0
-        || !f.commit()) {
+    // Owner-only before a byte is written: the temporary file becomes the history file.
+    if (!f.open(QIODevice::WriteOnly) || !f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+        || f.write(QJsonDocument(root).toJson(QJsonDocument::Compact)) < 0 || !f.commit()) {
         if (error)
             *error = QStringLiteral("cannot write %1: %2").arg(m_path, f.errorString());
         return false;

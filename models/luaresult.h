@@ -98,6 +98,8 @@ struct LuaRun
 };
 
 // The runs of the console, newest first, bounded, kept as JSON in the app data directory.
+// KEYS and ARGV can hold lock tokens and ids: the file is written atomically and readable by
+// its owner only (0600), and can be kept without them (setKeepArguments(false)).
 class LuaHistory
 {
 public:
@@ -108,9 +110,14 @@ public:
     static QString defaultPath(); // <AppDataLocation>/lua-history.json
 
     const QList<LuaRun> &runs() const { return m_runs; }
-    // Adds at the front, drops the oldest beyond the limit, and writes the file.
-    void add(const LuaRun &run);
-    void clear();
+    // Adds at the front, drops the oldest beyond the limit, and writes the file; false (with
+    // 'error') when the file could not be written. The run stays in memory either way.
+    bool add(const LuaRun &run, QString *error = nullptr);
+    bool clear(QString *error = nullptr);
+    // Without arguments, runs keep their script and summary; KEYS and ARGV are left out of
+    // memory and file, those of earlier runs included.
+    void setKeepArguments(bool keep);
+    bool keepsArguments() const { return m_keepArguments; }
     bool load(QString *error = nullptr);
     bool save(QString *error = nullptr) const;
     QString path() const { return m_path; }
@@ -118,5 +125,6 @@ public:
 private:
     QString m_path;
     int m_limit;
+    bool m_keepArguments = true;
     QList<LuaRun> m_runs;
 };

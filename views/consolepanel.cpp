@@ -54,7 +54,9 @@ ConsolePanel::ConsolePanel(RedisClient *client, QWidget *parent)
     : Panel(parent), m_client(client), m_result(new LuaResultModel(this))
 {
     buildUi();
-    m_history.load();
+    QString historyError;
+    if (!m_history.load(&historyError))
+        setNotice(tr("The run history could not be read: %1").arg(historyError), true);
     refreshHistory();
     connect(m_client, &RedisClient::ready, this, [this] {
         setRunning(false); // refreshes the mode line for this server
@@ -155,8 +157,16 @@ void ConsolePanel::buildUi()
     auto *hl = new QVBoxLayout(historyPage);
     m_historyList = new QListWidget(historyPage);
     auto *restore = new QPushButton(tr("Restore into editor"), historyPage);
+    m_keepArguments = new QCheckBox(tr("Keep KEYS and ARGV"), historyPage);
+    m_keepArguments->setChecked(true);
+    m_keepArguments->setToolTip(tr("Arguments can be lock tokens or ids. Off: runs keep their script and result "
+                                   "summary only, and the arguments of earlier runs are removed from the file."));
+    auto *historyButtons = new QHBoxLayout;
+    historyButtons->addWidget(m_keepArguments);
+    historyButtons->addStretch(1);
+    historyButtons->addWidget(restore);
     hl->addWidget(m_historyList, 1);
-    hl->addWidget(restore, 0, Qt::AlignRight);
+    hl->addLayout(historyButtons);
     m_tabs->addTab(historyPage, tr("History"));
 
     split->addWidget(left);
@@ -165,6 +175,11 @@ void ConsolePanel::buildUi()
     split->setStretchFactor(1, 2);
     outer->addWidget(split, 1);
 
+    connect(m_keepArguments, &QCheckBox::toggled, this, [this](bool keep) {
+        m_history.setKeepArguments(keep);
+        refreshHistory();
+        Q_EMIT historyKeepsArgumentsChanged(keep);
+    });
     connect(m_runButton, &QPushButton::clicked, this, &ConsolePanel::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &ConsolePanel::cancel);
     connect(m_killButton, &QPushButton::clicked, this, &ConsolePanel::killScript);
@@ -392,7 +407,10 @@ void ConsolePanel::run()
         [this, script, keys = *k, args = *a](const RedisReply &r) { onReply(r, script, keys, args); }, ro,
         kRunTimeoutMs);
     setRunning(true);
-    setNotice(tr("Running… Cancel stops waiting; the script itself runs on the server until it ends."), false, true);
+    setNotice(ro ? tr("Running read-only… SCRIPT KILL stops it on the server (it cannot have written); Cancel only "
+                      "stops waiting.")
+                 : tr("Running… Cancel stops waiting; the script itself runs on the server until it ends."),
+              false, true);
 }
 
 void ConsolePanel::cancel()
@@ -402,9 +420,13 @@ void ConsolePanel::cancel()
     m_client->cancel(m_runId);
     delete m_runContext; // the NOSCRIPT retry, if any, was made under this context
     setRunning(false);
-    setNotice(tr("Cancelled: the answer will be dropped. The script is still running on the server until it "
-                 "ends or SCRIPT KILL stops it, and this connection waits behind it."),
-              false, true);
+    // Once the console no longer waits for its script, it cannot tell that script from another
+    // client's: a read-only connection does not offer to kill it (see CommandPolicy::Purpose).
+    setNotice(readOnly() ? tr("Cancelled: the answer will be dropped. The script is still running on the server "
+                              "until it ends, and this connection waits behind it.")
+                         : tr("Cancelled: the answer will be dropped. The script is still running on the server "
+                              "until it ends or SCRIPT KILL stops it, and this connection waits behind it."),
+              false, !readOnly());
 }
 
 void ConsolePanel::onReply(const RedisReply &r, const QString &script, const QList<QByteArray> &keys,
@@ -436,7 +458,13 @@ void ConsolePanel::onReply(const RedisReply &r, const QString &script, const QLi
                                  "script's time on the server"));
         entry.summary = luaresult::summary(value);
         const RedisError err = RedisError::fromReply(value);
-        if (err.kind == RedisError::Kind::Busy) {
+        if (err.kind == RedisError::Kind::Busy && readOnly()) {
+            setNotice(tr("The server is BUSY running another client's script; every command waits for it. A "
+                         "read-only connection does not stop it: the script belongs to an application, whose "
+                         "request SCRIPT KILL would fail. From a writable connection, SCRIPT KILL stops it if it "
+                         "has not written yet."),
+                      true, false);
+        } else if (err.kind == RedisError::Kind::Busy) {
             setNotice(tr("The server is BUSY running another client's script; every command waits for it. "
                          "SCRIPT KILL stops it if it has not written yet. Once it has written, SCRIPT KILL fails "
                          "with UNKILLABLE and only SHUTDOWN NOSAVE ends it, losing every write since the last save "
@@ -455,7 +483,11 @@ void ConsolePanel::onReply(const RedisReply &r, const QString &script, const QLi
         }
         markContent();
     }
-    m_history.add(entry);
+    QString historyError;
+    if (!m_history.add(entry, &historyError)) {
+        const QString shown = m_notice->isHidden() ? QString() : m_notice->text() + QLatin1Char('\n');
+        setNotice(shown + tr("The run history was not saved: %1").arg(historyError), true, !m_killButton->isHidden());
+    }
     refreshHistory();
     m_tabs->setCurrentIndex(0);
     Q_EMIT runFinished();
@@ -465,11 +497,20 @@ void ConsolePanel::killScript()
 {
     if (m_killer)
         return;
-    m_killer = new ScriptKiller(m_client->profile(), this);
+    // On a read-only connection only the script this console still waits for may be stopped:
+    // it ran with EVAL_RO / EVALSHA_RO, so it cannot have written.
+    const auto purpose
+        = readOnly() && isRunning() ? CommandPolicy::Purpose::StopOwnReadOnlyScript : CommandPolicy::Purpose::Normal;
+    m_killer = new ScriptKiller(m_client->profile(), m_client->policy(), purpose, this);
     connect(m_killer, &ScriptKiller::finished, this, [this](const RedisValue &reply, const RedisError &error) {
         m_killer->deleteLater();
         m_killer = nullptr; // a second kill may follow at once
-        if (error) {
+        if (error.kind == RedisError::Kind::ReadOnlyRefused) {
+            setNotice(tr("SCRIPT KILL not sent: %1. On a read-only connection RedisLens stops only the script it "
+                         "is still waiting for.")
+                          .arg(error.message),
+                      true, false);
+        } else if (error) {
             setNotice(tr("SCRIPT KILL could not be sent: %1").arg(error.message), true, true);
         } else if (reply.isError() && reply.errorCode() == "UNKILLABLE") {
             setNotice(tr("UNKILLABLE: the script has already written, so SCRIPT KILL cannot stop it. Wait for "
@@ -525,6 +566,12 @@ void ConsolePanel::setRunning(bool running)
     if (running)
         mode = tr("running…  ") + mode;
     m_mode->setText(mode);
+}
+
+void ConsolePanel::setHistoryKeepsArguments(bool keep)
+{
+    m_keepArguments->setChecked(keep); // toggled() applies it
+    m_history.setKeepArguments(keep);
 }
 
 void ConsolePanel::insertLibraryScript(const QString &name)

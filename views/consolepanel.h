@@ -84,12 +84,16 @@ public:
     // Restores a run from the history into the editor and the tables.
     void restoreRun(int historyRow);
     void insertLibraryScript(const QString &name);
+    // Whether the history keeps KEYS and ARGV (lock tokens, ids); the window keeps the choice.
+    void setHistoryKeepsArguments(bool keep);
+    QCheckBox *historyArgumentsToggle() const { return m_keepArguments; }
 
 Q_SIGNALS:
     // A run finished (with a result or an error) and the panel shows it.
     void runFinished();
     // SCRIPT KILL answered; 'reply' is invalid when it could not be sent.
     void killFinished(const RedisValue &reply);
+    void historyKeepsArgumentsChanged(bool keep);
 
 private:
     void buildUi();
@@ -117,6 +121,7 @@ private:
     QListWidget *m_library = nullptr;
     QTextBrowser *m_libraryDoc = nullptr;
     QListWidget *m_historyList = nullptr;
+    QCheckBox *m_keepArguments = nullptr;
     QPushButton *m_runButton = nullptr;
     QPushButton *m_cancelButton = nullptr;
     QPushButton *m_killButton = nullptr;

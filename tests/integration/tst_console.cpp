@@ -306,6 +306,90 @@ private Q_SLOTS:
         QVERIFY(panel->resultModel()->isEmpty());
     }
 
+    // A read-only connection stops the script it is still waiting for: it ran with EVAL_RO, so
+    // it cannot have written. SCRIPT KILL reaches the server once, through the policy.
+    void readOnlyKillsOwnRunningScript()
+    {
+        ConnectionProfile p = m_server.profile();
+        p.readOnly = true;
+        auto ro = connectedClient(p);
+        QVERIFY(ro && ro->facts().readOnly);
+        const qint64 killsBefore = calls("script\\|kill");
+        auto panel = makePanel(ro.get(), QStringLiteral("while true do end"));
+        QSignalSpy finished(panel.get(), &ConsolePanel::runFinished);
+        panel->run();
+        QVERIFY(panel->isRunning());
+        QVERIFY(panel->killButton()->isVisibleTo(panel.get()));
+        QVERIFY2(panel->noticeText().contains(QLatin1String("cannot have written")), qPrintable(panel->noticeText()));
+        QTRY_COMPARE_WITH_TIMEOUT(m_server.command({"PING"}).errorCode(), QByteArray("BUSY"), kWaitMs);
+        QSignalSpy killed(panel.get(), &ConsolePanel::killFinished);
+        panel->killButton()->click();
+        QVERIFY(killed.wait(kWaitMs));
+        QCOMPARE(killed.first().first().value<RedisValue>().bytes(), QByteArray("OK"));
+        // The script's own answer follows: killed by the user.
+        QVERIFY(finished.count() == 1 || finished.wait(kWaitMs));
+        QVERIFY2(panel->resultModel()->result().isError(),
+                 qPrintable(panel->resultModel()->result().toDisplayString()));
+        QVERIFY(m_server.command({"PING"}).isString());
+        QCOMPARE(calls("script\\|kill"), killsBefore + 1);
+        QCOMPARE(calls("eval_ro") + calls("evalsha_ro") > 0, true);
+    }
+
+    // Once the console stopped waiting, the running script may be anyone's: a read-only
+    // connection neither offers SCRIPT KILL nor sends it when asked, and another client's
+    // BUSY script is explained, not killed.
+    void readOnlyDoesNotKillOthersScripts()
+    {
+        ConnectionProfile p = m_server.profile();
+        p.readOnly = true;
+        auto ro = connectedClient(p);
+        QVERIFY(ro && ro->facts().readOnly);
+        const qint64 killsBefore = calls("script\\|kill");
+
+        QTcpSocket other;
+        other.connectToHost(QStringLiteral("127.0.0.1"), m_server.port());
+        QVERIFY(other.waitForConnected(5000));
+        // Loops for about 1.5 s by the server clock, then ends by itself.
+        const QByteArray body = "local s = redis.call('TIME') "
+                                "while true do local n = redis.call('TIME') "
+                                "if (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 1500000 then break end end "
+                                "return 7";
+        other.write("*3\r\n$4\r\nEVAL\r\n$" + QByteArray::number(body.size()) + "\r\n" + body + "\r\n$1\r\n0\r\n");
+        QVERIFY(other.waitForBytesWritten(5000));
+        auto panel = makePanel(ro.get(), QStringLiteral("return 1"));
+        panel->show();
+        QTRY_COMPARE_WITH_TIMEOUT(m_server.command({"PING"}).errorCode(), QByteArray("BUSY"), kWaitMs);
+        QVERIFY(runAndWait(*panel));
+        QCOMPARE(panel->resultModel()->result().errorCode(), QByteArray("BUSY"));
+        QVERIFY2(panel->noticeText().contains(QLatin1String("read-only connection does not stop it")),
+                 qPrintable(panel->noticeText()));
+        QVERIFY(!panel->killButton()->isVisible());
+
+        QSignalSpy killed(panel.get(), &ConsolePanel::killFinished);
+        panel->killScript(); // as if asked anyway
+        QVERIFY(killed.wait(kWaitMs));
+        QVERIFY(!killed.first().first().value<RedisValue>().isValid());
+        QVERIFY2(panel->noticeText().contains(QLatin1String("SCRIPT KILL not sent")), qPrintable(panel->noticeText()));
+        QTRY_VERIFY_WITH_TIMEOUT(other.bytesAvailable() > 0 || other.waitForReadyRead(100), kWaitMs);
+        QCOMPARE(other.readAll(), QByteArray(":7\r\n")); // it ran to its end
+        QCOMPARE(calls("script\\|kill"), killsBefore);
+
+        // Cancelled, the console no longer knows whose script runs: no offer either.
+        auto own = makePanel(ro.get(), QStringLiteral("while true do end"));
+        own->show();
+        own->run();
+        QTRY_COMPARE_WITH_TIMEOUT(m_server.command({"PING"}).errorCode(), QByteArray("BUSY"), kWaitMs);
+        own->cancel();
+        QVERIFY(!own->killButton()->isVisible());
+        QSignalSpy ownKilled(own.get(), &ConsolePanel::killFinished);
+        own->killScript();
+        QVERIFY(ownKilled.wait(kWaitMs));
+        // Clean up from the test's own (writable) connection: the one SCRIPT KILL counted.
+        QCOMPARE(m_server.command({"SCRIPT", "KILL"}).bytes(), QByteArray("OK"));
+        QTRY_VERIFY_WITH_TIMEOUT(m_server.command({"PING"}).isString(), kWaitMs);
+        QCOMPARE(calls("script\\|kill"), killsBefore + 1);
+    }
+
     void cancelDropsQuickReply()
     {
         auto panel = makePanel(m_client.get(), QStringLiteral("return 42"));

@@ -2,7 +2,9 @@
 #include "luaresult.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -283,6 +285,61 @@ private Q_SLOTS:
         QVERIFY(!bad.load(&error));
         QVERIFY(error.contains(QLatin1String("broken.json")));
         QVERIFY(bad.runs().isEmpty());
+    }
+
+    // KEYS and ARGV can be lock tokens: the file is its owner's alone, a failed save is said,
+    // and the history can be kept without arguments (earlier runs' removed from the file too).
+    void historyPrivateAndOptional()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("history.json"));
+        // An older file readable by everyone becomes owner-only on the next save.
+        QFile old(path);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write(R"({"version":1,"runs":[]})");
+        old.close();
+        QVERIFY(old.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadOther
+                                   | QFileDevice::ReadGroup));
+        LuaHistory h(path);
+        QVERIFY(h.load());
+        LuaRun r;
+        r.script = QStringLiteral("return redis.call('GET', KEYS[1])");
+        r.keys = {"lock:invoice:1042"};
+        r.args = {"token-fixture-3f1c9a0e"};
+        QString error;
+        QVERIFY2(h.add(r, &error), qPrintable(error));
+        QCOMPARE(
+            QFile::permissions(path)
+                & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteGroup | QFileDevice::WriteOther),
+            QFileDevice::Permissions());
+        QVERIFY(QFile::permissions(path) & QFileDevice::ReadOwner);
+        auto fileHas = [&path](const QByteArray &needle) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) && f.readAll().contains(needle);
+        };
+        QVERIFY(fileHas(QByteArray("token-fixture-3f1c9a0e").toBase64()));
+
+        // Without arguments: this run's and the earlier ones' are gone from memory and file.
+        h.setKeepArguments(false);
+        QVERIFY(!fileHas(QByteArray("token-fixture-3f1c9a0e").toBase64()));
+        QVERIFY(h.runs().first().args.isEmpty() && h.runs().first().keys.isEmpty());
+        QCOMPARE(h.runs().first().script, r.script);
+        QVERIFY(h.add(r));
+        QVERIFY(!fileHas(QByteArray("token-fixture-3f1c9a0e").toBase64()));
+        QVERIFY(!fileHas(QByteArray("lock:invoice:1042").toBase64()));
+        QCOMPARE(h.runs().size(), 2);
+
+        // A directory that cannot be written: add() says so, and the run stays in memory.
+        const QString blocked = dir.filePath(QStringLiteral("blocked"));
+        QVERIFY(QDir().mkpath(blocked));
+        QVERIFY(QFile::setPermissions(blocked, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+        if (QFileInfo(blocked).isWritable()) // root writes anywhere: make the target a directory
+            QVERIFY(QDir().mkpath(blocked + QStringLiteral("/history.json")));
+        LuaHistory failing(blocked + QStringLiteral("/history.json"));
+        QVERIFY(!failing.add(r, &error));
+        QVERIFY2(error.contains(QLatin1String("cannot write")), qPrintable(error));
+        QCOMPARE(failing.runs().size(), 1);
+        QFile::setPermissions(blocked, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     }
 
     void historyDefaultPathIsAppData()
