@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandline.h"
 
+#include "panelregistry.h"
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QSslCertificate>
 
 namespace {
 
@@ -66,8 +69,7 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
                                         QStringLiteral("file"));
     const QCommandLineOption panel(
         QStringLiteral("panel"),
-        QStringLiteral(
-            "Panel to show in front (keys, value, overview, ttl, slowlog, memory, leaderboard, geo, queues, streams)."),
+        QStringLiteral("Panel to show in front (%1).").arg(panelregistry::names().join(QLatin1String(", "))),
         QStringLiteral("name"));
     const QCommandLineOption open(QStringLiteral("open"), QStringLiteral("Open this key once connected."),
                                   QStringLiteral("key"));
@@ -99,10 +101,14 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         return cl;
     }
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() > 1)
+    if (positional.size() > 1) {
+        QStringList shown;
+        for (const QString &arg : positional)
+            shown.append(ConnectionProfile::maskedUri(arg));
         return fail(QStringLiteral("expected at most one URI, got %1 arguments: %2")
                         .arg(positional.size())
-                        .arg(positional.join(QLatin1Char(' '))));
+                        .arg(shown.join(QLatin1Char(' '))));
+    }
     ConnectionProfile &p = cl.profile;
     if (!redisCliAuth.isEmpty())
         p.password = redisCliAuth;
@@ -127,6 +133,11 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     }
     if (parser.isSet(socket)) {
         p.socketPath = parser.value(socket);
+        if (p.socketPath.isEmpty())
+            return fail(QStringLiteral("-s needs a socket path"));
+        // A rediss:// URI asked for TLS, which a Unix socket does not carry: say so, do not drop it.
+        if (p.tls)
+            return fail(QStringLiteral("a rediss:// URI (TLS) cannot be used with -s: a Unix socket has no TLS"));
         cl.connectGiven = true;
     }
     if (parser.isSet(db)) {
@@ -152,6 +163,8 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         p.caCertFile = parser.value(caCert);
         if (!QFileInfo(p.caCertFile).isReadable())
             return fail(QStringLiteral("cannot read --cacert file '%1'").arg(p.caCertFile));
+        if (QSslCertificate::fromPath(p.caCertFile, QSsl::Pem).isEmpty())
+            return fail(QStringLiteral("--cacert file '%1' holds no PEM certificate").arg(p.caCertFile));
     }
     p.tlsInsecure = parser.isSet(insecure);
     if ((parser.isSet(caCert) || p.tlsInsecure) && !p.tls)
@@ -172,8 +185,12 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
             return fail(
                 QStringLiteral("cannot write screenshot '%1': its directory does not exist").arg(cl.screenshot));
     }
-    if (parser.isSet(panel))
+    if (parser.isSet(panel)) {
         cl.panel = parser.value(panel);
+        if (!panelregistry::names().contains(cl.panel))
+            return fail(QStringLiteral("unknown panel '%1' (known: %2)")
+                            .arg(cl.panel, panelregistry::names().join(QLatin1String(", "))));
+    }
     if (parser.isSet(open))
         cl.openKey = parser.value(open);
     if (parser.isSet(separator))

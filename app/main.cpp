@@ -52,9 +52,6 @@ int main(int argc, char **argv)
         QTextStream(stdout) << "redislens " << REDISLENS_VERSION << '\n';
         return 0;
     }
-    if (!MainWindow::panelNames().contains(cl.panel))
-        return usageError(QStringLiteral("unknown panel '%1' (known: %2)")
-                              .arg(cl.panel, MainWindow::panelNames().join(QStringLiteral(", "))));
     QByteArray openKey;
     if (!cl.openKey.isEmpty()) {
         const auto key = bytesescape::unescape(cl.openKey, &error);

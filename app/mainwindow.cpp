@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "panelregistry.h"
+
 #include "bytesescape.h"
 #include "cachespanel.h"
 #include "consolepanel.h"
@@ -88,11 +90,7 @@ MainWindow::~MainWindow()
 
 QStringList MainWindow::panelNames()
 {
-    return {QStringLiteral("keys"),        QStringLiteral("value"),   QStringLiteral("overview"),
-            QStringLiteral("ttl"),         QStringLiteral("slowlog"), QStringLiteral("memory"),
-            QStringLiteral("leaderboard"), QStringLiteral("geo"),     QStringLiteral("streams"),
-            QStringLiteral("queues"),      QStringLiteral("locks"),   QStringLiteral("ratelimits"),
-            QStringLiteral("sessions"),    QStringLiteral("caches"),  QStringLiteral("console")};
+    return panelregistry::names();
 }
 
 void MainWindow::buildUi()
@@ -131,30 +129,30 @@ void MainWindow::buildUi()
     // Ten panels: the tab bar scrolls rather than widening the window.
     m_tabs->setUsesScrollButtons(true);
     m_valueView = new ValueView(m_client, m_tabs);
-    m_tabs->addTab(m_valueView, tr("Value"));
+    m_tabs->addTab(m_valueView, panelregistry::title(QStringLiteral("value")));
     m_overview = new OverviewPanel(m_client, m_tabs);
     m_overview->setPollInterval(m_settings->pollIntervalMs());
-    addPanel(m_overview, QStringLiteral("overview"), tr("Overview"));
+    addPanel(m_overview, QStringLiteral("overview"));
     m_ttl = new TtlPanel(m_client, m_tabs);
     m_ttl->setSeparator(m_settings->separator());
-    addPanel(m_ttl, QStringLiteral("ttl"), tr("TTL"));
+    addPanel(m_ttl, QStringLiteral("ttl"));
     m_slowlog = new SlowlogPanel(m_client, m_tabs);
-    addPanel(m_slowlog, QStringLiteral("slowlog"), tr("Slowlog"));
+    addPanel(m_slowlog, QStringLiteral("slowlog"));
     // The memory analysis is a scan: it runs on the scan connection, beside the key browser's.
     m_memory = new MemoryPanel(m_scanClient, m_tabs);
     m_memory->setScanRate(m_settings->scanRate());
     m_memory->setSeparator(m_settings->separator());
-    addPanel(m_memory, QStringLiteral("memory"), tr("Memory"));
+    addPanel(m_memory, QStringLiteral("memory"));
     m_leaderboard = new LeaderboardPanel(m_client, m_tabs);
-    addPanel(m_leaderboard, QStringLiteral("leaderboard"), tr("Leaderboard"));
+    addPanel(m_leaderboard, QStringLiteral("leaderboard"));
     m_geo = new GeoPanel(m_client, m_tabs);
-    addPanel(m_geo, QStringLiteral("geo"), tr("Geo"));
+    addPanel(m_geo, QStringLiteral("geo"));
     m_geoDetector = new GeoDetector(m_client, this);
     m_streams = new StreamsPanel(m_client, m_tabs);
     // The dead-letter action runs the same script as the patterns do (lua/).
     if (const auto script = ScriptLibrary::instance().find(QStringLiteral("stream_dead_letter")))
         m_streams->setDeadLetterScript(script->source, script->sha1);
-    addPanel(m_streams, QStringLiteral("streams"), tr("Streams"));
+    addPanel(m_streams, QStringLiteral("streams"));
     // The user's pattern rules live beside the settings, one file for every connection, and
     // are picked up live when edited.
     m_rulesFile = new PatternRulesFile(
@@ -162,21 +160,22 @@ void MainWindow::buildUi()
     // Sampling for the classifier runs on the scan connection, paced like the scan.
     m_patterns = new PatternIndex(m_scanClient, this);
     m_patterns->setRules(m_rulesFile->rules());
-    if (m_settings->scanRate() > 0)
-        m_patterns->setMaxCommandsPerSecond(m_settings->scanRate());
+    m_patterns->setMaxCommandsPerSecond(m_settings->scanRate());
     m_queues = new QueuesPanel(m_client, m_tabs);
     m_queues->setRulesFile(m_rulesFile);
-    addPanel(m_queues, QStringLiteral("queues"), tr("Queues"));
+    addPanel(m_queues, QStringLiteral("queues"));
     m_locks = new LocksPanel(m_client, m_tabs);
-    addPanel(m_locks, QStringLiteral("locks"), tr("Locks"));
+    addPanel(m_locks, QStringLiteral("locks"));
     m_rateLimits = new RateLimitsPanel(m_client, m_tabs);
-    addPanel(m_rateLimits, QStringLiteral("ratelimits"), tr("Rate limits"));
+    addPanel(m_rateLimits, QStringLiteral("ratelimits"));
     m_sessions = new SessionsPanel(m_client, m_tabs);
-    addPanel(m_sessions, QStringLiteral("sessions"), tr("Sessions"));
+    addPanel(m_sessions, QStringLiteral("sessions"));
     m_caches = new CachesPanel(m_client, m_tabs);
-    addPanel(m_caches, QStringLiteral("caches"), tr("Caches"));
+    addPanel(m_caches, QStringLiteral("caches"));
     m_console = new ConsolePanel(m_client, m_tabs);
-    addPanel(m_console, QStringLiteral("console"), tr("Lua console"));
+    m_console->setHistoryKeepsArguments(m_settings->luaHistoryArguments());
+    connect(m_console, &ConsolePanel::historyKeepsArgumentsChanged, m_settings, &Settings::setLuaHistoryArguments);
+    addPanel(m_console, QStringLiteral("console"));
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateActivePanels);
     splitter->addWidget(m_browser);
     splitter->addWidget(m_tabs);
@@ -258,10 +257,7 @@ void MainWindow::buildUi()
     });
     connect(m_settings, &Settings::showMemoryChanged, m_browser, &KeyBrowser::setShowMemory);
     connect(m_settings, &Settings::scanRateChanged, m_browser, &KeyBrowser::setScanRate);
-    connect(m_settings, &Settings::scanRateChanged, m_patterns, [this](int rate) {
-        if (rate > 0)
-            m_patterns->setMaxCommandsPerSecond(rate);
-    });
+    connect(m_settings, &Settings::scanRateChanged, m_patterns, &PatternIndex::setMaxCommandsPerSecond);
 }
 
 void MainWindow::buildMenus()
@@ -413,10 +409,11 @@ void MainWindow::askPassword()
     m_banner->setText(tr("Connecting…"));
 }
 
-void MainWindow::addPanel(Panel *panel, const QString &name, const QString &title)
+void MainWindow::addPanel(Panel *panel, const QString &name)
 {
+    Q_ASSERT_X(panelregistry::names().contains(name), Q_FUNC_INFO, "a panel missing from the registry");
     panel->setObjectName(name + QStringLiteral("Panel"));
-    m_tabs->addTab(panel, title);
+    m_tabs->addTab(panel, panelregistry::title(name));
     m_panels.append({name, panel});
     connect(panel, &Panel::openKeyRequested, this, &MainWindow::openKeyFromPanel);
     connect(panel, &Panel::filterKeysRequested, this, [this](const KeyFilter &filter) {

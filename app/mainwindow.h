@@ -108,7 +108,7 @@ private:
     void finishScreenshot();
     void promptRename(const QByteArray &key);
     void updateTitle();
-    void addPanel(Panel *panel, const QString &name, const QString &title);
+    void addPanel(Panel *panel, const QString &name);
     // Only the panel on the current tab of a visible, unminimised window polls.
     void updateActivePanels();
     void openKeyFromPanel(const QByteArray &key, KeyType type);

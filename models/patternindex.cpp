@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "patternindex.h"
+#include "threadcheck.h"
 
 #include "keyscanner.h"
 #include "redisclient.h"
@@ -21,6 +22,7 @@ namespace {
 constexpr int kMaxSamples = 32; // per group, when the first samples disagree
 constexpr int kSliceMs = 4;
 constexpr int kPaceMs = 50;
+constexpr int kUnpacedBatch = 1024; // commands in one sampling batch without a ceiling
 constexpr int kFlushMs = 100;
 constexpr int kEmitBatch = 4096; // matches per 'classified'
 constexpr qint64 kSecond = 1000;
@@ -174,6 +176,7 @@ struct PatternIndex::Private
     qint64 commands = 0;
     int sampledKeys = 0;
     bool batchInFlight = false;
+    int largestBatch = 0;
     bool idleReported = true;
 
     explicit Private(PatternIndex *owner) : q(owner) { }
@@ -592,7 +595,9 @@ struct PatternIndex::Private
         const double elapsed = paceClock.isValid() ? double(paceClock.restart()) : double(kPaceMs);
         if (!paceClock.isValid())
             paceClock.start();
-        allowance = qMin(allowance + elapsed * maxCps / 1000.0, qMax(8.0, maxCps / 4.0));
+        // No ceiling (0): one bounded batch in flight at a time, the next as soon as it answers.
+        allowance = maxCps <= 0 ? double(kUnpacedBatch)
+                                : qMin(allowance + elapsed * maxCps / 1000.0, qMax(8.0, maxCps / 4.0));
         if (allowance < 4)
             return;
         QList<RedisCommand> cmds;
@@ -640,6 +645,7 @@ struct PatternIndex::Private
         }
         allowance -= double(cmds.size());
         commands += cmds.size();
+        largestBatch = qMax(largestBatch, int(cmds.size()));
         batchInFlight = true;
         client->sendBatch(cmds, context, [this, sent](const RedisReply &r) { onSample(r, sent); });
     }
@@ -1020,6 +1026,7 @@ PatternIndex::~PatternIndex() = default;
 
 void PatternIndex::setRules(const PatternRules &rules)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     d->rules = rules;
     d->classifier.setRules(&d->rules);
     d->ruleVerdicts.clear();
@@ -1051,6 +1058,7 @@ void PatternIndex::reserve(qsizetype keys)
 
 void PatternIndex::addKeys(const QList<ScannedKey> &keys)
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     if (keys.isEmpty())
         return;
     d->intake += keys;
@@ -1065,6 +1073,7 @@ void PatternIndex::removeKey(const QByteArray &key)
 
 void PatternIndex::clear()
 {
+    REDISLENS_ASSERT_OWN_THREAD(this);
     delete d->context; // in-flight replies die with it
     d->context = new QObject(this);
     for (QHash<QByteArray, int> &shard : d->ids)
@@ -1091,6 +1100,7 @@ void PatternIndex::clear()
     d->gone.clear();
     d->batchInFlight = false;
     d->commands = 0;
+    d->largestBatch = 0;
     d->sampledKeys = 0;
     d->pace->stop();
     d->paceClock.invalidate();
@@ -1157,12 +1167,17 @@ bool PatternIndex::isIdle() const
 
 void PatternIndex::setMaxCommandsPerSecond(int commandsPerSecond)
 {
-    d->maxCps = qMax(10, commandsPerSecond);
+    d->maxCps = commandsPerSecond <= 0 ? 0 : qMax(10, commandsPerSecond);
 }
 
 int PatternIndex::maxCommandsPerSecond() const
 {
     return d->maxCps;
+}
+
+int PatternIndex::largestSampleBatch() const
+{
+    return d->largestBatch;
 }
 
 qint64 PatternIndex::sampleCommandCount() const

@@ -54,12 +54,15 @@ public:
     int size() const; // keys known, classified or not
     bool isIdle() const;
 
-    // Sampling reads are paced: at most this many commands per second (default 2000).
+    // Sampling reads are paced: at most this many commands per second (default 2000); 0 is
+    // no ceiling (as --scan-rate 0): one batch of at most 1,024 commands in flight at a time.
     void setMaxCommandsPerSecond(int commandsPerSecond);
     int maxCommandsPerSecond() const;
     // Commands sent for samples since construction or clear(): bounded per family (a few keys
     // of each family and TTL class), not per key.
     qint64 sampleCommandCount() const;
+    // The most commands one sampling batch carried: the ceiling's allowance shows in it.
+    int largestSampleBatch() const;
     int sampledKeyCount() const;
     static constexpr int kSamplesPerGroup = 8;
 

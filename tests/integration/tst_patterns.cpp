@@ -129,6 +129,7 @@ private Q_SLOTS:
     void fixtures();
     void sampleReadsArePerFamily();
     void keysGoneBeforeSamplingAreDropped();
+    void noCeilingIsUnpaced();
     void demoMatchesItsTruth();
 
 private:
@@ -300,6 +301,41 @@ void TestPatterns::sampleReadsArePerFamily()
         }
     }
     QVERIFY2(reads > 0 && reads <= 3 * 2 * PatternIndex::kSamplesPerGroup, qPrintable(QString::number(reads)));
+}
+
+// --scan-rate 0 means no ceiling for the classifier too: its batches are no longer cut to
+// what 2,000 commands a second allow (500 a batch), and at the default they are.
+void TestPatterns::noCeilingIsUnpaced()
+{
+    m_server.flushAll();
+    QList<QList<QByteArray>> writes;
+    // Letters only, no variable segment: each name is a shape of its own, and is read.
+    for (int i = 0; i < 1500; ++i) {
+        QByteArray name = "single";
+        for (int n = i + 1; n > 0; n /= 26)
+            name += char('a' + n % 26);
+        writes.append({"SET", name, "v"});
+    }
+    m_server.pipeline(writes);
+    for (const int ceiling : {2000, 0}) {
+        std::unique_ptr<RedisClient> client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        PatternIndex index(client.get());
+        index.setMaxCommandsPerSecond(ceiling);
+        QCOMPARE(index.maxCommandsPerSecond(), ceiling);
+        QList<ScannedKey> keys;
+        for (const QByteArray &k : m_server.allKeys())
+            keys.append(ScannedKey{k, -1, -1, -1, KeyType::String});
+        QSignalSpy idle(&index, &PatternIndex::idle);
+        index.addKeys(keys);
+        QVERIFY(idle.wait(kWaitMs));
+        QVERIFY(index.sampleCommandCount() > 1000);
+        if (ceiling > 0)
+            QVERIFY2(index.largestSampleBatch() <= ceiling / 4,
+                     qPrintable(QString::number(index.largestSampleBatch())));
+        else
+            QVERIFY2(index.largestSampleBatch() > 2000 / 4, qPrintable(QString::number(index.largestSampleBatch())));
+    }
 }
 
 void TestPatterns::keysGoneBeforeSamplingAreDropped()

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandline.h"
+#include "panelregistry.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 class TestCommandLine : public QObject
@@ -13,6 +16,10 @@ private Q_SLOTS:
     void rejected();
     void passwordSources();
     void helpAndVersion();
+    void uriPasswordsMasked();
+    void caCertWithoutCertificate();
+    void panelsFromRegistry();
+    void scanRateZero();
 };
 
 void TestCommandLine::accepted_data()
@@ -28,8 +35,8 @@ void TestCommandLine::accepted_data()
 
     QTest::newRow("defaults") << QStringList{} << "127.0.0.1" << 6379 << 0 << ""
                               << "" << false << false;
-    QTest::newRow("redis-cli flags") << QStringList{"-h", "10.1.2.3", "-p", "6380", "-n", "4", "--user", "ops"}
-                                     << "10.1.2.3" << 6380 << 4 << "ops"
+    QTest::newRow("redis-cli flags") << QStringList{"-h", "127.0.2.3", "-p", "6380", "-n", "4", "--user", "ops"}
+                                     << "127.0.2.3" << 6380 << 4 << "ops"
                                      << "" << false << false;
     QTest::newRow("long flags") << QStringList{"--host", "db.local", "--port", "7000", "--db", "1"} << "db.local"
                                 << 7000 << 1 << ""
@@ -81,6 +88,10 @@ void TestCommandLine::rejected_data()
     QTest::newRow("screenshot dir") << QStringList{"--screenshot", "/nonexistent/dir/x.png"} << "does not exist";
     QTest::newRow("bad timeout") << QStringList{"--timeout", "0"} << "invalid --timeout";
     QTest::newRow("bad scan rate") << QStringList{"--scan-rate", "fast"} << "invalid --scan-rate";
+    QTest::newRow("rediss with socket") << QStringList{"rediss://h:6380", "-s", "/tmp/s"}
+                                        << "rediss:// URI (TLS) cannot be used with -s";
+    QTest::newRow("empty socket") << QStringList{"-s", ""} << "-s needs a socket path";
+    QTest::newRow("unknown panel") << QStringList{"--panel", "nope"} << "unknown panel 'nope' (known: keys, value,";
 }
 
 void TestCommandLine::rejected()
@@ -125,6 +136,74 @@ void TestCommandLine::helpAndVersion()
     cl = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--version")}, &error);
     QVERIFY(cl);
     QCOMPARE(cl->action, CommandLine::Action::Version);
+}
+
+// Two URIs are an error that quotes them: both passwords masked, as redis://user:****@host.
+void TestCommandLine::uriPasswordsMasked()
+{
+    QString error;
+    const auto cl = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("redis://ops:first-pw@a:1"),
+                                        QStringLiteral("rediss://:second-pw@b")},
+                                       &error);
+    QVERIFY(!cl);
+    QVERIFY2(!error.contains(QLatin1String("first-pw")) && !error.contains(QLatin1String("second-pw")),
+             qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("redis://ops:****@a:1")), qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("rediss://:****@b")), qPrintable(error));
+    QCOMPARE(ConnectionProfile::maskedUri(QStringLiteral("redis://u:p@h")), QStringLiteral("redis://u:****@h"));
+    QCOMPARE(ConnectionProfile::maskedUri(QStringLiteral("redis://u@h")), QStringLiteral("redis://u@h"));
+    QCOMPARE(ConnectionProfile::maskedUri(QStringLiteral("-p")), QStringLiteral("-p"));
+}
+
+// A --cacert file that holds no certificate would trust nothing extra, silently: refused.
+void TestCommandLine::caCertWithoutCertificate()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString notPem = dir.filePath(QStringLiteral("notes.txt"));
+    QFile f(notPem);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("this is not a certificate\n");
+    f.close();
+    QString error;
+    auto cl = CommandLine::parse(
+        {QStringLiteral("redislens"), QStringLiteral("--tls"), QStringLiteral("--cacert"), notPem}, &error);
+    QVERIFY(!cl);
+    QVERIFY2(error.contains(QLatin1String("holds no PEM certificate")), qPrintable(error));
+    const QString empty = dir.filePath(QStringLiteral("empty.pem"));
+    QFile e(empty);
+    QVERIFY(e.open(QIODevice::WriteOnly));
+    e.close();
+    cl = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--tls"), QStringLiteral("--cacert"), empty},
+                            &error);
+    QVERIFY(!cl);
+    QVERIFY2(error.contains(QLatin1String("holds no PEM certificate")), qPrintable(error));
+}
+
+// --panel takes every panel the window has, and its help names them all.
+void TestCommandLine::panelsFromRegistry()
+{
+    QString error;
+    const auto help = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--help")}, &error);
+    QVERIFY(help);
+    const QStringList names = panelregistry::names();
+    QCOMPARE(names.size(), 15);
+    const QString flat = help->helpText.simplified();
+    for (const QString &name : names) {
+        QVERIFY2(flat.contains(name), qPrintable(name));
+        const auto cl = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--panel"), name}, &error);
+        QVERIFY2(cl, qPrintable(error));
+        QCOMPARE(cl->panel, name);
+    }
+}
+
+void TestCommandLine::scanRateZero()
+{
+    QString error;
+    const auto cl
+        = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--scan-rate"), QStringLiteral("0")}, &error);
+    QVERIFY(cl);
+    QCOMPARE(cl->scanRate, 0);
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)
