@@ -88,8 +88,18 @@ StreamsPanel::StreamsPanel(RedisClient *client, QWidget *parent)
     connect(m_loader, &StreamsLoader::entryLoaded, this, &StreamsPanel::onEntryLoaded);
     connect(m_loader, &StreamsLoader::failed, this, [this](const QString &message) { m_status->setText(message); });
     connect(m_loader, &StreamsLoader::oldestPendingFound, this, [this](const QByteArray &key, const QByteArray &group) {
-        m_pendingAfterOpen = group;
         const int row = m_loader->streamsModel()->rowOf(key);
+        if (key == m_loader->stream()) {
+            // The stream is open already: selecting its row again changes nothing, so go to
+            // the group directly.
+            const QList<StreamGroupInfo> &groups = m_loader->groupsModel()->rows();
+            for (int i = 0; i < groups.size(); ++i) {
+                if (groups.at(i).name == group)
+                    m_groupsView->selectRow(i);
+            }
+            return;
+        }
+        m_pendingAfterOpen = group;
         if (row >= 0)
             m_streamsView->selectRow(row);
     });
