@@ -63,6 +63,23 @@ private:
         return m.hasMatch() ? m.captured(1).toLongLong() : 0;
     }
 
+    // Another client's script, sent on a raw socket: 'prefix' runs first, then it loops for
+    // about 1.5 s by the server clock and returns 'result'.
+    bool startOtherClientsScript(QTcpSocket &other, const QByteArray &prefix, const QByteArray &result)
+    {
+        other.connectToHost(QStringLiteral("127.0.0.1"), m_server.port());
+        if (!other.waitForConnected(5000))
+            return false;
+        const QByteArray body = prefix
+            + "local s = redis.call('TIME') "
+              "while true do local n = redis.call('TIME') "
+              "if (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 1500000 then break end end "
+              "return "
+            + result;
+        other.write("*3\r\n$4\r\nEVAL\r\n$" + QByteArray::number(body.size()) + "\r\n" + body + "\r\n$1\r\n0\r\n");
+        return other.waitForBytesWritten(5000);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -256,16 +273,8 @@ private Q_SLOTS:
     void unkillableExplained()
     {
         QTcpSocket other;
-        other.connectToHost(QStringLiteral("127.0.0.1"), m_server.port());
-        QVERIFY(other.waitForConnected(5000));
-        // Writes, then loops for about 1.5 s by the server clock, then ends by itself.
-        const QByteArray body = "redis.call('SET', 'console:written', '1') "
-                                "local s = redis.call('TIME') "
-                                "while true do local n = redis.call('TIME') "
-                                "if (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 1500000 then break end end "
-                                "return 1";
-        other.write("*3\r\n$4\r\nEVAL\r\n$" + QByteArray::number(body.size()) + "\r\n" + body + "\r\n$1\r\n0\r\n");
-        QVERIFY(other.waitForBytesWritten(5000));
+        // Writes, then loops for about 1.5 s, then ends by itself.
+        QVERIFY(startOtherClientsScript(other, "redis.call('SET', 'console:written', '1') ", "1"));
         auto panel = makePanel(m_client.get(), QStringLiteral("return 1"));
         QTRY_COMPARE_WITH_TIMEOUT(m_server.command({"PING"}).errorCode(), QByteArray("BUSY"), kWaitMs);
         QVERIFY(runAndWait(*panel));
@@ -347,15 +356,7 @@ private Q_SLOTS:
         const qint64 killsBefore = calls("script\\|kill");
 
         QTcpSocket other;
-        other.connectToHost(QStringLiteral("127.0.0.1"), m_server.port());
-        QVERIFY(other.waitForConnected(5000));
-        // Loops for about 1.5 s by the server clock, then ends by itself.
-        const QByteArray body = "local s = redis.call('TIME') "
-                                "while true do local n = redis.call('TIME') "
-                                "if (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 1500000 then break end end "
-                                "return 7";
-        other.write("*3\r\n$4\r\nEVAL\r\n$" + QByteArray::number(body.size()) + "\r\n" + body + "\r\n$1\r\n0\r\n");
-        QVERIFY(other.waitForBytesWritten(5000));
+        QVERIFY(startOtherClientsScript(other, {}, "7"));
         auto panel = makePanel(ro.get(), QStringLiteral("return 1"));
         panel->show();
         QTRY_COMPARE_WITH_TIMEOUT(m_server.command({"PING"}).errorCode(), QByteArray("BUSY"), kWaitMs);
