@@ -9,6 +9,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -56,6 +57,23 @@ ValueView::ValueView(RedisClient *client, QWidget *parent) : QWidget(parent), m_
 
 ValueView::~ValueView() = default;
 
+void ValueView::matchNameToWindow()
+{
+    // The name reads as a label: its field takes the window's colours, again on every palette
+    // change (a copy made once kept a light field in a dark palette, with light text on it).
+    QPalette namePalette = palette();
+    namePalette.setColor(QPalette::Base, namePalette.color(QPalette::Window));
+    namePalette.setColor(QPalette::Text, namePalette.color(QPalette::WindowText));
+    m_keyName->setPalette(namePalette);
+}
+
+void ValueView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && m_keyName)
+        matchNameToWindow();
+}
+
 void ValueView::buildUi()
 {
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -67,9 +85,7 @@ void ValueView::buildUi()
     m_keyName->setReadOnly(true);
     m_keyName->setFrame(false);
     m_keyName->setPlaceholderText(tr("no key selected"));
-    QPalette namePalette = m_keyName->palette();
-    namePalette.setColor(QPalette::Base, namePalette.color(QPalette::Window));
-    m_keyName->setPalette(namePalette);
+    matchNameToWindow();
     QFont nameFont = fixed;
     nameFont.setBold(true);
     m_keyName->setFont(nameFont);

@@ -50,8 +50,12 @@ Q_SIGNALS:
     void keyOpened(const KeyInfo &info);
     void errorOccurred(const QString &message);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void buildUi();
+    void matchNameToWindow();
     void onKeyOpened(const KeyInfo &info);
     void onStringAvailable(const StringValue &value);
     void onPageLoaded();

@@ -14,6 +14,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPalette>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStackedWidget>
@@ -399,6 +400,21 @@ void TestValueView::secretsMaskedInHash()
     }
     QCOMPARE(masked, 2);
     screenshot(QStringLiteral("valueview-masked.png"));
+    {
+        // The same in a dark palette: the mask and the toggle stay legible.
+        const QPalette light = m_view->palette();
+        QPalette dark = light;
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::AlternateBase, QColor(0x26, 0x26, 0x26));
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+        dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+        dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+        dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+        m_view->setPalette(dark);
+        screenshot(QStringLiteral("valueview-masked-dark.png"));
+        m_view->setPalette(light);
+    }
 
     reveal->setChecked(true);
     bool seen = false;
