@@ -22,6 +22,14 @@ bool parseInt(const QString &text, int min, int max, int *out)
 
 } // namespace
 
+ConnectionProfile CommandLine::applyOptionsTo(ConnectionProfile where) const
+{
+    where.readOnly = profile.readOnly;
+    where.connectTimeoutMs = profile.connectTimeoutMs;
+    where.commandTimeoutMs = profile.commandTimeoutMs;
+    return where;
+}
+
 std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QString *error, const QString &redisCliAuth)
 {
     auto fail = [error](const QString &why) -> std::optional<CommandLine> {

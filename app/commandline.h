@@ -25,6 +25,10 @@ struct CommandLine
     QString helpText;
     QStringList warnings;
 
+    // 'where' (the demo server's address, say) with the options of this line that do not name
+    // a server: --read-only and the timeouts. --demo used to drop them.
+    ConnectionProfile applyOptionsTo(ConnectionProfile where) const;
+
     // 'environment' is consulted for REDISCLI_AUTH. Returns the parsed line or an error.
     static std::optional<CommandLine> parse(const QStringList &arguments, QString *error,
                                             const QString &redisCliAuth = {});

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "redislens: cannot start the demo: %s\n", qPrintable(error));
             return 1;
         }
-        profile = demo->profile();
+        profile = cl.applyOptionsTo(demo->profile());
         profile.name = QStringLiteral("demo");
     }
     if (cl.askPass) {

@@ -20,6 +20,7 @@ private Q_SLOTS:
     void caCertWithoutCertificate();
     void panelsFromRegistry();
     void scanRateZero();
+    void demoKeepsReadOnly();
 };
 
 void TestCommandLine::accepted_data()
@@ -195,6 +196,23 @@ void TestCommandLine::panelsFromRegistry()
         QVERIFY2(cl, qPrintable(error));
         QCOMPARE(cl->panel, name);
     }
+}
+
+// --demo connects to a server of its own, with the rest of the line's options kept.
+void TestCommandLine::demoKeepsReadOnly()
+{
+    QString error;
+    const auto cl
+        = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--demo"), QStringLiteral("--read-only"),
+                              QStringLiteral("--timeout"), QStringLiteral("1234")},
+                             &error);
+    QVERIFY2(cl, qPrintable(error));
+    ConnectionProfile demo;
+    demo.port = 40123;
+    const ConnectionProfile p = cl->applyOptionsTo(demo);
+    QVERIFY(p.readOnly);
+    QCOMPARE(p.commandTimeoutMs, 1234);
+    QCOMPARE(p.port, quint16(40123));
 }
 
 void TestCommandLine::scanRateZero()
