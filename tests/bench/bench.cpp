@@ -177,11 +177,10 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory,
 
     ScanFeed feed(&scanner, &model);
     // Wired as MainWindow wires it: the index samples on the scan's own connection, paced by the
-    // scan's ceiling when there is one, with room for the keyspace reserved from the scan's
-    // DBSIZE, and fed every batch as it arrives. No rules file: no user rules.
+    // scan's ceiling (0: none), with room for the keyspace reserved from the scan's DBSIZE, and
+    // fed every batch as it arrives. No rules file: no user rules.
     PatternIndex index(&client);
-    if (scanRate > 0)
-        index.setMaxCommandsPerSecond(scanRate);
+    index.setMaxCommandsPerSecond(scanRate);
     bool reserved = false;
     bool scanDone = false;
     if (patterns) {
@@ -376,8 +375,8 @@ int main(int argc, char **argv)
     const QCommandLineOption memoryOpt(QStringLiteral("memory"), QStringLiteral("Also MEMORY USAGE per key."));
     const QCommandLineOption scanRateOpt(
         QStringLiteral("scan-rate"),
-        QStringLiteral("patterns: the scan's pacing ceiling in commands per second, as redislens --scan-rate "
-                       "(default 0: none)."),
+        QStringLiteral("patterns: the scan's and the sampling's ceiling in commands per second, as "
+                       "redislens --scan-rate (default 0: none)."),
         QStringLiteral("n"), QStringLiteral("0"));
     parser.addOptions({hostOpt, portOpt, localOpt, populateOpt, namesOpt, memoryOpt, scanRateOpt});
     parser.process(app);
