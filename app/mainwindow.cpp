@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "panelparts.h"
 #include "panelregistry.h"
 
 #include "bytesescape.h"
@@ -714,15 +715,13 @@ void MainWindow::finishScreenshot()
 
 void MainWindow::deleteKey(const QByteArray &key, bool confirm)
 {
-    if (confirm) {
-        const auto answer = QMessageBox::question(this, tr("Delete key"),
-                                                  tr("Delete the key %1 (%2 bytes) from %3?\nThis cannot be undone.")
-                                                      .arg(bytesescape::quoteIfNeeded(key.left(512)))
-                                                      .arg(key.size())
-                                                      .arg(m_profile.displayName()));
-        if (answer != QMessageBox::Yes)
-            return;
-    }
+    if (confirm
+        && !panelparts::confirm(this, tr("Delete key"),
+                                tr("Delete the key %1 (%2 bytes) from %3?\nThis cannot be undone.")
+                                    .arg(bytesescape::quoteIfNeeded(key.left(512)))
+                                    .arg(key.size())
+                                    .arg(m_profile.displayName())))
+        return;
     m_client->send({"UNLINK", key}, this, [this, key](const RedisReply &r) {
         const RedisError err = r.firstError();
         if (err) {
@@ -762,11 +761,10 @@ void MainWindow::promptRename(const QByteArray &key)
 void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool confirm)
 {
     if (confirm
-        && QMessageBox::question(
-               this, tr("Rename key"),
-               tr("Rename %1 to %2?")
-                   .arg(bytesescape::quoteIfNeeded(from.left(256)), bytesescape::quoteIfNeeded(to.left(256))))
-            != QMessageBox::Yes)
+        && !panelparts::confirm(this, tr("Rename key"),
+                                tr("Rename %1 to %2 on %3? Nothing is overwritten: the rename fails if %2 exists.")
+                                    .arg(bytesescape::quoteIfNeeded(from.left(256)),
+                                         bytesescape::quoteIfNeeded(to.left(256)), m_profile.displayName())))
         return;
     // RENAMENX: never overwrite a key the user did not name.
     m_client->send({"RENAMENX", from, to}, this, [this, from, to](const RedisReply &r) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window against a real server, offscreen: scan, open, delete and rename exact
 // bytes, read-only refusal, a server that dies and comes back.
+#include "commandstats.h"
+#include "confirmations.h"
 #include "geo.h"
 #include "geopanel.h"
 #include "keybrowser.h"
@@ -11,6 +13,7 @@
 #include "mainwindow.h"
 #include "memorypanel.h"
 #include "panel.h"
+#include "panelparts.h"
 #include "patterngroupmodel.h"
 #include "patternindex.h"
 #include "patternrules.h"
@@ -47,6 +50,7 @@ private Q_SLOTS:
     void deleteExactBytes();
     void renameExactBytes();
     void readOnlyRefusesDelete();
+    void deleteAndRenameAsk();
     void serverDiesAndComesBack();
     void screenshot();
     void filterByNamespaceAndTtl();
@@ -191,6 +195,40 @@ void TestMainWindow::deleteExactBytes()
     w->deleteKey(QByteArray(""), false);
     QVERIFY(deleted.wait(5000));
     QCOMPARE(m_server.command({"EXISTS", ""}).toInteger(), 0);
+}
+
+// Delete and rename ask first, naming the exact key (escaped) and the server: Cancel sends
+// nothing, Yes acts.
+void TestMainWindow::deleteAndRenameAsk()
+{
+    auto w = makeWindow();
+    QVERIFY(waitForScan(*w));
+    RawConnection raw(m_server.port());
+    const qint64 writesBefore = commandCalls(raw, {"unlink", "renamenx"});
+    {
+        ConfirmationAnswerer answer(ConfirmationAnswerer::Reject);
+        w->deleteKey(kNul);
+        w->renameKey(kInvalid, "bin:renamed");
+        QCOMPARE(answer.count(), 2);
+        QCOMPARE(answer.objectName(), panelparts::confirmationObjectName());
+        QCOMPARE(answer.textFormat(), Qt::PlainText);
+        QVERIFY(answer.cancelWasDefault());
+        QVERIFY2(answer.text().contains(QLatin1String("\\xff\\xfe\\nline")), qPrintable(answer.text()));
+        QVERIFY2(answer.text().contains(QLatin1String("bin:renamed")), qPrintable(answer.text()));
+    }
+    QCoreApplication::processEvents();
+    QCOMPARE(commandCalls(raw, {"unlink", "renamenx"}), writesBefore);
+    QCOMPARE(m_server.command({"EXISTS", kNul, kInvalid}).toInteger(), 2);
+    {
+        ConfirmationAnswerer answer(ConfirmationAnswerer::Accept);
+        QSignalSpy deleted(w.get(), &MainWindow::keyDeleted);
+        w->deleteKey(kNul);
+        QCOMPARE(answer.count(), 1);
+        QVERIFY2(answer.text().contains(QLatin1String("bin:a\\x00z")), qPrintable(answer.text()));
+        QVERIFY2(answer.text().contains(m_server.profile().displayName()), qPrintable(answer.text()));
+        QVERIFY(deleted.wait(5000));
+    }
+    QCOMPARE(m_server.command({"EXISTS", kNul}).toInteger(), 0);
 }
 
 void TestMainWindow::renameExactBytes()
