@@ -353,7 +353,7 @@ QList<QByteArray> fromJson(const QJsonValue &v)
 {
     QList<QByteArray> out;
     const QJsonArray a = v.toArray();
-    for (const QJsonValue &e : a)
+    for (const auto &e : a)
         out.append(QByteArray::fromBase64(e.toString().toLatin1()));
     return out;
 }
@@ -379,7 +379,7 @@ bool LuaHistory::load(QString *error)
         return false;
     }
     const QJsonArray runs = doc.object().value(QLatin1String("runs")).toArray();
-    for (const QJsonValue &v : runs) {
+    for (const auto &v : runs) {
         const QJsonObject o = v.toObject();
         LuaRun r;
         r.script = o.value(QLatin1String("script")).toString();

@@ -689,8 +689,9 @@ void SessionsMonitor::loadContents(const QByteArray &key, KeyType type)
                         });
 }
 
-void SessionsMonitor::hscanStep(std::shared_ptr<sessions::Contents> out, QList<QPair<QByteArray, QByteArray>> pairs,
-                                QByteArray cursor, quint64 generation)
+void SessionsMonitor::hscanStep(const std::shared_ptr<sessions::Contents> &out,
+                                QList<QPair<QByteArray, QByteArray>> pairs, const QByteArray &cursor,
+                                quint64 generation)
 {
     m_client->send({"HSCAN", out->key, cursor, "COUNT", "100"}, context(),
                    [this, out, pairs, generation](const RedisReply &r) mutable {

@@ -185,8 +185,8 @@ private:
     void readIndexes(QList<SessionIndexRow> indexes, qint64 now);
     void finish(QList<SessionIndexRow> indexes, qint64 now);
     QList<QByteArray> sessionPrefixes() const;
-    void hscanStep(std::shared_ptr<sessions::Contents> out, QList<QPair<QByteArray, QByteArray>> pairs,
-                   QByteArray cursor, quint64 generation);
+    void hscanStep(const std::shared_ptr<sessions::Contents> &out, QList<QPair<QByteArray, QByteArray>> pairs,
+                   const QByteArray &cursor, quint64 generation);
 
     SessionsModel *m_sessions;
     SessionIndexesModel *m_indexes;

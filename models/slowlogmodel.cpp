@@ -534,7 +534,7 @@ void SlowlogAggregateModel::update(const QList<SlowlogEntry> &added, const QList
         for (const QByteArray &name : std::as_const(newNames)) {
             Group g = std::move(pending[name]);
             finish(g);
-            m_groups.insert(name, std::move(g));
+            m_groups.insert(name, g);
             m_order.append(name);
         }
         endInsertRows();

@@ -927,8 +927,8 @@ bool StreamActions::autoClaim(const QByteArray &key, const QByteArray &group, co
     return true;
 }
 
-void StreamActions::autoClaimStep(QByteArray key, QByteArray group, QByteArray consumer, qint64 minIdleMs,
-                                  QByteArray cursor, StreamActionResult acc)
+void StreamActions::autoClaimStep(const QByteArray &key, const QByteArray &group, const QByteArray &consumer,
+                                  qint64 minIdleMs, const QByteArray &cursor, StreamActionResult acc)
 {
     // JUSTID: the entries are not sent back (thousands of them) and their delivery counters are
     // not raised, since the new owner has not been handed them yet.

@@ -349,8 +349,8 @@ Q_SIGNALS:
 private:
     bool refuse(const QString &action);
     void done(const StreamActionResult &result);
-    void autoClaimStep(QByteArray key, QByteArray group, QByteArray consumer, qint64 minIdleMs, QByteArray cursor,
-                       StreamActionResult acc);
+    void autoClaimStep(const QByteArray &key, const QByteArray &group, const QByteArray &consumer, qint64 minIdleMs,
+                       const QByteArray &cursor, StreamActionResult acc);
     void runDeadLetter(const QList<RedisCommand> &calls, const QList<QByteArray> &ids, bool loaded);
 
     RedisClient *m_client;

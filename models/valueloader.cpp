@@ -186,16 +186,17 @@ void ValueLoader::send(const QList<RedisCommand> &commands, std::function<void(c
     }
     const bool wasLoading = isLoading();
     const quint64 generation = m_generation;
-    const RequestId id = m_client->sendBatch(commands, this, [this, generation, handler](const RedisReply &reply) {
-        m_requests.removeOne(reply.id);
-        if (generation != m_generation)
-            return;
-        handler(reply);
-        if (generation == m_generation && !isLoading()) {
-            m_model->setLoading(false);
-            Q_EMIT loadingChanged(false);
-        }
-    });
+    const RequestId id = m_client->sendBatch(commands, this,
+                                             [this, generation, handler = std::move(handler)](const RedisReply &reply) {
+                                                 m_requests.removeOne(reply.id);
+                                                 if (generation != m_generation)
+                                                     return;
+                                                 handler(reply);
+                                                 if (generation == m_generation && !isLoading()) {
+                                                     m_model->setLoading(false);
+                                                     Q_EMIT loadingChanged(false);
+                                                 }
+                                             });
     m_requests.append(id);
     if (!wasLoading)
         Q_EMIT loadingChanged(true);
