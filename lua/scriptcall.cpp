@@ -32,7 +32,7 @@ RequestId run(RedisClient *client, const QByteArray &source, const QByteArray &s
                                                : QList<RedisCommand>{RedisCommand{"SCRIPT", "LOAD", source}, call};
     return client->send(
         call, context,
-        [client, retry, context, done, timeoutMs](const RedisReply &first) {
+        [client, retry, context, done = std::move(done), timeoutMs](const RedisReply &first) {
             if (!first.ok() || !ScriptLibrary::isNoScript(first.value())) {
                 done(first);
                 return;

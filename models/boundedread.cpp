@@ -109,7 +109,7 @@ void inBatches(RedisClient *client, QObject *context, int items, int perBatch, B
 }
 
 void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
-                std::function<void(const QList<RedisValue> &, const RedisError &)> done)
+                const std::function<void(const QList<RedisValue> &, const RedisError &)> &done)
 {
     auto values = std::make_shared<QList<RedisValue>>();
     inBatches(

@@ -27,7 +27,7 @@ void inBatches(RedisClient *client, QObject *context, int items, int perBatch, B
 // Sends 'commands' as consecutive pipelines of at most 'chunk' commands; 'done' gets every
 // value in order, or the first batch-level error (then the values stop where it happened).
 void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
-                std::function<void(const QList<RedisValue> &values, const RedisError &error)> done);
+                const std::function<void(const QList<RedisValue> &values, const RedisError &error)> &done);
 
 struct ScannedSet
 {

@@ -14,8 +14,8 @@ QString bytes(qint64 b)
     if (b < 1024)
         return QStringLiteral("%1 B").arg(b);
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    double v = double(b);
-    int unit = -1;
+    double v = double(b) / 1024;
+    int unit = 0;
     while (v >= 1024 && unit < 3) {
         v /= 1024;
         ++unit;

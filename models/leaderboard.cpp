@@ -315,7 +315,7 @@ QList<LeaderboardEntry> LeaderboardLoader::parseWithScores(const RedisValue &rep
 void LeaderboardLoader::send(const QList<RedisCommand> &commands, std::function<void(const RedisReply &)> done)
 {
     ++m_pending;
-    m_client->sendBatch(commands, this, [this, done](const RedisReply &r) {
+    m_client->sendBatch(commands, this, [this, done = std::move(done)](const RedisReply &r) {
         --m_pending;
         done(r);
     });
