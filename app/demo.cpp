@@ -1010,7 +1010,7 @@ void Demo::onTick()
     const QByteArray event = "wh_" + num(between(1, 3000));
     b.add({"SADD", "seen:webhook", event});
     // Bad habits for the slowlog panel: a cleanup job that reads the whole dedup set, and a
-    // report that still uses KEYS. Both are what PATTERNS.md says never to do in production.
+    // report that still uses KEYS. Both are what docs/patterns.md says never to do in production.
     if (m_ticks % 4 == 0)
         b.add({"SMEMBERS", "seen:webhook"});
     if (m_ticks % 10 == 1)

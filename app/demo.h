@@ -16,7 +16,7 @@ class LocalServer;
 class RedisClient;
 class QTimer;
 
-// --demo: a private redis-server filled with every pattern of PATTERNS.md, healthy and broken
+// --demo: a private redis-server filled with every pattern of docs/patterns.md, healthy and broken
 // variants side by side, and a small simulator that keeps the patterns moving. The server
 // lives on a free loopback port with persistence off and dies with this object (or with the
 // process, however it ends).

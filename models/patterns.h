@@ -14,7 +14,7 @@
 
 class PatternRules;
 
-// The patterns of ../shared/PATTERNS.md that a key (or a family of keys) can be an instance of.
+// The patterns of docs/patterns.md that a key (or a family of keys) can be an instance of.
 enum class PatternKind : quint8 {
     Unknown,
     Lock,

@@ -15,7 +15,7 @@
 #include <memory>
 
 // The pattern index against real servers: a fixture per kind (written with the commands
-// PATTERNS.md describes) plus near misses, then the demo measured against its ground truth
+// docs/patterns.md describes) plus near misses, then the demo measured against its ground truth
 // (app/demotruth). Precision and recall are printed per kind and held at 100 %.
 namespace {
 

@@ -11,7 +11,7 @@
 #include <QTest>
 #include <memory>
 
-// Sessions on a real server, written the way PATTERNS.md describes them: hashes with a TTL
+// Sessions on a real server, written the way docs/patterns.md describes them: hashes with a TTL
 // (some slid by PEXPIRE between two polls, some left alone), one without TTL, one far bigger
 // than its siblings, a JSON string session, a name with an e-mail in it, and per-user
 // reverse indexes, one with an id whose session is gone. Plus the masking rules on their own.
