@@ -163,8 +163,9 @@ RulesEditor::RulesEditor(QWidget *parent) : QWidget(parent), m_model(new Pattern
 
     auto *help = new QLabel(
         tr("<b>Kinds</b> (hover for names): %1.<br><b>Parameters</b>, as name=value separated by commas: rate limits "
-           "(fixed-window, sliding-window, token-bucket) <tt>limit=100, window_ms=60000</tt>; locks "
-           "<tt>ttl_ms=30000</tt> (the expected lease). Other names are kept for later.")
+           "(fixed-window, sliding-window) <tt>limit=100, window_ms=60000</tt>; token buckets "
+           "<tt>capacity=20, refill_per_sec=5</tt>; session indexes <tt>session_prefix=\"session:\"</tt>. "
+           "Other names are kept but not read (see docs/rules.md).")
             .arg([] {
                 QStringList ids;
                 for (int k = 1; k < kPatternKindCount; ++k)
