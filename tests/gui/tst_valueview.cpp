@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
+#include "palettes.h"
 #include "redisclient.h"
 #include "testdata.h"
 #include "testserver.h"
@@ -403,14 +404,7 @@ void TestValueView::secretsMaskedInHash()
     {
         // The same in a dark palette: the mask and the toggle stay legible.
         const QPalette light = m_view->palette();
-        QPalette dark = light;
-        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-        dark.setColor(QPalette::AlternateBase, QColor(0x26, 0x26, 0x26));
-        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-        dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-        dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
-        dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+        const QPalette dark = darkPalette();
         m_view->setPalette(dark);
         screenshot(QStringLiteral("valueview-masked-dark.png"));
         m_view->setPalette(light);
