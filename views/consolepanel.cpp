@@ -570,8 +570,7 @@ void ConsolePanel::setRunning(bool running)
 
 void ConsolePanel::setHistoryKeepsArguments(bool keep)
 {
-    m_keepArguments->setChecked(keep); // toggled() applies it
-    m_history.setKeepArguments(keep);
+    m_keepArguments->setChecked(keep); // toggled() applies it; the history starts keeping them
 }
 
 void ConsolePanel::insertLibraryScript(const QString &name)

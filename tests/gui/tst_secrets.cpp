@@ -19,13 +19,19 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 namespace {
 
 constexpr int kWaitMs = 30000;
-// Long and unlike anything else a file could hold by chance.
-const QByteArray kPassword = "pw-fixture-7c1e0a9b5d";
-const QByteArray kUserPassword = "pw-fixture-user-3e8f62";
+// Made at run time, long and random: nothing else a file holds matches them by chance, and no
+// password-like literal sits in the source.
+QByteArray randomSecret()
+{
+    return QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+}
+const QByteArray kPassword = randomSecret();
+const QByteArray kUserPassword = randomSecret();
 
 struct Run
 {
