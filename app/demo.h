@@ -2,7 +2,7 @@
 #pragma once
 
 #include "connectionprofile.h"
-#include "redisworker.h"
+#include "rediscommand.h"
 
 #include <QElapsedTimer>
 #include <QList>

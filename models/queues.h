@@ -3,7 +3,7 @@
 
 #include "keytype.h"
 #include "patternrules.h"
-#include "redisworker.h"
+#include "rediscommand.h"
 #include "rowtablemodel.h"
 
 #include <QAbstractTableModel>

@@ -3,7 +3,7 @@
 
 #include "patterns.h"
 #include "pollingreader.h"
-#include "redisworker.h"
+#include "rediscommand.h"
 #include "rowtablemodel.h"
 #include "ttl.h"
 

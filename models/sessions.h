@@ -4,8 +4,8 @@
 #include "boundedread.h"
 #include "patterns.h"
 #include "pollingreader.h"
+#include "rediscommand.h"
 #include "rediserror.h"
-#include "redisworker.h"
 #include "rowtablemodel.h"
 #include "ttlstats.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "rediscommand.h"
 #include "rediserror.h"
-#include "redisworker.h"
 #include "slowlog.h"
 
 #include <QAbstractTableModel>

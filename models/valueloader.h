@@ -2,7 +2,7 @@
 #pragma once
 
 #include "keytype.h"
-#include "redisworker.h"
+#include "rediscommand.h"
 #include "ttl.h"
 #include "valuemodel.h"
 

@@ -8,23 +8,6 @@
 #include <QRandomGenerator>
 #include <QTimer>
 
-const RedisValue &RedisReply::value(qsizetype i) const
-{
-    static const RedisValue invalid;
-    return (i >= 0 && i < values.size()) ? values.at(i) : invalid;
-}
-
-RedisError RedisReply::firstError() const
-{
-    if (error.isError())
-        return error;
-    for (const RedisValue &v : values) {
-        if (v.isError())
-            return RedisError::fromReply(v);
-    }
-    return {};
-}
-
 namespace {
 constexpr int kMaxBackoffMs = 30000;
 constexpr int kFirstBackoffMs = 250;

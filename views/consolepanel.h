@@ -3,7 +3,7 @@
 
 #include "luaresult.h"
 #include "panel.h"
-#include "redisworker.h"
+#include "rediscommand.h"
 
 #include <QByteArray>
 #include <QList>

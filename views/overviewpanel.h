@@ -3,7 +3,7 @@
 
 #include "healthseries.h"
 #include "panel.h"
-#include "redisworker.h"
+#include "rediscommand.h"
 
 #include <QPointer>
 #include <array>

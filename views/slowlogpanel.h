@@ -2,8 +2,8 @@
 #pragma once
 
 #include "panel.h"
+#include "rediscommand.h"
 #include "rediserror.h"
-#include "redisworker.h"
 #include "slowlog.h"
 
 #include <QPointer>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "panel.h"
-#include "redisworker.h"
+#include "rediscommand.h"
 #include "serverinfo.h"
 #include "ttlstats.h"
 
