@@ -2,8 +2,6 @@
 #pragma once
 
 #include "patterns.h"
-#include "pollingreader.h"
-#include "rediscommand.h"
 #include "rowtablemodel.h"
 #include "ttl.h"
 
@@ -14,8 +12,6 @@
 #include <QVariantMap>
 #include <cmath>
 #include <optional>
-
-class RedisClient;
 
 enum class LimiterKind : quint8 { FixedWindow, SlidingWindow, TokenBucket };
 QString limiterKindName(LimiterKind kind); // "fixed window", "sliding log", "token bucket"
@@ -149,49 +145,4 @@ public:
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-};
-
-// Reads the limiter keys the classifier found, at most kMaxKeys per poll, in pipelined batches
-// of kBatch keys: counters GET + PTTL; sliding logs ZCARD, PTTL and both end members, then
-// ZCOUNT inside the window once the window is known; buckets HMGET of the field names this
-// project's token_bucket.lua writes (tokens, last_refill) and common others (ts, updated_at).
-// The clock is the server's (TIME): the scripts are handed the callers' clocks, which the
-// server's is closer to than ours. Again every kRefreshMs while polling.
-class RateLimitsLoader : public PollingReader
-{
-    Q_OBJECT
-public:
-    static constexpr int kMaxKeys = 500;
-    static constexpr int kBatch = 100;
-    static constexpr int kRefreshMs = 3000;
-
-    explicit RateLimitsLoader(RedisClient *client, QObject *parent = nullptr);
-
-    // FixedWindow, SlidingWindow and TokenBucket matches; others are ignored. Reads at once only
-    // while polling.
-    void setMatches(const QList<PatternMatch> &matches);
-    int matchCount() const { return int(m_matches.size()); }
-
-    LimitersModel *limitersModel() const { return m_limiters; }
-    CallersModel *callersModel() const { return m_callers; }
-    const LimiterInfo *limiter(const QString &name) const { return m_limiters->find(name); }
-    const CallerState *caller(const QByteArray &key) const { return m_callers->find(key); }
-
-private:
-    void startRound() override;
-    QList<RedisCommand> keyCommands(int from, int to, QList<int> *first = nullptr) const;
-    void readKeys(int from, int to, const RedisReply &reply, qint64 sent);
-    void findSlidingWindows();
-    QList<int> countable(int from, int to) const;
-    void finishRound();
-    bool failOn(const RedisReply &reply);
-
-    LimitersModel *m_limiters;
-    CallersModel *m_callers;
-    QList<PatternMatch> m_matches;
-    QHash<QString, QVariantMap> m_params; // per limiter, from rules
-    QList<CallerState> m_reading;
-    QList<int> m_sliding; // indexes into m_reading
-    QHash<QString, qint64> m_slidingWindow; // per limiter, for ZCOUNT
-    qint64 m_clockOffset = 0; // server minus local, ms
 };

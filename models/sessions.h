@@ -1,21 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "boundedread.h"
 #include "patterns.h"
-#include "pollingreader.h"
-#include "rediscommand.h"
-#include "rediserror.h"
 #include "rowtablemodel.h"
 #include "ttlstats.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QList>
-#include <memory>
-#include <optional>
-
-class RedisClient;
 
 // ---- headless session logic ----
 
@@ -137,64 +129,3 @@ struct SessionsSummary
 
 using SessionsModel = RowTableModel<SessionRow>;
 using SessionIndexesModel = RowTableModel<SessionIndexRow>;
-
-// Polls the sessions the classifier found: PTTL (sliding vs fixed across reads), size, and the
-// reverse indexes' dangling ids. Bounded per poll (kMaxPerPoll sessions, rotating through the
-// rest), pipelined, and only while polling is on.
-class SessionsMonitor : public PollingReader
-{
-    Q_OBJECT
-public:
-    static constexpr int kMaxPerPoll = 300;
-    static constexpr int kMaxIndexesPerPoll = 50;
-    static constexpr int kMaxIdsPerIndex = 500;
-    static constexpr int kBatch = 200;
-    static constexpr int kRefreshMs = 10'000;
-    static constexpr double kOutlierFactor = 5.0;
-    static constexpr int kOutlierMinSessions = 4; // a median of fewer says nothing
-    static constexpr int kContentsFields = 200;
-    static constexpr int kContentsBytes = 64 * 1024;
-
-    enum Column { KeyColumn, TtlColumn, LifetimeColumn, SizeColumn, FlagsColumn, ColumnCount };
-    enum IndexColumn {
-        IndexKeyColumn,
-        IndexSizeColumn,
-        IndexTtlColumn,
-        IndexDanglingColumn,
-        IndexExamplesColumn,
-        IndexColumnCount
-    };
-
-    explicit SessionsMonitor(RedisClient *client, QObject *parent = nullptr);
-
-    // Session and SessionIndex matches; others are ignored. Keeps what was read of keys that stay.
-    void setMatches(const QList<PatternMatch> &matches);
-
-    SessionsModel *sessionsModel() const { return m_sessions; }
-    SessionIndexesModel *indexesModel() const { return m_indexes; }
-    SessionsSummary summary() const { return m_summary; }
-
-    // Reads one session (HSCAN or GETRANGE, bounded); contentsLoaded follows.
-    void loadContents(const QByteArray &key, KeyType type);
-
-Q_SIGNALS:
-    void contentsLoaded(const sessions::Contents &contents);
-
-private:
-    void startRound() override;
-    void readIndexes(QList<SessionIndexRow> indexes, qint64 now);
-    void finish(QList<SessionIndexRow> indexes, qint64 now);
-    QList<QByteArray> sessionPrefixes() const;
-    void hscanStep(const std::shared_ptr<sessions::Contents> &out, QList<QPair<QByteArray, QByteArray>> pairs,
-                   const QByteArray &cursor, quint64 generation);
-
-    SessionsModel *m_sessions;
-    SessionIndexesModel *m_indexes;
-    QList<SessionRow> m_rows;
-    QHash<QByteArray, int> m_rowOf;
-    QList<SessionIndexRow> m_indexRows;
-    qsizetype m_cursor = 0; // rotation through m_rows
-    qsizetype m_indexCursor = 0;
-    SessionsSummary m_summary;
-    quint64 m_contentsGeneration = 0;
-};

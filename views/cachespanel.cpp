@@ -35,8 +35,7 @@ QWidget *titled(const QString &title, QWidget *content, QWidget *parent)
 
 } // namespace
 
-CachesPanel::CachesPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_monitor(new CachesMonitor(client, this))
+CachesPanel::CachesPanel(RedisClient *client, QWidget *parent) : Panel(parent), m_reader(new CachesReader(client, this))
 {
     setObjectName(QStringLiteral("caches"));
     auto *layout = new QVBoxLayout(this);
@@ -57,24 +56,24 @@ CachesPanel::CachesPanel(RedisClient *client, QWidget *parent)
         return view;
     };
 
-    m_namespacesView = table(m_monitor->namespacesModel(), QStringLiteral("cachesNamespaces"), 1);
+    m_namespacesView = table(m_reader->namespacesModel(), QStringLiteral("cachesNamespaces"), 1);
     m_namespacesView->setToolTip(tr("Double-click a namespace to show its keys in the key browser."));
     m_tabs->addTab(titled(tr("Cache namespaces (double-click one to filter the key browser). No jitter: many keys "
                              "expire in the same second, so their misses arrive together."),
                           m_namespacesView, m_tabs),
                    tr("Namespaces"));
 
-    m_tagsView = table(m_monitor->tagsModel(), QStringLiteral("cachesTags"), 1);
+    m_tagsView = table(m_reader->tagsModel(), QStringLiteral("cachesTags"), 1);
     m_tabs->addTab(titled(tr("Tag sets: members whose key is gone (dangling), and tags that expire before their "
                              "members (invalidating the tag would miss them). At most %1 members per tag are read.")
-                              .arg(CachesMonitor::kMaxMembersPerTag),
+                              .arg(CachesReader::kMaxMembersPerTag),
                           m_tagsView, m_tabs),
                    tr("Tag sets"));
 
     auto *dedup = new QSplitter(Qt::Vertical, m_tabs);
-    m_dedupSetsView = table(m_monitor->dedupSetsModel(), QStringLiteral("cachesDedupSets"), 1);
-    m_dedupFamiliesView = table(m_monitor->dedupFamiliesModel(), QStringLiteral("cachesDedupKeys"), 1);
-    m_countersView = table(m_monitor->countersModel(), QStringLiteral("cachesCounters"), 0);
+    m_dedupSetsView = table(m_reader->dedupSetsModel(), QStringLiteral("cachesDedupSets"), 1);
+    m_dedupFamiliesView = table(m_reader->dedupFamiliesModel(), QStringLiteral("cachesDedupKeys"), 1);
+    m_countersView = table(m_reader->countersModel(), QStringLiteral("cachesCounters"), 0);
     m_countersView->sortByColumn(0, Qt::AscendingOrder);
     dedup->addWidget(titled(tr("Dedup sets (a set without TTL grows for ever)"), m_dedupSetsView, dedup));
     dedup->addWidget(titled(tr("Per-event dedup keys (SET NX EX), by family"), m_dedupFamiliesView, dedup));
@@ -82,8 +81,8 @@ CachesPanel::CachesPanel(RedisClient *client, QWidget *parent)
     dedup->setChildrenCollapsible(false);
     m_tabs->addTab(dedup, tr("Dedup && counters"));
 
-    connect(m_monitor, &CachesMonitor::refreshed, this, &CachesPanel::onRefreshed);
-    connect(m_monitor, &CachesMonitor::failed, this,
+    connect(m_reader, &CachesReader::refreshed, this, &CachesPanel::onRefreshed);
+    connect(m_reader, &CachesReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read caches: %1").arg(message)); });
     connect(m_namespacesView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
         const KeyFilter f
@@ -118,42 +117,42 @@ void CachesPanel::setMatches(const QList<PatternMatch> &matches)
     m_status->setText(matches.isEmpty()
                           ? tr("The scan found no caches, tags, dedup keys or counters.")
                           : tr("%n key(s) found by the scan; reading them…", nullptr, int(matches.size())));
-    m_monitor->setMatches(matches);
+    m_reader->setMatches(matches);
 }
 
 void CachesPanel::activeChanged(bool active)
 {
-    m_monitor->setPolling(active);
+    m_reader->setPolling(active);
 }
 
 void CachesPanel::onRefreshed()
 {
-    const int namespaces = m_monitor->namespacesModel()->rowCount();
+    const int namespaces = m_reader->namespacesModel()->rowCount();
     int noJitter = 0, noTtl = 0;
-    for (const CacheNamespaceRow &r : m_monitor->namespacesModel()->rows()) {
+    for (const CacheNamespaceRow &r : m_reader->namespacesModel()->rows()) {
         noJitter += r.noJitter() ? 1 : 0;
         noTtl += r.noTtl > 0 ? 1 : 0;
     }
     int tagIssues = 0;
-    for (const TagRow &r : m_monitor->tagsModel()->rows())
+    for (const TagRow &r : m_reader->tagsModel()->rows())
         tagIssues += r.severity() != Severity::None ? 1 : 0;
     QString text = tr("%n cache namespace(s)", nullptr, namespaces);
     if (noJitter)
         text += tr(", %n without jitter", nullptr, noJitter);
     if (noTtl)
         text += tr(", %n with keys without TTL", nullptr, noTtl);
-    text += tr(" · %n tag set(s)", nullptr, m_monitor->tagsModel()->rowCount());
+    text += tr(" · %n tag set(s)", nullptr, m_reader->tagsModel()->rowCount());
     if (tagIssues)
         text += tr(" (%n flagged)", nullptr, tagIssues);
-    text += tr(" · %n dedup set(s), %1 per-event families, %2 counters", nullptr,
-               m_monitor->dedupSetsModel()->rowCount())
-                .arg(m_monitor->dedupFamiliesModel()->rowCount())
-                .arg(m_monitor->countersModel()->rowCount());
+    text
+        += tr(" · %n dedup set(s), %1 per-event families, %2 counters", nullptr, m_reader->dedupSetsModel()->rowCount())
+               .arg(m_reader->dedupFamiliesModel()->rowCount())
+               .arg(m_reader->countersModel()->rowCount());
     m_status->setText(text);
 
-    const HitRatio h = m_monitor->hitRatio();
-    if (!m_monitor->infoError().isEmpty()) {
-        m_hitRatio->setText(tr("Hit ratio unknown: %1").arg(m_monitor->infoError()));
+    const HitRatio h = m_reader->hitRatio();
+    if (!m_reader->infoError().isEmpty()) {
+        m_hitRatio->setText(tr("Hit ratio unknown: %1").arg(m_reader->infoError()));
     } else if (h.hits < 0) {
         m_hitRatio->setText(tr("Hit ratio: not read yet."));
     } else {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "caches.h"
+#include "cachesreader.h"
 #include "panel.h"
 #include "patterns.h"
 
@@ -28,7 +29,7 @@ public:
     // matches (others are ignored); call again after every rescan.
     void setMatches(const QList<PatternMatch> &matches);
 
-    CachesMonitor *monitor() const { return m_monitor; }
+    CachesReader *reader() const { return m_reader; }
     QTabWidget *tabs() const { return m_tabs; }
     QTableView *namespacesView() const { return m_namespacesView; }
     QTableView *tagsView() const { return m_tagsView; }
@@ -44,7 +45,7 @@ protected:
 private:
     void onRefreshed();
 
-    CachesMonitor *m_monitor;
+    CachesReader *m_reader;
     QLabel *m_status = nullptr;
     QLabel *m_hitRatio = nullptr;
     QTabWidget *m_tabs = nullptr;

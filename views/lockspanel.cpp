@@ -4,10 +4,9 @@
 #include "bytesescape.h"
 #include "format.h"
 #include "locks.h"
+#include "locksreader.h"
 #include "panelparts.h"
 #include "redisclient.h"
-#include "scriptcall.h"
-#include "scriptlibrary.h"
 #include "tableview.h"
 
 #include <QDateTime>
@@ -23,85 +22,10 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-// ---- actions ----
-
-LockActions::LockActions(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
-{ }
-
-bool LockActions::isReadOnly() const
-{
-    return m_client->facts().readOnly || m_client->profile().readOnly;
-}
-
-bool LockActions::refuse(const QString &action, const QByteArray &key)
-{
-    LockActionResult r;
-    r.action = action;
-    r.key = key;
-    r.refused = true;
-    if (isReadOnly())
-        r.message = tr("Refused: the connection is read-only");
-    else if (m_busy)
-        r.message = tr("Refused: another action is still running");
-    else if (key.isEmpty())
-        r.message = tr("Select a lock first");
-    else
-        return false;
-    Q_EMIT finished(r);
-    return true;
-}
-
-void LockActions::release(const QByteArray &key, const QByteArray &token)
-{
-    if (refuse(QStringLiteral("release"), key))
-        return;
-    run(QStringLiteral("release"), QStringLiteral("lock_release"), key, {token});
-}
-
-void LockActions::extend(const QByteArray &key, const QByteArray &token, qint64 ttlMs)
-{
-    if (refuse(QStringLiteral("extend"), key))
-        return;
-    if (ttlMs <= 0) {
-        Q_EMIT finished({QStringLiteral("extend"), key, false, true, tr("The new TTL must be above zero")});
-        return;
-    }
-    run(QStringLiteral("extend"), QStringLiteral("lock_extend"), key, {token, QByteArray::number(ttlMs)});
-}
-
-void LockActions::run(const QString &action, const QString &script, const QByteArray &key,
-                      const QList<QByteArray> &args)
-{
-    const ScriptInfo *info = ScriptLibrary::instance().find(script);
-    if (!info) {
-        Q_EMIT finished({action, key, false, true, tr("The script %1 is missing from this build").arg(script)});
-        return;
-    }
-    m_busy = true;
-    scriptcall::run(m_client, *info, {key}, args, this, [this, action, key](const RedisReply &reply) {
-        m_busy = false;
-        LockActionResult r;
-        r.action = action;
-        r.key = key;
-        if (const RedisError e = reply.firstError()) {
-            r.message = tr("%1 failed: %2").arg(action, e.message);
-        } else if (reply.value(0).toInteger() == 1) {
-            r.done = true;
-            r.message = action == QLatin1String("release") ? tr("released %1").arg(bytesescape::quoteIfNeeded(key))
-                                                           : tr("extended %1").arg(bytesescape::quoteIfNeeded(key));
-        } else {
-            r.message = tr("refused: the lock is held by another token or gone");
-        }
-        Q_EMIT finished(r);
-    });
-}
-
-// ---- panel ----
-
 LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
-      m_loader(new LocksLoader(client, this)),
+      m_reader(new LocksReader(client, this)),
       m_actions(new LockActions(client, this)),
       m_tick(new QTimer(this))
 {
@@ -128,7 +52,7 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     auto *proxy = new ColumnSeverityProxy({{LocksModel::FlagsColumn, LocksModel::SeverityRole},
                                            {LocksModel::RemainingColumn, LocksModel::TtlSeverityRole}},
                                           this);
-    proxy->setSourceModel(m_loader->model());
+    proxy->setSourceModel(m_reader->model());
     m_view = tableview::make(proxy, this, QStringLiteral("locks"));
     m_view->setTextElideMode(Qt::ElideMiddle); // a token's ends tell holders apart
     m_view->horizontalHeader()->resizeSection(LocksModel::ResourceColumn, 190);
@@ -161,10 +85,10 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_result);
 
     m_tick->setInterval(kTickMs);
-    connect(m_tick, &QTimer::timeout, this, [this] { m_loader->model()->setNow(QDateTime::currentMSecsSinceEpoch()); });
+    connect(m_tick, &QTimer::timeout, this, [this] { m_reader->model()->setNow(QDateTime::currentMSecsSinceEpoch()); });
     connect(m_explain, &QPushButton::toggled, this, &LocksPanel::showExplanation);
-    connect(m_loader, &LocksLoader::refreshed, this, &LocksPanel::onRefreshed);
-    connect(m_loader, &LocksLoader::failed, this,
+    connect(m_reader, &LocksReader::refreshed, this, &LocksPanel::onRefreshed);
+    connect(m_reader, &LocksReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read locks: %1").arg(message)); });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &LocksPanel::onSelectionChanged);
     connect(m_view, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
@@ -208,14 +132,14 @@ QString LocksPanel::explanation()
 
 void LocksPanel::setMatches(const QList<PatternMatch> &matches)
 {
-    m_loader->setMatches(matches);
-    if (m_loader->matchCount() == 0)
+    m_reader->setMatches(matches);
+    if (m_reader->matchCount() == 0)
         m_status->setText(tr("No locks found by the scan."));
 }
 
 void LocksPanel::activeChanged(bool active)
 {
-    m_loader->setPolling(active);
+    m_reader->setPolling(active);
     if (active)
         m_tick->start();
     else
@@ -224,7 +148,7 @@ void LocksPanel::activeChanged(bool active)
 
 void LocksPanel::onRefreshed()
 {
-    const QList<LockInfo> &locks = m_loader->locks();
+    const QList<LockInfo> &locks = m_reader->locks();
     int noTtl = 0, longTtl = 0, notToken = 0, held = 0;
     for (const LockInfo &l : locks) {
         if (l.released)
@@ -245,7 +169,7 @@ void LocksPanel::onRefreshed()
     m_status->setText(locks.isEmpty() ? tr("No locks held right now.")
                                       : tr("Read %1; TTLs count down live, re-read every %2 s while shown.")
                                             .arg(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss")))
-                                            .arg(LocksLoader::kRefreshMs / 1000));
+                                            .arg(LocksReader::kRefreshMs / 1000));
     if (!m_selected.isEmpty() && selectedKey() != m_selected)
         selectKey(m_selected);
     updateButtons();
@@ -257,7 +181,7 @@ void LocksPanel::onRefreshed()
 
 void LocksPanel::selectKey(const QByteArray &key)
 {
-    const int row = m_loader->model()->rowOf(key);
+    const int row = m_reader->model()->rowOf(key);
     if (row >= 0)
         m_view->selectRow(row);
 }
@@ -275,7 +199,7 @@ void LocksPanel::onSelectionChanged()
         return; // a reset cleared it; onRefreshed selects the key again
     if (key != m_selected) {
         m_selected = key;
-        if (const LockInfo *l = m_loader->lock(key))
+        if (const LockInfo *l = m_reader->lock(key))
             m_token->setText(bytesescape::escape(l->value, false));
     }
     updateButtons();
@@ -283,7 +207,7 @@ void LocksPanel::onSelectionChanged()
 
 void LocksPanel::updateButtons()
 {
-    const LockInfo *l = m_selected.isEmpty() ? nullptr : m_loader->lock(m_selected);
+    const LockInfo *l = m_selected.isEmpty() ? nullptr : m_reader->lock(m_selected);
     const bool readOnly = m_actions->isReadOnly();
     const bool can = !readOnly && l && l->canRelease();
     m_release->setEnabled(can);
@@ -346,7 +270,7 @@ void LocksPanel::onActionFinished(const LockActionResult &result)
 {
     m_result->setText(result.message);
     if (!result.refused)
-        m_loader->refresh();
+        m_reader->refresh();
 }
 
 void LocksPanel::showExplanation(bool on)

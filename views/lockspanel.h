@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "lockactions.h"
 #include "panel.h"
 #include "patterns.h"
 
 #include <QByteArray>
 #include <QList>
-#include <QMetaType>
 #include <QObject>
 #include <QString>
 #include <functional>
 
-class LocksLoader;
+class LocksReader;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -19,42 +19,6 @@ class QSpinBox;
 class QTableView;
 class QTimer;
 class RedisClient;
-
-// What a release or an extension came to.
-struct LockActionResult
-{
-    QString action; // "release", "extend"
-    QByteArray key;
-    bool done = false; // the script released / extended the lock
-    bool refused = false; // not sent: read-only, busy, bad input
-    QString message; // one line for the screen
-};
-Q_DECLARE_METATYPE(LockActionResult)
-
-// Release (lua lock_release: compare-and-delete) and extend (lua lock_extend:
-// compare-and-PEXPIRE) with a token the user supplies, through scriptcall::run. Refused
-// without sending anything on a read-only connection. No widgets: tests use it headless.
-class LockActions : public QObject
-{
-    Q_OBJECT
-public:
-    explicit LockActions(RedisClient *client, QObject *parent = nullptr);
-
-    bool isReadOnly() const;
-    bool isBusy() const { return m_busy; }
-    void release(const QByteArray &key, const QByteArray &token);
-    void extend(const QByteArray &key, const QByteArray &token, qint64 ttlMs);
-
-Q_SIGNALS:
-    void finished(const LockActionResult &result);
-
-private:
-    bool refuse(const QString &action, const QByteArray &key);
-    void run(const QString &action, const QString &script, const QByteArray &key, const QList<QByteArray> &args);
-
-    RedisClient *m_client;
-    bool m_busy = false;
-};
 
 // Every lock the classifier found: resource, holder token, a live countdown of its TTL, its
 // family and flags (no TTL, TTL far above the family's, value not token-like), most severe
@@ -86,7 +50,7 @@ public:
 
     static QString explanation();
 
-    LocksLoader *loader() const { return m_loader; }
+    LocksReader *reader() const { return m_reader; }
     LockActions *actions() const { return m_actions; }
     QTableView *view() const { return m_view; }
     QString statusText() const;
@@ -111,7 +75,7 @@ private:
                        const std::function<void(const QByteArray &token)> &act);
 
     RedisClient *m_client;
-    LocksLoader *m_loader;
+    LocksReader *m_reader;
     LockActions *m_actions;
     QTimer *m_tick;
     QLabel *m_status = nullptr;

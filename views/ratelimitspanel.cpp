@@ -4,6 +4,7 @@
 #include "format.h"
 #include "panelparts.h"
 #include "ratelimits.h"
+#include "ratelimitsreader.h"
 #include "redisclient.h"
 #include "tableview.h"
 
@@ -20,7 +21,7 @@
 #include <QVBoxLayout>
 
 RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_loader(new RateLimitsLoader(client, this)), m_tick(new QTimer(this))
+    : Panel(parent), m_client(client), m_reader(new RateLimitsReader(client, this)), m_tick(new QTimer(this))
 {
     auto *layout = new QVBoxLayout(this);
     m_summary = new QLabel(this);
@@ -31,7 +32,7 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     auto *limiters = new ColumnSeverityProxy({{LimitersModel::AtLimitColumn, LimitersModel::SeverityRole},
                                               {LimitersModel::NoteColumn, LimitersModel::SeverityRole}},
                                              this);
-    limiters->setSourceModel(m_loader->limitersModel());
+    limiters->setSourceModel(m_reader->limitersModel());
     m_limitersView = tableview::make(limiters, this, QStringLiteral("limiters"));
     layout->addWidget(m_limitersView, 1);
     QHeaderView *lh = m_limitersView->horizontalHeader();
@@ -55,7 +56,7 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     auto *callers = new ColumnSeverityProxy({{CallersModel::PressureColumn, CallersModel::PressureSeverityRole},
                                              {CallersModel::FlagsColumn, CallersModel::SeverityRole}},
                                             this);
-    callers->setSourceModel(m_loader->callersModel());
+    callers->setSourceModel(m_reader->callersModel());
     m_filter = new QSortFilterProxyModel(this);
     m_filter->setSourceModel(callers);
     m_filter->setFilterRole(CallersModel::LimiterRole);
@@ -73,9 +74,9 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
 
     m_tick->setInterval(kTickMs);
     connect(m_tick, &QTimer::timeout, this,
-            [this] { m_loader->callersModel()->setNow(QDateTime::currentMSecsSinceEpoch()); });
-    connect(m_loader, &RateLimitsLoader::refreshed, this, &RateLimitsPanel::onRefreshed);
-    connect(m_loader, &RateLimitsLoader::failed, this,
+            [this] { m_reader->callersModel()->setNow(QDateTime::currentMSecsSinceEpoch()); });
+    connect(m_reader, &RateLimitsReader::refreshed, this, &RateLimitsPanel::onRefreshed);
+    connect(m_reader, &RateLimitsReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read rate limiters: %1").arg(message)); });
     connect(m_limitersView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         const QModelIndexList rows = m_limitersView->selectionModel()->selectedRows();
@@ -97,14 +98,14 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
 
 void RateLimitsPanel::setMatches(const QList<PatternMatch> &matches)
 {
-    m_loader->setMatches(matches);
-    if (m_loader->matchCount() == 0)
+    m_reader->setMatches(matches);
+    if (m_reader->matchCount() == 0)
         m_status->setText(tr("No rate limiters found by the scan."));
 }
 
 void RateLimitsPanel::activeChanged(bool active)
 {
-    m_loader->setPolling(active);
+    m_reader->setPolling(active);
     if (active)
         m_tick->start();
     else
@@ -117,14 +118,14 @@ void RateLimitsPanel::selectLimiter(const QString &name)
     m_filter->setFilterFixedString(name);
     if (name.isEmpty())
         m_limitersView->clearSelection();
-    else if (const int row = m_loader->limitersModel()->rowOf(name); row >= 0)
+    else if (const int row = m_reader->limitersModel()->rowOf(name); row >= 0)
         m_limitersView->selectRow(row);
     updateNote();
 }
 
 void RateLimitsPanel::onRefreshed()
 {
-    const QList<LimiterInfo> &rows = m_loader->limitersModel()->rows();
+    const QList<LimiterInfo> &rows = m_reader->limitersModel()->rows();
     int callers = 0, at = 0, noTtl = 0, untrimmed = 0;
     for (const LimiterInfo &l : rows) {
         callers += l.callers;
@@ -144,8 +145,8 @@ void RateLimitsPanel::onRefreshed()
                                      : tr("Read %1; re-read every %2 s while shown. Limits come from your rules, "
                                           "else from the most common ceiling.")
                                            .arg(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss")))
-                                           .arg(RateLimitsLoader::kRefreshMs / 1000));
-    if (!m_limiter.isEmpty() && m_loader->limitersModel()->rowOf(m_limiter) < 0)
+                                           .arg(RateLimitsReader::kRefreshMs / 1000));
+    if (!m_limiter.isEmpty() && m_reader->limitersModel()->rowOf(m_limiter) < 0)
         selectLimiter({});
     else if (!m_limiter.isEmpty() && m_limitersView->selectionModel()->selectedRows().isEmpty())
         selectLimiter(m_limiter);
@@ -164,12 +165,12 @@ void RateLimitsPanel::onRefreshed()
 
 void RateLimitsPanel::updateNote()
 {
-    const LimiterInfo *l = m_limiter.isEmpty() ? nullptr : m_loader->limiter(m_limiter);
+    const LimiterInfo *l = m_limiter.isEmpty() ? nullptr : m_reader->limiter(m_limiter);
     m_all->setEnabled(!m_limiter.isEmpty());
     if (!l) {
         m_callersTitle->setText(tr("<b>Top callers of every limiter</b>, by pressure (count / limit)"));
         bool fixed = false;
-        for (const LimiterInfo &i : m_loader->limitersModel()->rows())
+        for (const LimiterInfo &i : m_reader->limitersModel()->rows())
             fixed = fixed || i.kind == LimiterKind::FixedWindow;
         m_note->setText(fixed ? tr("Fixed windows reset at the window edge: a caller can spend its whole limit "
                                    "just before the edge and again just after it, up to 2 × the limit in a "

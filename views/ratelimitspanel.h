@@ -12,7 +12,7 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 class QTimer;
-class RateLimitsLoader;
+class RateLimitsReader;
 class RedisClient;
 
 // Rate limiters found by the scan (fixed-window counters, sliding-window logs, token buckets)
@@ -35,7 +35,7 @@ public:
     void selectLimiter(const QString &name);
     QString selectedLimiter() const { return m_limiter; }
 
-    RateLimitsLoader *loader() const { return m_loader; }
+    RateLimitsReader *reader() const { return m_reader; }
     QTableView *limitersView() const { return m_limitersView; }
     QTableView *callersView() const { return m_callersView; }
     QString statusText() const;
@@ -50,7 +50,7 @@ private:
     void updateNote();
 
     RedisClient *m_client;
-    RateLimitsLoader *m_loader;
+    RateLimitsReader *m_reader;
     QTimer *m_tick;
     QSortFilterProxyModel *m_filter = nullptr;
     QLabel *m_summary = nullptr;

@@ -19,7 +19,7 @@
 #include <QVBoxLayout>
 
 SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_monitor(new SessionsMonitor(client, this)), m_contentsModel(new SessionContentsModel(this))
+    : Panel(parent), m_reader(new SessionsReader(client, this)), m_contentsModel(new SessionContentsModel(this))
 {
     setObjectName(QStringLiteral("sessions"));
     auto *layout = new QVBoxLayout(this);
@@ -66,7 +66,7 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
             return;
         const int bucket = int((bars->data()->constBegin() + dataIndex)->key);
         QByteArray prefix;
-        for (const SessionRow &r : m_monitor->sessionsModel()->rows()) {
+        for (const SessionRow &r : m_reader->sessionsModel()->rows()) {
             prefix = sessions::familyPrefix(r.family);
             break;
         }
@@ -78,10 +78,10 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     indexLayout->setContentsMargins(0, 0, 0, 0);
     indexLayout->addWidget(panelparts::heading(tr("Reverse indexes (per-user sets of session ids)"), indexBox));
     auto *indexProxy = new SeverityProxyModel(this, this);
-    indexProxy->setSourceModel(m_monitor->indexesModel());
+    indexProxy->setSourceModel(m_reader->indexesModel());
     m_indexesView = tableview::make(indexProxy, indexBox, QStringLiteral("sessionIndexes"));
     m_indexesView->setSortingEnabled(true);
-    m_indexesView->sortByColumn(SessionsMonitor::IndexDanglingColumn, Qt::DescendingOrder);
+    m_indexesView->sortByColumn(SessionsReader::IndexDanglingColumn, Qt::DescendingOrder);
     indexLayout->addWidget(m_indexesView, 1);
     top->addWidget(chartBox);
     top->addWidget(indexBox);
@@ -103,23 +103,22 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     m_showContents->setObjectName(QStringLiteral("sessionsShowContents"));
     m_showContents->setEnabled(false);
     m_showContents->setToolTip(tr("Reads the selected session (at most %1 fields or %2); secrets stay masked.")
-                                   .arg(SessionsMonitor::kContentsFields)
-                                   .arg(format::bytes(SessionsMonitor::kContentsBytes)));
+                                   .arg(SessionsReader::kContentsFields)
+                                   .arg(format::bytes(SessionsReader::kContentsBytes)));
     sessionsHeader->addWidget(m_showContents);
     sessionsLayout->addLayout(sessionsHeader);
     auto *sessionsProxy = new SeverityProxyModel(this, this);
-    sessionsProxy->setSourceModel(m_monitor->sessionsModel());
+    sessionsProxy->setSourceModel(m_reader->sessionsModel());
     m_sessionsView = tableview::make(sessionsProxy, sessionsBox, QStringLiteral("sessionsTable"));
     m_sessionsView->setSortingEnabled(true);
-    m_sessionsView->sortByColumn(SessionsMonitor::FlagsColumn, Qt::DescendingOrder); // flagged first
+    m_sessionsView->sortByColumn(SessionsReader::FlagsColumn, Qt::DescendingOrder); // flagged first
     const QFontMetrics fm = m_sessionsView->fontMetrics();
-    m_sessionsView->setColumnWidth(SessionsMonitor::KeyColumn,
+    m_sessionsView->setColumnWidth(SessionsReader::KeyColumn,
                                    fm.horizontalAdvance(QStringLiteral("session:0123456789abcdef0123")) + 16);
-    m_sessionsView->setColumnWidth(SessionsMonitor::TtlColumn, fm.horizontalAdvance(QStringLiteral("23h 59m__")) + 16);
-    m_sessionsView->setColumnWidth(SessionsMonitor::LifetimeColumn,
+    m_sessionsView->setColumnWidth(SessionsReader::TtlColumn, fm.horizontalAdvance(QStringLiteral("23h 59m__")) + 16);
+    m_sessionsView->setColumnWidth(SessionsReader::LifetimeColumn,
                                    fm.horizontalAdvance(QStringLiteral("not known yet")) + 16);
-    m_sessionsView->setColumnWidth(SessionsMonitor::SizeColumn,
-                                   fm.horizontalAdvance(QStringLiteral("1023.9 KiB")) + 16);
+    m_sessionsView->setColumnWidth(SessionsReader::SizeColumn, fm.horizontalAdvance(QStringLiteral("1023.9 KiB")) + 16);
     sessionsLayout->addWidget(m_sessionsView, 1);
 
     // Bottom: one session's contents, on demand only.
@@ -151,12 +150,12 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
 
-    connect(m_monitor, &SessionsMonitor::refreshed, this, &SessionsPanel::onRefreshed);
-    connect(m_monitor, &SessionsMonitor::failed, this, [this](const QString &message) {
+    connect(m_reader, &SessionsReader::refreshed, this, &SessionsPanel::onRefreshed);
+    connect(m_reader, &SessionsReader::failed, this, [this](const QString &message) {
         m_status->setText(tr("Cannot read sessions: %1").arg(message));
         m_status->show();
     });
-    connect(m_monitor, &SessionsMonitor::contentsLoaded, this, &SessionsPanel::onContents);
+    connect(m_reader, &SessionsReader::contentsLoaded, this, &SessionsPanel::onContents);
     connect(m_reveal, &QCheckBox::toggled, m_contentsModel, &SessionContentsModel::setRevealed);
     connect(m_showContents, &QPushButton::clicked, this, &SessionsPanel::showSelectedContents);
     connect(m_sessionsView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -165,11 +164,11 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
         m_filterFamily->setEnabled(!m_selected.isEmpty());
     });
     connect(m_filterFamily, &QPushButton::clicked, this, [this] {
-        const int row = m_monitor->sessionsModel()->rowOf(m_selected);
+        const int row = m_reader->sessionsModel()->rowOf(m_selected);
         if (row < 0)
             return;
         KeyFilter f;
-        f.prefix = sessions::familyPrefix(m_monitor->sessionsModel()->rows().at(row).family);
+        f.prefix = sessions::familyPrefix(m_reader->sessionsModel()->rows().at(row).family);
         f.label = tr("sessions %1").arg(bytesescape::quoteIfNeeded(f.prefix));
         if (!f.prefix.isEmpty())
             Q_EMIT filterKeysRequested(f);
@@ -192,12 +191,12 @@ void SessionsPanel::setMatches(const QList<PatternMatch> &matches)
         count += m.kind == PatternKind::Session ? 1 : 0;
     m_status->setText(count ? tr("%n session(s) found by the scan; reading them…", nullptr, count)
                             : tr("The scan found no sessions."));
-    m_monitor->setMatches(matches);
+    m_reader->setMatches(matches);
 }
 
 void SessionsPanel::activeChanged(bool active)
 {
-    m_monitor->setPolling(active);
+    m_reader->setPolling(active);
 }
 
 QByteArray SessionsPanel::selectedKey(KeyType *type) const
@@ -217,7 +216,7 @@ void SessionsPanel::showSelectedContents()
     if (key.isEmpty())
         return;
     m_contentsLabel->setText(tr("Reading %1…").arg(bytesescape::quoteIfNeeded(key)));
-    m_monitor->loadContents(key, type);
+    m_reader->loadContents(key, type);
 }
 
 void SessionsPanel::onContents(const sessions::Contents &contents)
@@ -243,13 +242,13 @@ void SessionsPanel::onContents(const sessions::Contents &contents)
 
 void SessionsPanel::onRefreshed()
 {
-    const SessionsSummary s = m_monitor->summary();
+    const SessionsSummary s = m_reader->summary();
     if (s.sessions == 0 && s.indexes == 0) {
         m_status->setText(tr("No sessions found (keys like session:<id> holding a hash or JSON)."));
     } else {
         m_status->setText(tr("Lifetime is observed across reads every %1: sliding when the expiry moved forward "
                              "(the session was used), fixed when it stayed put.")
-                              .arg(format::duration(SessionsMonitor::kRefreshMs)));
+                              .arg(format::duration(SessionsReader::kRefreshMs)));
     }
     QStringList parts;
     parts << tr("%n session(s)", nullptr, s.sessions);
@@ -258,7 +257,7 @@ void SessionsPanel::onRefreshed()
     parts << tr("sliding %1 · fixed %2 · not known yet %3").arg(s.sliding).arg(s.fixed).arg(s.unknownLifetime);
     if (s.outliers)
         parts
-            << tr("%n size outlier(s) (≥ %1× family median)", nullptr, s.outliers).arg(SessionsMonitor::kOutlierFactor);
+            << tr("%n size outlier(s) (≥ %1× family median)", nullptr, s.outliers).arg(SessionsReader::kOutlierFactor);
     if (s.nameIssues)
         parts << tr("%n name(s) leaking data", nullptr, s.nameIssues);
     parts << tr("%n index(es)", nullptr, s.indexes) + tr(", %n dangling id(s)", nullptr, int(s.dangling));
@@ -287,8 +286,8 @@ void SessionsPanel::onRefreshed()
             }
         }
     }
-    m_indexesView->resizeColumnToContents(SessionsMonitor::IndexKeyColumn);
-    if (!m_hasContent && (s.sessions > 0 || s.indexes > 0 || m_monitor->polls() > 0)) {
+    m_indexesView->resizeColumnToContents(SessionsReader::IndexKeyColumn);
+    if (!m_hasContent && (s.sessions > 0 || s.indexes > 0 || m_reader->polls() > 0)) {
         m_hasContent = true;
         Q_EMIT contentReady();
     }

@@ -5,6 +5,7 @@
 #include "panelparts.h"
 #include "patterns.h"
 #include "sessions.h"
+#include "sessionsreader.h"
 
 class QCPBars;
 class QCheckBox;
@@ -31,7 +32,7 @@ public:
     // Reads the selected session's contents (the "Show contents" button).
     void showSelectedContents();
 
-    SessionsMonitor *monitor() const { return m_monitor; }
+    SessionsReader *reader() const { return m_reader; }
     SessionContentsModel *contentsModel() const { return m_contentsModel; }
     QTableView *sessionsView() const { return m_sessionsView; }
     QTableView *indexesView() const { return m_indexesView; }
@@ -51,7 +52,7 @@ private:
     void styleChart();
     QByteArray selectedKey(KeyType *type = nullptr) const;
 
-    SessionsMonitor *m_monitor;
+    SessionsReader *m_reader;
     SessionContentsModel *m_contentsModel;
     QLabel *m_status = nullptr;
     QLabel *m_summary = nullptr;

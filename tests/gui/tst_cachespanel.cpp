@@ -39,8 +39,8 @@ private:
 
     static bool refreshed(CachesPanel &panel)
     {
-        QSignalSpy spy(panel.monitor(), &CachesMonitor::refreshed);
-        panel.monitor()->refresh();
+        QSignalSpy spy(panel.reader(), &CachesReader::refreshed);
+        panel.reader()->refresh();
         return spy.wait(kWaitMs);
     }
 
@@ -144,7 +144,7 @@ private Q_SLOTS:
                                         QAbstractItemModelTester::FailureReportingMode::Fatal);
         panel.resize(1100, 700);
         panel.show();
-        panel.monitor()->setMinRatioSpanMs(0);
+        panel.reader()->setMinRatioSpanMs(0);
         QSignalSpy ready(&panel, &Panel::contentReady);
         panel.setMatches(m_matches);
         panel.setActive(true);
@@ -237,7 +237,7 @@ private Q_SLOTS:
         shoot(2, QStringLiteral("caches-dedup.png"));
         shoot(0, QStringLiteral("caches.png"));
         panel.setActive(false);
-        QVERIFY(!panel.monitor()->isPolling());
+        QVERIFY(!panel.reader()->isPolling());
     }
 };
 

@@ -4,6 +4,7 @@
 #include "format.h"
 #include "locks.h"
 #include "lockspanel.h"
+#include "locksreader.h"
 #include "panelparts.h"
 #include "patterntestdata.h"
 #include "redisclient.h"
@@ -92,7 +93,7 @@ private:
         panel.show();
         panel.setMatches(m_matches);
         // An inactive panel reads nothing; activating it does.
-        if (client.pendingCount() != 0 || panel.loader()->isPolling())
+        if (client.pendingCount() != 0 || panel.reader()->isPolling())
             return false;
         panel.setActive(true);
         return ready.wait(kWaitMs) && panel.hasContent();
@@ -130,21 +131,21 @@ private Q_SLOTS:
         QVERIFY(m->match(m->index(0, 0), Qt::DisplayRole, QStringLiteral("lock:bin:\\x00\\xff")).size() == 1);
 
         // The countdown runs between reads.
-        const int row = panel.loader()->model()->rowOf("lock:invoice:1077");
+        const int row = panel.reader()->model()->rowOf("lock:invoice:1077");
         const int start = seconds(m->index(row, LocksModel::RemainingColumn).data().toString());
         QVERIFY2(start > 30 && start <= 41, qPrintable(QString::number(start)));
         QTRY_VERIFY_WITH_TIMEOUT(
-            seconds(m->index(panel.loader()->model()->rowOf("lock:invoice:1077"), LocksModel::RemainingColumn)
+            seconds(m->index(panel.reader()->model()->rowOf("lock:invoice:1077"), LocksModel::RemainingColumn)
                         .data()
                         .toString())
                 < start,
             5000);
 
         // A short lock expires: shown as released once, then gone.
-        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->lock("app:product:77:lock")
-                                     && panel.loader()->lock("app:product:77:lock")->released,
+        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->lock("app:product:77:lock")
+                                     && panel.reader()->lock("app:product:77:lock")->released,
                                  15000);
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.loader()->lock("app:product:77:lock"), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.reader()->lock("app:product:77:lock"), 15000);
 
         // Double-click opens the key.
         QSignalSpy open(&panel, &Panel::openKeyRequested);
@@ -154,7 +155,7 @@ private Q_SLOTS:
         QCOMPARE(open.first().at(1).value<KeyType>(), KeyType::String);
 
         panel.setActive(false);
-        QVERIFY(!panel.loader()->isPolling());
+        QVERIFY(!panel.reader()->isPolling());
     }
 
     void releaseAndExtendThroughThePanel()
@@ -186,7 +187,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(panel.resultText().startsWith(QLatin1String("released")), kWaitMs);
         QCOMPARE(raw.command({"EXISTS", "lock:invoice:1043"}).toInteger(), 0);
         QTRY_VERIFY_WITH_TIMEOUT(
-            panel.loader()->lock("lock:invoice:1043") && panel.loader()->lock("lock:invoice:1043")->released, kWaitMs);
+            panel.reader()->lock("lock:invoice:1043") && panel.reader()->lock("lock:invoice:1043")->released, kWaitMs);
     }
 
     void readOnlyRefuses()

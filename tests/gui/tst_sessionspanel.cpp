@@ -43,8 +43,8 @@ private:
 
     static bool refreshed(SessionsPanel &panel)
     {
-        QSignalSpy spy(panel.monitor(), &SessionsMonitor::refreshed);
-        panel.monitor()->refresh();
+        QSignalSpy spy(panel.reader(), &SessionsReader::refreshed);
+        panel.reader()->refresh();
         return spy.wait(kWaitMs);
     }
 
@@ -114,7 +114,7 @@ private Q_SLOTS:
                 touch.append({"PEXPIRE", "session:" + sid(i), QByteArray::number(30 * kMinute)});
         m_server.pipeline(touch);
         QVERIFY(refreshed(panel));
-        const SessionsSummary s = panel.monitor()->summary();
+        const SessionsSummary s = panel.reader()->summary();
         QCOMPARE(s.sliding, int(touch.size()));
         QCOMPARE(s.noTtl, 1);
         QCOMPARE(s.outliers, 1);
@@ -131,7 +131,7 @@ private Q_SLOTS:
         }
         QVERIFY(noTtlRow >= 0 && bigRow >= 0);
         QVERIFY(model->index(noTtlRow, 0).data(Qt::ForegroundRole).isValid());
-        QVERIFY(model->index(bigRow, SessionsMonitor::FlagsColumn).data().toString().contains(QLatin1String("median")));
+        QVERIFY(model->index(bigRow, SessionsReader::FlagsColumn).data().toString().contains(QLatin1String("median")));
         QCustomPlot *plot = panel.plot();
         double total = 0;
         for (int i = 0; i < plot->plottableCount(); ++i) {
@@ -143,7 +143,7 @@ private Q_SLOTS:
         QVERIFY(!plot->yAxis->label().isEmpty());
 
         // Contents on demand, masked, then revealed.
-        QSignalSpy loaded(panel.monitor(), &SessionsMonitor::contentsLoaded);
+        QSignalSpy loaded(panel.reader(), &SessionsReader::contentsLoaded);
         panel.sessionsView()->selectRow(noTtlRow);
         auto *show = requireChild<QPushButton>(&panel, "sessionsShowContents");
         QVERIFY(show->isEnabled());
@@ -221,7 +221,7 @@ private Q_SLOTS:
         if (!out.isEmpty())
             QVERIFY(shot.save(out + QStringLiteral("/sessions.png")));
         panel.setActive(false);
-        QVERIFY(!panel.monitor()->isPolling());
+        QVERIFY(!panel.reader()->isPolling());
     }
 
     void errorsAreOneLine()
@@ -236,7 +236,7 @@ private Q_SLOTS:
         QVERIFY(ready.wait(kWaitMs));
         QCOMPARE(panel.sessionsView()->model()->rowCount(), kSessions + 1);
         const QAbstractItemModel *indexes = panel.indexesView()->model();
-        const QString why = indexes->index(0, SessionsMonitor::IndexExamplesColumn).data().toString();
+        const QString why = indexes->index(0, SessionsReader::IndexExamplesColumn).data().toString();
         QVERIFY2(why.contains(QLatin1String("sscan"), Qt::CaseInsensitive), qPrintable(why));
         QVERIFY(!why.contains(QLatin1Char('\n')));
     }

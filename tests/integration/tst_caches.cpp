@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "caches.h"
+#include "cachesreader.h"
 #include "patterntestdata.h"
 #include "redisclient.h"
 #include "testserver.h"
@@ -43,14 +44,14 @@ private:
     QList<QByteArray> m_hllItems;
     qint64 m_cliffSecondMs = 0;
 
-    static bool poll(CachesMonitor &monitor)
+    static bool poll(CachesReader &monitor)
     {
-        QSignalSpy spy(&monitor, &CachesMonitor::refreshed);
+        QSignalSpy spy(&monitor, &CachesReader::refreshed);
         monitor.refresh();
         return spy.wait(kWaitMs);
     }
 
-    static const CacheNamespaceRow *row(const CachesMonitor &monitor, const QString &family)
+    static const CacheNamespaceRow *row(const CachesReader &monitor, const QString &family)
     {
         const int r = monitor.namespacesModel()->rowOf(family.toUtf8());
         return r < 0 ? nullptr : &monitor.namespacesModel()->rows().at(r);
@@ -234,7 +235,7 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        CachesMonitor monitor(&client);
+        CachesReader monitor(&client);
         monitor.setMinRatioSpanMs(0);
         QAbstractItemModelTester t1(monitor.namespacesModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
         QAbstractItemModelTester t2(monitor.tagsModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -352,7 +353,7 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        CachesMonitor monitor(&client); // the default minimum span: polls milliseconds apart
+        CachesReader monitor(&client); // the default minimum span: polls milliseconds apart
         monitor.setMatches(m_matches);
         QVERIFY(poll(monitor));
         m_server.pipeline({{"GET", "app:product:1"}, {"GET", "app:product:nope"}});
@@ -365,7 +366,7 @@ private Q_SLOTS:
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "noinfo", {"info"});
         QVERIFY(client);
-        CachesMonitor monitor(client.get());
+        CachesReader monitor(client.get());
         monitor.setMatches(m_matches);
         QVERIFY(poll(monitor));
         QVERIFY(!monitor.infoError().isEmpty());

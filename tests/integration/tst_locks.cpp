@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "lockactions.h"
 #include "locks.h"
-#include "lockspanel.h"
+#include "locksreader.h"
 #include "patterntestdata.h"
 #include "redisclient.h"
 #include "testserver.h"
@@ -25,9 +26,9 @@ QByteArray token(int i)
     return QByteArray("7f3a9c0e5b2d41") + QByteArray::number(1000 + i, 16) + "c8e1";
 }
 
-bool runLoader(LocksLoader &loader)
+bool runLoader(LocksReader &loader)
 {
-    QSignalSpy refreshed(&loader, &LocksLoader::refreshed);
+    QSignalSpy refreshed(&loader, &LocksReader::refreshed);
     loader.refresh();
     return !refreshed.isEmpty() || refreshed.wait(kWaitMs);
 }
@@ -117,8 +118,8 @@ private Q_SLOTS:
         // Alone in its family: a day-long lock beside locks held for seconds is still flagged.
         QCOMPARE(m_server.command({"SET", "lock:import:catalog", token(9), "PX", "86400000"}).bytes(),
                  QByteArray("OK"));
-        LocksLoader loader(m_client.get());
-        QSignalSpy refreshed(&loader, &LocksLoader::refreshed);
+        LocksReader loader(m_client.get());
+        QSignalSpy refreshed(&loader, &LocksReader::refreshed);
         loader.setMatches(m_matches << patternMatch("lock:import:catalog", PatternKind::Lock, KeyType::String,
                                                     QStringLiteral("lock:import:catalog")));
         loader.refresh();
@@ -134,9 +135,9 @@ private Q_SLOTS:
 
     void loaderReadsLocksWithFlags()
     {
-        LocksLoader loader(m_client.get());
+        LocksReader loader(m_client.get());
         QAbstractItemModelTester tester(loader.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy refreshed(&loader, &LocksLoader::refreshed);
+        QSignalSpy refreshed(&loader, &LocksReader::refreshed);
         loader.setMatches(m_matches);
         loader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
@@ -164,7 +165,7 @@ private Q_SLOTS:
         // A 1 MiB value: only the first bytes travel, the length is known.
         const LockInfo *blob = loader.lock("lock:blob");
         QVERIFY(blob);
-        QCOMPARE(blob->value.size(), LocksLoader::kValueBytes);
+        QCOMPARE(blob->value.size(), LocksReader::kValueBytes);
         QCOMPARE(blob->valueLength, token(8).size() + (1 << 20));
         QVERIFY(blob->value.startsWith(token(8)));
 
@@ -186,8 +187,8 @@ private Q_SLOTS:
 
     void disappearedLockShownAsReleasedThenDropped()
     {
-        LocksLoader loader(m_client.get());
-        QSignalSpy refreshed(&loader, &LocksLoader::refreshed);
+        LocksReader loader(m_client.get());
+        QSignalSpy refreshed(&loader, &LocksReader::refreshed);
         loader.setMatches(m_matches);
         loader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
@@ -286,7 +287,7 @@ private Q_SLOTS:
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "inspector", {"pttl"});
         QVERIFY(client);
-        LocksLoader loader(client.get());
+        LocksReader loader(client.get());
         const QString message = firstFailure(loader, m_matches, kWaitMs);
         QVERIFY2(isOneLinePermissionError(message), qPrintable(message));
     }

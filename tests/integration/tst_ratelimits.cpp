@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "patterntestdata.h"
 #include "ratelimits.h"
+#include "ratelimitsreader.h"
 #include "redisclient.h"
 #include "scriptlibrary.h"
 #include "testserver.h"
@@ -77,10 +78,10 @@ private:
     const QString kSliding = QStringLiteral("rate:sliding:user:{n}");
     const QString kBucket = QStringLiteral("bucket:api:client-{n}");
 
-    std::unique_ptr<RateLimitsLoader> load()
+    std::unique_ptr<RateLimitsReader> load()
     {
-        auto loader = std::make_unique<RateLimitsLoader>(m_client.get());
-        QSignalSpy refreshed(loader.get(), &RateLimitsLoader::refreshed);
+        auto loader = std::make_unique<RateLimitsReader>(m_client.get());
+        QSignalSpy refreshed(loader.get(), &RateLimitsReader::refreshed);
         loader->setMatches(m_matches);
         loader->refresh();
         if (!refreshed.wait(kWaitMs))
@@ -372,7 +373,7 @@ private Q_SLOTS:
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "viewer", {"get"});
         QVERIFY(client);
-        RateLimitsLoader loader(client.get());
+        RateLimitsReader loader(client.get());
         const QString message = firstFailure(loader, m_matches, kWaitMs);
         QVERIFY2(isOneLinePermissionError(message), qPrintable(message));
     }

@@ -3,6 +3,7 @@
 #include "patterntestdata.h"
 #include "redisclient.h"
 #include "sessions.h"
+#include "sessionsreader.h"
 #include "testserver.h"
 
 #include <QAbstractItemModelTester>
@@ -48,9 +49,9 @@ private:
     QByteArray m_dangling = sid(999);
 
     // Runs one poll of 'monitor' and waits for it.
-    static bool poll(SessionsMonitor &monitor)
+    static bool poll(SessionsReader &monitor)
     {
-        QSignalSpy spy(&monitor, &SessionsMonitor::refreshed);
+        QSignalSpy spy(&monitor, &SessionsReader::refreshed);
         monitor.refresh();
         return spy.wait(kWaitMs);
     }
@@ -269,7 +270,7 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        SessionsMonitor monitor(&client);
+        SessionsReader monitor(&client);
         QAbstractItemModelTester t1(monitor.sessionsModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
         QAbstractItemModelTester t2(monitor.indexesModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
         monitor.setMatches(m_matches);
@@ -308,7 +309,7 @@ private Q_SLOTS:
                 QCOMPARE(r.severity(), Severity::Bad);
             } else if (r.key == m_big) {
                 QVERIFY(r.outlier);
-                QVERIFY2(r.sizeFactor >= SessionsMonitor::kOutlierFactor, qPrintable(QString::number(r.sizeFactor)));
+                QVERIFY2(r.sizeFactor >= SessionsReader::kOutlierFactor, qPrintable(QString::number(r.sizeFactor)));
                 QCOMPARE(r.memoryBytes, m_server.command({"MEMORY", "USAGE", m_big}).toInteger());
             } else if (r.key == m_email) {
                 QVERIFY(!r.nameIssue.isEmpty());
@@ -355,9 +356,9 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        SessionsMonitor monitor(&client);
+        SessionsReader monitor(&client);
         monitor.setMatches(m_matches);
-        QSignalSpy loaded(&monitor, &SessionsMonitor::contentsLoaded);
+        QSignalSpy loaded(&monitor, &SessionsReader::contentsLoaded);
 
         monitor.loadContents(sessionKey(0), KeyType::Hash);
         QVERIFY(loaded.wait(kWaitMs));
@@ -372,7 +373,7 @@ private Q_SLOTS:
         monitor.loadContents(m_big, KeyType::Hash);
         QVERIFY(loaded.wait(kWaitMs));
         c = loaded.takeFirst().at(0).value<sessions::Contents>();
-        QCOMPARE(c.fields.size(), SessionsMonitor::kContentsFields);
+        QCOMPARE(c.fields.size(), SessionsReader::kContentsFields);
         QVERIFY(c.truncated);
 
         monitor.loadContents(m_json, KeyType::String);
@@ -392,8 +393,8 @@ private Q_SLOTS:
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "nomem", {"memory", "sscan"});
         QVERIFY(client);
-        SessionsMonitor monitor(client.get());
-        QSignalSpy failed(&monitor, &SessionsMonitor::failed);
+        SessionsReader monitor(client.get());
+        QSignalSpy failed(&monitor, &SessionsReader::failed);
         monitor.setMatches(m_matches);
         QVERIFY(poll(monitor));
         // Sizes fall back to HLEN/STRLEN; the indexes say why they could not be read.
