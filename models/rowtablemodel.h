@@ -6,16 +6,22 @@
 
 #include <QAbstractTableModel>
 #include <QByteArray>
+#include <QHash>
 #include <QList>
+#include <QSet>
+#include <algorithm>
 #include <functional>
+#include <numeric>
 
 // Row severity, for the views to colour: none, worth a look, wrong.
 enum class Severity : quint8 { None, Warning, Bad };
 
-// A read-only table over plain row structs, replaced wholesale by setRows(): when the row ids
-// come back unchanged and in the same order that is one dataChanged (selection and scroll
-// survive a poll), otherwise a reset. Subclasses give data() and headerData(); a countdown
-// column, when there is one, is refreshed by setNow() alone.
+// A read-only table over plain row structs, replaced by setRows(), which merges the new rows
+// into the old by id: rows whose id is gone are removed, new ids are inserted where they stand,
+// rows that moved are moved with a layout change, and every kept row is updated in place. Views
+// keep their selection, current index and scroll position across a poll, and a proxy sorts
+// without a reset. Subclasses give data() and headerData(); a countdown column, when there is
+// one, is refreshed by setNow() alone.
 template <typename Row, typename Id = QByteArray> class RowListModel : public QAbstractTableModel
 {
 public:
@@ -24,19 +30,24 @@ public:
     void setRows(QList<Row> rows)
     {
         REDISLENS_ASSERT_OWN_THREAD(this);
-        bool same = rows.size() == m_rows.size();
-        for (qsizetype i = 0; same && i < rows.size(); ++i)
-            same = m_id(rows.at(i)) == m_id(m_rows.at(i));
-        if (!same) {
+        QHash<Id, qsizetype> wanted; // id -> row in 'rows'
+        wanted.reserve(rows.size());
+        for (qsizetype i = 0; i < rows.size(); ++i)
+            wanted.insert(m_id(rows.at(i)), i);
+        if (wanted.size() != rows.size()) { // two rows with one id: nothing to merge by
             beginResetModel();
             m_rows = std::move(rows);
             endResetModel();
             return;
         }
+        removeRowsNotIn(wanted);
+        reorderAs(wanted);
+        insertRowsOf(rows);
         m_rows = std::move(rows);
         if (!m_rows.isEmpty())
             Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, m_columnCount - 1));
     }
+    void clear() { setRows({}); }
     const QList<Row> &rows() const { return m_rows; }
     int rowOf(const Id &id) const
     {
@@ -79,6 +90,81 @@ protected:
     }
 
 private:
+    // Removes, in runs from the bottom, the rows whose id is not wanted.
+    void removeRowsNotIn(const QHash<Id, qsizetype> &wanted)
+    {
+        qsizetype end = m_rows.size();
+        while (end > 0) {
+            if (wanted.contains(m_id(m_rows.at(end - 1)))) {
+                --end;
+                continue;
+            }
+            qsizetype begin = end - 1;
+            while (begin > 0 && !wanted.contains(m_id(m_rows.at(begin - 1))))
+                --begin;
+            beginRemoveRows({}, int(begin), int(end - 1));
+            m_rows.remove(begin, end - begin);
+            endRemoveRows();
+            end = begin;
+        }
+    }
+    // Puts the kept rows in the order they have in the new list (a layout change that carries
+    // persistent indexes along), when they are not in it already.
+    void reorderAs(const QHash<Id, qsizetype> &wanted)
+    {
+        QList<qsizetype> target(m_rows.size());
+        bool ordered = true;
+        for (qsizetype i = 0; i < m_rows.size(); ++i) {
+            target[i] = wanted.value(m_id(m_rows.at(i)));
+            ordered = ordered && (i == 0 || target.at(i - 1) < target.at(i));
+        }
+        if (ordered)
+            return;
+        Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+        QList<qsizetype> order(m_rows.size()); // order[newRow] = oldRow
+        std::iota(order.begin(), order.end(), 0);
+        std::sort(order.begin(), order.end(), [&](qsizetype a, qsizetype b) { return target.at(a) < target.at(b); });
+        QList<int> newRowOf(m_rows.size());
+        QList<Row> sorted;
+        sorted.reserve(m_rows.size());
+        for (qsizetype i = 0; i < order.size(); ++i) {
+            newRowOf[order.at(i)] = int(i);
+            sorted.append(m_rows.at(order.at(i)));
+        }
+        m_rows = std::move(sorted);
+        const QModelIndexList before = persistentIndexList();
+        QModelIndexList after;
+        after.reserve(before.size());
+        for (const QModelIndex &old : before)
+            after.append(index(newRowOf.at(old.row()), old.column()));
+        changePersistentIndexList(before, after);
+        Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+    }
+    // Inserts, in runs, the rows of 'rows' whose id is not here yet; the kept rows are already in
+    // the order of 'rows', so each run goes where it stands there.
+    void insertRowsOf(const QList<Row> &rows)
+    {
+        QSet<Id> kept;
+        kept.reserve(m_rows.size());
+        for (const Row &r : std::as_const(m_rows))
+            kept.insert(m_id(r));
+        qsizetype i = 0;
+        while (i < rows.size()) {
+            if (kept.contains(m_id(rows.at(i)))) {
+                ++i;
+                continue;
+            }
+            qsizetype end = i + 1;
+            while (end < rows.size() && !kept.contains(m_id(rows.at(end))))
+                ++end;
+            beginInsertRows({}, int(i), int(end - 1));
+            for (qsizetype j = i; j < end; ++j)
+                m_rows.insert(j, rows.at(j));
+            endInsertRows();
+            i = end;
+        }
+    }
+
     IdOf m_id;
     int m_columnCount;
     int m_countdownColumn;
@@ -86,7 +172,7 @@ private:
     qint64 m_now = 0;
 };
 
-// The roles of every RowTableModel, whatever its rows (a proxy can name them).
+// The roles of every row table model, whatever its rows (a proxy and a delegate can name them).
 struct RowTableRoles
 {
     enum Role {
@@ -94,6 +180,7 @@ struct RowTableRoles
         SortRole, // numbers for numeric columns
         SeverityRole, // int(Severity), per row
         TypeRole, // int(KeyType)
+        FirstExtraRole, // a model's own roles start here
     };
 };
 
