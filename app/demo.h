@@ -88,6 +88,15 @@ private:
     void finishSeeding(const QString &error);
 
     void onTick();
+    // One tick of each pattern's clients, added to the tick's batch.
+    void tickCaches(Batch &b);
+    void tickSessions(Batch &b, qint64 now);
+    void tickRateLimits(Batch &b, qint64 now);
+    void tickLocks(Batch &b);
+    void tickLeaderboard(Batch &b);
+    void tickStream(Batch &b);
+    void tickQueues(Batch &b, qint64 now);
+    void tickCounters(Batch &b);
     void onTickReply(const RedisReply &reply, const Batch &batch);
 
     RedisCommand script(const char *name, const QList<QByteArray> &keys, const QList<QByteArray> &args) const;
