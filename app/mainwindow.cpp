@@ -8,8 +8,9 @@
 #include "cachespanel.h"
 #include "consolepanel.h"
 #include "demo.h"
-#include "geo.h"
+#include "georeader.h"
 #include "geopanel.h"
+#include "keyactions.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
 #include "leaderboardpanel.h"
@@ -28,7 +29,7 @@
 #include "settings.h"
 #include "slowlogmodel.h"
 #include "slowlogpanel.h"
-#include "streams.h"
+#include "streamsreader.h"
 #include "streamspanel.h"
 #include "ttlpanel.h"
 #include "valueview.h"
@@ -63,6 +64,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     m_scanClient = new RedisClient(scanProfile, this);
     buildUi();
     buildMenus();
+    connectKeyActions();
     updateTitle();
     if (!settings->windowGeometry().isEmpty())
         restoreGeometry(settings->windowGeometry());
@@ -148,7 +150,7 @@ void MainWindow::buildUi()
     addPanel(m_leaderboard, QStringLiteral("leaderboard"));
     m_geo = new GeoPanel(m_client, m_tabs);
     addPanel(m_geo, QStringLiteral("geo"));
-    m_geoDetector = new GeoDetector(m_client, this);
+    m_geoDetector = new GeoDetectReader(m_client, this);
     m_streams = new StreamsPanel(m_client, m_tabs);
     // The dead-letter action runs the same script as the patterns do (lua/).
     if (const auto script = ScriptLibrary::instance().find(QStringLiteral("stream_dead_letter")))
@@ -212,7 +214,7 @@ void MainWindow::buildUi()
     connect(m_browser->scanner(), &KeyScanner::progressChanged, m_ttl, &TtlPanel::setScanProgress);
     connect(m_browser->scanner(), &KeyScanner::finished, m_ttl, [this] { m_ttl->scanFinished(); });
     // Sorted sets are told apart (geo, leaderboard, delayed jobs) by sampling them after a scan.
-    connect(m_browser, &KeyBrowser::scanStarted, m_geoDetector, &GeoDetector::restart);
+    connect(m_browser, &KeyBrowser::scanStarted, m_geoDetector, &GeoDetectReader::restart);
     connect(m_browser, &KeyBrowser::scanCompleted, this, &MainWindow::classifySortedSets);
     // Every scanned key is classified as it arrives; the browser's pattern column fills in
     // batches, the panels and the by-pattern grouping get the settled verdicts.
@@ -241,11 +243,11 @@ void MainWindow::buildUi()
     connect(m_rulesFile, &PatternRulesFile::loadFailed, this, [this](const QString &message) {
         statusBar()->showMessage(tr("Pattern rules not reloaded: %1").arg(message), 15000);
     });
-    connect(m_geoDetector, &GeoDetector::verdict, this, [this](const QByteArray &key, ZSetKind kind) {
+    connect(m_geoDetector, &GeoDetectReader::verdict, this, [this](const QByteArray &key, ZSetKind kind) {
         if (kind == ZSetKind::Geo)
             m_browser->setTypeHint(key, KeyTreeModel::TypeHint::Geo);
     });
-    connect(m_geoDetector, &GeoDetector::idle, this, [this] {
+    connect(m_geoDetector, &GeoDetectReader::idle, this, [this] {
         m_leaderboard->setCandidates(m_geoDetector->keysOfKind(ZSetKind::Leaderboard));
         m_geo->setCandidates(m_geoDetector->keysOfKind(ZSetKind::Geo));
     });
@@ -435,7 +437,7 @@ Panel *MainWindow::panel(const QString &name) const
 
 void MainWindow::classifySortedSets()
 {
-    const QList<QByteArray> zsets = m_browser->model()->keysOfType(KeyType::ZSet, GeoDetector::kMaxKeys);
+    const QList<QByteArray> zsets = m_browser->model()->keysOfType(KeyType::ZSet, GeoDetectReader::kMaxKeys);
     m_geoDetector->addKeys(zsets);
     m_queues->setKeys(m_browser->model()->keysOfType(KeyType::List, 1000), zsets);
     m_streams->setStreams(m_browser->model()->keysOfType(KeyType::Stream, 200));
@@ -589,7 +591,7 @@ void MainWindow::onScanCompleted(const ScanProgress &)
     const QAbstractItemModel *model = tree->model();
     for (int row = 0; row < qMin(model->rowCount(), 3); ++row)
         tree->expand(model->index(row, 0));
-    if (m_screenshotPanel == QLatin1String("value") && !m_valueView->loader()->hasKey()) {
+    if (m_screenshotPanel == QLatin1String("value") && !m_valueView->reader()->hasKey()) {
         // Show a key that has something to see: a session hash when there is one, else the
         // first hash in the tree.
         QByteArray pick;
@@ -656,7 +658,7 @@ void MainWindow::grabPanelWhenReady()
     // The stream list arrives after the scan (XINFO STREAM of each): look for the oldest
     // pending entry once it is there.
     if (p == m_streams && !m_streams->hasContent())
-        connect(m_streams->loader(), &StreamsLoader::streamsAvailable, m_streams, &StreamsPanel::openOldestPending,
+        connect(m_streams->reader(), &StreamsReader::streamsAvailable, m_streams, &StreamsPanel::openOldestPending,
                 Qt::SingleShotConnection);
     else if (p == m_streams)
         m_streams->openOldestPending(); // the list came before the picture was asked for
@@ -672,7 +674,7 @@ void MainWindow::grabPanelWhenReady()
         if (m_geoDetector->isIdle() && !m_geoDetector->keysOfKind(ZSetKind::Geo).isEmpty())
             m_geo->openLargest();
         else
-            connect(m_geoDetector, &GeoDetector::idle, m_geo, &GeoPanel::openLargest, Qt::SingleShotConnection);
+            connect(m_geoDetector, &GeoDetectReader::idle, m_geo, &GeoPanel::openLargest, Qt::SingleShotConnection);
     }
     // What makes each panel worth a picture: charts over time need a few samples, and the
     // slowlog needs a few entries (the demo's bad habits log some within seconds).
@@ -722,22 +724,37 @@ void MainWindow::deleteKey(const QByteArray &key, bool confirm)
                                     .arg(key.size())
                                     .arg(m_profile.displayName())))
         return;
-    m_client->send({"UNLINK", key}, this, [this, key](const RedisReply &r) {
-        const RedisError err = r.firstError();
-        if (err) {
-            statusBar()->showMessage(tr("Delete failed: %1").arg(err.message), 8000);
-            Q_EMIT operationFailed(err.message);
-            return;
-        }
+    m_keyActions->deleteKey(key);
+}
+
+void MainWindow::connectKeyActions()
+{
+    m_keyActions = new KeyActions(m_client, this);
+    connect(m_keyActions, &KeyActions::deleteFailed, this, [this](const QByteArray &, const QString &message) {
+        statusBar()->showMessage(tr("Delete failed: %1").arg(message), 8000);
+        Q_EMIT operationFailed(message);
+    });
+    connect(m_keyActions, &KeyActions::keyDeleted, this, [this](const QByteArray &key, bool existed) {
         m_browser->removeKey(key);
         m_patterns->removeKey(key);
-        if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == key)
+        if (m_valueView->reader()->hasKey() && m_valueView->currentKey() == key)
             m_valueView->clear();
-        statusBar()->showMessage(r.value().toInteger() == 1
-                                     ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))
-                                     : tr("%1 was already gone").arg(bytesescape::quoteIfNeeded(key.left(80))),
+        statusBar()->showMessage(existed ? tr("Deleted %1").arg(bytesescape::quoteIfNeeded(key.left(80)))
+                                         : tr("%1 was already gone").arg(bytesescape::quoteIfNeeded(key.left(80))),
                                  5000);
         Q_EMIT keyDeleted(key);
+    });
+    connect(m_keyActions, &KeyActions::renameFailed, this,
+            [this](const QByteArray &, const QByteArray &, const QString &why) {
+                statusBar()->showMessage(tr("Rename failed: %1").arg(why), 8000);
+                Q_EMIT operationFailed(why);
+            });
+    connect(m_keyActions, &KeyActions::keyRenamed, this, [this](const QByteArray &from, const QByteArray &to) {
+        // RENAMENX keeps the value and its TTL: the tree entry moves as it is.
+        m_browser->renameKey(from, to);
+        if (m_valueView->reader()->hasKey() && m_valueView->currentKey() == from)
+            m_valueView->openKey(to, m_valueView->reader()->currentType());
+        Q_EMIT keyRenamed(from, to);
     });
 }
 
@@ -766,22 +783,7 @@ void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool co
                                     .arg(bytesescape::quoteIfNeeded(from.left(256)),
                                          bytesescape::quoteIfNeeded(to.left(256)), m_profile.displayName())))
         return;
-    // RENAMENX: never overwrite a key the user did not name.
-    m_client->send({"RENAMENX", from, to}, this, [this, from, to](const RedisReply &r) {
-        const RedisError err = r.firstError();
-        if (err || r.value(0).toInteger() != 1) {
-            const QString why
-                = err ? err.message : tr("a key named %1 already exists").arg(bytesescape::quoteIfNeeded(to.left(80)));
-            statusBar()->showMessage(tr("Rename failed: %1").arg(why), 8000);
-            Q_EMIT operationFailed(why);
-            return;
-        }
-        // RENAMENX keeps the value and its TTL: the tree entry moves as it is.
-        m_browser->renameKey(from, to);
-        if (m_valueView->loader()->hasKey() && m_valueView->currentKey() == from)
-            m_valueView->openKey(to, m_valueView->loader()->currentType());
-        Q_EMIT keyRenamed(from, to);
-    });
+    m_keyActions->renameKey(from, to);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -15,11 +15,12 @@ class PatternIndex;
 class PatternRulesFile;
 class RateLimitsPanel;
 class SessionsPanel;
-class GeoDetector;
+class GeoDetectReader;
 class GeoPanel;
 class LeaderboardPanel;
 class QueuesPanel;
 class StreamsPanel;
+class KeyActions;
 class KeyBrowser;
 class MemoryPanel;
 class OverviewPanel;
@@ -67,7 +68,7 @@ public:
     GeoPanel *geoPanel() const { return m_geo; }
     QueuesPanel *queuesPanel() const { return m_queues; }
     StreamsPanel *streamsPanel() const { return m_streams; }
-    GeoDetector *geoDetector() const { return m_geoDetector; }
+    GeoDetectReader *geoDetector() const { return m_geoDetector; }
     LocksPanel *locksPanel() const { return m_locks; }
     RateLimitsPanel *rateLimitsPanel() const { return m_rateLimits; }
     SessionsPanel *sessionsPanel() const { return m_sessions; }
@@ -106,6 +107,7 @@ private:
     void openPendingKey();
     void onScanCompleted(const ScanProgress &progress);
     void finishScreenshot();
+    void connectKeyActions();
     void promptRename(const QByteArray &key);
     void updateTitle();
     void addPanel(Panel *panel, const QString &name);
@@ -123,6 +125,7 @@ private:
     Settings *m_settings;
     RedisClient *m_client = nullptr; // values and actions
     RedisClient *m_scanClient = nullptr; // the scan only
+    KeyActions *m_keyActions = nullptr; // delete and rename, after the window asked
     KeyBrowser *m_browser = nullptr;
     ValueView *m_valueView = nullptr;
     OverviewPanel *m_overview = nullptr;
@@ -131,7 +134,7 @@ private:
     MemoryPanel *m_memory = nullptr;
     LeaderboardPanel *m_leaderboard = nullptr;
     GeoPanel *m_geo = nullptr;
-    GeoDetector *m_geoDetector = nullptr;
+    GeoDetectReader *m_geoDetector = nullptr;
     QueuesPanel *m_queues = nullptr;
     StreamsPanel *m_streams = nullptr;
     LocksPanel *m_locks = nullptr;

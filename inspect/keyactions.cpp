@@ -1,2 +1,35 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "keyactions.h"
+
+#include "bytesescape.h"
+#include "redisclient.h"
+
+KeyActions::KeyActions(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
+
+void KeyActions::deleteKey(const QByteArray &key)
+{
+    m_client->send({"UNLINK", key}, this, [this, key](const RedisReply &r) {
+        const RedisError err = r.firstError();
+        if (err) {
+            Q_EMIT deleteFailed(key, err.message);
+            return;
+        }
+        Q_EMIT keyDeleted(key, r.value().toInteger() == 1);
+    });
+}
+
+void KeyActions::renameKey(const QByteArray &from, const QByteArray &to)
+{
+    // RENAMENX: never overwrite a key the user did not name.
+    m_client->send({"RENAMENX", from, to}, this, [this, from, to](const RedisReply &r) {
+        const RedisError err = r.firstError();
+        if (err || r.value(0).toInteger() != 1) {
+            Q_EMIT renameFailed(from, to,
+                                err ? err.message
+                                    : tr("a key named %1 already exists").arg(bytesescape::quoteIfNeeded(to.left(80))));
+            return;
+        }
+        Q_EMIT keyRenamed(from, to);
+    });
+}
