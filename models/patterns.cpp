@@ -5,7 +5,7 @@
 #include "format.h"
 #include "geo.h"
 #include "patternrules.h"
-#include "queues.h"
+#include "queuerules.h"
 
 #include <QDateTime>
 #include <QJsonDocument>

@@ -44,7 +44,7 @@ void selectKey(QTableView *view, const QByteArray &key, int role)
 } // namespace
 
 QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_loader(new QueuesLoader(client, this)), m_dueModel(new DueItemsModel(this))
+    : Panel(parent), m_client(client), m_reader(new QueuesReader(client, this)), m_dueModel(new DueItemsModel(this))
 {
     auto *layout = new QVBoxLayout(this);
     m_status = new QLabel(tr("Waiting for the scan's lists and sorted sets…"), this);
@@ -56,7 +56,7 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     // Queues: the table, then the selected queue's head/tail and processing lists.
     auto *queuesSplit = new QSplitter(Qt::Vertical, m_tabs);
     auto *queuesProxy = new QSortFilterProxyModel(this);
-    queuesProxy->setSourceModel(m_loader->queuesModel());
+    queuesProxy->setSourceModel(m_reader->queuesModel());
     queuesProxy->setSortRole(QueuesModel::SortRole);
     m_queuesView = tableview::make(queuesProxy, queuesSplit);
     m_queuesView->setSortingEnabled(true);
@@ -83,7 +83,7 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     // Delayed jobs: the table, then the histogram beside the next due items.
     auto *delayedSplit = new QSplitter(Qt::Vertical, m_tabs);
     auto *delayedProxy = new QSortFilterProxyModel(this);
-    delayedProxy->setSourceModel(m_loader->delayedModel());
+    delayedProxy->setSourceModel(m_reader->delayedModel());
     delayedProxy->setSortRole(DelayedModel::SortRole);
     m_delayedView = tableview::make(delayedProxy, delayedSplit);
     m_delayedView->setSortingEnabled(true);
@@ -134,8 +134,8 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     rulesLayout->addWidget(builtIn);
     m_tabs->addTab(rulesPage, tr("Rules"));
 
-    connect(m_loader, &QueuesLoader::refreshed, this, &QueuesPanel::onRefreshed);
-    connect(m_loader, &QueuesLoader::failed, this,
+    connect(m_reader, &QueuesReader::refreshed, this, &QueuesPanel::onRefreshed);
+    connect(m_reader, &QueuesReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read queues: %1").arg(message)); });
     connect(m_queuesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         m_selectedQueue = selectedKey(m_queuesView, QueuesModel::KeyRole);
@@ -167,8 +167,8 @@ QueuesPanel::~QueuesPanel() = default;
 void QueuesPanel::setKeys(const QList<QByteArray> &lists, const QList<QByteArray> &zsets)
 {
     m_status->setText(tr("Classifying %n list(s) and %1 sorted set(s)…", nullptr, int(lists.size()))
-                          .arg(qMin<qsizetype>(zsets.size(), QueuesLoader::kMaxZSets)));
-    m_loader->setKeys(lists, zsets);
+                          .arg(qMin<qsizetype>(zsets.size(), QueuesReader::kMaxZSets)));
+    m_reader->setKeys(lists, zsets);
 }
 
 void QueuesPanel::setRulesFile(PatternRulesFile *file)
@@ -184,12 +184,12 @@ void QueuesPanel::setRulesFile(PatternRulesFile *file)
 
 void QueuesPanel::openLongest()
 {
-    if (m_loader->queuesModel()->rows().isEmpty()) {
+    if (m_reader->queuesModel()->rows().isEmpty()) {
         m_openLongestPending = true;
         return;
     }
     m_openLongestPending = false;
-    const QList<QueueInfo> &rows = m_loader->queuesModel()->rows();
+    const QList<QueueInfo> &rows = m_reader->queuesModel()->rows();
     qsizetype best = 0;
     for (qsizetype i = 1; i < rows.size(); ++i) {
         if (rows.at(i).length > rows.at(best).length)
@@ -197,28 +197,28 @@ void QueuesPanel::openLongest()
     }
     m_tabs->setCurrentIndex(0);
     selectKey(m_queuesView, rows.at(best).key, QueuesModel::KeyRole);
-    const QList<DelayedInfo> &delayed = m_loader->delayedModel()->rows();
+    const QList<DelayedInfo> &delayed = m_reader->delayedModel()->rows();
     if (!delayed.isEmpty() && m_selectedDelayed.isEmpty())
         selectKey(m_delayedView, delayed.first().key, DelayedModel::KeyRole);
 }
 
 void QueuesPanel::activeChanged(bool active)
 {
-    m_loader->setPolling(active);
+    m_reader->setPolling(active);
 }
 
 void QueuesPanel::onRefreshed()
 {
-    const int queues = m_loader->queuesModel()->rowCount();
-    const int delayed = m_loader->delayedModel()->rowCount();
+    const int queues = m_reader->queuesModel()->rowCount();
+    const int delayed = m_reader->delayedModel()->rowCount();
     int stale = 0;
-    for (const QueueInfo &q : m_loader->queuesModel()->rows())
+    for (const QueueInfo &q : m_reader->queuesModel()->rows())
         stale += q.stale() ? 1 : 0;
     QString text = tr("%n list queue(s), %1 delayed-job set(s).", nullptr, queues).arg(delayed);
     if (stale > 0)
         text += QLatin1Char(' ')
             + tr("%n queue(s) with a stale processing list (oldest item over %1).", nullptr, stale)
-                  .arg(format::duration(m_loader->staleThresholdMs()));
+                  .arg(format::duration(m_reader->staleThresholdMs()));
     m_status->setText(text);
     // Model resets lose the selection: restore it by key.
     if (!m_selectedQueue.isEmpty())
@@ -245,7 +245,7 @@ void QueuesPanel::onRefreshed()
 
 void QueuesPanel::showQueueDetails()
 {
-    const QueuesModel *model = m_loader->queuesModel();
+    const QueuesModel *model = m_reader->queuesModel();
     const int row = model->rowOf(m_selectedQueue);
     m_processing->setRowCount(0);
     if (row < 0) {
@@ -254,8 +254,8 @@ void QueuesPanel::showQueueDetails()
     }
     const QueueInfo &q = model->rows().at(row);
     const auto plain = [](const QByteArray &item) {
-        return item.size() > QueuesLoader::kPeekBytes
-            ? QString(bytesescape::escape(item.left(QueuesLoader::kPeekBytes)) + QStringLiteral("…"))
+        return item.size() > QueuesModel::kPeekBytes
+            ? QString(bytesescape::escape(item.left(QueuesModel::kPeekBytes)) + QStringLiteral("…"))
             : bytesescape::escape(item);
     };
     const auto shown = [&plain](const QByteArray &item) { return plain(item).toHtmlEscaped(); };
@@ -284,7 +284,7 @@ void QueuesPanel::showQueueDetails()
 
 void QueuesPanel::showDelayedDetails()
 {
-    const DelayedModel *model = m_loader->delayedModel();
+    const DelayedModel *model = m_reader->delayedModel();
     const int row = model->rowOf(m_selectedDelayed);
     QVector<double> keys, values;
     if (row < 0) {
@@ -313,8 +313,8 @@ void QueuesPanel::showDelayedDetails()
 
 void QueuesPanel::applyRules()
 {
-    m_loader->rules().setUserRules(m_rulesFile ? m_rulesFile->rules() : PatternRules());
-    m_loader->reclassify();
+    m_reader->rules().setUserRules(m_rulesFile ? m_rulesFile->rules() : PatternRules());
+    m_reader->reclassify();
 }
 
 void QueuesPanel::styleChart()

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "panel.h"
-#include "queues.h"
+#include "queuesreader.h"
 
 class QCPBars;
 class QCustomPlot;
@@ -33,7 +33,7 @@ public:
     // Selects the longest queue (now, or once the first results arrive).
     void openLongest();
 
-    QueuesLoader *loader() const { return m_loader; }
+    QueuesReader *reader() const { return m_reader; }
     QTabWidget *tabs() const { return m_tabs; }
     QTableView *queuesView() const { return m_queuesView; }
     QTableView *delayedView() const { return m_delayedView; }
@@ -54,7 +54,7 @@ private:
     void styleChart();
 
     RedisClient *m_client;
-    QueuesLoader *m_loader;
+    QueuesReader *m_reader;
     DueItemsModel *m_dueModel;
     QPointer<PatternRulesFile> m_rulesFile;
     QTabWidget *m_tabs = nullptr;

@@ -7,7 +7,8 @@
 #include "panelparts.h"
 #include "qcp.h"
 #include "redisclient.h"
-#include "streams.h"
+#include "streamactions.h"
+#include "streamsreader.h"
 #include "tableview.h"
 
 #include <QDateTime>
@@ -55,26 +56,26 @@ QString fieldsText(const StreamEntry &entry)
 StreamsPanel::StreamsPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
-      m_loader(new StreamsLoader(client, this)),
+      m_reader(new StreamsReader(client, this)),
       m_actions(new StreamActions(client, this)),
       m_sampleTimer(new QTimer(this))
 {
     buildUi();
     m_sampleTimer->setInterval(5000);
-    connect(m_sampleTimer, &QTimer::timeout, m_loader, &StreamsLoader::sampleLengths);
-    connect(m_loader, &StreamsLoader::streamsAvailable, this, [this] {
-        if (m_streamsView->selectionModel()->selectedRows().isEmpty() && m_loader->streamsModel()->rowCount() > 0
-            && m_loader->stream().isEmpty())
+    connect(m_sampleTimer, &QTimer::timeout, m_reader, &StreamsReader::sampleLengths);
+    connect(m_reader, &StreamsReader::streamsAvailable, this, [this] {
+        if (m_streamsView->selectionModel()->selectedRows().isEmpty() && m_reader->streamsModel()->rowCount() > 0
+            && m_reader->stream().isEmpty())
             m_streamsView->selectRow(0);
-        m_status->setText(tr("%n streams", nullptr, m_loader->streamsModel()->rowCount()));
+        m_status->setText(tr("%n streams", nullptr, m_reader->streamsModel()->rowCount()));
         markContent();
     });
-    connect(m_loader, &StreamsLoader::lengthsSampled, this, &StreamsPanel::updateSparkline);
-    connect(m_loader, &StreamsLoader::groupsAvailable, this, [this] {
-        const int groups = m_loader->groupsModel()->rowCount();
+    connect(m_reader, &StreamsReader::lengthsSampled, this, &StreamsPanel::updateSparkline);
+    connect(m_reader, &StreamsReader::groupsAvailable, this, [this] {
+        const int groups = m_reader->groupsModel()->rowCount();
         int row = groups > 0 ? 0 : -1;
         for (int i = 0; i < groups; ++i) {
-            if (m_loader->groupsModel()->at(i).name == m_pendingAfterOpen)
+            if (m_reader->groupsModel()->at(i).name == m_pendingAfterOpen)
                 row = i;
         }
         m_pendingAfterOpen.clear();
@@ -82,17 +83,17 @@ StreamsPanel::StreamsPanel(RedisClient *client, QWidget *parent)
             m_groupsView->selectRow(row);
         markContent();
     });
-    connect(m_loader, &StreamsLoader::pendingPageAvailable, this, &StreamsPanel::updatePendingStatus);
-    connect(m_loader, &StreamsLoader::summaryAvailable, this, &StreamsPanel::updatePendingStatus);
-    connect(m_loader, &StreamsLoader::pendingSampleAvailable, this, &StreamsPanel::updateHistogram);
-    connect(m_loader, &StreamsLoader::entryLoaded, this, &StreamsPanel::onEntryLoaded);
-    connect(m_loader, &StreamsLoader::failed, this, [this](const QString &message) { m_status->setText(message); });
-    connect(m_loader, &StreamsLoader::oldestPendingFound, this, [this](const QByteArray &key, const QByteArray &group) {
-        const int row = m_loader->streamsModel()->rowOf(key);
-        if (key == m_loader->stream()) {
+    connect(m_reader, &StreamsReader::pendingPageAvailable, this, &StreamsPanel::updatePendingStatus);
+    connect(m_reader, &StreamsReader::summaryAvailable, this, &StreamsPanel::updatePendingStatus);
+    connect(m_reader, &StreamsReader::pendingSampleAvailable, this, &StreamsPanel::updateHistogram);
+    connect(m_reader, &StreamsReader::entryLoaded, this, &StreamsPanel::onEntryLoaded);
+    connect(m_reader, &StreamsReader::failed, this, [this](const QString &message) { m_status->setText(message); });
+    connect(m_reader, &StreamsReader::oldestPendingFound, this, [this](const QByteArray &key, const QByteArray &group) {
+        const int row = m_reader->streamsModel()->rowOf(key);
+        if (key == m_reader->stream()) {
             // The stream is open already: selecting its row again changes nothing, so go to
             // the group directly.
-            const QList<StreamGroupInfo> &groups = m_loader->groupsModel()->rows();
+            const QList<StreamGroupInfo> &groups = m_reader->groupsModel()->rows();
             for (int i = 0; i < groups.size(); ++i) {
                 if (groups.at(i).name == group)
                     m_groupsView->selectRow(i);
@@ -122,7 +123,7 @@ void StreamsPanel::buildUi()
     auto *left = new QWidget(split);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    m_streamsView = tableview::make(m_loader->streamsModel(), left);
+    m_streamsView = tableview::make(m_reader->streamsModel(), left);
     leftLayout->addWidget(m_streamsView, 1);
     m_sparkline = new QCustomPlot(left);
     m_sparkline->setMinimumHeight(110);
@@ -141,8 +142,8 @@ void StreamsPanel::buildUi()
     auto *groupsTab = new QWidget(m_tabs);
     auto *g = new QVBoxLayout(groupsTab);
     auto *top = new QSplitter(Qt::Horizontal, groupsTab);
-    m_groupsView = tableview::make(m_loader->groupsModel(), top);
-    m_consumersView = tableview::make(m_loader->consumersModel(), top);
+    m_groupsView = tableview::make(m_reader->groupsModel(), top);
+    m_consumersView = tableview::make(m_reader->consumersModel(), top);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
     top->setMaximumHeight(120);
@@ -173,7 +174,7 @@ void StreamsPanel::buildUi()
     g->addLayout(filters);
 
     auto *middle = new QSplitter(Qt::Horizontal, groupsTab);
-    m_pendingView = tableview::make(m_loader->pendingModel(), middle);
+    m_pendingView = tableview::make(m_reader->pendingModel(), middle);
     m_pendingView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     auto *side = new QWidget(middle);
     auto *sideLayout = new QVBoxLayout(side);
@@ -256,7 +257,7 @@ void StreamsPanel::buildUi()
     jumpRow->addWidget(older);
     e->addLayout(jumpRow);
     auto *entriesSplit = new QSplitter(Qt::Vertical, entriesTab);
-    m_entriesView = tableview::make(m_loader->entriesModel(), entriesSplit);
+    m_entriesView = tableview::make(m_reader->entriesModel(), entriesSplit);
     m_entriesFields = new QPlainTextEdit(entriesSplit);
     m_entriesFields->setReadOnly(true);
     e->addWidget(entriesSplit, 1);
@@ -281,19 +282,19 @@ void StreamsPanel::buildUi()
     connect(m_entriesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 if (current.isValid())
-                    m_entriesFields->setPlainText(fieldsText(m_loader->entriesModel()->at(current.row())));
+                    m_entriesFields->setPlainText(fieldsText(m_reader->entriesModel()->at(current.row())));
             });
     for (QSpinBox *s : {m_minIdle, m_minDeliveries})
         connect(s, &QSpinBox::editingFinished, this, &StreamsPanel::applyFilter);
     connect(m_consumerFilter, &QLineEdit::editingFinished, this, &StreamsPanel::applyFilter);
     connect(m_poison, &QSpinBox::valueChanged, this, [this](int v) {
-        m_loader->setPoisonThreshold(v);
+        m_reader->setPoisonThreshold(v);
         updateHistogram();
         updatePendingStatus();
     });
-    connect(first, &QPushButton::clicked, m_loader, &StreamsLoader::firstPendingPage);
-    connect(m_prevPage, &QPushButton::clicked, m_loader, &StreamsLoader::previousPendingPage);
-    connect(m_nextPage, &QPushButton::clicked, m_loader, &StreamsLoader::nextPendingPage);
+    connect(first, &QPushButton::clicked, m_reader, &StreamsReader::firstPendingPage);
+    connect(m_prevPage, &QPushButton::clicked, m_reader, &StreamsReader::previousPendingPage);
+    connect(m_nextPage, &QPushButton::clicked, m_reader, &StreamsReader::nextPendingPage);
     connect(claim, &QPushButton::clicked, this, [this] { claimSelected(m_targetConsumer->text().toUtf8()); });
     connect(autoClaim, &QPushButton::clicked, this,
             [this] { this->autoClaim(m_targetConsumer->text().toUtf8(), qint64(m_claimIdle->value()) * 1000); });
@@ -302,8 +303,8 @@ void StreamsPanel::buildUi()
     connect(trim, &QPushButton::clicked, this, [this] { trimStream(m_trimLen->value()); });
     connect(go, &QPushButton::clicked, this, &StreamsPanel::jumpEntries);
     connect(m_jump, &QLineEdit::returnPressed, this, &StreamsPanel::jumpEntries);
-    connect(newest, &QPushButton::clicked, this, [this] { m_loader->browseEntries("+"); });
-    connect(older, &QPushButton::clicked, this, [this] { m_loader->nextEntries(); });
+    connect(newest, &QPushButton::clicked, this, [this] { m_reader->browseEntries("+"); });
+    connect(older, &QPushButton::clicked, this, [this] { m_reader->nextEntries(); });
     applyStyle();
 }
 
@@ -337,7 +338,7 @@ void StreamsPanel::changeEvent(QEvent *event)
 void StreamsPanel::activeChanged(bool active)
 {
     if (active) {
-        m_loader->sampleLengths();
+        m_reader->sampleLengths();
         m_sampleTimer->start();
     } else {
         m_sampleTimer->stop();
@@ -346,29 +347,29 @@ void StreamsPanel::activeChanged(bool active)
 
 void StreamsPanel::setStreams(const QList<QByteArray> &keys)
 {
-    m_loader->setStreams(keys);
+    m_reader->setStreams(keys);
     if (isActive())
-        m_loader->sampleLengths();
+        m_reader->sampleLengths();
 }
 
 void StreamsPanel::openStream(const QByteArray &key)
 {
-    const int row = m_loader->streamsModel()->rowOf(key);
+    const int row = m_reader->streamsModel()->rowOf(key);
     if (row >= 0) {
         m_streamsView->selectRow(row);
         return;
     }
     QList<QByteArray> keys;
-    for (const StreamRow &r : m_loader->streamsModel()->rows())
+    for (const StreamRow &r : m_reader->streamsModel()->rows())
         keys << r.key;
     keys.prepend(key);
-    m_loader->setStreams(keys);
+    m_reader->setStreams(keys);
     m_streamsView->selectRow(0);
 }
 
 void StreamsPanel::openOldestPending()
 {
-    m_loader->findOldestPending();
+    m_reader->findOldestPending();
 }
 
 void StreamsPanel::setDeadLetterScript(const QByteArray &source, const QByteArray &sha1)
@@ -384,7 +385,7 @@ QString StreamsPanel::statusText() const
 
 void StreamsPanel::markContent()
 {
-    if (m_hasContent || m_loader->stream().isEmpty())
+    if (m_hasContent || m_reader->stream().isEmpty())
         return;
     m_hasContent = true;
     Q_EMIT contentReady();
@@ -395,13 +396,13 @@ void StreamsPanel::onStreamSelected()
     const QModelIndexList rows = m_streamsView->selectionModel()->selectedRows();
     if (rows.isEmpty())
         return;
-    const StreamRow &r = m_loader->streamsModel()->at(rows.first().row());
-    if (r.key == m_loader->stream())
+    const StreamRow &r = m_reader->streamsModel()->at(rows.first().row());
+    if (r.key == m_reader->stream())
         return;
     m_entryView->clear();
     m_entriesFields->clear();
-    m_loader->openStream(r.key);
-    m_loader->browseEntries("+");
+    m_reader->openStream(r.key);
+    m_reader->browseEntries("+");
     QString facts = tr("%1: %n entries", nullptr, int(r.info.length)).arg(bytesescape::quoteIfNeeded(r.key));
     if (r.info.entriesAdded)
         facts += tr(", %1 ever added").arg(format::count(quint64(*r.info.entriesAdded)));
@@ -421,14 +422,14 @@ void StreamsPanel::onGroupSelected()
     if (rows.isEmpty())
         return;
     m_entryView->clear();
-    m_loader->openGroup(m_loader->groupsModel()->at(rows.first().row()).name);
+    m_reader->openGroup(m_reader->groupsModel()->at(rows.first().row()).name);
 }
 
 void StreamsPanel::onPendingSelected()
 {
     const QList<QByteArray> ids = selectedPendingIds();
     if (ids.size() == 1)
-        m_loader->loadEntry(ids.first());
+        m_reader->loadEntry(ids.first());
     else if (ids.size() > 1)
         m_entryView->setPlainText(tr("%n entries selected", nullptr, int(ids.size())));
 }
@@ -448,7 +449,7 @@ QList<QByteArray> StreamsPanel::selectedPendingIds() const
 {
     QList<QByteArray> ids;
     for (const QModelIndex &i : m_pendingView->selectionModel()->selectedRows())
-        ids << m_loader->pendingModel()->at(i.row()).id;
+        ids << m_reader->pendingModel()->at(i.row()).id;
     return ids;
 }
 
@@ -458,21 +459,21 @@ void StreamsPanel::applyFilter()
     f.minIdleMs = qint64(m_minIdle->value()) * 1000;
     f.consumer = m_consumerFilter->text().toUtf8();
     f.minDeliveries = m_minDeliveries->value();
-    if (f == m_loader->filter())
+    if (f == m_reader->filter())
         return;
-    m_loader->setPendingFilter(f);
+    m_reader->setPendingFilter(f);
 }
 
 void StreamsPanel::updatePendingStatus()
 {
-    const PendingSummary &s = m_loader->summary();
-    const int rows = m_loader->pendingModel()->rowCount();
+    const PendingSummary &s = m_reader->summary();
+    const int rows = m_reader->pendingModel()->rowCount();
     m_pageLabel->setText(tr("Page %1: %n rows shown; %2 pending in the group", nullptr, rows)
-                             .arg(qMax(1, m_loader->pageNumber()))
+                             .arg(qMax(1, m_reader->pageNumber()))
                              .arg(format::count(quint64(s.count))));
-    m_prevPage->setEnabled(m_loader->pageNumber() > 1);
-    m_nextPage->setEnabled(m_loader->hasNextPage());
-    const int poison = m_loader->pendingModel()->poisonCount();
+    m_prevPage->setEnabled(m_reader->pageNumber() > 1);
+    m_nextPage->setEnabled(m_reader->hasNextPage());
+    const int poison = m_reader->pendingModel()->poisonCount();
     m_poisonLabel->setText(poison > 0 ? tr("%n poison entries on this page", nullptr, poison) : QString());
 }
 
@@ -481,7 +482,7 @@ void StreamsPanel::updateSparkline()
     const QModelIndexList rows = m_streamsView->selectionModel()->selectedRows();
     if (rows.isEmpty())
         return;
-    const StreamRow &r = m_loader->streamsModel()->at(rows.first().row());
+    const StreamRow &r = m_reader->streamsModel()->at(rows.first().row());
     QVector<double> x, y;
     for (const auto &s : r.samples) {
         x << double(s.first) / 1000.0;
@@ -503,7 +504,7 @@ void StreamsPanel::updateSparkline()
 
 void StreamsPanel::updateHistogram()
 {
-    const IdleHistogram h = IdleHistogram::of(m_loader->pendingSample(), m_loader->pendingModel()->poisonThreshold());
+    const IdleHistogram h = IdleHistogram::of(m_reader->pendingSample(), m_reader->pendingModel()->poisonThreshold());
     QVector<double> keys, values;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     int top = 0;
@@ -518,13 +519,13 @@ void StreamsPanel::updateHistogram()
     m_histogram->xAxis->setRange(-0.6, h.counts.size() - 0.4);
     m_histogram->yAxis->setRange(0, qMax(1.0, top * 1.15));
     QString title = tr("Idle time");
-    if (h.total >= StreamsLoader::kSampleLimit)
+    if (h.total >= StreamsReader::kSampleLimit)
         title += tr(" (first %1 pending)").arg(h.total);
     chartstyle::label(m_histogram->xAxis, title);
     m_histogram->replot(QCustomPlot::rpQueuedReplot);
     if (h.poison > 0)
         m_poisonLabel->setToolTip(tr("%n entries delivered more than %1 times in the group", nullptr, h.poison)
-                                      .arg(m_loader->pendingModel()->poisonThreshold()));
+                                      .arg(m_reader->pendingModel()->poisonThreshold()));
 }
 
 void StreamsPanel::updateActionButtons()
@@ -554,25 +555,25 @@ void StreamsPanel::claimSelected(const QByteArray &consumer)
     }
     if (!confirm(tr("Claim entries"),
                  tr("XCLAIM %n entries of group %1 in stream %2 for consumer %3:\n%4", nullptr, int(ids.size()))
-                     .arg(bytesescape::quoteIfNeeded(m_loader->group()), bytesescape::quoteIfNeeded(m_loader->stream()),
+                     .arg(bytesescape::quoteIfNeeded(m_reader->group()), bytesescape::quoteIfNeeded(m_reader->stream()),
                           bytesescape::quoteIfNeeded(consumer), idList(ids))))
         return;
-    m_actions->claim(m_loader->stream(), m_loader->group(), ids, consumer);
+    m_actions->claim(m_reader->stream(), m_reader->group(), ids, consumer);
 }
 
 void StreamsPanel::autoClaim(const QByteArray &consumer, qint64 minIdleMs)
 {
-    if (consumer.isEmpty() || m_loader->group().isEmpty()) {
+    if (consumer.isEmpty() || m_reader->group().isEmpty()) {
         m_status->setText(tr("Auto-claim: select a group and name the consumer to give the entries to"));
         return;
     }
     if (!confirm(tr("Auto-claim"),
                  tr("XAUTOCLAIM every entry of group %1 in stream %2 idle longer than %3 for consumer %4 "
                     "(looping until the whole pending list was scanned)")
-                     .arg(bytesescape::quoteIfNeeded(m_loader->group()), bytesescape::quoteIfNeeded(m_loader->stream()),
+                     .arg(bytesescape::quoteIfNeeded(m_reader->group()), bytesescape::quoteIfNeeded(m_reader->stream()),
                           format::duration(minIdleMs), bytesescape::quoteIfNeeded(consumer))))
         return;
-    m_actions->autoClaim(m_loader->stream(), m_loader->group(), consumer, minIdleMs);
+    m_actions->autoClaim(m_reader->stream(), m_reader->group(), consumer, minIdleMs);
 }
 
 void StreamsPanel::ackSelected()
@@ -583,10 +584,10 @@ void StreamsPanel::ackSelected()
     if (!confirm(
             tr("Acknowledge"),
             tr("XACK %n entries in group %1 of stream %2; they leave the pending list:\n%3", nullptr, int(ids.size()))
-                .arg(bytesescape::quoteIfNeeded(m_loader->group()), bytesescape::quoteIfNeeded(m_loader->stream()),
+                .arg(bytesescape::quoteIfNeeded(m_reader->group()), bytesescape::quoteIfNeeded(m_reader->stream()),
                      idList(ids))))
         return;
-    m_actions->ack(m_loader->stream(), m_loader->group(), ids);
+    m_actions->ack(m_reader->stream(), m_reader->group(), ids);
 }
 
 void StreamsPanel::deadLetterSelected(const QByteArray &deadKey)
@@ -594,28 +595,28 @@ void StreamsPanel::deadLetterSelected(const QByteArray &deadKey)
     const QList<QByteArray> ids = selectedPendingIds();
     if (ids.isEmpty())
         return;
-    const QByteArray dead = deadKey.isEmpty() ? StreamActions::defaultDeadKey(m_loader->stream()) : deadKey;
+    const QByteArray dead = deadKey.isEmpty() ? StreamActions::defaultDeadKey(m_reader->stream()) : deadKey;
     if (!confirm(tr("Dead-letter"),
                  tr("Copy %n entries to stream %1 and acknowledge them in group %2 of stream %3 "
                     "(each one atomically):\n%4",
                     nullptr, int(ids.size()))
-                     .arg(bytesescape::quoteIfNeeded(dead), bytesescape::quoteIfNeeded(m_loader->group()),
-                          bytesescape::quoteIfNeeded(m_loader->stream()), idList(ids))))
+                     .arg(bytesescape::quoteIfNeeded(dead), bytesescape::quoteIfNeeded(m_reader->group()),
+                          bytesescape::quoteIfNeeded(m_reader->stream()), idList(ids))))
         return;
-    m_actions->deadLetter(m_loader->stream(), m_loader->group(), ids, dead, "moved by RedisLens");
+    m_actions->deadLetter(m_reader->stream(), m_reader->group(), ids, dead, "moved by RedisLens");
 }
 
 void StreamsPanel::trimStream(qint64 maxLen)
 {
-    if (m_loader->stream().isEmpty())
+    if (m_reader->stream().isEmpty())
         return;
     if (!confirm(tr("Trim"),
                  tr("XTRIM %1 MAXLEN ~ %2: removes the oldest entries of the stream (whole nodes, so "
                     "a little more may stay). Pending entries that are removed stay pending.")
-                     .arg(bytesescape::quoteIfNeeded(m_loader->stream()))
+                     .arg(bytesescape::quoteIfNeeded(m_reader->stream()))
                      .arg(maxLen)))
         return;
-    m_actions->trim(m_loader->stream(), maxLen);
+    m_actions->trim(m_reader->stream(), maxLen);
 }
 
 void StreamsPanel::onActionFinished(const StreamActionResult &result)
@@ -623,19 +624,19 @@ void StreamsPanel::onActionFinished(const StreamActionResult &result)
     m_status->setText(result.message);
     if (!result.ok && result.count == 0 && result.message.contains(QLatin1String("read-only")))
         return;
-    m_loader->refreshGroup();
-    m_loader->refreshStreams();
+    m_reader->refreshGroup();
+    m_reader->refreshStreams();
 }
 
 void StreamsPanel::jumpEntries()
 {
     const QString text = m_jump->text().trimmed();
     if (text.isEmpty()) {
-        m_loader->browseEntries("+");
+        m_reader->browseEntries("+");
         return;
     }
     if (streamid::milliseconds(text.toLatin1()) >= 0) {
-        m_loader->browseEntries(text.toLatin1());
+        m_reader->browseEntries(text.toLatin1());
         return;
     }
     QDateTime t = QDateTime::fromString(text, QStringLiteral("yyyy-MM-dd HH:mm:ss"));
@@ -645,5 +646,5 @@ void StreamsPanel::jumpEntries()
         m_status->setText(tr("Not an id or a time: %1").arg(text));
         return;
     }
-    m_loader->browseFromTime(t.toMSecsSinceEpoch());
+    m_reader->browseFromTime(t.toMSecsSinceEpoch());
 }

@@ -19,7 +19,7 @@ class QTabWidget;
 class QTimer;
 class RedisClient;
 class StreamActions;
-class StreamsLoader;
+class StreamsReader;
 struct StreamActionResult;
 struct StreamEntry;
 
@@ -44,7 +44,7 @@ public:
     // The dead-letter script (lua/stream_dead_letter.lua), from whoever links the script library.
     void setDeadLetterScript(const QByteArray &source, const QByteArray &sha1);
 
-    StreamsLoader *loader() const { return m_loader; }
+    StreamsReader *reader() const { return m_reader; }
     StreamActions *actions() const { return m_actions; }
     QCustomPlot *histogramPlot() const { return m_histogram; }
     QCustomPlot *sparklinePlot() const { return m_sparkline; }
@@ -81,7 +81,7 @@ private:
     QList<QByteArray> selectedPendingIds() const;
 
     RedisClient *m_client;
-    StreamsLoader *m_loader;
+    StreamsReader *m_reader;
     StreamActions *m_actions;
     QTimer *m_sampleTimer;
     QLabel *m_status = nullptr;

@@ -80,9 +80,9 @@ private Q_SLOTS:
         client.connectToServer();
         QVERIFY(waitForReady(client));
         QueuesPanel panel(&client);
-        QAbstractItemModelTester t1(panel.loader()->queuesModel(),
+        QAbstractItemModelTester t1(panel.reader()->queuesModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(panel.loader()->delayedModel(),
+        QAbstractItemModelTester t2(panel.reader()->delayedModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t3(panel.dueView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         panel.resize(1200, 760);
@@ -187,7 +187,7 @@ private Q_SLOTS:
                  qPrintable(editor->status()->text()));
         QTRY_COMPARE_WITH_TIMEOUT(panel.queuesView()->model()->rowCount(), 3, kWaitMs);
         QVERIFY(
-            panel.loader()->classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
+            panel.reader()->classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
         PatternRules reread;
         QVERIFY(reread.load(path));
         QCOMPARE(reread.rules(), model->rules());
@@ -212,7 +212,7 @@ private Q_SLOTS:
         }
         QVERIFY(failed.wait(kWaitMs));
         QVERIFY2(editor->status()->text().contains(QStringLiteral("line 2")), qPrintable(editor->status()->text()));
-        QCOMPARE(panel.loader()->rules().userRules().rules().size(), 1);
+        QCOMPARE(panel.reader()->rules().userRules().rules().size(), 1);
         QVERIFY(!editor->save());
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));

@@ -21,7 +21,7 @@
 #include "redisclient.h"
 #include "sessionspanel.h"
 #include "settings.h"
-#include "streams.h"
+#include "streamactions.h"
 #include "streamspanel.h"
 #include "testserver.h"
 #include "valueview.h"
@@ -209,7 +209,7 @@ private:
         StreamsPanel *streams = w.streamsPanel();
         w.showPanel(QStringLiteral("streams"));
         const auto allLoaded = [streams] {
-            const auto *model = streams->loader()->streamsModel();
+            const auto *model = streams->reader()->streamsModel();
             for (int i = 0; i < model->rowCount(); ++i) {
                 if (!model->at(i).loaded)
                     return false;
@@ -220,7 +220,7 @@ private:
         // The oldest pending entry sits in the stream that is already open: the panel must
         // switch to its group (it did not, before).
         streams->openOldestPending();
-        QTRY_VERIFY2_WITH_TIMEOUT(streams->loader()->pendingModel()->rowCount() > 0, qPrintable(streams->statusText()),
+        QTRY_VERIFY2_WITH_TIMEOUT(streams->reader()->pendingModel()->rowCount() > 0, qPrintable(streams->statusText()),
                                   kWaitMs);
         streams->pendingView()->selectAll();
 

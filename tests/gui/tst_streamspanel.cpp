@@ -6,8 +6,9 @@
 #include "redisclient.h"
 #include "screenshots.h"
 #include "scriptlibrary.h"
-#include "streams.h"
+#include "streamactions.h"
 #include "streamspanel.h"
+#include "streamsreader.h"
 #include "testserver.h"
 
 #include <QAbstractItemModelTester>
@@ -100,25 +101,25 @@ private Q_SLOTS:
         panel.setConfirmations(false);
         panel.resize(1400, 820);
         panel.show();
-        QAbstractItemModelTester t1(panel.loader()->streamsModel(),
+        QAbstractItemModelTester t1(panel.reader()->streamsModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(panel.loader()->pendingModel(),
+        QAbstractItemModelTester t2(panel.reader()->pendingModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy ready(&panel, &Panel::contentReady);
         panel.setActive(true);
         panel.setStreams({"events:audit", "events:orders"});
         QVERIFY(ready.wait(kWaitMs));
         QVERIFY(panel.hasContent());
-        QSignalSpy streamsAvail(panel.loader(), &StreamsLoader::streamsAvailable);
+        QSignalSpy streamsAvail(panel.reader(), &StreamsReader::streamsAvailable);
         QTRY_VERIFY_WITH_TIMEOUT(
-            panel.loader()->streamsModel()->rowCount() == 2 && panel.loader()->streamsModel()->at(1).loaded, kWaitMs);
+            panel.reader()->streamsModel()->rowCount() == 2 && panel.reader()->streamsModel()->at(1).loaded, kWaitMs);
         panel.openOldestPending();
-        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->stream(), QByteArray("events:orders"), kWaitMs);
-        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->group(), QByteArray("billing"), kWaitMs);
-        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount(), 50, kWaitMs);
-        QCOMPARE(panel.loader()->groupsModel()->rowCount(), 2);
-        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->consumersModel()->rowCount(), 2, kWaitMs);
-        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->pendingSample().size(), qsizetype(118), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->stream(), QByteArray("events:orders"), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->group(), QByteArray("billing"), kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount(), 50, kWaitMs);
+        QCOMPARE(panel.reader()->groupsModel()->rowCount(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->consumersModel()->rowCount(), 2, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->pendingSample().size(), qsizetype(118), kWaitMs);
 
         // Histogram: bars for every pending entry, both axes labelled.
         QCustomPlot *h = panel.histogramPlot();
@@ -130,21 +131,21 @@ private Q_SLOTS:
         QCOMPARE(total, 118.0);
         QVERIFY(!h->xAxis->label().isEmpty());
         QVERIFY(!h->yAxis->label().isEmpty());
-        QVERIFY(panel.loader()->pendingModel()->poisonCount() > 0);
+        QVERIFY(panel.reader()->pendingModel()->poisonCount() > 0);
 
         // Two XLEN samples make a sparkline.
-        QSignalSpy sampled(panel.loader(), &StreamsLoader::lengthsSampled);
-        panel.loader()->sampleLengths();
+        QSignalSpy sampled(panel.reader(), &StreamsReader::lengthsSampled);
+        panel.reader()->sampleLengths();
         QVERIFY(sampled.wait(kWaitMs));
         QTRY_VERIFY_WITH_TIMEOUT(panel.sparklinePlot()->graph(0)->dataCount() >= 2, kWaitMs);
 
         // Select a poison entry: its fields appear.
-        PendingModel *pm = panel.loader()->pendingModel();
+        PendingModel *pm = panel.reader()->pendingModel();
         int poisonRow = -1;
         for (int r = 0; r < pm->rowCount() && poisonRow < 0; ++r)
             poisonRow = pm->isPoison(r) ? r : -1;
         QVERIFY(poisonRow >= 0);
-        QSignalSpy entry(panel.loader(), &StreamsLoader::entryLoaded);
+        QSignalSpy entry(panel.reader(), &StreamsReader::entryLoaded);
         panel.pendingView()->selectRow(poisonRow);
         QVERIFY(entry.wait(kWaitMs));
         QVERIFY(!entry.last().at(1).value<StreamEntry>().isNull());
@@ -162,10 +163,10 @@ private Q_SLOTS:
         panel.setConfirmations(false);
         panel.setStreams({"events:orders"});
         panel.openStream("events:orders");
-        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->group(), QByteArray("billing"), kWaitMs);
-        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() > 0, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->group(), QByteArray("billing"), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount() > 0, kWaitMs);
         const qint64 before = serverPendingCount();
-        const QByteArray id = panel.loader()->pendingModel()->at(0).id;
+        const QByteArray id = panel.reader()->pendingModel()->at(0).id;
         panel.pendingView()->selectRow(0);
         QSignalSpy finished(panel.actions(), &StreamActions::finished);
         panel.ackSelected();
@@ -174,7 +175,7 @@ private Q_SLOTS:
         QVERIFY(m_server.command({"XPENDING", "events:orders", "billing", id, id, "1"}).elements().isEmpty());
         // The page is reloaded without it.
         QTRY_VERIFY_WITH_TIMEOUT(
-            panel.loader()->pendingModel()->rowCount() > 0 && panel.loader()->pendingModel()->at(0).id != id, kWaitMs);
+            panel.reader()->pendingModel()->rowCount() > 0 && panel.reader()->pendingModel()->at(0).id != id, kWaitMs);
     }
 
     void readOnlyDisablesActions()
@@ -196,7 +197,7 @@ private Q_SLOTS:
         QCOMPARE(disabled, 3);
         panel.setStreams({"events:orders"});
         panel.openStream("events:orders");
-        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() > 0, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount() > 0, kWaitMs);
         const qint64 before = serverPendingCount();
         const qint64 len = m_server.command({"XLEN", "events:orders"}).toInteger();
         panel.pendingView()->selectRow(0);
@@ -221,9 +222,9 @@ private Q_SLOTS:
         panel.setActive(true);
         panel.setStreams({"events:orders"});
         panel.openStream("events:orders");
-        QTRY_COMPARE_WITH_TIMEOUT(panel.loader()->group(), QByteArray("billing"), kWaitMs);
-        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->pendingModel()->rowCount() >= 3, kWaitMs);
-        PendingModel *pm = panel.loader()->pendingModel();
+        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->group(), QByteArray("billing"), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount() >= 3, kWaitMs);
+        PendingModel *pm = panel.reader()->pendingModel();
         const auto selectFirst = [&](int rows) {
             QAbstractItemModel *m = panel.pendingView()->model();
             panel.pendingView()->selectionModel()->select(

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "demo.h"
-#include "queues.h"
+#include "queuesreader.h"
 #include "redisclient.h"
 #include "testserver.h"
 
@@ -13,7 +13,7 @@
 #include <cmath>
 #include <memory>
 
-// The queues loader against a real server: exactly the queues, processing lists and delayed
+// The queues reader against a real server: exactly the queues, processing lists and delayed
 // sets are found (no ordinary list, leaderboard, geo set or rate-limit log), and every count
 // equals what the server says on an independent connection. Then the same on the demo data.
 namespace {
@@ -31,10 +31,10 @@ QByteArray job(int id, qint64 enqueuedAtMs)
     return R"({"id":)" + num(id) + R"(,"enqueued_at":)" + num(enqueuedAtMs) + '}';
 }
 
-bool runLoader(QueuesLoader &loader, const QList<QByteArray> &lists, const QList<QByteArray> &zsets)
+bool runReader(QueuesReader &reader, const QList<QByteArray> &lists, const QList<QByteArray> &zsets)
 {
-    QSignalSpy refreshed(&loader, &QueuesLoader::refreshed);
-    loader.setKeys(lists, zsets);
+    QSignalSpy refreshed(&reader, &QueuesReader::refreshed);
+    reader.setKeys(lists, zsets);
     return !refreshed.isEmpty() || refreshed.wait(kWaitMs);
 }
 
@@ -111,20 +111,20 @@ private Q_SLOTS:
 
     void classifiesExactly()
     {
-        QueuesLoader loader(m_client.get());
-        QAbstractItemModelTester t1(loader.queuesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(loader.delayedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(runLoader(loader, m_lists, m_zsets));
-        QCOMPARE(loader.keysOfKind(QueueKind::Queue), (QList<QByteArray>{"jobs:video", "q:email"}));
-        QCOMPARE(loader.keysOfKind(QueueKind::ProcessingList),
+        QueuesReader reader(m_client.get());
+        QAbstractItemModelTester t1(reader.queuesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(reader.delayedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(runReader(reader, m_lists, m_zsets));
+        QCOMPARE(reader.keysOfKind(QueueKind::Queue), (QList<QByteArray>{"jobs:video", "q:email"}));
+        QCOMPARE(reader.keysOfKind(QueueKind::ProcessingList),
                  (QList<QByteArray>{"q:email:proc:worker-1", "q:email:proc:worker-2"}));
-        QCOMPARE(loader.keysOfKind(QueueKind::DelayedJobs), (QList<QByteArray>{"retry:payments", "sched:due"}));
-        QCOMPARE(loader.classifications().value("retry:payments").unit, EpochUnit::Seconds);
-        QCOMPARE(loader.classifications().value("sched:due").unit, EpochUnit::Milliseconds);
+        QCOMPARE(reader.keysOfKind(QueueKind::DelayedJobs), (QList<QByteArray>{"retry:payments", "sched:due"}));
+        QCOMPARE(reader.classifications().value("retry:payments").unit, EpochUnit::Seconds);
+        QCOMPARE(reader.classifications().value("sched:due").unit, EpochUnit::Milliseconds);
         for (const QByteArray &key :
              {QByteArray("recent:searches"), QByteArray("notifications:user:7"), QByteArray("lb:daily"),
               QByteArray("geo:cities"), QByteArray("rate:sliding:user:1")}) {
-            const QueueClassification c = loader.classifications().value(key);
+            const QueueClassification c = reader.classifications().value(key);
             QVERIFY2(c.kind == QueueKind::NotAQueue, QByteArray(key + ": " + c.reason.toUtf8()).constData());
             QVERIFY(!c.reason.isEmpty());
         }
@@ -132,11 +132,11 @@ private Q_SLOTS:
 
     void queueCountsMatchTheServer()
     {
-        QueuesLoader loader(m_client.get());
-        QVERIFY(runLoader(loader, m_lists, m_zsets));
+        QueuesReader reader(m_client.get());
+        QVERIFY(runReader(reader, m_lists, m_zsets));
         const qint64 firstSample = QDateTime::currentMSecsSinceEpoch();
         RawConnection raw(m_server.port());
-        const QList<QueueInfo> &rows = loader.queuesModel()->rows();
+        const QList<QueueInfo> &rows = reader.queuesModel()->rows();
         QCOMPARE(rows.size(), 2);
         for (const QueueInfo &q : rows) {
             QCOMPARE(q.length, raw.command({"LLEN", q.key}).toInteger());
@@ -144,7 +144,7 @@ private Q_SLOTS:
             QCOMPARE(q.tail, raw.command({"LINDEX", q.key, "-1"}).bytes());
             QVERIFY(q.reason.contains(QStringLiteral("segment")));
         }
-        const QueueInfo &email = rows.at(loader.queuesModel()->rowOf("q:email"));
+        const QueueInfo &email = rows.at(reader.queuesModel()->rowOf("q:email"));
         QCOMPARE(email.processing.size(), 2);
         QVERIFY(email.stale());
         for (const ProcessingListInfo &p : email.processing) {
@@ -161,7 +161,7 @@ private Q_SLOTS:
                 QVERIFY(p.oldestAgeMs >= 0 && p.oldestAgeMs < kMinute);
             }
         }
-        const QueueInfo &video = rows.at(loader.queuesModel()->rowOf("jobs:video"));
+        const QueueInfo &video = rows.at(reader.queuesModel()->rowOf("jobs:video"));
         QVERIFY(video.processing.isEmpty());
         QVERIFY(!video.stale());
 
@@ -170,10 +170,10 @@ private Q_SLOTS:
         m_server.command({"LPUSH", "jobs:video", "v4", "v5"});
         // The growth rate needs two samples at different milliseconds.
         QTRY_VERIFY_WITH_TIMEOUT(QDateTime::currentMSecsSinceEpoch() > firstSample + 5, kWaitMs);
-        QSignalSpy refreshed(&loader, &QueuesLoader::refreshed);
-        loader.refresh();
+        QSignalSpy refreshed(&reader, &QueuesReader::refreshed);
+        reader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
-        const QueueInfo &grown = loader.queuesModel()->rows().at(loader.queuesModel()->rowOf("jobs:video"));
+        const QueueInfo &grown = reader.queuesModel()->rows().at(reader.queuesModel()->rowOf("jobs:video"));
         QCOMPARE(grown.length, 5);
         QVERIFY2(grown.growthPerMin > 0, qPrintable(QString::number(grown.growthPerMin)));
         m_server.command({"RPOP", "jobs:video", "2"});
@@ -189,11 +189,11 @@ private Q_SLOTS:
     void delayedCountsMatchTheServer()
     {
         QFETCH(QString, version);
-        QueuesLoader loader(m_client.get());
-        loader.overrideServerVersion(QVersionNumber::fromString(version));
-        QVERIFY(runLoader(loader, m_lists, m_zsets));
+        QueuesReader reader(m_client.get());
+        reader.overrideServerVersion(QVersionNumber::fromString(version));
+        QVERIFY(runReader(reader, m_lists, m_zsets));
         RawConnection raw(m_server.port());
-        const QList<DelayedInfo> &rows = loader.delayedModel()->rows();
+        const QList<DelayedInfo> &rows = reader.delayedModel()->rows();
         QCOMPARE(rows.size(), 2);
         for (const DelayedInfo &d : rows) {
             const qint64 zcard = raw.command({"ZCARD", d.key}).toInteger();
@@ -211,14 +211,14 @@ private Q_SLOTS:
                 QCOMPARE(d.next.at(i).member, next.at(i).bytes());
             QVERIFY(d.oldestOverdueAgeMs > 0);
         }
-        const DelayedInfo &ms = rows.at(loader.delayedModel()->rowOf("sched:due"));
+        const DelayedInfo &ms = rows.at(reader.delayedModel()->rowOf("sched:due"));
         QCOMPARE(ms.overdue, 8);
         QVERIFY(ms.oldestOverdueAgeMs >= 80 * kMinute && ms.oldestOverdueAgeMs < 85 * kMinute);
         QCOMPARE(ms.next.first().member, QByteArray("future:0"));
         QVERIFY(ms.next.first().dueMs > ms.readAtMs);
         QCOMPARE(ms.histogram.at(0), 8);
         QCOMPARE(ms.histogram.at(2), 1); // future:0, due in 3 minutes: the "≤5 min" bucket
-        const DelayedInfo &s = rows.at(loader.delayedModel()->rowOf("retry:payments"));
+        const DelayedInfo &s = rows.at(reader.delayedModel()->rowOf("retry:payments"));
         QCOMPARE(s.overdue, 3);
         QVERIFY(s.oldestOverdueAgeMs >= 3600 * 1000 && s.oldestOverdueAgeMs < 3700 * 1000);
         QCOMPARE(s.next.first().member, QByteArray("p4"));
@@ -227,14 +227,14 @@ private Q_SLOTS:
 
     void userRuleReclassifies()
     {
-        QueuesLoader loader(m_client.get());
-        QVERIFY(runLoader(loader, m_lists, m_zsets));
-        loader.rules().setUserRules(QList<PatternRule>{{"recent:*", KeyType::List, PatternKind::ListQueue, {}, {}, 0}});
-        QSignalSpy refreshed(&loader, &QueuesLoader::refreshed);
-        loader.reclassify();
+        QueuesReader reader(m_client.get());
+        QVERIFY(runReader(reader, m_lists, m_zsets));
+        reader.rules().setUserRules(QList<PatternRule>{{"recent:*", KeyType::List, PatternKind::ListQueue, {}, {}, 0}});
+        QSignalSpy refreshed(&reader, &QueuesReader::refreshed);
+        reader.reclassify();
         QVERIFY(!refreshed.isEmpty() || refreshed.wait(kWaitMs));
-        QVERIFY(loader.keysOfKind(QueueKind::Queue).contains("recent:searches"));
-        QVERIFY(loader.classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
+        QVERIFY(reader.keysOfKind(QueueKind::Queue).contains("recent:searches"));
+        QVERIFY(reader.classifications().value("recent:searches").reason.startsWith(QStringLiteral("rule 1:")));
     }
 
     void demoData()
@@ -249,21 +249,21 @@ private Q_SLOTS:
         RedisClient client(demo.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        QueuesLoader loader(&client);
-        QVERIFY(runLoader(loader, lists, zsets));
-        QCOMPARE(loader.keysOfKind(QueueKind::Queue), QList<QByteArray>{"q:email"});
-        QVERIFY(loader.keysOfKind(QueueKind::ProcessingList).contains("q:email:proc:worker-2"));
-        for (const QByteArray &p : loader.keysOfKind(QueueKind::ProcessingList))
-            QCOMPARE(loader.classifications().value(p).queue, QByteArray("q:email"));
-        QCOMPARE(loader.keysOfKind(QueueKind::DelayedJobs), QList<QByteArray>{"sched:due"});
+        QueuesReader reader(&client);
+        QVERIFY(runReader(reader, lists, zsets));
+        QCOMPARE(reader.keysOfKind(QueueKind::Queue), QList<QByteArray>{"q:email"});
+        QVERIFY(reader.keysOfKind(QueueKind::ProcessingList).contains("q:email:proc:worker-2"));
+        for (const QByteArray &p : reader.keysOfKind(QueueKind::ProcessingList))
+            QCOMPARE(reader.classifications().value(p).queue, QByteArray("q:email"));
+        QCOMPARE(reader.keysOfKind(QueueKind::DelayedJobs), QList<QByteArray>{"sched:due"});
         for (const QByteArray &key : lists + zsets) {
             if (key.startsWith("lb:")) {
-                QCOMPARE(loader.classifications().value(key).kind, QueueKind::NotAQueue);
+                QCOMPARE(reader.classifications().value(key).kind, QueueKind::NotAQueue);
             }
         }
-        const QueueInfo &email = loader.queuesModel()->rows().first();
+        const QueueInfo &email = reader.queuesModel()->rows().first();
         QCOMPARE(email.length, raw.command({"LLEN", "q:email"}).toInteger());
-        const DelayedInfo &due = loader.delayedModel()->rows().first();
+        const DelayedInfo &due = reader.delayedModel()->rows().first();
         QCOMPARE(due.total, raw.command({"ZCARD", "sched:due"}).toInteger());
         QVERIFY(due.overdue > 0);
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "redisclient.h"
 #include "scriptlibrary.h"
-#include "streams.h"
+#include "streamactions.h"
+#include "streamsreader.h"
 #include "testserver.h"
 
 #include <QAbstractItemModelTester>
@@ -10,7 +11,7 @@
 
 #include <memory>
 
-// The streams loader and actions against a real server. Every pending page is compared with
+// The streams reader and actions against a real server. Every pending page is compared with
 // the server's own XPENDING read on an independent connection; every action is checked to
 // change exactly what it says and nothing on a read-only connection.
 namespace {
@@ -77,29 +78,29 @@ private:
         return finished.first().first().value<StreamActionResult>();
     }
 
-    static bool openGroup(StreamsLoader &loader, const QByteArray &key, const QByteArray &group)
+    static bool openGroup(StreamsReader &reader, const QByteArray &key, const QByteArray &group)
     {
-        QSignalSpy groups(&loader, &StreamsLoader::groupsAvailable);
-        loader.openStream(key);
+        QSignalSpy groups(&reader, &StreamsReader::groupsAvailable);
+        reader.openStream(key);
         if (!groups.wait(kWaitMs))
             return false;
-        QSignalSpy page(&loader, &StreamsLoader::pendingPageAvailable);
-        QSignalSpy summary(&loader, &StreamsLoader::summaryAvailable);
-        loader.openGroup(group);
+        QSignalSpy page(&reader, &StreamsReader::pendingPageAvailable);
+        QSignalSpy summary(&reader, &StreamsReader::summaryAvailable);
+        reader.openGroup(group);
         return page.wait(kWaitMs) && (!summary.isEmpty() || summary.wait(kWaitMs));
     }
 
     // All pages, following nextPendingPage(); each page is checked against the same XPENDING.
-    QList<PendingEntry> allPages(StreamsLoader &loader, int *pages)
+    QList<PendingEntry> allPages(StreamsReader &reader, int *pages)
     {
-        QList<PendingEntry> all = loader.pendingModel()->rows();
+        QList<PendingEntry> all = reader.pendingModel()->rows();
         *pages = 1;
-        while (loader.hasNextPage()) {
-            QSignalSpy page(&loader, &StreamsLoader::pendingPageAvailable);
-            loader.nextPendingPage();
+        while (reader.hasNextPage()) {
+            QSignalSpy page(&reader, &StreamsReader::pendingPageAvailable);
+            reader.nextPendingPage();
             if (!page.wait(kWaitMs))
                 return {};
-            all.append(loader.pendingModel()->rows());
+            all.append(reader.pendingModel()->rows());
             ++*pages;
         }
         return all;
@@ -149,12 +150,12 @@ private Q_SLOTS:
     void streamsListMatchesXinfo()
     {
         m_server.command({"SET", "notastream", "x"});
-        StreamsLoader loader(m_client.get());
-        QAbstractItemModelTester tester(loader.streamsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy spy(&loader, &StreamsLoader::streamsAvailable);
-        loader.setStreams({kStream, "notastream"});
+        StreamsReader reader(m_client.get());
+        QAbstractItemModelTester tester(reader.streamsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy spy(&reader, &StreamsReader::streamsAvailable);
+        reader.setStreams({kStream, "notastream"});
         QVERIFY(spy.wait(kWaitMs));
-        StreamsModel *m = loader.streamsModel();
+        StreamsModel *m = reader.streamsModel();
         QCOMPARE(m->rowCount(), 2);
         StreamInfo direct;
         QVERIFY(streaminfo::parseStream(m_server.command({"XINFO", "STREAM", kStream}), &direct));
@@ -174,13 +175,13 @@ private Q_SLOTS:
         // Samples: two equal lengths but deletions on record -> not "only grows"; a fresh stream
         // that was never trimmed is.
         m_server.command({"XADD", "fresh", "*", "a", "1"});
-        loader.setStreams({kStream, "fresh"});
+        reader.setStreams({kStream, "fresh"});
         QVERIFY(spy.wait(kWaitMs));
-        QSignalSpy sampled(&loader, &StreamsLoader::lengthsSampled);
-        loader.sampleLengths();
+        QSignalSpy sampled(&reader, &StreamsReader::lengthsSampled);
+        reader.sampleLengths();
         QVERIFY(sampled.wait(kWaitMs));
         m_server.command({"XADD", "fresh", "*", "a", "2"});
-        loader.sampleLengths();
+        reader.sampleLengths();
         QVERIFY(sampled.wait(kWaitMs));
         QCOMPARE(m->at(1).samples.size(), 2);
         QCOMPARE(m->at(1).samples.last().second, qint64(2));
@@ -190,15 +191,15 @@ private Q_SLOTS:
 
     void groupsAndConsumers()
     {
-        StreamsLoader loader(m_client.get());
-        QAbstractItemModelTester t1(loader.groupsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(loader.consumersModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(openGroup(loader, kStream, kGroup));
-        QTRY_COMPARE_WITH_TIMEOUT(loader.consumersModel()->rowCount(), 2, kWaitMs);
+        StreamsReader reader(m_client.get());
+        QAbstractItemModelTester t1(reader.groupsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(reader.consumersModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(openGroup(reader, kStream, kGroup));
+        QTRY_COMPARE_WITH_TIMEOUT(reader.consumersModel()->rowCount(), 2, kWaitMs);
         QList<StreamGroupInfo> groups;
         QVERIFY(streaminfo::parseGroups(m_server.command({"XINFO", "GROUPS", kStream}), &groups));
-        QCOMPARE(loader.groupsModel()->rowCount(), 1);
-        const StreamGroupInfo &g = loader.groupsModel()->at(0);
+        QCOMPARE(reader.groupsModel()->rowCount(), 1);
+        const StreamGroupInfo &g = reader.groupsModel()->at(0);
         QCOMPARE(g.name, kGroup);
         QCOMPARE(g.pending, qint64(36));
         QCOMPARE(g.consumers, qint64(2));
@@ -206,11 +207,11 @@ private Q_SLOTS:
         QCOMPARE(g.entriesRead, groups.first().entriesRead);
         QVERIFY(g.lagKnown); // 7.0 reports lag (here nil or a number, as the server says)
         QCOMPARE(g.lag, groups.first().lag);
-        QCOMPARE(loader.consumersModel()->at(0).name, QByteArray("alice"));
-        QCOMPARE(loader.consumersModel()->at(0).pending, qint64(18)); // 20 - 2 acked
-        QCOMPARE(loader.consumersModel()->at(1).pending, qint64(18));
-        QCOMPARE(loader.summary().count, qint64(36));
-        QCOMPARE(loader.summary().minId, m_ids.first());
+        QCOMPARE(reader.consumersModel()->at(0).name, QByteArray("alice"));
+        QCOMPARE(reader.consumersModel()->at(0).pending, qint64(18)); // 20 - 2 acked
+        QCOMPARE(reader.consumersModel()->at(1).pending, qint64(18));
+        QCOMPARE(reader.summary().count, qint64(36));
+        QCOMPARE(reader.summary().minId, m_ids.first());
     }
 
     void pendingPagesMatchServer_data()
@@ -226,40 +227,40 @@ private Q_SLOTS:
     {
         QFETCH(int, pageSize);
         QFETCH(QString, version);
-        StreamsLoader loader(m_client.get());
+        StreamsReader reader(m_client.get());
         if (!version.isEmpty())
-            loader.overrideServerVersion(QVersionNumber::fromString(version));
-        QAbstractItemModelTester tester(loader.pendingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        loader.setPageSize(pageSize);
-        QVERIFY(openGroup(loader, kStream, kGroup));
+            reader.overrideServerVersion(QVersionNumber::fromString(version));
+        QAbstractItemModelTester tester(reader.pendingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        reader.setPageSize(pageSize);
+        QVERIFY(openGroup(reader, kStream, kGroup));
         // The first page is exactly what the same XPENDING returns.
         QVERIFY(samePending(
-            loader.pendingModel()->rows(),
+            reader.pendingModel()->rows(),
             pendingOf(m_server.command({"XPENDING", kStream, kGroup, "-", "+", QByteArray::number(pageSize)}))));
         int pages = 0;
-        const QList<PendingEntry> all = allPages(loader, &pages);
+        const QList<PendingEntry> all = allPages(reader, &pages);
         const QList<PendingEntry> direct = serverPending();
         QVERIFY2(samePending(all, direct), QByteArray(describe(all) + "\n" + describe(direct)).constData());
         QCOMPARE(pages, 36 / pageSize + 1);
         // Deleted-but-pending rows are marked once their XRANGE answers (first page has m_ids[10]
         // only with a big page; check on a fresh first page).
-        loader.firstPendingPage();
-        QTRY_VERIFY_WITH_TIMEOUT(loader.pageNumber() == 1, kWaitMs);
-        PendingModel *m = loader.pendingModel();
+        reader.firstPendingPage();
+        QTRY_VERIFY_WITH_TIMEOUT(reader.pageNumber() == 1, kWaitMs);
+        PendingModel *m = reader.pendingModel();
         for (int row = 0; row < m->rowCount(); ++row) {
             const bool shouldBeDeleted = m_deleted.contains(m->at(row).id);
             QTRY_COMPARE_WITH_TIMEOUT(m->isDeleted(row), shouldBeDeleted, kWaitMs);
             QCOMPARE(m->isPoison(row), m_poison.contains(m->at(row).id));
         }
         // Previous page after two pages is the first again.
-        if (loader.hasNextPage()) {
-            QSignalSpy page(&loader, &StreamsLoader::pendingPageAvailable);
-            loader.nextPendingPage();
+        if (reader.hasNextPage()) {
+            QSignalSpy page(&reader, &StreamsReader::pendingPageAvailable);
+            reader.nextPendingPage();
             QVERIFY(page.wait(kWaitMs));
             if (m->rowCount() == 0) // the page after a full last page is empty
                 return;
             const QByteArray secondFirst = m->at(0).id;
-            loader.previousPendingPage();
+            reader.previousPendingPage();
             QVERIFY(page.wait(kWaitMs));
             QCOMPARE(m->at(0).id, m_ids.first());
             QVERIFY(secondFirst != m_ids.first());
@@ -288,16 +289,16 @@ private Q_SLOTS:
         QFETCH(qint64, minDeliveries);
         QFETCH(QString, version);
         QFETCH(int, expected);
-        StreamsLoader loader(m_client.get());
+        StreamsReader reader(m_client.get());
         if (!version.isEmpty())
-            loader.overrideServerVersion(QVersionNumber::fromString(version));
-        loader.setPageSize(5);
-        QVERIFY(openGroup(loader, kStream, kGroup));
-        QSignalSpy page(&loader, &StreamsLoader::pendingPageAvailable);
-        loader.setPendingFilter({minIdle, consumer, minDeliveries});
+            reader.overrideServerVersion(QVersionNumber::fromString(version));
+        reader.setPageSize(5);
+        QVERIFY(openGroup(reader, kStream, kGroup));
+        QSignalSpy page(&reader, &StreamsReader::pendingPageAvailable);
+        reader.setPendingFilter({minIdle, consumer, minDeliveries});
         QVERIFY(page.wait(kWaitMs));
         int pages = 0;
-        const QList<PendingEntry> all = allPages(loader, &pages);
+        const QList<PendingEntry> all = allPages(reader, &pages);
         // The server's answer, filtered the way the filter says.
         QList<PendingEntry> direct;
         for (const PendingEntry &e : serverPending()) {
@@ -310,15 +311,15 @@ private Q_SLOTS:
 
     void entryFieldsAndDeleted()
     {
-        StreamsLoader loader(m_client.get());
-        QVERIFY(openGroup(loader, kStream, kGroup));
-        QSignalSpy loaded(&loader, &StreamsLoader::entryLoaded);
-        loader.loadEntry(m_ids.at(3));
+        StreamsReader reader(m_client.get());
+        QVERIFY(openGroup(reader, kStream, kGroup));
+        QSignalSpy loaded(&reader, &StreamsReader::entryLoaded);
+        reader.loadEntry(m_ids.at(3));
         QVERIFY(loaded.wait(kWaitMs));
         auto entry = loaded.last().at(1).value<StreamEntry>();
         QCOMPARE(entry.id, m_ids.at(3));
         QCOMPARE(entry.fields, (QList<QByteArray>{"order", "1003", "amount", "9"}));
-        loader.loadEntry(m_deleted.first());
+        reader.loadEntry(m_deleted.first());
         QVERIFY(loaded.wait(kWaitMs));
         QVERIFY(loaded.last().at(1).value<StreamEntry>().isNull());
         QCOMPARE(loaded.last().at(0).toByteArray(), m_deleted.first());
@@ -333,21 +334,21 @@ private Q_SLOTS:
     void entriesBrowser()
     {
         QFETCH(QString, version);
-        StreamsLoader loader(m_client.get());
+        StreamsReader reader(m_client.get());
         if (!version.isEmpty())
-            loader.overrideServerVersion(QVersionNumber::fromString(version));
-        QAbstractItemModelTester tester(loader.entriesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy groups(&loader, &StreamsLoader::groupsAvailable);
-        loader.openStream(kStream);
+            reader.overrideServerVersion(QVersionNumber::fromString(version));
+        QAbstractItemModelTester tester(reader.entriesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy groups(&reader, &StreamsReader::groupsAvailable);
+        reader.openStream(kStream);
         QVERIFY(groups.wait(kWaitMs));
-        QSignalSpy spy(&loader, &StreamsLoader::entriesAvailable);
+        QSignalSpy spy(&reader, &StreamsReader::entriesAvailable);
         QList<StreamEntry> seen;
-        loader.browseEntries("+", 10);
+        reader.browseEntries("+", 10);
         while (spy.wait(kWaitMs)) {
-            if (loader.entriesModel()->rowCount() == 0)
+            if (reader.entriesModel()->rowCount() == 0)
                 break;
-            seen.append(loader.entriesModel()->rows());
-            loader.nextEntries(10);
+            seen.append(reader.entriesModel()->rows());
+            reader.nextEntries(10);
         }
         QList<StreamEntry> direct;
         QVERIFY(streaminfo::parseEntries(m_server.command({"XREVRANGE", kStream, "+", "-"}), &direct));
@@ -358,11 +359,11 @@ private Q_SLOTS:
         }
         // Jump to a time: the entry of that millisecond or the newest before it comes first.
         const qint64 ms = streamid::milliseconds(m_ids.at(12));
-        loader.browseFromTime(ms, 5);
+        reader.browseFromTime(ms, 5);
         QVERIFY(spy.wait(kWaitMs));
-        QVERIFY(loader.entriesModel()->rowCount() > 0);
-        QVERIFY(streamid::milliseconds(loader.entriesModel()->at(0).id) <= ms);
-        QVERIFY(!streamid::less(loader.entriesModel()->at(0).id, m_ids.at(12)));
+        QVERIFY(reader.entriesModel()->rowCount() > 0);
+        QVERIFY(streamid::milliseconds(reader.entriesModel()->at(0).id) <= ms);
+        QVERIFY(!streamid::less(reader.entriesModel()->at(0).id, m_ids.at(12)));
     }
 
     void claimChangesOnlyThose()
@@ -567,9 +568,9 @@ private Q_SLOTS:
         QCOMPARE(m_server.command({"XLEN", kStream}).toInteger(), qint64(38));
         QCOMPARE(m_server.command({"EXISTS", "orders:dead"}).toInteger(), qint64(0));
         // Reading still works on a read-only connection.
-        StreamsLoader loader(&client);
-        QVERIFY(openGroup(loader, kStream, kGroup));
-        QCOMPARE(loader.summary().count, qint64(36));
+        StreamsReader reader(&client);
+        QVERIFY(openGroup(reader, kStream, kGroup));
+        QCOMPARE(reader.summary().count, qint64(36));
     }
 
     void oldestPending()
@@ -577,12 +578,12 @@ private Q_SLOTS:
         m_server.command({"XADD", "other", "9999999999999-0", "a", "1"}); // added "later" than orders
         m_server.command({"XGROUP", "CREATE", "other", "g", "0"});
         m_server.command({"XREADGROUP", "GROUP", "g", "c", "STREAMS", "other", ">"});
-        StreamsLoader loader(m_client.get());
-        QSignalSpy spy(&loader, &StreamsLoader::streamsAvailable);
-        loader.setStreams({"other", kStream});
+        StreamsReader reader(m_client.get());
+        QSignalSpy spy(&reader, &StreamsReader::streamsAvailable);
+        reader.setStreams({"other", kStream});
         QVERIFY(spy.wait(kWaitMs));
-        QSignalSpy found(&loader, &StreamsLoader::oldestPendingFound);
-        loader.findOldestPending();
+        QSignalSpy found(&reader, &StreamsReader::oldestPendingFound);
+        reader.findOldestPending();
         QVERIFY(found.wait(kWaitMs));
         QCOMPARE(found.first().at(0).toByteArray(), kStream);
         QCOMPARE(found.first().at(1).toByteArray(), kGroup);

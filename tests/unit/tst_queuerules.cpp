@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "queues.h"
+#include "queuerules.h"
 
 #include <QDateTime>
 #include <QTest>
