@@ -7,253 +7,13 @@
 #include "hyperloglog.h"
 #include "redisclient.h"
 
-#include <QCoreApplication>
 #include <QDateTime>
 #include <QSet>
 #include <algorithm>
-#include <limits>
-
-namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("Caches", text);
-}
-
-QVariant right()
-{
-    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-}
-
-QString ttlText(qint64 ms)
-{
-    return ms < 0 ? QStringLiteral("—") : format::duration(ms);
-}
-
-QString pttlText(qint64 pttl)
-{
-    return pttl == -1 ? tr("no TTL") : pttl >= 0 ? format::duration(pttl) : QStringLiteral("—");
-}
-
-// Sorts "no TTL" after every finite TTL.
-qint64 pttlSort(qint64 pttl)
-{
-    return pttl == -1 ? std::numeric_limits<qint64>::max() : pttl;
-}
-
-} // namespace
 
 CachesReader::CachesReader(RedisClient *client, QObject *parent)
     : PollingReader(client, kRefreshMs, WhileBusy::Skip, BeforeMatches::Wait, parent)
-{
-    const auto count = [](auto get) {
-        return [get](const auto &r, int role) -> QVariant {
-            if (role == Qt::TextAlignmentRole)
-                return right();
-            if (role == Qt::DisplayRole)
-                return format::count(quint64(get(r)));
-            if (role == CacheNamespacesModel::SortRole)
-                return qint64(get(r));
-            return {};
-        };
-    };
-    const auto duration = [](auto get) {
-        return [get](const auto &r, int role) -> QVariant {
-            if (role == Qt::TextAlignmentRole)
-                return right();
-            if (role == Qt::DisplayRole)
-                return ttlText(get(r));
-            if (role == CacheNamespacesModel::SortRole)
-                return qint64(get(r));
-            return {};
-        };
-    };
-    const auto pttl = [](auto get) {
-        return [get](const auto &r, int role) -> QVariant {
-            if (role == Qt::TextAlignmentRole)
-                return right();
-            if (role == Qt::DisplayRole)
-                return pttlText(get(r));
-            if (role == CacheNamespacesModel::SortRole)
-                return pttlSort(get(r));
-            return {};
-        };
-    };
-    const auto keyCell = [](const auto &r, int role) -> QVariant {
-        if (role == Qt::DisplayRole)
-            return bytesescape::quoteIfNeeded(r.key);
-        if (role == Qt::ToolTipRole)
-            return tr("family %1").arg(r.family);
-        return {};
-    };
-
-    m_namespaces = new CacheNamespacesModel(
-        {{tr("Namespace"),
-          [](const CacheNamespaceRow &r, int role) -> QVariant {
-              return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.family : QVariant();
-          }},
-         {tr("Keys"), count([](const CacheNamespaceRow &r) { return r.keys; })},
-         {tr("With TTL"),
-          [](const CacheNamespaceRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == CacheNamespacesModel::SortRole)
-                  return r.ttlShare();
-              if (role != Qt::DisplayRole)
-                  return {};
-              return r.ttlShare() < 0 ? QStringLiteral("—")
-                                      : QStringLiteral("%1 %").arg(r.ttlShare() * 100.0, 0, 'f', 1);
-          }},
-         {tr("Min TTL"), duration([](const CacheNamespaceRow &r) { return r.minMs; })},
-         {tr("Median"), duration([](const CacheNamespaceRow &r) { return r.medianMs; })},
-         {tr("Max TTL"), duration([](const CacheNamespaceRow &r) { return r.maxMs; })},
-         {tr("Negative"),
-          [](const CacheNamespaceRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == CacheNamespacesModel::SortRole)
-                  return qint64(r.negatives);
-              if (role == Qt::ToolTipRole)
-                  return tr("Negative markers (\"missing\"/null values with a short TTL): TTL %1 – %2")
-                      .arg(ttlText(r.negativeMinMs), ttlText(r.negativeMaxMs));
-              if (role != Qt::DisplayRole)
-                  return {};
-              if (r.negatives == 0)
-                  return QStringLiteral("—");
-              return r.negativeMaxMs >= 0
-                  ? tr("%1 (TTL ≤ %2)").arg(format::count(r.negatives), ttlText(r.negativeMaxMs))
-                  : format::count(r.negatives);
-          }},
-         {tr("Flags"),
-          [](const CacheNamespaceRow &r, int role) -> QVariant {
-              return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.flags() : QVariant();
-          }}},
-        {[](const CacheNamespaceRow &r) { return r.family.toUtf8(); },
-         [](const CacheNamespaceRow &r) { return r.severity(); },
-         {}},
-        this);
-
-    m_tags = new TagsModel({{tr("Tag set"), keyCell},
-                            {tr("Members"), count([](const TagRow &r) { return r.cardinality; })},
-                            {tr("TTL"), pttl([](const TagRow &r) { return r.pttlMs; })},
-                            {tr("Longest member TTL"),
-                             [](const TagRow &r, int role) -> QVariant {
-                                 if (role == Qt::TextAlignmentRole)
-                                     return right();
-                                 if (role == TagsModel::SortRole)
-                                     return r.membersWithoutTtl > 0 ? std::numeric_limits<qint64>::max()
-                                                                    : r.maxMemberTtlMs;
-                                 if (role != Qt::DisplayRole)
-                                     return {};
-                                 if (r.membersWithoutTtl > 0)
-                                     return tr("%1 without TTL").arg(r.membersWithoutTtl);
-                                 return ttlText(r.maxMemberTtlMs);
-                             }},
-                            {tr("Dangling"),
-                             [](const TagRow &r, int role) -> QVariant {
-                                 if (role == Qt::TextAlignmentRole)
-                                     return right();
-                                 if (role == TagsModel::SortRole)
-                                     return r.dangling.size();
-                                 if (role == Qt::ToolTipRole) {
-                                     QStringList names;
-                                     for (const QByteArray &m : r.dangling.mid(0, 30))
-                                         names << bytesescape::quoteIfNeeded(m);
-                                     return names.join(QLatin1Char('\n'));
-                                 }
-                                 if (role != Qt::DisplayRole)
-                                     return {};
-                                 return r.complete ? QString::number(r.dangling.size())
-                                                   : tr("%1 of first %2").arg(r.dangling.size()).arg(r.scanned);
-                             }},
-                            {tr("Flags"),
-                             [](const TagRow &r, int role) -> QVariant {
-                                 return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.flags() : QVariant();
-                             }}},
-                           {[](const TagRow &r) { return r.key; }, [](const TagRow &r) { return r.severity(); },
-                            [](const TagRow &) { return KeyType::Set; }},
-                           this);
-
-    m_dedupSets = new DedupSetsModel(
-        {{tr("Dedup set"), keyCell},
-         {tr("Members"), count([](const DedupSetRow &r) { return r.cardinality; })},
-         {tr("Growth"),
-          [](const DedupSetRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == DedupSetsModel::SortRole)
-                  return qIsNaN(r.growthPerMin) ? -1e300 : r.growthPerMin;
-              if (role == Qt::ToolTipRole && !qIsNaN(r.growthPerMin))
-                  return tr("%1 members per minute").arg(r.growthPerMin, 0, 'f', 1);
-              if (role != Qt::DisplayRole)
-                  return {};
-              // The count over the span read, not a rate: two reads a second apart make no rate.
-              return qIsNaN(r.growthPerMin) ? tr("after two reads")
-                                            : tr("%1%2 in %3")
-                                                  .arg(r.growth > 0 ? QStringLiteral("+") : QString())
-                                                  .arg(r.growth)
-                                                  .arg(format::duration(r.growthSpanMs));
-          }},
-         {tr("TTL"), pttl([](const DedupSetRow &r) { return r.pttlMs; })},
-         {tr("Flags"),
-          [](const DedupSetRow &r, int role) -> QVariant {
-              if (role != Qt::DisplayRole)
-                  return {};
-              if (r.growingWithoutTtl())
-                  return tr("grows without TTL: unbounded");
-              return r.pttlMs == -1 ? tr("no TTL") : QString();
-          }}},
-        {[](const DedupSetRow &r) { return r.key; }, [](const DedupSetRow &r) { return r.severity(); },
-         [](const DedupSetRow &) { return KeyType::Set; }},
-        this);
-
-    m_dedupFamilies
-        = new DedupFamiliesModel({{tr("Per-event keys"),
-                                   [](const DedupFamilyRow &r, int role) -> QVariant {
-                                       return role == Qt::DisplayRole ? r.family : QVariant();
-                                   }},
-                                  {tr("Keys"), count([](const DedupFamilyRow &r) { return r.keys; })},
-                                  {tr("No TTL"), count([](const DedupFamilyRow &r) { return r.noTtl; })},
-                                  {tr("Min TTL"), duration([](const DedupFamilyRow &r) { return r.minMs; })},
-                                  {tr("Median"), duration([](const DedupFamilyRow &r) { return r.medianMs; })},
-                                  {tr("Max TTL"), duration([](const DedupFamilyRow &r) { return r.maxMs; })}},
-                                 {[](const DedupFamilyRow &r) { return r.family.toUtf8(); },
-                                  [](const DedupFamilyRow &r) { return r.severity(); },
-                                  {}},
-                                 this);
-
-    m_counters = new CountersModel(
-        {{tr("Counter"), keyCell},
-         {tr("Kind"),
-          [](const CounterRow &r, int role) -> QVariant {
-              if (role == Qt::DisplayRole)
-                  return r.hll ? tr("HyperLogLog") : tr("counter");
-              if (role == Qt::ToolTipRole && r.hll)
-                  return tr("PFCOUNT: an estimate of the distinct items added, standard error 0.81 %");
-              return {};
-          }},
-         {tr("Value"),
-          [](const CounterRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == CountersModel::SortRole)
-                  return r.known ? r.value : -1;
-              if (role != Qt::DisplayRole)
-                  return {};
-              if (!r.error.isEmpty())
-                  return r.error;
-              if (!r.known)
-                  return r.raw.isEmpty() ? QStringLiteral("—") : bytesescape::escapeElided(r.raw, 40);
-              return r.hll ? tr("≈ %1 (± %2)")
-                                 .arg(format::count(quint64(r.value)),
-                                      format::count(quint64(qRound64(double(r.value) * 0.0081))))
-                           : QString::number(r.value);
-          }},
-         {tr("TTL"), pttl([](const CounterRow &r) { return r.pttlMs; })}},
-        {[](const CounterRow &r) { return r.key; }, [](const CounterRow &) { return Severity::None; },
-         [](const CounterRow &) { return KeyType::String; }},
-        this);
-}
+{ }
 
 void CachesReader::setMatches(const QList<PatternMatch> &matches)
 {
@@ -371,123 +131,154 @@ void CachesReader::startRound()
             }
             m_now = QDateTime::currentMSecsSinceEpoch();
             qsizetype v = 0;
-            const RedisValue &info = values.value(v++);
-            if (info.isError()) {
-                m_infoError = RedisError::fromReply(info).message;
-            } else {
-                m_infoError.clear();
-                const ServerInfo current = ServerInfo::parse(info.bytes(), m_now);
-                if (m_lastInfo && m_now - m_lastInfo->capturedAtMs() < m_minRatioSpanMs) {
-                    // Too soon for a recent ratio: keep the older read as the baseline.
-                    const HitRatio recent = m_hitRatio;
-                    m_hitRatio = HitRatio::from(current, nullptr);
-                    m_hitRatio.recent = recent.recent;
-                    m_hitRatio.recentLookups = recent.recentLookups;
-                    m_hitRatio.recentSpanMs = recent.recentSpanMs;
-                } else {
-                    m_hitRatio = HitRatio::from(current, m_lastInfo ? &*m_lastInfo : nullptr, m_ownHits, m_ownMisses);
-                    m_lastInfo = current;
-                    m_ownHits = 0;
-                    m_ownMisses = 0;
-                }
-            }
-            // Every key read below counts in the server's keyspace_hits/misses, until the baseline moves.
-            for (qsizetype i = 1; i < values.size(); ++i) {
-                const RedisValue &value = values.at(i);
-                if (value.isInteger() && value.toInteger() == -2)
-                    ++m_ownMisses;
-                else if (!value.isError())
-                    ++m_ownHits;
-            }
-            QSet<QByteArray> gone;
-            for (const QByteArray &k : ttlKeys) {
-                const qint64 p = ttl::fromReply(values.value(v++));
-                const int i = m_keyOf.value(k, -1);
-                if (i < 0)
-                    continue;
-                if (p == -2)
-                    gone.insert(k);
-                else if (p != ttl::kUnknown)
-                    m_keys[i].expireAtMs = ttl::expireAt(p, m_now);
-            }
-            if (!gone.isEmpty()) {
-                QList<CacheKeyState> keys;
-                QList<QString> families;
-                for (qsizetype i = 0; i < m_keys.size(); ++i) {
-                    if (gone.contains(m_keys.at(i).key))
-                        continue;
-                    keys.append(m_keys.at(i));
-                    families.append(m_keyFamily.at(i));
-                }
-                m_keys = keys;
-                m_keyFamily = families;
-                m_keyOf.clear();
-                for (qsizetype i = 0; i < m_keys.size(); ++i)
-                    m_keyOf.insert(m_keys.at(i).key, int(i));
-                m_ttlCursor = 0;
-            }
-            QList<TagRow> tags;
-            for (const QByteArray &k : tagKeys) {
-                const RedisValue &card = values.value(v++);
-                const RedisValue &p = values.value(v++);
-                for (const TagRow &old : std::as_const(m_tagRows)) {
-                    if (old.key != k)
-                        continue;
-                    TagRow r = old;
-                    r.cardinality = card.isInteger() ? card.toInteger() : -1;
-                    r.pttlMs = ttl::fromReply(p);
-                    r.error = card.isError() ? RedisError::fromReply(card).message : QString();
-                    tags.append(r);
-                }
-            }
-            QHash<QByteArray, DedupSetRow> setRows;
-            for (DedupSetRow r : sets) {
-                const RedisValue &card = values.value(v++);
-                r.pttlMs = ttl::fromReply(values.value(v++));
-                r.cardinality = card.isInteger() ? card.toInteger() : -1;
-                if (r.cardinality >= 0) {
-                    QList<QPair<qint64, qint64>> &samples = m_setSamples[r.key];
-                    samples.append({m_now, r.cardinality});
-                    while (samples.size() > 13) // about two minutes at one read per kRefreshMs
-                        samples.removeFirst();
-                    const qint64 span = samples.last().first - samples.first().first;
-                    if (samples.size() >= 2 && span > 0) {
-                        r.growth = samples.last().second - samples.first().second;
-                        r.growthSpanMs = span;
-                        r.growthPerMin = double(r.growth) * 60000.0 / double(span);
-                    }
-                }
-                setRows.insert(r.key, r);
-            }
-            for (DedupSetRow &r : m_setRows)
-                if (setRows.contains(r.key))
-                    r = setRows.value(r.key);
-            QHash<QByteArray, CounterRow> counterRows;
-            for (CounterRow r : counters) {
-                const RedisValue &value = values.value(v++);
-                r.pttlMs = ttl::fromReply(values.value(v++));
-                r.error = value.isError() ? RedisError::fromReply(value).message : QString();
-                bool ok = false;
-                if (r.hll) {
-                    QString why;
-                    const std::optional<qint64> count = hyperloglog::cardinality(value.bytes(), &why);
-                    ok = count.has_value();
-                    r.value = count.value_or(0);
-                    if (!ok && r.error.isEmpty())
-                        r.error = why;
-                    r.raw.clear();
-                } else {
-                    r.value = value.toInteger(&ok);
-                    r.raw = value.isString() ? value.bytes() : QByteArray();
-                }
-                r.known = ok && r.error.isEmpty();
-                counterRows.insert(r.key, r);
-            }
-            for (CounterRow &r : m_counterRows)
-                if (counterRows.contains(r.key))
-                    r = counterRows.value(r.key);
+            readInfo(values.value(v++));
+            countOwnLookups(values);
+            readTtls(ttlKeys, values, v);
+            const QList<TagRow> tags = readTagSizes(tagKeys, values, v);
+            readDedupSets(sets, values, v);
+            readCounters(counters, values, v);
             readTags(tags);
         });
+}
+
+void CachesReader::readInfo(const RedisValue &info)
+{
+    if (info.isError()) {
+        m_infoError = RedisError::fromReply(info).message;
+        return;
+    }
+    m_infoError.clear();
+    const ServerInfo current = ServerInfo::parse(info.bytes(), m_now);
+    if (m_lastInfo && m_now - m_lastInfo->capturedAtMs() < m_minRatioSpanMs) {
+        // Too soon for a recent ratio: keep the older read as the baseline.
+        const HitRatio recent = m_hitRatio;
+        m_hitRatio = HitRatio::from(current, nullptr);
+        m_hitRatio.recent = recent.recent;
+        m_hitRatio.recentLookups = recent.recentLookups;
+        m_hitRatio.recentSpanMs = recent.recentSpanMs;
+    } else {
+        m_hitRatio = HitRatio::from(current, m_lastInfo ? &*m_lastInfo : nullptr, m_ownHits, m_ownMisses);
+        m_lastInfo = current;
+        m_ownHits = 0;
+        m_ownMisses = 0;
+    }
+}
+
+void CachesReader::countOwnLookups(const QList<RedisValue> &values)
+{
+    // Every key read after INFO counts in the server's keyspace_hits/misses, until the baseline moves.
+    for (qsizetype i = 1; i < values.size(); ++i) {
+        const RedisValue &value = values.at(i);
+        if (value.isInteger() && value.toInteger() == -2)
+            ++m_ownMisses;
+        else if (!value.isError())
+            ++m_ownHits;
+    }
+}
+
+void CachesReader::readTtls(const QList<QByteArray> &keys, const QList<RedisValue> &values, qsizetype &v)
+{
+    QSet<QByteArray> gone;
+    for (const QByteArray &k : keys) {
+        const qint64 p = ttl::fromReply(values.value(v++));
+        const int i = m_keyOf.value(k, -1);
+        if (i < 0)
+            continue;
+        if (p == -2)
+            gone.insert(k);
+        else if (p != ttl::kUnknown)
+            m_keys[i].expireAtMs = ttl::expireAt(p, m_now);
+    }
+    if (gone.isEmpty())
+        return;
+    QList<CacheKeyState> kept;
+    QList<QString> families;
+    for (qsizetype i = 0; i < m_keys.size(); ++i) {
+        if (gone.contains(m_keys.at(i).key))
+            continue;
+        kept.append(m_keys.at(i));
+        families.append(m_keyFamily.at(i));
+    }
+    m_keys = kept;
+    m_keyFamily = families;
+    m_keyOf.clear();
+    for (qsizetype i = 0; i < m_keys.size(); ++i)
+        m_keyOf.insert(m_keys.at(i).key, int(i));
+    m_ttlCursor = 0;
+}
+
+QList<TagRow> CachesReader::readTagSizes(const QList<QByteArray> &keys, const QList<RedisValue> &values,
+                                         qsizetype &v) const
+{
+    QList<TagRow> tags;
+    for (const QByteArray &k : keys) {
+        const RedisValue &card = values.value(v++);
+        const RedisValue &p = values.value(v++);
+        for (const TagRow &old : std::as_const(m_tagRows)) {
+            if (old.key != k)
+                continue;
+            TagRow r = old;
+            r.cardinality = card.isInteger() ? card.toInteger() : -1;
+            r.pttlMs = ttl::fromReply(p);
+            r.error = card.isError() ? RedisError::fromReply(card).message : QString();
+            tags.append(r);
+        }
+    }
+    return tags;
+}
+
+void CachesReader::readDedupSets(const QList<DedupSetRow> &sets, const QList<RedisValue> &values, qsizetype &v)
+{
+    QHash<QByteArray, DedupSetRow> setRows;
+    for (DedupSetRow r : sets) {
+        const RedisValue &card = values.value(v++);
+        r.pttlMs = ttl::fromReply(values.value(v++));
+        r.cardinality = card.isInteger() ? card.toInteger() : -1;
+        if (r.cardinality >= 0) {
+            QList<QPair<qint64, qint64>> &samples = m_setSamples[r.key];
+            samples.append({m_now, r.cardinality});
+            while (samples.size() > 13) // about two minutes at one read per kRefreshMs
+                samples.removeFirst();
+            const qint64 span = samples.last().first - samples.first().first;
+            if (samples.size() >= 2 && span > 0) {
+                r.growth = samples.last().second - samples.first().second;
+                r.growthSpanMs = span;
+                r.growthPerMin = double(r.growth) * 60000.0 / double(span);
+            }
+        }
+        setRows.insert(r.key, r);
+    }
+    for (DedupSetRow &r : m_setRows)
+        if (setRows.contains(r.key))
+            r = setRows.value(r.key);
+}
+
+void CachesReader::readCounters(const QList<CounterRow> &counters, const QList<RedisValue> &values, qsizetype &v)
+{
+    QHash<QByteArray, CounterRow> counterRows;
+    for (CounterRow r : counters) {
+        const RedisValue &value = values.value(v++);
+        r.pttlMs = ttl::fromReply(values.value(v++));
+        r.error = value.isError() ? RedisError::fromReply(value).message : QString();
+        bool ok = false;
+        if (r.hll) {
+            QString why;
+            const std::optional<qint64> count = hyperloglog::cardinality(value.bytes(), &why);
+            ok = count.has_value();
+            r.value = count.value_or(0);
+            if (!ok && r.error.isEmpty())
+                r.error = why;
+            r.raw.clear();
+        } else {
+            r.value = value.toInteger(&ok);
+            r.raw = value.isString() ? value.bytes() : QByteArray();
+        }
+        r.known = ok && r.error.isEmpty();
+        counterRows.insert(r.key, r);
+    }
+    for (CounterRow &r : m_counterRows)
+        if (counterRows.contains(r.key))
+            r = counterRows.value(r.key);
 }
 
 void CachesReader::readTags(QList<TagRow> tags)
@@ -571,11 +362,11 @@ void CachesReader::finish(QList<TagRow> tags)
             all.append(row);
     }
     m_tagRows = all;
-    rebuild();
+    publish();
     roundDone();
 }
 
-void CachesReader::rebuild()
+void CachesReader::publish()
 {
     QHash<QString, QList<CacheKeyState>> caches;
     QHash<QString, QList<CacheKeyState>> dedup;
@@ -605,9 +396,6 @@ void CachesReader::rebuild()
         r.maxMs = s.maxMs;
         families.append(r);
     }
-    m_namespaces->setRows(namespaces);
-    m_tags->setRows(m_tagRows);
-    m_dedupSets->setRows(m_setRows);
-    m_dedupFamilies->setRows(families);
-    m_counters->setRows(m_counterRows);
+    m_results = {namespaces, m_tagRows, m_setRows, families, m_counterRows, m_hitRatio, m_infoError, m_now};
+    Q_EMIT cachesAvailable(m_results);
 }

@@ -4,6 +4,7 @@
 #include "caches.h"
 #include "patterns.h"
 #include "pollingreader.h"
+#include "redisvalue.h"
 #include "serverinfo.h"
 
 #include <QHash>
@@ -14,7 +15,8 @@ class RedisClient;
 
 // Polls what the classifier called caches, tags, dedup keys and counters: TTLs (rotating,
 // bounded per poll), INFO stats for the hit ratio, tag members (SSCAN bounded, PTTL each),
-// dedup-set sizes, PFCOUNT and counter values. Pipelined and only while polling.
+// dedup-set sizes, PFCOUNT and counter values. Pipelined and only while polling. Each round
+// ends with cachesAvailable, then refreshed; refresh() reads one round without a timer.
 class CachesReader : public PollingReader
 {
     Q_OBJECT
@@ -37,26 +39,29 @@ public:
     // CacheEntry, NegativeCache, CacheTagSet, DedupSet, DedupKey, Counter and HyperLogLog.
     void setMatches(const QList<PatternMatch> &matches);
 
-    CacheNamespacesModel *namespacesModel() const { return m_namespaces; }
-    TagsModel *tagsModel() const { return m_tags; }
-    DedupSetsModel *dedupSetsModel() const { return m_dedupSets; }
-    DedupFamiliesModel *dedupFamiliesModel() const { return m_dedupFamilies; }
-    CountersModel *countersModel() const { return m_counters; }
+    // What the last round read.
+    const CachesResults &results() const { return m_results; }
     HitRatio hitRatio() const { return m_hitRatio; }
     QString infoError() const { return m_infoError; }
     qint64 nowMs() const { return m_now; }
 
+Q_SIGNALS:
+    void cachesAvailable(const CachesResults &results);
+
 private:
     void startRound() override;
+    void readInfo(const RedisValue &info);
+    void countOwnLookups(const QList<RedisValue> &values);
+    void readTtls(const QList<QByteArray> &keys, const QList<RedisValue> &values, qsizetype &v);
+    QList<TagRow> readTagSizes(const QList<QByteArray> &keys, const QList<RedisValue> &values, qsizetype &v) const;
+    void readDedupSets(const QList<DedupSetRow> &sets, const QList<RedisValue> &values, qsizetype &v);
+    void readCounters(const QList<CounterRow> &counters, const QList<RedisValue> &values, qsizetype &v);
     void readTags(QList<TagRow> tags);
     void finish(QList<TagRow> tags);
-    void rebuild();
+    // Groups the keys into namespaces and dedup families, and emits the round's results.
+    void publish();
 
-    CacheNamespacesModel *m_namespaces;
-    TagsModel *m_tags;
-    DedupSetsModel *m_dedupSets;
-    DedupFamiliesModel *m_dedupFamilies;
-    CountersModel *m_counters;
+    CachesResults m_results;
     // Every TTL-tracked key (cache entries, negative markers, dedup keys) by family.
     QHash<QByteArray, int> m_keyOf;
     QList<CacheKeyState> m_keys;

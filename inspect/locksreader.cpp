@@ -4,20 +4,17 @@
 #include "boundedread.h"
 #include "redisclient.h"
 
-#include <QDateTime>
-
-namespace {
-
-qint64 nowMs()
-{
-    return QDateTime::currentMSecsSinceEpoch();
-}
-
-} // namespace
-
 LocksReader::LocksReader(RedisClient *client, QObject *parent)
-    : PollingReader(client, kRefreshMs, WhileBusy::Queue, BeforeMatches::Read, parent), m_model(new LocksModel(this))
+    : PollingReader(client, kRefreshMs, WhileBusy::Queue, BeforeMatches::Read, parent)
 { }
+
+const LockInfo *LocksReader::lock(const QByteArray &key) const
+{
+    for (const LockInfo &l : m_locks)
+        if (l.key == key)
+            return &l;
+    return nullptr;
+}
 
 void LocksReader::setMatches(const QList<PatternMatch> &matches)
 {
@@ -26,7 +23,7 @@ void LocksReader::setMatches(const QList<PatternMatch> &matches)
         if (m.kind == PatternKind::Lock && m_matches.size() < kMaxLocks)
             m_matches.append(m);
     }
-    // A rescan: the model keeps what it shows until the next round replaces it.
+    // A rescan: what was read stays until the next round replaces it.
     matchesChanged();
 }
 
@@ -112,7 +109,7 @@ void LocksReader::finishRound()
     m_reading.clear();
     flagLocks(rows);
     sortLocks(rows);
-    m_model->setRows(rows);
-    m_model->setNow(nowMs());
+    m_locks = rows;
+    Q_EMIT locksAvailable(m_locks);
     roundDone();
 }

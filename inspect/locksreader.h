@@ -14,7 +14,8 @@ class RedisClient;
 
 // Reads the locks the classifier found: per key GETRANGE 0 kValueBytes-1 (a huge value costs
 // nothing), STRLEN and PTTL, pipelined in batches of kBatch keys, one batch after the other,
-// at most kMaxLocks keys per poll; again every kRefreshMs while polling.
+// at most kMaxLocks keys per poll; again every kRefreshMs while polling. Each round ends with
+// locksAvailable (flagged and sorted), then refreshed; refresh() reads one round without a timer.
 class LocksReader : public PollingReader
 {
     Q_OBJECT
@@ -30,16 +31,19 @@ public:
     void setMatches(const QList<PatternMatch> &matches);
     int matchCount() const { return int(m_matches.size()); }
 
-    LocksModel *model() const { return m_model; }
-    const QList<LockInfo> &locks() const { return m_model->rows(); }
-    const LockInfo *lock(const QByteArray &key) const { return m_model->find(key); }
+    // What the last round read.
+    const QList<LockInfo> &locks() const { return m_locks; }
+    const LockInfo *lock(const QByteArray &key) const;
+
+Q_SIGNALS:
+    void locksAvailable(const QList<LockInfo> &locks);
 
 private:
     void startRound() override;
     bool readBatch(int from, int to, const RedisReply &reply, qint64 sentAtMs);
     void finishRound();
 
-    LocksModel *m_model;
+    QList<LockInfo> m_locks; // the last round's
     QList<PatternMatch> m_matches;
     QList<LockInfo> m_reading; // this round's results so far
     QSet<QByteArray> m_shownReleased; // shown as released once already: dropped now

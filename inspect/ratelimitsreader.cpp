@@ -36,10 +36,24 @@ qint64 edgeScore(const RedisValue &v)
 } // namespace
 
 RateLimitsReader::RateLimitsReader(RedisClient *client, QObject *parent)
-    : PollingReader(client, kRefreshMs, WhileBusy::Queue, BeforeMatches::Read, parent),
-      m_limiters(new LimitersModel(this)),
-      m_callers(new CallersModel(this))
+    : PollingReader(client, kRefreshMs, WhileBusy::Queue, BeforeMatches::Read, parent)
 { }
+
+const LimiterInfo *RateLimitsReader::limiter(const QString &name) const
+{
+    for (const LimiterInfo &l : m_analysis.limiters)
+        if (l.name == name)
+            return &l;
+    return nullptr;
+}
+
+const CallerState *RateLimitsReader::caller(const QByteArray &key) const
+{
+    for (const CallerState &c : m_analysis.callers)
+        if (c.key == key)
+            return &c;
+    return nullptr;
+}
 
 void RateLimitsReader::setMatches(const QList<PatternMatch> &matches)
 {
@@ -253,11 +267,9 @@ QList<int> RateLimitsReader::countable(int from, int to) const
 
 void RateLimitsReader::finishRound()
 {
-    const RateLimitAnalysis a = analyzeRateLimits(m_reading, m_params, localNow() + m_clockOffset);
+    m_analysis = analyzeRateLimits(m_reading, m_params, localNow() + m_clockOffset);
     m_reading.clear();
     m_sliding.clear();
-    m_limiters->setRows(a.limiters);
-    m_callers->setRows(a.callers);
-    m_callers->setNow(localNow());
+    Q_EMIT rateLimitsAvailable(m_analysis);
     roundDone();
 }

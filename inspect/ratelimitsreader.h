@@ -18,7 +18,8 @@ class RedisClient;
 // ZCOUNT inside the window once the window is known; buckets HMGET of the field names this
 // project's token_bucket.lua writes (tokens, last_refill) and common others (ts, updated_at).
 // The clock is the server's (TIME): the scripts are handed the callers' clocks, which the
-// server's is closer to than ours. Again every kRefreshMs while polling.
+// server's is closer to than ours. Again every kRefreshMs while polling. Each round ends with
+// rateLimitsAvailable (the analysis: limiters and callers), then refreshed.
 class RateLimitsReader : public PollingReader
 {
     Q_OBJECT
@@ -34,10 +35,13 @@ public:
     void setMatches(const QList<PatternMatch> &matches);
     int matchCount() const { return int(m_matches.size()); }
 
-    LimitersModel *limitersModel() const { return m_limiters; }
-    CallersModel *callersModel() const { return m_callers; }
-    const LimiterInfo *limiter(const QString &name) const { return m_limiters->find(name); }
-    const CallerState *caller(const QByteArray &key) const { return m_callers->find(key); }
+    // What the last round read.
+    const RateLimitAnalysis &analysis() const { return m_analysis; }
+    const LimiterInfo *limiter(const QString &name) const;
+    const CallerState *caller(const QByteArray &key) const;
+
+Q_SIGNALS:
+    void rateLimitsAvailable(const RateLimitAnalysis &analysis);
 
 private:
     void startRound() override;
@@ -48,8 +52,7 @@ private:
     void finishRound();
     bool failOn(const RedisReply &reply);
 
-    LimitersModel *m_limiters;
-    CallersModel *m_callers;
+    RateLimitAnalysis m_analysis; // the last round's
     QList<PatternMatch> m_matches;
     QHash<QString, QVariantMap> m_params; // per limiter, from rules
     QList<CallerState> m_reading;

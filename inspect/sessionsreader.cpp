@@ -19,11 +19,6 @@ qint64 nowMs()
     return QDateTime::currentMSecsSinceEpoch();
 }
 
-QVariant right()
-{
-    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-}
-
 qint64 median(QList<qint64> v)
 {
     if (v.isEmpty())
@@ -37,124 +32,7 @@ qint64 median(QList<qint64> v)
 
 SessionsReader::SessionsReader(RedisClient *client, QObject *parent)
     : PollingReader(client, kRefreshMs, WhileBusy::Skip, BeforeMatches::Wait, parent)
-{
-    using SM = SessionsModel;
-    const auto ttlCell = [this](const SessionRow &r, int role) -> QVariant {
-        if (role == Qt::TextAlignmentRole)
-            return right();
-        if (role == SM::SortRole)
-            return r.expireAtMs == -1 ? std::numeric_limits<qint64>::max() : r.expireAtMs;
-        if (role != Qt::DisplayRole)
-            return {};
-        return r.expireAtMs == ttl::kUnknown ? tr("unknown") : format::ttl(r.expireAtMs, m_summary.nowMs);
-    };
-    m_sessions = new SessionsModel(
-        {{tr("Session"),
-          [](const SessionRow &r, int role) -> QVariant {
-              if (role == Qt::DisplayRole)
-                  return bytesescape::quoteIfNeeded(r.key);
-              if (role == Qt::ToolTipRole)
-                  return tr("family %1, %2").arg(r.family, keyTypeName(r.type));
-              return {};
-          }},
-         {tr("TTL left"), ttlCell},
-         {tr("Lifetime"),
-          [](const SessionRow &r, int role) -> QVariant {
-              if (role == Qt::DisplayRole)
-                  return sessions::lifetimeName(r.lifetime);
-              if (role == Qt::ToolTipRole)
-                  return tr("Sliding: the expiry moved forward between two reads (the session was used). Fixed: it "
-                            "stayed put. Known after two reads with a TTL.");
-              return {};
-          }},
-         {tr("Size"),
-          [](const SessionRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == SM::SortRole)
-                  return r.memoryBytes >= 0 ? r.memoryBytes : r.elements;
-              if (role == Qt::ToolTipRole)
-                  return tr("MEMORY USAGE, with %1 %2").arg(r.elements).arg(keyTypeLengthUnit(r.type));
-              if (role != Qt::DisplayRole)
-                  return {};
-              if (r.memoryBytes >= 0)
-                  return format::bytes(r.memoryBytes);
-              return r.elements >= 0
-                  ? QStringLiteral("%1 %2").arg(format::count(quint64(r.elements)), keyTypeLengthUnit(r.type))
-                  : QStringLiteral("—");
-          }},
-         {tr("Flags"),
-          [](const SessionRow &r, int role) -> QVariant {
-              if (role == SM::SortRole)
-                  return int(r.severity());
-              return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.flags() : QVariant();
-          }}},
-        {[](const SessionRow &r) { return r.key; }, [](const SessionRow &r) { return r.severity(); },
-         [](const SessionRow &r) { return r.type; }},
-        this);
-
-    m_indexes = new SessionIndexesModel(
-        {{tr("Index"),
-          [](const SessionIndexRow &r, int role) -> QVariant {
-              if (role == Qt::DisplayRole)
-                  return bytesescape::quoteIfNeeded(r.key);
-              if (role == Qt::ToolTipRole)
-                  return r.sessionPrefix.isEmpty()
-                      ? tr("No session family known to join ids to.")
-                      : tr("ids joined to %1 to find their session").arg(bytesescape::quoteIfNeeded(r.sessionPrefix));
-              return {};
-          }},
-         {tr("Ids"),
-          [](const SessionIndexRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == SessionIndexesModel::SortRole)
-                  return r.cardinality;
-              if (role != Qt::DisplayRole)
-                  return {};
-              return r.cardinality < 0 ? QStringLiteral("—") : format::count(quint64(r.cardinality));
-          }},
-         {tr("TTL"),
-          [](const SessionIndexRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == SessionIndexesModel::SortRole)
-                  return r.pttlMs;
-              if (role != Qt::DisplayRole)
-                  return {};
-              return r.pttlMs == -1 ? tr("no TTL") : r.pttlMs >= 0 ? format::duration(r.pttlMs) : QStringLiteral("—");
-          }},
-         {tr("Dangling"),
-          [](const SessionIndexRow &r, int role) -> QVariant {
-              if (role == Qt::TextAlignmentRole)
-                  return right();
-              if (role == SessionIndexesModel::SortRole)
-                  return r.dangling.size();
-              if (role == Qt::ToolTipRole)
-                  return r.complete ? tr("Every id was checked.")
-                                    : tr("The first %1 ids were checked (bounded read).").arg(r.scanned);
-              if (role != Qt::DisplayRole)
-                  return {};
-              return r.complete ? QString::number(r.dangling.size())
-                                : tr("%1 of first %2").arg(r.dangling.size()).arg(r.scanned);
-          }},
-         {tr("Dangling ids"),
-          [](const SessionIndexRow &r, int role) -> QVariant {
-              if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
-                  return {};
-              if (!r.error.isEmpty())
-                  return r.error;
-              QStringList ids;
-              for (const QByteArray &id : r.dangling.mid(0, role == Qt::DisplayRole ? 5 : 50))
-                  ids << bytesescape::quoteIfNeeded(id);
-              if (r.dangling.size() > ids.size())
-                  ids << QStringLiteral("…");
-              return ids.join(QStringLiteral(", "));
-          }}},
-        {[](const SessionIndexRow &r) { return r.key; }, [](const SessionIndexRow &r) { return r.severity(); },
-         [](const SessionIndexRow &) { return KeyType::Set; }},
-        this);
-}
+{ }
 
 void SessionsReader::setMatches(const QList<PatternMatch> &matches)
 {
@@ -446,8 +324,7 @@ void SessionsReader::finish(QList<SessionIndexRow> indexes, qint64 now)
     for (const SessionIndexRow &r : std::as_const(m_indexRows))
         s.dangling += r.dangling.size();
     m_summary = s;
-    m_sessions->setRows(m_rows);
-    m_indexes->setRows(m_indexRows);
+    Q_EMIT sessionsAvailable({m_rows, m_indexRows, m_summary});
     roundDone();
 }
 
@@ -461,7 +338,7 @@ void SessionsReader::loadContents(const QByteArray &key, KeyType type)
     const auto refuse = [this, out](const QString &why) {
         out->error = why;
         QMetaObject::invokeMethod(
-            this, [this, out] { Q_EMIT contentsLoaded(*out); }, Qt::QueuedConnection);
+            this, [this, out] { Q_EMIT contentsAvailable(*out); }, Qt::QueuedConnection);
     };
     if (!context()) {
         refuse(tr("not connected"));
@@ -488,7 +365,7 @@ void SessionsReader::loadContents(const QByteArray &key, KeyType type)
                                 c = sessions::Contents::fromString(key, r.value(1).bytes(),
                                                                    r.value(0).toInteger() > kContentsBytes);
                             }
-                            Q_EMIT contentsLoaded(c);
+                            Q_EMIT contentsAvailable(c);
                         });
 }
 
@@ -502,7 +379,7 @@ void SessionsReader::hscanStep(const std::shared_ptr<sessions::Contents> &out,
                        const RedisValue &v = r.value();
                        if (const RedisError e = r.firstError(); e || !v.isArray() || v.size() < 2) {
                            out->error = e ? e.message : tr("unexpected HSCAN reply");
-                           Q_EMIT contentsLoaded(*out);
+                           Q_EMIT contentsAvailable(*out);
                            return;
                        }
                        const QList<RedisValue> &items = v.at(1).elements();
@@ -515,7 +392,7 @@ void SessionsReader::hscanStep(const std::shared_ptr<sessions::Contents> &out,
                            std::sort(
                                c.fields.begin(), c.fields.end(),
                                [](const sessions::Field &a, const sessions::Field &b) { return a.name < b.name; });
-                           Q_EMIT contentsLoaded(c);
+                           Q_EMIT contentsAvailable(c);
                            return;
                        }
                        hscanStep(out, pairs, next, generation);

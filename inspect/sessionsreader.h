@@ -13,7 +13,8 @@ class RedisClient;
 
 // Polls the sessions the classifier found: PTTL (sliding vs fixed across reads), size, and the
 // reverse indexes' dangling ids. Bounded per poll (kMaxPerPoll sessions, rotating through the
-// rest), pipelined, and only while polling is on.
+// rest), pipelined, and only while polling is on. Each round ends with sessionsAvailable, then
+// refreshed; refresh() reads one round without a timer.
 class SessionsReader : public PollingReader
 {
     Q_OBJECT
@@ -28,30 +29,22 @@ public:
     static constexpr int kContentsFields = 200;
     static constexpr int kContentsBytes = 64 * 1024;
 
-    enum Column { KeyColumn, TtlColumn, LifetimeColumn, SizeColumn, FlagsColumn, ColumnCount };
-    enum IndexColumn {
-        IndexKeyColumn,
-        IndexSizeColumn,
-        IndexTtlColumn,
-        IndexDanglingColumn,
-        IndexExamplesColumn,
-        IndexColumnCount
-    };
-
     explicit SessionsReader(RedisClient *client, QObject *parent = nullptr);
 
     // Session and SessionIndex matches; others are ignored. Keeps what was read of keys that stay.
     void setMatches(const QList<PatternMatch> &matches);
 
-    SessionsModel *sessionsModel() const { return m_sessions; }
-    SessionIndexesModel *indexesModel() const { return m_indexes; }
+    // What the last round read.
+    const QList<SessionRow> &sessions() const { return m_rows; }
+    const QList<SessionIndexRow> &indexes() const { return m_indexRows; }
     SessionsSummary summary() const { return m_summary; }
 
-    // Reads one session (HSCAN or GETRANGE, bounded); contentsLoaded follows.
+    // Reads one session (HSCAN or GETRANGE, bounded); contentsAvailable follows.
     void loadContents(const QByteArray &key, KeyType type);
 
 Q_SIGNALS:
-    void contentsLoaded(const sessions::Contents &contents);
+    void sessionsAvailable(const SessionsResults &results);
+    void contentsAvailable(const sessions::Contents &contents);
 
 private:
     void startRound() override;
@@ -61,8 +54,6 @@ private:
     void hscanStep(const std::shared_ptr<sessions::Contents> &out, QList<QPair<QByteArray, QByteArray>> pairs,
                    const QByteArray &cursor, quint64 generation);
 
-    SessionsModel *m_sessions;
-    SessionIndexesModel *m_indexes;
     QList<SessionRow> m_rows;
     QHash<QByteArray, int> m_rowOf;
     QList<SessionIndexRow> m_indexRows;

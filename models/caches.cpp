@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QSet>
 #include <algorithm>
+#include <limits>
 
 namespace {
 
@@ -185,3 +186,264 @@ Severity DedupSetRow::severity() const
         return Severity::Bad;
     return pttlMs == -1 ? Severity::Warning : Severity::None;
 }
+
+// ---- models ----
+
+namespace {
+
+QVariant right()
+{
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+}
+
+QString ttlText(qint64 ms)
+{
+    return ms < 0 ? QStringLiteral("—") : format::duration(ms);
+}
+
+QString pttlText(qint64 pttl)
+{
+    return pttl == -1 ? tr("no TTL") : pttl >= 0 ? format::duration(pttl) : QStringLiteral("—");
+}
+
+// Sorts "no TTL" after every finite TTL.
+qint64 pttlSort(qint64 pttl)
+{
+    return pttl == -1 ? std::numeric_limits<qint64>::max() : pttl;
+}
+
+const auto countCell = [](auto get) {
+    return [get](const auto &r, int role) -> QVariant {
+        if (role == Qt::TextAlignmentRole)
+            return right();
+        if (role == Qt::DisplayRole)
+            return format::count(quint64(get(r)));
+        if (role == RowTableRoles::SortRole)
+            return qint64(get(r));
+        return {};
+    };
+};
+const auto durationCell = [](auto get) {
+    return [get](const auto &r, int role) -> QVariant {
+        if (role == Qt::TextAlignmentRole)
+            return right();
+        if (role == Qt::DisplayRole)
+            return ttlText(get(r));
+        if (role == RowTableRoles::SortRole)
+            return qint64(get(r));
+        return {};
+    };
+};
+const auto pttlCell = [](auto get) {
+    return [get](const auto &r, int role) -> QVariant {
+        if (role == Qt::TextAlignmentRole)
+            return right();
+        if (role == Qt::DisplayRole)
+            return pttlText(get(r));
+        if (role == RowTableRoles::SortRole)
+            return pttlSort(get(r));
+        return {};
+    };
+};
+const auto keyCell = [](const auto &r, int role) -> QVariant {
+    if (role == Qt::DisplayRole)
+        return bytesescape::quoteIfNeeded(r.key);
+    if (role == Qt::ToolTipRole)
+        return tr("family %1").arg(r.family);
+    return {};
+};
+
+QList<RowTableModel<CacheNamespaceRow>::Column> namespaceColumns()
+{
+    return {{tr("Namespace"),
+             [](const CacheNamespaceRow &r, int role) -> QVariant {
+                 return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.family : QVariant();
+             }},
+            {tr("Keys"), countCell([](const CacheNamespaceRow &r) { return r.keys; })},
+            {tr("With TTL"),
+             [](const CacheNamespaceRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == CacheNamespacesModel::SortRole)
+                     return r.ttlShare();
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 return r.ttlShare() < 0 ? QStringLiteral("—")
+                                         : QStringLiteral("%1 %").arg(r.ttlShare() * 100.0, 0, 'f', 1);
+             }},
+            {tr("Min TTL"), durationCell([](const CacheNamespaceRow &r) { return r.minMs; })},
+            {tr("Median"), durationCell([](const CacheNamespaceRow &r) { return r.medianMs; })},
+            {tr("Max TTL"), durationCell([](const CacheNamespaceRow &r) { return r.maxMs; })},
+            {tr("Negative"),
+             [](const CacheNamespaceRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == CacheNamespacesModel::SortRole)
+                     return qint64(r.negatives);
+                 if (role == Qt::ToolTipRole)
+                     return tr("Negative markers (\"missing\"/null values with a short TTL): TTL %1 – %2")
+                         .arg(ttlText(r.negativeMinMs), ttlText(r.negativeMaxMs));
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 if (r.negatives == 0)
+                     return QStringLiteral("—");
+                 return r.negativeMaxMs >= 0
+                     ? tr("%1 (TTL ≤ %2)").arg(format::count(r.negatives), ttlText(r.negativeMaxMs))
+                     : format::count(r.negatives);
+             }},
+            {tr("Flags"), [](const CacheNamespaceRow &r, int role) -> QVariant {
+                 return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.flags() : QVariant();
+             }}};
+}
+
+QList<RowTableModel<TagRow>::Column> tagColumns()
+{
+    return {{tr("Tag set"), keyCell},
+            {tr("Members"), countCell([](const TagRow &r) { return r.cardinality; })},
+            {tr("TTL"), pttlCell([](const TagRow &r) { return r.pttlMs; })},
+            {tr("Longest member TTL"),
+             [](const TagRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == TagsModel::SortRole)
+                     return r.membersWithoutTtl > 0 ? std::numeric_limits<qint64>::max() : r.maxMemberTtlMs;
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 if (r.membersWithoutTtl > 0)
+                     return tr("%1 without TTL").arg(r.membersWithoutTtl);
+                 return ttlText(r.maxMemberTtlMs);
+             }},
+            {tr("Dangling"),
+             [](const TagRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == TagsModel::SortRole)
+                     return r.dangling.size();
+                 if (role == Qt::ToolTipRole) {
+                     QStringList names;
+                     for (const QByteArray &m : r.dangling.mid(0, 30))
+                         names << bytesescape::quoteIfNeeded(m);
+                     return names.join(QLatin1Char('\n'));
+                 }
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 return r.complete ? QString::number(r.dangling.size())
+                                   : tr("%1 of first %2").arg(r.dangling.size()).arg(r.scanned);
+             }},
+            {tr("Flags"), [](const TagRow &r, int role) -> QVariant {
+                 return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.flags() : QVariant();
+             }}};
+}
+
+QList<RowTableModel<DedupSetRow>::Column> dedupSetColumns()
+{
+    return {{tr("Dedup set"), keyCell},
+            {tr("Members"), countCell([](const DedupSetRow &r) { return r.cardinality; })},
+            {tr("Growth"),
+             [](const DedupSetRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == DedupSetsModel::SortRole)
+                     return qIsNaN(r.growthPerMin) ? -1e300 : r.growthPerMin;
+                 if (role == Qt::ToolTipRole && !qIsNaN(r.growthPerMin))
+                     return tr("%1 members per minute").arg(r.growthPerMin, 0, 'f', 1);
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 // The count over the span read, not a rate: two reads a second apart make no rate.
+                 return qIsNaN(r.growthPerMin) ? tr("after two reads")
+                                               : tr("%1%2 in %3")
+                                                     .arg(r.growth > 0 ? QStringLiteral("+") : QString())
+                                                     .arg(r.growth)
+                                                     .arg(format::duration(r.growthSpanMs));
+             }},
+            {tr("TTL"), pttlCell([](const DedupSetRow &r) { return r.pttlMs; })},
+            {tr("Flags"), [](const DedupSetRow &r, int role) -> QVariant {
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 if (r.growingWithoutTtl())
+                     return tr("grows without TTL: unbounded");
+                 return r.pttlMs == -1 ? tr("no TTL") : QString();
+             }}};
+}
+
+QList<RowTableModel<DedupFamilyRow>::Column> dedupFamilyColumns()
+{
+    return {
+        {tr("Per-event keys"),
+         [](const DedupFamilyRow &r, int role) -> QVariant { return role == Qt::DisplayRole ? r.family : QVariant(); }},
+        {tr("Keys"), countCell([](const DedupFamilyRow &r) { return r.keys; })},
+        {tr("No TTL"), countCell([](const DedupFamilyRow &r) { return r.noTtl; })},
+        {tr("Min TTL"), durationCell([](const DedupFamilyRow &r) { return r.minMs; })},
+        {tr("Median"), durationCell([](const DedupFamilyRow &r) { return r.medianMs; })},
+        {tr("Max TTL"), durationCell([](const DedupFamilyRow &r) { return r.maxMs; })}};
+}
+
+QList<RowTableModel<CounterRow>::Column> counterColumns()
+{
+    return {{tr("Counter"), keyCell},
+            {tr("Kind"),
+             [](const CounterRow &r, int role) -> QVariant {
+                 if (role == Qt::DisplayRole)
+                     return r.hll ? tr("HyperLogLog") : tr("counter");
+                 if (role == Qt::ToolTipRole && r.hll)
+                     return tr("PFCOUNT: an estimate of the distinct items added, standard error 0.81 %");
+                 return {};
+             }},
+            {tr("Value"),
+             [](const CounterRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == CountersModel::SortRole)
+                     return r.known ? r.value : -1;
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 if (!r.error.isEmpty())
+                     return r.error;
+                 if (!r.known)
+                     return r.raw.isEmpty() ? QStringLiteral("—") : bytesescape::escapeElided(r.raw, 40);
+                 return r.hll ? tr("≈ %1 (± %2)")
+                                    .arg(format::count(quint64(r.value)),
+                                         format::count(quint64(qRound64(double(r.value) * 0.0081))))
+                              : QString::number(r.value);
+             }},
+            {tr("TTL"), pttlCell([](const CounterRow &r) { return r.pttlMs; })}};
+}
+
+} // namespace
+
+CacheNamespacesModel::CacheNamespacesModel(QObject *parent)
+    : RowTableModel(namespaceColumns(),
+                    {[](const CacheNamespaceRow &r) { return r.family.toUtf8(); },
+                     [](const CacheNamespaceRow &r) { return r.severity(); },
+                     {}},
+                    parent)
+{ }
+
+TagsModel::TagsModel(QObject *parent)
+    : RowTableModel(tagColumns(),
+                    {[](const TagRow &r) { return r.key; }, [](const TagRow &r) { return r.severity(); },
+                     [](const TagRow &) { return KeyType::Set; }},
+                    parent)
+{ }
+
+DedupSetsModel::DedupSetsModel(QObject *parent)
+    : RowTableModel(dedupSetColumns(),
+                    {[](const DedupSetRow &r) { return r.key; }, [](const DedupSetRow &r) { return r.severity(); },
+                     [](const DedupSetRow &) { return KeyType::Set; }},
+                    parent)
+{ }
+
+DedupFamiliesModel::DedupFamiliesModel(QObject *parent)
+    : RowTableModel(dedupFamilyColumns(),
+                    {[](const DedupFamilyRow &r) { return r.family.toUtf8(); },
+                     [](const DedupFamilyRow &r) { return r.severity(); },
+                     {}},
+                    parent)
+{ }
+
+CountersModel::CountersModel(QObject *parent)
+    : RowTableModel(counterColumns(),
+                    {[](const CounterRow &r) { return r.key; }, [](const CounterRow &) { return Severity::None; },
+                     [](const CounterRow &) { return KeyType::String; }},
+                    parent)
+{ }

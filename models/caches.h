@@ -7,6 +7,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QMetaType>
 
 // ---- headless cache statistics ----
 
@@ -120,8 +121,53 @@ struct CounterRow
     QString error;
 };
 
-using CacheNamespacesModel = RowTableModel<CacheNamespaceRow>;
-using TagsModel = RowTableModel<TagRow>;
-using DedupSetsModel = RowTableModel<DedupSetRow>;
-using DedupFamiliesModel = RowTableModel<DedupFamilyRow>;
-using CountersModel = RowTableModel<CounterRow>;
+// What one round of CachesReader read.
+struct CachesResults
+{
+    QList<CacheNamespaceRow> namespaces;
+    QList<TagRow> tags;
+    QList<DedupSetRow> dedupSets;
+    QList<DedupFamilyRow> dedupFamilies;
+    QList<CounterRow> counters;
+    HitRatio hitRatio;
+    QString infoError; // INFO stats refused: the hit ratio is unknown
+    qint64 nowMs = 0;
+};
+Q_DECLARE_METATYPE(CachesResults)
+
+// The tables of the caches panel, one per row kind; KeyRole is the key, or the family (UTF-8)
+// of a namespace or a dedup family.
+class CacheNamespacesModel : public RowTableModel<CacheNamespaceRow>
+{
+    Q_OBJECT
+public:
+    explicit CacheNamespacesModel(QObject *parent = nullptr);
+};
+
+class TagsModel : public RowTableModel<TagRow>
+{
+    Q_OBJECT
+public:
+    explicit TagsModel(QObject *parent = nullptr);
+};
+
+class DedupSetsModel : public RowTableModel<DedupSetRow>
+{
+    Q_OBJECT
+public:
+    explicit DedupSetsModel(QObject *parent = nullptr);
+};
+
+class DedupFamiliesModel : public RowTableModel<DedupFamilyRow>
+{
+    Q_OBJECT
+public:
+    explicit DedupFamiliesModel(QObject *parent = nullptr);
+};
+
+class CountersModel : public RowTableModel<CounterRow>
+{
+    Q_OBJECT
+public:
+    explicit CountersModel(QObject *parent = nullptr);
+};

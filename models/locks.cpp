@@ -123,8 +123,10 @@ QVariant LocksModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case KeyRole: return l.key;
     case TokenRole: return l.value;
-    case SeverityRole: return l.severity();
-    case TtlSeverityRole: return (l.flags & (LockInfo::NoTtl | LockInfo::LongTtl)) ? 2 : 0;
+    case SeverityRole:
+        return int(l.severity() >= 2 ? Severity::Bad : l.severity() == 1 ? Severity::Warning : Severity::None);
+    case TtlSeverityRole:
+        return int((l.flags & (LockInfo::NoTtl | LockInfo::LongTtl)) ? Severity::Bad : Severity::None);
     case TypeRole: return int(l.type);
     case Qt::ToolTipRole:
         if (index.column() == FlagsColumn && l.flags) {

@@ -7,6 +7,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMetaType>
 #include <QSet>
 #include <QString>
 
@@ -42,6 +43,7 @@ struct LockInfo
     QString flagsText() const; // "no TTL · value not token-like"
     bool canRelease() const { return !released && type == KeyType::String && error.isEmpty(); }
 };
+Q_DECLARE_METATYPE(LockInfo)
 
 // Sets the flags of a set of locks read together: NoTtl, LongTtl (more than kLongTtlFactor times
 // the family's median and more than kLongTtlMinMs), NotTokenLike.
@@ -49,12 +51,18 @@ void flagLocks(QList<LockInfo> &locks);
 // Severity first (no TTL on top), then the key; released locks last.
 void sortLocks(QList<LockInfo> &locks);
 
-class LocksModel : public RowListModel<LockInfo>
+// The locks of one read, as LocksReader::locksAvailable gives them; the remaining TTL counts
+// down by setNow(). SeverityRole: int(Severity), no TTL and a long TTL Bad, a value that is not
+// token-like Warning.
+class LocksModel : public RowListModel<LockInfo>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { ResourceColumn, TokenColumn, RemainingColumn, FamilyColumn, FlagsColumn, ColumnCount };
-    enum Role { KeyRole = Qt::UserRole + 1, TokenRole, SeverityRole, TypeRole, TtlSeverityRole };
+    enum Role {
+        TokenRole = FirstExtraRole, // QByteArray: the value read
+        TtlSeverityRole, // int(Severity) of the TTL alone
+    };
     explicit LocksModel(QObject *parent = nullptr);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

@@ -203,6 +203,125 @@ std::optional<qint64> inferFixedWindowMs(const QList<QByteArray> &windows, qint6
     return snapToSeconds(w);
 }
 
+namespace {
+
+// One row per caller; for fixed windows the newest window. 'maxOf' gets each caller's maximum
+// count over all its windows, 'windows' every window number read.
+QList<CallerState> oneRowPerCaller(const QList<CallerState> &keys, QHash<QByteArray, qint64> *maxOf,
+                                   QList<QByteArray> *windows)
+{
+    QList<CallerState> rows;
+    QHash<QByteArray, qsizetype> rowOf;
+    for (const CallerState &c : keys) {
+        *windows << c.window;
+        (*maxOf)[c.caller] = qMax(maxOf->value(c.caller, -1), c.count);
+        const auto it = rowOf.constFind(c.caller);
+        if (it == rowOf.constEnd()) {
+            rowOf.insert(c.caller, rows.size());
+            rows.append(c);
+        } else if (c.window.toLongLong() > rows.at(*it).window.toLongLong()) {
+            rows[*it] = c;
+        }
+    }
+    return rows;
+}
+
+// The window: the rule's, else inferred from the window numbers, the TTLs or the log scores.
+void decideWindow(LimiterInfo &info, const QList<CallerState> &keys, const QList<QByteArray> &windows,
+                  const QVariantMap &p, qint64 serverNowMs)
+{
+    bool ok = false;
+    const qint64 ruleWindow = p.value(QStringLiteral("window_ms")).toLongLong(&ok);
+    if (ok && ruleWindow > 0) {
+        info.windowMs = ruleWindow;
+        info.windowSource = QObject::tr("rule");
+    } else if (info.kind == LimiterKind::FixedWindow) {
+        if (const auto w = inferFixedWindowMs(windows, serverNowMs)) {
+            info.windowMs = *w;
+            info.windowSource = QObject::tr("inferred from the window number");
+        } else {
+            qint64 longest = -1;
+            for (const CallerState &c : keys)
+                longest = qMax(longest, c.pttlMs);
+            if (longest > 0) {
+                info.windowMs = snapToSeconds((longest + 999) / 1000 * 1000);
+                info.windowSource = QObject::tr("at least: the longest TTL");
+            }
+        }
+    } else if (info.kind == LimiterKind::SlidingWindow) {
+        if (const auto w = inferSlidingWindowMs(keys, serverNowMs)) {
+            info.windowMs = *w;
+            info.windowSource = QObject::tr("inferred from TTLs at the last write");
+        }
+    }
+    if (info.windowMs <= 0 && info.kind != LimiterKind::TokenBucket)
+        info.windowSource = QObject::tr("unknown");
+}
+
+// The limit: the rule's (a bucket's capacity and refill rate), else the callers' common ceiling.
+void decideLimit(LimiterInfo &info, const QHash<QByteArray, qint64> &maxOf, const QVariantMap &p)
+{
+    bool ok = false;
+    const qint64 ruleLimit = p.value(QStringLiteral("limit")).toLongLong(&ok);
+    if (info.kind == LimiterKind::TokenBucket) {
+        const double cap = p.value(QStringLiteral("capacity")).toDouble(&ok);
+        if (ok && cap > 0) {
+            info.capacity = cap;
+            info.limit = qint64(cap);
+            info.limitSource = QObject::tr("capacity %1 (rule)").arg(cap);
+        } else {
+            info.limitSource = QObject::tr("capacity unknown (add a rule with \"capacity\")");
+        }
+        for (const char *name : {"rate", "refill_per_sec"}) {
+            const double r = p.value(QLatin1String(name)).toDouble(&ok);
+            if (ok && r > 0)
+                info.refillPerSec = r;
+        }
+    } else if (ok && ruleLimit > 0) {
+        info.limit = ruleLimit;
+        info.limitSource = QObject::tr("%1 (rule)").arg(ruleLimit);
+    } else {
+        int at = 0;
+        const QList<qint64> maxima = maxOf.values();
+        if (const auto c = inferCeiling(maxima, &at)) {
+            info.limit = *c;
+            info.limitSource
+                = QObject::tr("%1 (inferred: %2 of %3 callers stop at %1)").arg(*c).arg(at).arg(info.callers);
+        } else {
+            info.limitSource = QObject::tr("unknown (no common ceiling; add a rule with \"limit\")");
+        }
+    }
+}
+
+// Gives each caller its limiter's limit and window, flags it, and counts the flags on 'info'.
+void flagCallers(QList<CallerState> &rows, LimiterInfo &info)
+{
+    for (CallerState &c : rows) {
+        c.limit = info.limit;
+        c.windowMs = info.windowMs;
+        c.capacity = info.capacity;
+        c.flags = 0;
+        if (c.pttlMs == -1)
+            c.flags |= CallerState::NoTtl;
+        if (c.untrimmed > 0)
+            c.flags |= CallerState::Untrimmed;
+        if (c.kind == LimiterKind::TokenBucket) {
+            if (!std::isnan(c.tokens) && c.tokens < 1)
+                c.flags |= CallerState::AtLimit;
+        } else if (c.limit > 0 && c.count >= c.limit) {
+            c.flags |= CallerState::AtLimit;
+            if (c.count > c.limit)
+                c.flags |= CallerState::OverLimit;
+        }
+        info.atLimit += (c.flags & CallerState::AtLimit) ? 1 : 0;
+        info.overLimit += (c.flags & CallerState::OverLimit) ? 1 : 0;
+        info.noTtl += (c.flags & CallerState::NoTtl) ? 1 : 0;
+        info.untrimmed += (c.flags & CallerState::Untrimmed) ? 1 : 0;
+    }
+}
+
+} // namespace
+
 RateLimitAnalysis analyzeRateLimits(const QList<CallerState> &rawKeys, const QHash<QString, QVariantMap> &params,
                                     qint64 serverNowMs)
 {
@@ -220,106 +339,13 @@ RateLimitAnalysis analyzeRateLimits(const QList<CallerState> &rawKeys, const QHa
         LimiterInfo info;
         info.name = name;
         info.kind = keys.first().kind;
-
-        // One row per caller; for fixed windows the newest window, the maximum over all of them.
-        QList<CallerState> rows;
-        QHash<QByteArray, qsizetype> rowOf;
         QHash<QByteArray, qint64> maxOf;
         QList<QByteArray> windows;
-        for (const CallerState &c : keys) {
-            windows << c.window;
-            maxOf[c.caller] = qMax(maxOf.value(c.caller, -1), c.count);
-            const auto it = rowOf.constFind(c.caller);
-            if (it == rowOf.constEnd()) {
-                rowOf.insert(c.caller, rows.size());
-                rows.append(c);
-            } else if (c.window.toLongLong() > rows.at(*it).window.toLongLong()) {
-                rows[*it] = c;
-            }
-        }
+        QList<CallerState> rows = oneRowPerCaller(keys, &maxOf, &windows);
         info.callers = int(rows.size());
-
-        // The window.
-        bool ok = false;
-        const qint64 ruleWindow = p.value(QStringLiteral("window_ms")).toLongLong(&ok);
-        if (ok && ruleWindow > 0) {
-            info.windowMs = ruleWindow;
-            info.windowSource = QObject::tr("rule");
-        } else if (info.kind == LimiterKind::FixedWindow) {
-            if (const auto w = inferFixedWindowMs(windows, serverNowMs)) {
-                info.windowMs = *w;
-                info.windowSource = QObject::tr("inferred from the window number");
-            } else {
-                qint64 longest = -1;
-                for (const CallerState &c : keys)
-                    longest = qMax(longest, c.pttlMs);
-                if (longest > 0) {
-                    info.windowMs = snapToSeconds((longest + 999) / 1000 * 1000);
-                    info.windowSource = QObject::tr("at least: the longest TTL");
-                }
-            }
-        } else if (info.kind == LimiterKind::SlidingWindow) {
-            if (const auto w = inferSlidingWindowMs(keys, serverNowMs)) {
-                info.windowMs = *w;
-                info.windowSource = QObject::tr("inferred from TTLs at the last write");
-            }
-        }
-        if (info.windowMs <= 0 && info.kind != LimiterKind::TokenBucket)
-            info.windowSource = QObject::tr("unknown");
-
-        // The limit.
-        const qint64 ruleLimit = p.value(QStringLiteral("limit")).toLongLong(&ok);
-        if (info.kind == LimiterKind::TokenBucket) {
-            const double cap = p.value(QStringLiteral("capacity")).toDouble(&ok);
-            if (ok && cap > 0) {
-                info.capacity = cap;
-                info.limit = qint64(cap);
-                info.limitSource = QObject::tr("capacity %1 (rule)").arg(cap);
-            } else {
-                info.limitSource = QObject::tr("capacity unknown (add a rule with \"capacity\")");
-            }
-            for (const char *name : {"rate", "refill_per_sec"}) {
-                const double r = p.value(QLatin1String(name)).toDouble(&ok);
-                if (ok && r > 0)
-                    info.refillPerSec = r;
-            }
-        } else if (ok && ruleLimit > 0) {
-            info.limit = ruleLimit;
-            info.limitSource = QObject::tr("%1 (rule)").arg(ruleLimit);
-        } else {
-            int at = 0;
-            const QList<qint64> maxima = maxOf.values();
-            if (const auto c = inferCeiling(maxima, &at)) {
-                info.limit = *c;
-                info.limitSource
-                    = QObject::tr("%1 (inferred: %2 of %3 callers stop at %1)").arg(*c).arg(at).arg(info.callers);
-            } else {
-                info.limitSource = QObject::tr("unknown (no common ceiling; add a rule with \"limit\")");
-            }
-        }
-
-        for (CallerState &c : rows) {
-            c.limit = info.limit;
-            c.windowMs = info.windowMs;
-            c.capacity = info.capacity;
-            c.flags = 0;
-            if (c.pttlMs == -1)
-                c.flags |= CallerState::NoTtl;
-            if (c.untrimmed > 0)
-                c.flags |= CallerState::Untrimmed;
-            if (c.kind == LimiterKind::TokenBucket) {
-                if (!std::isnan(c.tokens) && c.tokens < 1)
-                    c.flags |= CallerState::AtLimit;
-            } else if (c.limit > 0 && c.count >= c.limit) {
-                c.flags |= CallerState::AtLimit;
-                if (c.count > c.limit)
-                    c.flags |= CallerState::OverLimit;
-            }
-            info.atLimit += (c.flags & CallerState::AtLimit) ? 1 : 0;
-            info.overLimit += (c.flags & CallerState::OverLimit) ? 1 : 0;
-            info.noTtl += (c.flags & CallerState::NoTtl) ? 1 : 0;
-            info.untrimmed += (c.flags & CallerState::Untrimmed) ? 1 : 0;
-        }
+        decideWindow(info, keys, windows, p, serverNowMs);
+        decideLimit(info, maxOf, p);
+        flagCallers(rows, info);
         out.callers << rows;
         out.limiters << info;
     }
@@ -356,8 +382,12 @@ QVariant LimitersModel::data(const QModelIndex &index, int role) const
     const LimiterInfo &l = rows().at(index.row());
     if (role == NameRole)
         return l.name;
+    if (role == KeyRole)
+        return l.name.toUtf8();
     if (role == SeverityRole)
-        return l.noTtl + l.untrimmed > 0 ? 3 : l.overLimit > 0 ? 2 : l.atLimit > 0 ? 1 : 0;
+        return int(l.noTtl + l.untrimmed + l.overLimit > 0 ? Severity::Bad
+                       : l.atLimit > 0                     ? Severity::Warning
+                                                           : Severity::None);
     if (role == Qt::ToolTipRole) {
         if (index.column() == NoteColumn)
             return QStringList{data(index, Qt::DisplayRole).toString(), l.note()}.join(QLatin1Char('\n')).trimmed();
@@ -432,8 +462,10 @@ QVariant CallersModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case KeyRole: return c.key;
     case LimiterRole: return c.limiter;
-    case SeverityRole: return severityOf(c);
-    case PressureSeverityRole: return c.pressure() > 1 ? 2 : c.pressure() >= 1 ? 1 : 0;
+    case SeverityRole:
+        return int(severityOf(c) >= 2 ? Severity::Bad : severityOf(c) == 1 ? Severity::Warning : Severity::None);
+    case PressureSeverityRole:
+        return int(c.pressure() > 1 ? Severity::Bad : c.pressure() >= 1 ? Severity::Warning : Severity::None);
     case TypeRole:
         return int(c.kind == LimiterKind::FixedWindow         ? KeyType::String
                        : c.kind == LimiterKind::SlidingWindow ? KeyType::ZSet

@@ -8,6 +8,7 @@
 #include <QByteArray>
 #include <QHash>
 #include <QList>
+#include <QMetaType>
 #include <QString>
 #include <QVariantMap>
 #include <cmath>
@@ -94,6 +95,7 @@ struct RateLimitAnalysis
     QList<LimiterInfo> limiters;
     QList<CallerState> callers;
 };
+Q_DECLARE_METATYPE(RateLimitAnalysis)
 RateLimitAnalysis analyzeRateLimits(const QList<CallerState> &rawKeys, const QHash<QString, QVariantMap> &params,
                                     qint64 serverNowMs);
 // A sliding log's window from its callers: the scripts set the TTL to the window at each write,
@@ -103,7 +105,9 @@ std::optional<qint64> inferSlidingWindowMs(const QList<CallerState> &callers, qi
 // numbers are epoch times (window starts) or say nothing sensible.
 std::optional<qint64> inferFixedWindowMs(const QList<QByteArray> &windows, qint64 serverNowMs);
 
-class LimitersModel : public RowListModel<LimiterInfo, QString>
+// The limiters of one analysis. SeverityRole: int(Severity), keys without TTL, untrimmed logs
+// and callers over the limit Bad, callers at it Warning.
+class LimitersModel : public RowListModel<LimiterInfo, QString>, public RowTableRoles
 {
     Q_OBJECT
 public:
@@ -117,15 +121,18 @@ public:
         NoteColumn,
         ColumnCount
     };
-    enum Role { NameRole = Qt::UserRole + 1, SeverityRole };
+    enum Role {
+        NameRole = FirstExtraRole, // QString: the limiter's name (KeyRole: the same in UTF-8)
+    };
     explicit LimitersModel(QObject *parent = nullptr);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
-// The remaining window (setNow) counts down from each row's read time.
-class CallersModel : public RowListModel<CallerState>
+// The callers of one analysis; the remaining window (setNow) counts down from each row's read
+// time. SeverityRole: int(Severity) of the flags; PressureSeverityRole that of count / limit.
+class CallersModel : public RowListModel<CallerState>, public RowTableRoles
 {
     Q_OBJECT
 public:
@@ -140,7 +147,10 @@ public:
         FlagsColumn,
         ColumnCount
     };
-    enum Role { KeyRole = Qt::UserRole + 1, LimiterRole, SeverityRole, TypeRole, PressureSeverityRole };
+    enum Role {
+        LimiterRole = FirstExtraRole, // QString: the limiter's name
+        PressureSeverityRole,
+    };
     explicit CallersModel(QObject *parent = nullptr);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

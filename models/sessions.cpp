@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
+#include <limits>
 
 // ---- headless session logic ----
 
@@ -124,11 +125,14 @@ int Contents::maskedCount() const
 
 // ---- contents model ----
 
+SessionContentsModel::SessionContentsModel(QObject *parent)
+    : RowListModel([](const sessions::Field &f) { return f.name; }, ColumnCount, -1, parent)
+{ }
+
 void SessionContentsModel::setContents(const sessions::Contents &contents)
 {
-    beginResetModel();
     m_contents = contents;
-    endResetModel();
+    setRows(contents.fields);
 }
 
 void SessionContentsModel::setRevealed(bool revealed)
@@ -136,25 +140,15 @@ void SessionContentsModel::setRevealed(bool revealed)
     if (revealed == m_revealed)
         return;
     m_revealed = revealed;
-    if (!m_contents.fields.isEmpty())
-        Q_EMIT dataChanged(index(0, ValueColumn), index(int(m_contents.fields.size()) - 1, ValueColumn));
-}
-
-int SessionContentsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_contents.fields.size());
-}
-
-int SessionContentsModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    if (!rows().isEmpty())
+        Q_EMIT dataChanged(index(0, ValueColumn), index(int(rows().size()) - 1, ValueColumn));
 }
 
 QVariant SessionContentsModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const sessions::Field &f = m_contents.fields.at(index.row());
+    const sessions::Field &f = rows().at(index.row());
     switch (role) {
     case Qt::DisplayRole:
         if (index.column() == FieldColumn)
@@ -165,6 +159,7 @@ QVariant SessionContentsModel::data(const QModelIndex &index, int role) const
             return m_revealed ? tr("A secret, shown because Reveal is on.")
                               : tr("Masked: the name looks like a secret.");
         return {};
+    case KeyRole: return f.name;
     case MaskedRole: return f.hasMasked();
     }
     return {};
@@ -202,3 +197,144 @@ Severity SessionIndexRow::severity() const
 {
     return dangling.isEmpty() && error.isEmpty() ? Severity::None : Severity::Warning;
 }
+
+// ---- session models ----
+
+namespace {
+
+QVariant right()
+{
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+}
+
+QList<RowTableModel<SessionRow>::Column> sessionColumns(const SessionsModel *model)
+{
+    const auto ttlCell = [model](const SessionRow &r, int role) -> QVariant {
+        if (role == Qt::TextAlignmentRole)
+            return right();
+        if (role == SessionsModel::SortRole)
+            return r.expireAtMs == -1 ? std::numeric_limits<qint64>::max() : r.expireAtMs;
+        if (role != Qt::DisplayRole)
+            return {};
+        return r.expireAtMs == ttl::kUnknown ? QObject::tr("unknown") : format::ttl(r.expireAtMs, model->now());
+    };
+    return {{QObject::tr("Session"),
+             [](const SessionRow &r, int role) -> QVariant {
+                 if (role == Qt::DisplayRole)
+                     return bytesescape::quoteIfNeeded(r.key);
+                 if (role == Qt::ToolTipRole)
+                     return QObject::tr("family %1, %2").arg(r.family, keyTypeName(r.type));
+                 return {};
+             }},
+            {QObject::tr("TTL left"), ttlCell},
+            {QObject::tr("Lifetime"),
+             [](const SessionRow &r, int role) -> QVariant {
+                 if (role == Qt::DisplayRole)
+                     return sessions::lifetimeName(r.lifetime);
+                 if (role == Qt::ToolTipRole)
+                     return QObject::tr(
+                         "Sliding: the expiry moved forward between two reads (the session was used). Fixed: it "
+                         "stayed put. Known after two reads with a TTL.");
+                 return {};
+             }},
+            {QObject::tr("Size"),
+             [](const SessionRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == SessionsModel::SortRole)
+                     return r.memoryBytes >= 0 ? r.memoryBytes : r.elements;
+                 if (role == Qt::ToolTipRole)
+                     return QObject::tr("MEMORY USAGE, with %1 %2").arg(r.elements).arg(keyTypeLengthUnit(r.type));
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 if (r.memoryBytes >= 0)
+                     return format::bytes(r.memoryBytes);
+                 return r.elements >= 0
+                     ? QStringLiteral("%1 %2").arg(format::count(quint64(r.elements)), keyTypeLengthUnit(r.type))
+                     : QStringLiteral("—");
+             }},
+            {QObject::tr("Flags"), [](const SessionRow &r, int role) -> QVariant {
+                 if (role == SessionsModel::SortRole)
+                     return int(r.severity());
+                 return role == Qt::DisplayRole || role == Qt::ToolTipRole ? r.flags() : QVariant();
+             }}};
+}
+
+QList<RowTableModel<SessionIndexRow>::Column> indexColumns()
+{
+    return {{QObject::tr("Index"),
+             [](const SessionIndexRow &r, int role) -> QVariant {
+                 if (role == Qt::DisplayRole)
+                     return bytesescape::quoteIfNeeded(r.key);
+                 if (role == Qt::ToolTipRole)
+                     return r.sessionPrefix.isEmpty() ? QObject::tr("No session family known to join ids to.")
+                                                      : QObject::tr("ids joined to %1 to find their session")
+                                                            .arg(bytesescape::quoteIfNeeded(r.sessionPrefix));
+                 return {};
+             }},
+            {QObject::tr("Ids"),
+             [](const SessionIndexRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == SessionIndexesModel::SortRole)
+                     return r.cardinality;
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 return r.cardinality < 0 ? QStringLiteral("—") : format::count(quint64(r.cardinality));
+             }},
+            {QObject::tr("TTL"),
+             [](const SessionIndexRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == SessionIndexesModel::SortRole)
+                     return r.pttlMs;
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 return r.pttlMs == -1 ? QObject::tr("no TTL")
+                     : r.pttlMs >= 0   ? format::duration(r.pttlMs)
+                                       : QStringLiteral("—");
+             }},
+            {QObject::tr("Dangling"),
+             [](const SessionIndexRow &r, int role) -> QVariant {
+                 if (role == Qt::TextAlignmentRole)
+                     return right();
+                 if (role == SessionIndexesModel::SortRole)
+                     return r.dangling.size();
+                 if (role == Qt::ToolTipRole)
+                     return r.complete ? QObject::tr("Every id was checked.")
+                                       : QObject::tr("The first %1 ids were checked (bounded read).").arg(r.scanned);
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 return r.complete ? QString::number(r.dangling.size())
+                                   : QObject::tr("%1 of first %2").arg(r.dangling.size()).arg(r.scanned);
+             }},
+            {QObject::tr("Dangling ids"), [](const SessionIndexRow &r, int role) -> QVariant {
+                 if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+                     return {};
+                 if (!r.error.isEmpty())
+                     return r.error;
+                 QStringList ids;
+                 for (const QByteArray &id : r.dangling.mid(0, role == Qt::DisplayRole ? 5 : 50))
+                     ids << bytesescape::quoteIfNeeded(id);
+                 if (r.dangling.size() > ids.size())
+                     ids << QStringLiteral("…");
+                 return ids.join(QStringLiteral(", "));
+             }}};
+}
+
+} // namespace
+
+SessionsModel::SessionsModel(QObject *parent)
+    : RowTableModel(sessionColumns(this),
+                    {[](const SessionRow &r) { return r.key; }, [](const SessionRow &r) { return r.severity(); },
+                     [](const SessionRow &r) { return r.type; }},
+                    parent)
+{ }
+
+SessionIndexesModel::SessionIndexesModel(QObject *parent)
+    : RowTableModel(indexColumns(),
+                    {[](const SessionIndexRow &r) { return r.key; },
+                     [](const SessionIndexRow &r) { return r.severity(); },
+                     [](const SessionIndexRow &) { return KeyType::Set; }},
+                    parent)
+{ }

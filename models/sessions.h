@@ -5,9 +5,9 @@
 #include "rowtablemodel.h"
 #include "ttlstats.h"
 
-#include <QAbstractTableModel>
 #include <QHash>
 #include <QList>
+#include <QMetaType>
 
 // ---- headless session logic ----
 
@@ -55,21 +55,22 @@ struct Contents
 } // namespace sessions
 Q_DECLARE_METATYPE(sessions::Contents)
 
-class SessionContentsModel : public QAbstractTableModel
+// One session's fields, masked until setRevealed(true). KeyRole: the field's name.
+class SessionContentsModel : public RowListModel<sessions::Field>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { FieldColumn, ValueColumn, ColumnCount };
-    enum Role { MaskedRole = Qt::UserRole + 1 };
-    using QAbstractTableModel::QAbstractTableModel;
+    enum Role {
+        MaskedRole = FirstExtraRole, // bool: the value is (or holds) a secret
+    };
+    explicit SessionContentsModel(QObject *parent = nullptr);
 
     void setContents(const sessions::Contents &contents);
     const sessions::Contents &contents() const { return m_contents; }
     bool isRevealed() const { return m_revealed; }
     void setRevealed(bool revealed);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
@@ -78,7 +79,7 @@ private:
     bool m_revealed = false;
 };
 
-// ---- what the monitor reads ----
+// ---- what the reader reads ----
 
 struct SessionRow
 {
@@ -127,5 +128,28 @@ struct SessionsSummary
     qint64 nowMs = 0;
 };
 
-using SessionsModel = RowTableModel<SessionRow>;
-using SessionIndexesModel = RowTableModel<SessionIndexRow>;
+// What one round of SessionsReader read: every session, the reverse indexes, the totals.
+struct SessionsResults
+{
+    QList<SessionRow> sessions;
+    QList<SessionIndexRow> indexes;
+    SessionsSummary summary;
+};
+Q_DECLARE_METATYPE(SessionsResults)
+
+// The sessions of one read; the TTL column counts from now() (setNow: the read's time).
+class SessionsModel : public RowTableModel<SessionRow>
+{
+    Q_OBJECT
+public:
+    enum Column { KeyColumn, TtlColumn, LifetimeColumn, SizeColumn, FlagsColumn, ColumnCount };
+    explicit SessionsModel(QObject *parent = nullptr);
+};
+
+class SessionIndexesModel : public RowTableModel<SessionIndexRow>
+{
+    Q_OBJECT
+public:
+    enum Column { KeyColumn, SizeColumn, TtlColumn, DanglingColumn, ExamplesColumn, ColumnCount };
+    explicit SessionIndexesModel(QObject *parent = nullptr);
+};

@@ -30,6 +30,11 @@ public:
     void setMatches(const QList<PatternMatch> &matches);
 
     CachesReader *reader() const { return m_reader; }
+    CacheNamespacesModel *namespacesModel() const { return m_namespaces; }
+    TagsModel *tagsModel() const { return m_tags; }
+    DedupSetsModel *dedupSetsModel() const { return m_dedupSets; }
+    DedupFamiliesModel *dedupFamiliesModel() const { return m_dedupFamilies; }
+    CountersModel *countersModel() const { return m_counters; }
     QTabWidget *tabs() const { return m_tabs; }
     QTableView *namespacesView() const { return m_namespacesView; }
     QTableView *tagsView() const { return m_tagsView; }
@@ -43,9 +48,15 @@ protected:
     void activeChanged(bool active) override;
 
 private:
-    void onRefreshed();
+    void onCaches(const CachesResults &results);
+    void showHitRatio(const CachesResults &results);
 
     CachesReader *m_reader;
+    CacheNamespacesModel *m_namespaces;
+    TagsModel *m_tags;
+    DedupSetsModel *m_dedupSets;
+    DedupFamiliesModel *m_dedupFamilies;
+    CountersModel *m_counters;
     QLabel *m_status = nullptr;
     QLabel *m_hitRatio = nullptr;
     QTabWidget *m_tabs = nullptr;

@@ -26,6 +26,7 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
       m_reader(new LocksReader(client, this)),
+      m_model(new LocksModel(this)),
       m_actions(new LockActions(client, this)),
       m_tick(new QTimer(this))
 {
@@ -52,7 +53,7 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     auto *proxy = new ColumnSeverityProxy({{LocksModel::FlagsColumn, LocksModel::SeverityRole},
                                            {LocksModel::RemainingColumn, LocksModel::TtlSeverityRole}},
                                           this);
-    proxy->setSourceModel(m_reader->model());
+    proxy->setSourceModel(m_model);
     m_view = tableview::make(proxy, this, QStringLiteral("locks"));
     m_view->setTextElideMode(Qt::ElideMiddle); // a token's ends tell holders apart
     m_view->horizontalHeader()->resizeSection(LocksModel::ResourceColumn, 190);
@@ -85,9 +86,9 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_result);
 
     m_tick->setInterval(kTickMs);
-    connect(m_tick, &QTimer::timeout, this, [this] { m_reader->model()->setNow(QDateTime::currentMSecsSinceEpoch()); });
+    connect(m_tick, &QTimer::timeout, this, [this] { m_model->setNow(QDateTime::currentMSecsSinceEpoch()); });
     connect(m_explain, &QPushButton::toggled, this, &LocksPanel::showExplanation);
-    connect(m_reader, &LocksReader::refreshed, this, &LocksPanel::onRefreshed);
+    connect(m_reader, &LocksReader::locksAvailable, this, &LocksPanel::onLocks);
     connect(m_reader, &LocksReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read locks: %1").arg(message)); });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &LocksPanel::onSelectionChanged);
@@ -146,9 +147,10 @@ void LocksPanel::activeChanged(bool active)
         m_tick->stop();
 }
 
-void LocksPanel::onRefreshed()
+void LocksPanel::onLocks(const QList<LockInfo> &locks)
 {
-    const QList<LockInfo> &locks = m_reader->locks();
+    m_model->setRows(locks);
+    m_model->setNow(QDateTime::currentMSecsSinceEpoch());
     int noTtl = 0, longTtl = 0, notToken = 0, held = 0;
     for (const LockInfo &l : locks) {
         if (l.released)
@@ -181,7 +183,7 @@ void LocksPanel::onRefreshed()
 
 void LocksPanel::selectKey(const QByteArray &key)
 {
-    const int row = m_reader->model()->rowOf(key);
+    const int row = m_model->rowOf(key);
     if (row >= 0)
         m_view->selectRow(row);
 }
@@ -199,7 +201,7 @@ void LocksPanel::onSelectionChanged()
         return; // a reset cleared it; onRefreshed selects the key again
     if (key != m_selected) {
         m_selected = key;
-        if (const LockInfo *l = m_reader->lock(key))
+        if (const LockInfo *l = m_model->find(key))
             m_token->setText(bytesescape::escape(l->value, false));
     }
     updateButtons();
@@ -207,7 +209,7 @@ void LocksPanel::onSelectionChanged()
 
 void LocksPanel::updateButtons()
 {
-    const LockInfo *l = m_selected.isEmpty() ? nullptr : m_reader->lock(m_selected);
+    const LockInfo *l = m_selected.isEmpty() ? nullptr : m_model->find(m_selected);
     const bool readOnly = m_actions->isReadOnly();
     const bool can = !readOnly && l && l->canRelease();
     m_release->setEnabled(can);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "lockactions.h"
+#include "locks.h"
 #include "panel.h"
 #include "patterns.h"
 
@@ -11,6 +12,7 @@
 #include <QString>
 #include <functional>
 
+class LocksModel;
 class LocksReader;
 class QLabel;
 class QLineEdit;
@@ -51,6 +53,7 @@ public:
     static QString explanation();
 
     LocksReader *reader() const { return m_reader; }
+    LocksModel *model() const { return m_model; }
     LockActions *actions() const { return m_actions; }
     QTableView *view() const { return m_view; }
     QString statusText() const;
@@ -64,7 +67,7 @@ protected:
     void activeChanged(bool active) override;
 
 private:
-    void onRefreshed();
+    void onLocks(const QList<LockInfo> &locks);
     void onSelectionChanged();
     void onActionFinished(const LockActionResult &result);
     void updateButtons();
@@ -76,6 +79,7 @@ private:
 
     RedisClient *m_client;
     LocksReader *m_reader;
+    LocksModel *m_model;
     LockActions *m_actions;
     QTimer *m_tick;
     QLabel *m_status = nullptr;

@@ -21,7 +21,12 @@
 #include <QVBoxLayout>
 
 RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_reader(new RateLimitsReader(client, this)), m_tick(new QTimer(this))
+    : Panel(parent),
+      m_client(client),
+      m_reader(new RateLimitsReader(client, this)),
+      m_limiters(new LimitersModel(this)),
+      m_callers(new CallersModel(this)),
+      m_tick(new QTimer(this))
 {
     auto *layout = new QVBoxLayout(this);
     m_summary = new QLabel(this);
@@ -32,7 +37,7 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     auto *limiters = new ColumnSeverityProxy({{LimitersModel::AtLimitColumn, LimitersModel::SeverityRole},
                                               {LimitersModel::NoteColumn, LimitersModel::SeverityRole}},
                                              this);
-    limiters->setSourceModel(m_reader->limitersModel());
+    limiters->setSourceModel(m_limiters);
     m_limitersView = tableview::make(limiters, this, QStringLiteral("limiters"));
     layout->addWidget(m_limitersView, 1);
     QHeaderView *lh = m_limitersView->horizontalHeader();
@@ -56,7 +61,7 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     auto *callers = new ColumnSeverityProxy({{CallersModel::PressureColumn, CallersModel::PressureSeverityRole},
                                              {CallersModel::FlagsColumn, CallersModel::SeverityRole}},
                                             this);
-    callers->setSourceModel(m_reader->callersModel());
+    callers->setSourceModel(m_callers);
     m_filter = new QSortFilterProxyModel(this);
     m_filter->setSourceModel(callers);
     m_filter->setFilterRole(CallersModel::LimiterRole);
@@ -73,9 +78,8 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_callersView, 4);
 
     m_tick->setInterval(kTickMs);
-    connect(m_tick, &QTimer::timeout, this,
-            [this] { m_reader->callersModel()->setNow(QDateTime::currentMSecsSinceEpoch()); });
-    connect(m_reader, &RateLimitsReader::refreshed, this, &RateLimitsPanel::onRefreshed);
+    connect(m_tick, &QTimer::timeout, this, [this] { m_callers->setNow(QDateTime::currentMSecsSinceEpoch()); });
+    connect(m_reader, &RateLimitsReader::rateLimitsAvailable, this, &RateLimitsPanel::onRateLimits);
     connect(m_reader, &RateLimitsReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read rate limiters: %1").arg(message)); });
     connect(m_limitersView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -118,14 +122,17 @@ void RateLimitsPanel::selectLimiter(const QString &name)
     m_filter->setFilterFixedString(name);
     if (name.isEmpty())
         m_limitersView->clearSelection();
-    else if (const int row = m_reader->limitersModel()->rowOf(name); row >= 0)
+    else if (const int row = m_limiters->rowOf(name); row >= 0)
         m_limitersView->selectRow(row);
     updateNote();
 }
 
-void RateLimitsPanel::onRefreshed()
+void RateLimitsPanel::onRateLimits(const RateLimitAnalysis &analysis)
 {
-    const QList<LimiterInfo> &rows = m_reader->limitersModel()->rows();
+    m_limiters->setRows(analysis.limiters);
+    m_callers->setRows(analysis.callers);
+    m_callers->setNow(QDateTime::currentMSecsSinceEpoch());
+    const QList<LimiterInfo> &rows = analysis.limiters;
     int callers = 0, at = 0, noTtl = 0, untrimmed = 0;
     for (const LimiterInfo &l : rows) {
         callers += l.callers;
@@ -146,7 +153,7 @@ void RateLimitsPanel::onRefreshed()
                                           "else from the most common ceiling.")
                                            .arg(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss")))
                                            .arg(RateLimitsReader::kRefreshMs / 1000));
-    if (!m_limiter.isEmpty() && m_reader->limitersModel()->rowOf(m_limiter) < 0)
+    if (!m_limiter.isEmpty() && m_limiters->rowOf(m_limiter) < 0)
         selectLimiter({});
     else if (!m_limiter.isEmpty() && m_limitersView->selectionModel()->selectedRows().isEmpty())
         selectLimiter(m_limiter);
@@ -165,12 +172,12 @@ void RateLimitsPanel::onRefreshed()
 
 void RateLimitsPanel::updateNote()
 {
-    const LimiterInfo *l = m_limiter.isEmpty() ? nullptr : m_reader->limiter(m_limiter);
+    const LimiterInfo *l = m_limiter.isEmpty() ? nullptr : m_limiters->find(m_limiter);
     m_all->setEnabled(!m_limiter.isEmpty());
     if (!l) {
         m_callersTitle->setText(tr("<b>Top callers of every limiter</b>, by pressure (count / limit)"));
         bool fixed = false;
-        for (const LimiterInfo &i : m_reader->limitersModel()->rows())
+        for (const LimiterInfo &i : m_limiters->rows())
             fixed = fixed || i.kind == LimiterKind::FixedWindow;
         m_note->setText(fixed ? tr("Fixed windows reset at the window edge: a caller can spend its whole limit "
                                    "just before the edge and again just after it, up to 2 × the limit in a "

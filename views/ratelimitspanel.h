@@ -3,10 +3,13 @@
 
 #include "panel.h"
 #include "patterns.h"
+#include "ratelimits.h"
 
 #include <QList>
 #include <QString>
 
+class CallersModel;
+class LimitersModel;
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -36,6 +39,8 @@ public:
     QString selectedLimiter() const { return m_limiter; }
 
     RateLimitsReader *reader() const { return m_reader; }
+    LimitersModel *limitersModel() const { return m_limiters; }
+    CallersModel *callersModel() const { return m_callers; }
     QTableView *limitersView() const { return m_limitersView; }
     QTableView *callersView() const { return m_callersView; }
     QString statusText() const;
@@ -46,11 +51,13 @@ protected:
     void activeChanged(bool active) override;
 
 private:
-    void onRefreshed();
+    void onRateLimits(const RateLimitAnalysis &analysis);
     void updateNote();
 
     RedisClient *m_client;
     RateLimitsReader *m_reader;
+    LimitersModel *m_limiters;
+    CallersModel *m_callers;
     QTimer *m_tick;
     QSortFilterProxyModel *m_filter = nullptr;
     QLabel *m_summary = nullptr;

@@ -19,7 +19,11 @@
 #include <QVBoxLayout>
 
 SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_reader(new SessionsReader(client, this)), m_contentsModel(new SessionContentsModel(this))
+    : Panel(parent),
+      m_reader(new SessionsReader(client, this)),
+      m_sessions(new SessionsModel(this)),
+      m_indexes(new SessionIndexesModel(this)),
+      m_contentsModel(new SessionContentsModel(this))
 {
     setObjectName(QStringLiteral("sessions"));
     auto *layout = new QVBoxLayout(this);
@@ -66,7 +70,7 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
             return;
         const int bucket = int((bars->data()->constBegin() + dataIndex)->key);
         QByteArray prefix;
-        for (const SessionRow &r : m_reader->sessionsModel()->rows()) {
+        for (const SessionRow &r : m_sessions->rows()) {
             prefix = sessions::familyPrefix(r.family);
             break;
         }
@@ -78,10 +82,10 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     indexLayout->setContentsMargins(0, 0, 0, 0);
     indexLayout->addWidget(panelparts::heading(tr("Reverse indexes (per-user sets of session ids)"), indexBox));
     auto *indexProxy = new SeverityProxyModel(this, this);
-    indexProxy->setSourceModel(m_reader->indexesModel());
+    indexProxy->setSourceModel(m_indexes);
     m_indexesView = tableview::make(indexProxy, indexBox, QStringLiteral("sessionIndexes"));
     m_indexesView->setSortingEnabled(true);
-    m_indexesView->sortByColumn(SessionsReader::IndexDanglingColumn, Qt::DescendingOrder);
+    m_indexesView->sortByColumn(SessionIndexesModel::DanglingColumn, Qt::DescendingOrder);
     indexLayout->addWidget(m_indexesView, 1);
     top->addWidget(chartBox);
     top->addWidget(indexBox);
@@ -108,17 +112,17 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     sessionsHeader->addWidget(m_showContents);
     sessionsLayout->addLayout(sessionsHeader);
     auto *sessionsProxy = new SeverityProxyModel(this, this);
-    sessionsProxy->setSourceModel(m_reader->sessionsModel());
+    sessionsProxy->setSourceModel(m_sessions);
     m_sessionsView = tableview::make(sessionsProxy, sessionsBox, QStringLiteral("sessionsTable"));
     m_sessionsView->setSortingEnabled(true);
-    m_sessionsView->sortByColumn(SessionsReader::FlagsColumn, Qt::DescendingOrder); // flagged first
+    m_sessionsView->sortByColumn(SessionsModel::FlagsColumn, Qt::DescendingOrder); // flagged first
     const QFontMetrics fm = m_sessionsView->fontMetrics();
-    m_sessionsView->setColumnWidth(SessionsReader::KeyColumn,
+    m_sessionsView->setColumnWidth(SessionsModel::KeyColumn,
                                    fm.horizontalAdvance(QStringLiteral("session:0123456789abcdef0123")) + 16);
-    m_sessionsView->setColumnWidth(SessionsReader::TtlColumn, fm.horizontalAdvance(QStringLiteral("23h 59m__")) + 16);
-    m_sessionsView->setColumnWidth(SessionsReader::LifetimeColumn,
+    m_sessionsView->setColumnWidth(SessionsModel::TtlColumn, fm.horizontalAdvance(QStringLiteral("23h 59m__")) + 16);
+    m_sessionsView->setColumnWidth(SessionsModel::LifetimeColumn,
                                    fm.horizontalAdvance(QStringLiteral("not known yet")) + 16);
-    m_sessionsView->setColumnWidth(SessionsReader::SizeColumn, fm.horizontalAdvance(QStringLiteral("1023.9 KiB")) + 16);
+    m_sessionsView->setColumnWidth(SessionsModel::SizeColumn, fm.horizontalAdvance(QStringLiteral("1023.9 KiB")) + 16);
     sessionsLayout->addWidget(m_sessionsView, 1);
 
     // Bottom: one session's contents, on demand only.
@@ -150,12 +154,12 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
 
-    connect(m_reader, &SessionsReader::refreshed, this, &SessionsPanel::onRefreshed);
+    connect(m_reader, &SessionsReader::sessionsAvailable, this, &SessionsPanel::onSessions);
     connect(m_reader, &SessionsReader::failed, this, [this](const QString &message) {
         m_status->setText(tr("Cannot read sessions: %1").arg(message));
         m_status->show();
     });
-    connect(m_reader, &SessionsReader::contentsLoaded, this, &SessionsPanel::onContents);
+    connect(m_reader, &SessionsReader::contentsAvailable, this, &SessionsPanel::onContents);
     connect(m_reveal, &QCheckBox::toggled, m_contentsModel, &SessionContentsModel::setRevealed);
     connect(m_showContents, &QPushButton::clicked, this, &SessionsPanel::showSelectedContents);
     connect(m_sessionsView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -164,11 +168,11 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
         m_filterFamily->setEnabled(!m_selected.isEmpty());
     });
     connect(m_filterFamily, &QPushButton::clicked, this, [this] {
-        const int row = m_reader->sessionsModel()->rowOf(m_selected);
+        const int row = m_sessions->rowOf(m_selected);
         if (row < 0)
             return;
         KeyFilter f;
-        f.prefix = sessions::familyPrefix(m_reader->sessionsModel()->rows().at(row).family);
+        f.prefix = sessions::familyPrefix(m_sessions->rows().at(row).family);
         f.label = tr("sessions %1").arg(bytesescape::quoteIfNeeded(f.prefix));
         if (!f.prefix.isEmpty())
             Q_EMIT filterKeysRequested(f);
@@ -240,9 +244,12 @@ void SessionsPanel::onContents(const sessions::Contents &contents)
     m_contentsLabel->setText(text);
 }
 
-void SessionsPanel::onRefreshed()
+void SessionsPanel::onSessions(const SessionsResults &results)
 {
-    const SessionsSummary s = m_reader->summary();
+    m_sessions->setNow(results.summary.nowMs);
+    m_sessions->setRows(results.sessions);
+    m_indexes->setRows(results.indexes);
+    const SessionsSummary &s = results.summary;
     if (s.sessions == 0 && s.indexes == 0) {
         m_status->setText(tr("No sessions found (keys like session:<id> holding a hash or JSON)."));
     } else {
@@ -286,8 +293,8 @@ void SessionsPanel::onRefreshed()
             }
         }
     }
-    m_indexesView->resizeColumnToContents(SessionsReader::IndexKeyColumn);
-    if (!m_hasContent && (s.sessions > 0 || s.indexes > 0 || m_reader->polls() > 0)) {
+    m_indexesView->resizeColumnToContents(SessionIndexesModel::KeyColumn);
+    if (!m_hasContent) { // a round was read, whatever it found
         m_hasContent = true;
         Q_EMIT contentReady();
     }

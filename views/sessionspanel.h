@@ -33,6 +33,8 @@ public:
     void showSelectedContents();
 
     SessionsReader *reader() const { return m_reader; }
+    SessionsModel *sessionsModel() const { return m_sessions; }
+    SessionIndexesModel *indexesModel() const { return m_indexes; }
     SessionContentsModel *contentsModel() const { return m_contentsModel; }
     QTableView *sessionsView() const { return m_sessionsView; }
     QTableView *indexesView() const { return m_indexesView; }
@@ -47,12 +49,14 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    void onRefreshed();
+    void onSessions(const SessionsResults &results);
     void onContents(const sessions::Contents &contents);
     void styleChart();
     QByteArray selectedKey(KeyType *type = nullptr) const;
 
     SessionsReader *m_reader;
+    SessionsModel *m_sessions;
+    SessionIndexesModel *m_indexes;
     SessionContentsModel *m_contentsModel;
     QLabel *m_status = nullptr;
     QLabel *m_summary = nullptr;

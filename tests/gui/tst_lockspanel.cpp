@@ -131,13 +131,11 @@ private Q_SLOTS:
         QVERIFY(m->match(m->index(0, 0), Qt::DisplayRole, QStringLiteral("lock:bin:\\x00\\xff")).size() == 1);
 
         // The countdown runs between reads.
-        const int row = panel.reader()->model()->rowOf("lock:invoice:1077");
+        const int row = panel.model()->rowOf("lock:invoice:1077");
         const int start = seconds(m->index(row, LocksModel::RemainingColumn).data().toString());
         QVERIFY2(start > 30 && start <= 41, qPrintable(QString::number(start)));
         QTRY_VERIFY_WITH_TIMEOUT(
-            seconds(m->index(panel.reader()->model()->rowOf("lock:invoice:1077"), LocksModel::RemainingColumn)
-                        .data()
-                        .toString())
+            seconds(m->index(panel.model()->rowOf("lock:invoice:1077"), LocksModel::RemainingColumn).data().toString())
                 < start,
             5000);
 

@@ -136,7 +136,7 @@ private Q_SLOTS:
         QVERIFY(callers->index(0, CallersModel::FlagsColumn).data().toString().contains(QLatin1String("without TTL")));
         QVERIFY(callers->index(0, CallersModel::FlagsColumn).data(Qt::ForegroundRole).isValid());
         // The API limit is inferred, the fixed window's burst explained in the overview.
-        const int api = panel.reader()->limitersModel()->rowOf(kApi);
+        const int api = panel.limitersModel()->rowOf(kApi);
         QVERIFY(api >= 0);
         QCOMPARE(limiters->index(api, LimitersModel::LimitColumn).data().toString(),
                  QStringLiteral("100 (inferred: 7 of 19 callers stop at 100)"));
@@ -155,8 +155,8 @@ private Q_SLOTS:
 
         // The window countdown runs between reads.
         const auto left = [&] {
-            const int row = panel.reader()->callersModel()->rowOf(panel.reader()->callersModel()->rows().at(1).key);
-            return panel.reader()->callersModel()->index(row, CallersModel::RemainingColumn).data().toString();
+            const int row = panel.callersModel()->rowOf(panel.callersModel()->rows().at(1).key);
+            return panel.callersModel()->index(row, CallersModel::RemainingColumn).data().toString();
         };
         const QString before = left();
         QVERIFY2(before.endsWith(QLatin1String(" s")), qPrintable(before));
@@ -164,7 +164,7 @@ private Q_SLOTS:
 
         // Double-click opens the key with its type.
         QSignalSpy open(&panel, &Panel::openKeyRequested);
-        const int bucketRow = panel.reader()->callersModel()->rowOf("bucket:api:client-9");
+        const int bucketRow = panel.callersModel()->rowOf("bucket:api:client-9");
         Q_EMIT panel.callersView()->doubleClicked(callers->index(bucketRow, 0));
         QCOMPARE(open.size(), 1);
         QCOMPARE(open.first().at(0).toByteArray(), QByteArray("bucket:api:client-9"));

@@ -131,7 +131,7 @@ private Q_SLOTS:
         }
         QVERIFY(noTtlRow >= 0 && bigRow >= 0);
         QVERIFY(model->index(noTtlRow, 0).data(Qt::ForegroundRole).isValid());
-        QVERIFY(model->index(bigRow, SessionsReader::FlagsColumn).data().toString().contains(QLatin1String("median")));
+        QVERIFY(model->index(bigRow, SessionsModel::FlagsColumn).data().toString().contains(QLatin1String("median")));
         QCustomPlot *plot = panel.plot();
         double total = 0;
         for (int i = 0; i < plot->plottableCount(); ++i) {
@@ -143,7 +143,7 @@ private Q_SLOTS:
         QVERIFY(!plot->yAxis->label().isEmpty());
 
         // Contents on demand, masked, then revealed.
-        QSignalSpy loaded(panel.reader(), &SessionsReader::contentsLoaded);
+        QSignalSpy loaded(panel.reader(), &SessionsReader::contentsAvailable);
         panel.sessionsView()->selectRow(noTtlRow);
         auto *show = requireChild<QPushButton>(&panel, "sessionsShowContents");
         QVERIFY(show->isEnabled());
@@ -236,7 +236,7 @@ private Q_SLOTS:
         QVERIFY(ready.wait(kWaitMs));
         QCOMPARE(panel.sessionsView()->model()->rowCount(), kSessions + 1);
         const QAbstractItemModel *indexes = panel.indexesView()->model();
-        const QString why = indexes->index(0, SessionsReader::IndexExamplesColumn).data().toString();
+        const QString why = indexes->index(0, SessionIndexesModel::ExamplesColumn).data().toString();
         QVERIFY2(why.contains(QLatin1String("sscan"), Qt::CaseInsensitive), qPrintable(why));
         QVERIFY(!why.contains(QLatin1Char('\n')));
     }

@@ -44,17 +44,19 @@ private:
     QList<QByteArray> m_hllItems;
     qint64 m_cliffSecondMs = 0;
 
-    static bool poll(CachesReader &monitor)
+    static bool poll(CachesReader &reader)
     {
-        QSignalSpy spy(&monitor, &CachesReader::refreshed);
-        monitor.refresh();
+        QSignalSpy spy(&reader, &CachesReader::refreshed);
+        reader.refresh();
         return spy.wait(kWaitMs);
     }
 
-    static const CacheNamespaceRow *row(const CachesReader &monitor, const QString &family)
+    static const CacheNamespaceRow *row(const CachesReader &reader, const QString &family)
     {
-        const int r = monitor.namespacesModel()->rowOf(family.toUtf8());
-        return r < 0 ? nullptr : &monitor.namespacesModel()->rows().at(r);
+        for (const CacheNamespaceRow &r : reader.results().namespaces)
+            if (r.family == family)
+                return &r;
+        return nullptr;
     }
 
 private Q_SLOTS:
@@ -235,23 +237,35 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        CachesReader monitor(&client);
-        monitor.setMinRatioSpanMs(0);
-        QAbstractItemModelTester t1(monitor.namespacesModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
-        QAbstractItemModelTester t2(monitor.tagsModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
-        QAbstractItemModelTester t3(monitor.dedupSetsModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
-        QAbstractItemModelTester t4(monitor.dedupFamiliesModel(),
-                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
-        QAbstractItemModelTester t5(monitor.countersModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
-        monitor.setMatches(m_matches);
+        CachesReader reader(&client);
+        reader.setMinRatioSpanMs(0);
+        // The panel's models, fed by the reader's results.
+        CacheNamespacesModel namespacesModel;
+        TagsModel tagsModel;
+        DedupSetsModel dedupSetsModel;
+        DedupFamiliesModel dedupFamiliesModel;
+        CountersModel countersModel;
+        QObject::connect(&reader, &CachesReader::cachesAvailable, &namespacesModel, [&](const CachesResults &r) {
+            namespacesModel.setRows(r.namespaces);
+            tagsModel.setRows(r.tags);
+            dedupSetsModel.setRows(r.dedupSets);
+            dedupFamiliesModel.setRows(r.dedupFamilies);
+            countersModel.setRows(r.counters);
+        });
+        QAbstractItemModelTester t1(&namespacesModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester t2(&tagsModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester t3(&dedupSetsModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester t4(&dedupFamiliesModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester t5(&countersModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        reader.setMatches(m_matches);
         // Some lookups of our own, for the hit ratio.
         m_server.pipeline({{"GET", "app:product:1"}, {"GET", "app:product:2"}, {"GET", "app:product:nope"}});
-        QVERIFY(poll(monitor));
+        QVERIFY(poll(reader));
 
         // Namespaces.
-        QCOMPARE(monitor.namespacesModel()->rowCount(), 2);
-        const CacheNamespaceRow *product = row(monitor, QStringLiteral("app:product:{n}"));
-        const CacheNamespaceRow *user = row(monitor, QStringLiteral("app:user:{n}"));
+        QCOMPARE(namespacesModel.rowCount(), 2);
+        const CacheNamespaceRow *product = row(reader, QStringLiteral("app:product:{n}"));
+        const CacheNamespaceRow *user = row(reader, QStringLiteral("app:user:{n}"));
         QVERIFY(product && user);
         QCOMPARE(product->keys, quint64(kJittered + 5));
         QCOMPARE(product->withTtl, quint64(kJittered + 5));
@@ -271,7 +285,7 @@ private Q_SLOTS:
         QVERIFY(user->minMs > 1'100'000 && user->maxMs <= 1'201'000);
 
         // Tags, checked against the server.
-        const TagsModel *tags = monitor.tagsModel();
+        const TagsModel *tags = &tagsModel;
         const TagRow &t1row = tags->rows().at(tags->rowOf("tag:category:1"));
         QCOMPARE(t1row.cardinality, 13);
         QVERIFY(t1row.complete);
@@ -285,20 +299,20 @@ private Q_SLOTS:
         QCOMPARE(t2row.severity(), Severity::Bad);
 
         // Dedup: the set's growth is known after the second read.
-        const DedupSetsModel *sets = monitor.dedupSetsModel();
+        const DedupSetsModel *sets = &dedupSetsModel;
         QCOMPARE(sets->rowCount(), 1);
         QCOMPARE(sets->rows().first().cardinality, 100);
         QCOMPARE(sets->rows().first().pttlMs, -1);
         QVERIFY(qIsNaN(sets->rows().first().growthPerMin));
         QCOMPARE(sets->rows().first().severity(), Severity::Warning);
-        const DedupFamiliesModel *families = monitor.dedupFamiliesModel();
+        const DedupFamiliesModel *families = &dedupFamiliesModel;
         QCOMPARE(families->rowCount(), 1);
         QCOMPARE(families->rows().first().keys, quint64(30));
         QCOMPARE(families->rows().first().noTtl, quint64(2));
         QVERIFY(families->rows().first().minMs > 85'000'000 && families->rows().first().maxMs <= 86'030'000);
 
         // Counters: PFCOUNT exactly as the server estimates it, within 0.81 % x 3 of the truth.
-        const CountersModel *counters = monitor.countersModel();
+        const CountersModel *counters = &countersModel;
         const CounterRow &hll = counters->rows().at(counters->rowOf("hll:pageviews:2026-11-29"));
         QVERIFY(hll.hll && hll.known);
         const qint64 estimate = hll.value;
@@ -313,7 +327,7 @@ private Q_SLOTS:
         QCOMPARE(odd.raw, QByteArray("not-a-number"));
 
         // Hit ratio since start: the server's figures, our reads included.
-        const HitRatio h = monitor.hitRatio();
+        const HitRatio h = reader.hitRatio();
         QVERIFY(h.hits >= 2 && h.misses >= 1);
         QVERIFY(h.sinceStart > 0 && h.sinceStart < 1);
         QCOMPARE(h.recent, -1.0); // one read: nothing to compare with
@@ -329,7 +343,7 @@ private Q_SLOTS:
             more.append({"GET", "app:product:" + num(i)});
         more.append(QList<QByteArray>{"GET", "app:product:nope"});
         m_server.pipeline(more);
-        QVERIFY(poll(monitor));
+        QVERIFY(poll(reader));
         const DedupSetRow &seen = sets->rows().first();
         QCOMPARE(seen.cardinality, 160);
         QVERIFY(seen.growthPerMin > 0);
@@ -337,8 +351,8 @@ private Q_SLOTS:
         QCOMPARE(seen.severity(), Severity::Bad);
         const QList<QByteArray> dangling = tags->rows().at(tags->rowOf("tag:category:1")).dangling;
         QCOMPARE(dangling, (QList<QByteArray>{"app:product:gone-2", "app:product:gone-3"}));
-        // The application's 9 hits and 1 miss, without the monitor's own reads.
-        const HitRatio h2 = monitor.hitRatio();
+        // The application's 9 hits and 1 miss, without the reader's own reads.
+        const HitRatio h2 = reader.hitRatio();
         QVERIFY2(qAbs(h2.recent - 0.9) < 1e-9, qPrintable(QString::number(h2.recent)));
         QCOMPARE(h2.recentLookups, 10);
 
@@ -353,28 +367,28 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        CachesReader monitor(&client); // the default minimum span: polls milliseconds apart
-        monitor.setMatches(m_matches);
-        QVERIFY(poll(monitor));
+        CachesReader reader(&client); // the default minimum span: polls milliseconds apart
+        reader.setMatches(m_matches);
+        QVERIFY(poll(reader));
         m_server.pipeline({{"GET", "app:product:1"}, {"GET", "app:product:nope"}});
-        QVERIFY(poll(monitor));
-        QCOMPARE(monitor.hitRatio().recent, -1.0);
-        QVERIFY(monitor.hitRatio().sinceStart > 0);
+        QVERIFY(poll(reader));
+        QCOMPARE(reader.hitRatio().recent, -1.0);
+        QVERIFY(reader.hitRatio().sinceStart > 0);
     }
 
     void infoRefusedIsOneLine()
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "noinfo", {"info"});
         QVERIFY(client);
-        CachesReader monitor(client.get());
-        monitor.setMatches(m_matches);
-        QVERIFY(poll(monitor));
-        QVERIFY(!monitor.infoError().isEmpty());
-        QVERIFY(!monitor.infoError().contains(QLatin1Char('\n')));
-        QCOMPARE(monitor.hitRatio().sinceStart, -1.0);
+        CachesReader reader(client.get());
+        reader.setMatches(m_matches);
+        QVERIFY(poll(reader));
+        QVERIFY(!reader.infoError().isEmpty());
+        QVERIFY(!reader.infoError().contains(QLatin1Char('\n')));
+        QCOMPARE(reader.hitRatio().sinceStart, -1.0);
         // The rest still works.
-        QCOMPARE(monitor.namespacesModel()->rowCount(), 2);
-        QCOMPARE(monitor.countersModel()->rowCount(), 3);
+        QCOMPARE(int(reader.results().namespaces.size()), 2);
+        QCOMPARE(int(reader.results().counters.size()), 3);
     }
 };
 

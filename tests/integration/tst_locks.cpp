@@ -12,7 +12,7 @@
 
 #include <memory>
 
-// The locks loader and the lock actions against a real server. Locks are taken the way
+// The locks reader and the lock actions against a real server. Locks are taken the way
 // production takes them (SET NX PX with a random token), beside the mistakes the panel must
 // flag: a lock without TTL, a value "1", a TTL far above its family's. Release and extend act
 // only for the holder's token, which an independent connection confirms; a read-only
@@ -26,10 +26,10 @@ QByteArray token(int i)
     return QByteArray("7f3a9c0e5b2d41") + QByteArray::number(1000 + i, 16) + "c8e1";
 }
 
-bool runLoader(LocksReader &loader)
+bool runReader(LocksReader &reader)
 {
-    QSignalSpy refreshed(&loader, &LocksReader::refreshed);
-    loader.refresh();
+    QSignalSpy refreshed(&reader, &LocksReader::refreshed);
+    reader.refresh();
     return !refreshed.isEmpty() || refreshed.wait(kWaitMs);
 }
 
@@ -74,7 +74,7 @@ private:
                   << patternMatch("lock:cron:cleanup", PatternKind::Lock, KeyType::String,
                                   QStringLiteral("lock:cron:{…}"))
                   << patternMatch("lock:blob", PatternKind::Lock, KeyType::String, QStringLiteral("lock:{…}"));
-        // Not a lock: the loader must ignore other kinds.
+        // Not a lock: the reader must ignore other kinds.
         PatternMatch cache
             = patternMatch("app:product:1", PatternKind::Lock, KeyType::String, QStringLiteral("app:product:{n}"));
         cache.kind = PatternKind::CacheEntry;
@@ -118,31 +118,34 @@ private Q_SLOTS:
         // Alone in its family: a day-long lock beside locks held for seconds is still flagged.
         QCOMPARE(m_server.command({"SET", "lock:import:catalog", token(9), "PX", "86400000"}).bytes(),
                  QByteArray("OK"));
-        LocksReader loader(m_client.get());
-        QSignalSpy refreshed(&loader, &LocksReader::refreshed);
-        loader.setMatches(m_matches << patternMatch("lock:import:catalog", PatternKind::Lock, KeyType::String,
+        LocksReader reader(m_client.get());
+        QSignalSpy refreshed(&reader, &LocksReader::refreshed);
+        reader.setMatches(m_matches << patternMatch("lock:import:catalog", PatternKind::Lock, KeyType::String,
                                                     QStringLiteral("lock:import:catalog")));
-        loader.refresh();
+        reader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
-        const LockInfo *lone = loader.lock("lock:import:catalog");
+        const LockInfo *lone = reader.lock("lock:import:catalog");
         QVERIFY(lone);
         QVERIFY(lone->flags & LockInfo::LongTtl);
         QVERIFY(lone->medianOfAllLocks);
         QVERIFY(lone->flagsText().contains(QLatin1String("far above typical")));
         // A family of its own decides for its members: the invoice locks keep their family's median.
-        QVERIFY(!loader.lock("lock:invoice:6")->medianOfAllLocks);
+        QVERIFY(!reader.lock("lock:invoice:6")->medianOfAllLocks);
     }
 
-    void loaderReadsLocksWithFlags()
+    void readerReadsLocksWithFlags()
     {
-        LocksReader loader(m_client.get());
-        QAbstractItemModelTester tester(loader.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy refreshed(&loader, &LocksReader::refreshed);
-        loader.setMatches(m_matches);
-        loader.refresh();
+        LocksReader reader(m_client.get());
+        LocksModel model; // what a panel or redislens show holds: the rows of each read
+        QObject::connect(&reader, &LocksReader::locksAvailable, &model,
+                         [&model](const QList<LockInfo> &locks) { model.setRows(locks); });
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy refreshed(&reader, &LocksReader::refreshed);
+        reader.setMatches(m_matches);
+        reader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
-        QCOMPARE(loader.matchCount(), 9);
-        const QList<LockInfo> &locks = loader.locks();
+        QCOMPARE(reader.matchCount(), 9);
+        const QList<LockInfo> &locks = reader.locks();
         QCOMPARE(locks.size(), 9);
         // Most severe first: no TTL, then the long TTL, then the value that is no token.
         QCOMPARE(locks.at(0).key, QByteArray("lock:report:daily"));
@@ -157,61 +160,60 @@ private Q_SLOTS:
         for (int i = 3; i < locks.size(); ++i)
             QCOMPARE(locks.at(i).flags, quint8(0));
 
-        const LockInfo *inv = loader.lock("lock:invoice:3");
+        const LockInfo *inv = reader.lock("lock:invoice:3");
         QVERIFY(inv);
         QCOMPARE(inv->value, token(3));
         QVERIFY(inv->pttlMs > 20000 && inv->pttlMs <= 30000);
         QCOMPARE(inv->family, QStringLiteral("lock:invoice:{n}"));
         // A 1 MiB value: only the first bytes travel, the length is known.
-        const LockInfo *blob = loader.lock("lock:blob");
+        const LockInfo *blob = reader.lock("lock:blob");
         QVERIFY(blob);
         QCOMPARE(blob->value.size(), LocksReader::kValueBytes);
         QCOMPARE(blob->valueLength, token(8).size() + (1 << 20));
         QVERIFY(blob->value.startsWith(token(8)));
 
         // The model shows the escaped key, the token, a countdown and the flags.
-        LocksModel *model = loader.model();
-        QCOMPARE(model->index(0, LocksModel::ResourceColumn).data().toString(), QStringLiteral("lock:report:daily"));
-        QCOMPARE(model->index(0, LocksModel::RemainingColumn).data().toString(), QStringLiteral("no TTL"));
-        QCOMPARE(model->index(0, LocksModel::FlagsColumn).data().toString(), QStringLiteral("no TTL"));
-        QCOMPARE(model->index(0, 0).data(LocksModel::SeverityRole).toInt(), 3);
-        const int row = model->rowOf("lock:invoice:3");
-        QCOMPARE(model->index(row, LocksModel::TokenColumn).data().toString(), QString::fromLatin1(token(3)));
+        QCOMPARE(model.index(0, LocksModel::ResourceColumn).data().toString(), QStringLiteral("lock:report:daily"));
+        QCOMPARE(model.index(0, LocksModel::RemainingColumn).data().toString(), QStringLiteral("no TTL"));
+        QCOMPARE(model.index(0, LocksModel::FlagsColumn).data().toString(), QStringLiteral("no TTL"));
+        QCOMPARE(model.index(0, 0).data(LocksModel::SeverityRole).toInt(), int(Severity::Bad));
+        const int row = model.rowOf("lock:invoice:3");
+        QCOMPARE(model.index(row, LocksModel::TokenColumn).data().toString(), QString::fromLatin1(token(3)));
         const qint64 readAt = inv->readAtMs;
-        model->setNow(readAt + 10000);
-        const QString later = model->index(row, LocksModel::RemainingColumn).data().toString();
-        model->setNow(readAt);
-        const QString now = model->index(row, LocksModel::RemainingColumn).data().toString();
+        model.setNow(readAt + 10000);
+        const QString later = model.index(row, LocksModel::RemainingColumn).data().toString();
+        model.setNow(readAt);
+        const QString now = model.index(row, LocksModel::RemainingColumn).data().toString();
         QVERIFY2(later != now && later.endsWith(QLatin1String(" s")), qPrintable(now + QLatin1String(" / ") + later));
     }
 
     void disappearedLockShownAsReleasedThenDropped()
     {
-        LocksReader loader(m_client.get());
-        QSignalSpy refreshed(&loader, &LocksReader::refreshed);
-        loader.setMatches(m_matches);
-        loader.refresh();
+        LocksReader reader(m_client.get());
+        LocksModel model;
+        QObject::connect(&reader, &LocksReader::locksAvailable, &model,
+                         [&model](const QList<LockInfo> &locks) { model.setRows(locks); });
+        QSignalSpy refreshed(&reader, &LocksReader::refreshed);
+        reader.setMatches(m_matches);
+        reader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
-        QVERIFY(loader.lock("lock:invoice:2"));
+        QVERIFY(reader.lock("lock:invoice:2"));
         QCOMPARE(m_server.command({"DEL", "lock:invoice:2"}).toInteger(), 1);
-        QVERIFY(runLoader(loader));
-        const LockInfo *gone = loader.lock("lock:invoice:2");
+        QVERIFY(runReader(reader));
+        const LockInfo *gone = reader.lock("lock:invoice:2");
         QVERIFY(gone);
         QVERIFY(gone->released);
-        QCOMPARE(loader.locks().last().key, QByteArray("lock:invoice:2"));
-        QCOMPARE(loader.model()
-                     ->index(loader.model()->rowOf("lock:invoice:2"), LocksModel::RemainingColumn)
-                     .data()
-                     .toString(),
+        QCOMPARE(reader.locks().last().key, QByteArray("lock:invoice:2"));
+        QCOMPARE(model.index(model.rowOf("lock:invoice:2"), LocksModel::RemainingColumn).data().toString(),
                  QStringLiteral("released"));
-        QVERIFY(runLoader(loader));
-        QVERIFY(!loader.lock("lock:invoice:2"));
-        QCOMPARE(loader.locks().size(), 8);
+        QVERIFY(runReader(reader));
+        QVERIFY(!reader.lock("lock:invoice:2"));
+        QCOMPARE(reader.locks().size(), 8);
         // Taken again by someone else: back, as an ordinary lock.
         m_server.command({"SET", "lock:invoice:2", token(42), "NX", "PX", "30000"});
-        QVERIFY(runLoader(loader));
-        QVERIFY(loader.lock("lock:invoice:2"));
-        QVERIFY(!loader.lock("lock:invoice:2")->released);
+        QVERIFY(runReader(reader));
+        QVERIFY(reader.lock("lock:invoice:2"));
+        QVERIFY(!reader.lock("lock:invoice:2")->released);
     }
 
     void releaseNeedsTheHoldersToken()
@@ -287,8 +289,8 @@ private Q_SLOTS:
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "inspector", {"pttl"});
         QVERIFY(client);
-        LocksReader loader(client.get());
-        const QString message = firstFailure(loader, m_matches, kWaitMs);
+        LocksReader reader(client.get());
+        const QString message = firstFailure(reader, m_matches, kWaitMs);
         QVERIFY2(isOneLinePermissionError(message), qPrintable(message));
     }
 };

@@ -13,7 +13,7 @@
 
 #include <memory>
 
-// The rate-limit loader against data written the way production writes it: the project's own
+// The rate-limit reader against data written the way production writes it: the project's own
 // fixed_window_limit, sliding_window_limit and token_bucket scripts, run with EVALSHA on an
 // independent connection, beside the mistakes the panel must flag (a counter without TTL, a
 // sliding log whose writer forgot to trim, a bucket without TTL). Counts, windows, limits
@@ -78,15 +78,15 @@ private:
     const QString kSliding = QStringLiteral("rate:sliding:user:{n}");
     const QString kBucket = QStringLiteral("bucket:api:client-{n}");
 
-    std::unique_ptr<RateLimitsReader> load()
+    std::unique_ptr<RateLimitsReader> read()
     {
-        auto loader = std::make_unique<RateLimitsReader>(m_client.get());
-        QSignalSpy refreshed(loader.get(), &RateLimitsReader::refreshed);
-        loader->setMatches(m_matches);
-        loader->refresh();
+        auto reader = std::make_unique<RateLimitsReader>(m_client.get());
+        QSignalSpy refreshed(reader.get(), &RateLimitsReader::refreshed);
+        reader->setMatches(m_matches);
+        reader->refresh();
         if (!refreshed.wait(kWaitMs))
             return nullptr;
-        return loader;
+        return reader;
     }
 
 private Q_SLOTS:
@@ -228,13 +228,17 @@ private Q_SLOTS:
 
     void fixedWindowCounters()
     {
-        auto loader = load();
-        QVERIFY(loader);
-        QAbstractItemModelTester t1(loader->limitersModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(loader->callersModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QCOMPARE(loader->limitersModel()->rowCount(), 4);
+        auto reader = read();
+        QVERIFY(reader);
+        LimitersModel limiters;
+        CallersModel callers;
+        QAbstractItemModelTester t1(&limiters, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&callers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        limiters.setRows(reader->analysis().limiters);
+        callers.setRows(reader->analysis().callers);
+        QCOMPARE(limiters.rowCount(), 4);
 
-        const LimiterInfo *l = loader->limiter(kFixed);
+        const LimiterInfo *l = reader->limiter(kFixed);
         QVERIFY(l);
         QCOMPARE(l->kind, LimiterKind::FixedWindow);
         QCOMPARE(l->callers, 21); // 20 + the counter without TTL; caller 5's two windows are one caller
@@ -250,7 +254,7 @@ private Q_SLOTS:
         // Counts and the remaining window agree with the server.
         RawConnection raw(m_server.port());
         const QByteArray key12 = "rate:user:12:" + num(m_window);
-        const CallerState *c12 = loader->caller(key12);
+        const CallerState *c12 = reader->caller(key12);
         QVERIFY(c12);
         QCOMPARE(c12->caller, QByteArray("12"));
         QCOMPARE(c12->count, 130);
@@ -259,43 +263,42 @@ private Q_SLOTS:
         QVERIFY(c12->flags & CallerState::OverLimit);
         QCOMPARE(c12->pressure(), 1.3);
         // The newest window stands for caller 5.
-        QVERIFY(loader->caller("rate:user:5:" + num(m_window)));
-        QVERIFY(!loader->caller("rate:user:5:" + num(m_window - 1)));
-        const CallerState *light = loader->caller("rate:user:14:" + num(m_window));
+        QVERIFY(reader->caller("rate:user:5:" + num(m_window)));
+        QVERIFY(!reader->caller("rate:user:5:" + num(m_window - 1)));
+        const CallerState *light = reader->caller("rate:user:14:" + num(m_window));
         QVERIFY(light);
         QCOMPARE(light->count, 3);
         QCOMPARE(light->flags, quint8(0));
-        const CallerState *forever = loader->caller("rate:user:99:" + num(m_window));
+        const CallerState *forever = reader->caller("rate:user:99:" + num(m_window));
         QVERIFY(forever);
         QCOMPARE(forever->pttlMs, -1);
         QVERIFY(forever->flags & CallerState::NoTtl);
         QVERIFY(forever->flagsText().contains(QLatin1String("locked out for ever")));
 
         // Top callers by pressure: the three over the limit first, highest first.
-        const QList<CallerState> &rows = loader->callersModel()->rows();
+        const QList<CallerState> &rows = reader->analysis().callers;
         QCOMPARE(rows.at(0).count, 145);
         QCOMPARE(rows.at(1).count, 130);
         QCOMPARE(rows.at(2).count, 120);
         for (int i = 1; i < rows.size(); ++i)
             QVERIFY(rows.at(i - 1).pressure() >= rows.at(i).pressure());
         // The model shows them.
-        CallersModel *m = loader->callersModel();
-        QCOMPARE(m->index(0, CallersModel::UsedColumn).data().toString(), QStringLiteral("145"));
-        QCOMPARE(m->index(0, CallersModel::PressureColumn).data().toString(), QStringLiteral("145 %"));
-        QVERIFY(m->index(0, CallersModel::FlagsColumn).data().toString().contains(QLatin1String("over limit")));
+        QCOMPARE(callers.index(0, CallersModel::UsedColumn).data().toString(), QStringLiteral("145"));
+        QCOMPARE(callers.index(0, CallersModel::PressureColumn).data().toString(), QStringLiteral("145 %"));
+        QVERIFY(callers.index(0, CallersModel::FlagsColumn).data().toString().contains(QLatin1String("over limit")));
     }
 
     void ruleLimitWinsOverInference()
     {
-        auto loader = load();
-        QVERIFY(loader);
-        const LimiterInfo *l = loader->limiter(kIp);
+        auto reader = read();
+        QVERIFY(reader);
+        const LimiterInfo *l = reader->limiter(kIp);
         QVERIFY(l);
         QCOMPARE(l->limit, 50); // inference alone would say 40: all five stop there
         QCOMPARE(l->limitSource, QStringLiteral("50 (rule)"));
         QCOMPARE(l->windowSource, QStringLiteral("rule"));
         QCOMPARE(l->atLimit, 0);
-        const CallerState *c = loader->caller("rate:ip:3:" + num(m_window));
+        const CallerState *c = reader->caller("rate:ip:3:" + num(m_window));
         QVERIFY(c);
         QCOMPARE(c->count, 40);
         QCOMPARE(c->pressure(), 0.8);
@@ -303,9 +306,9 @@ private Q_SLOTS:
 
     void slidingLogs()
     {
-        auto loader = load();
-        QVERIFY(loader);
-        const LimiterInfo *l = loader->limiter(kSliding);
+        auto reader = read();
+        QVERIFY(reader);
+        const LimiterInfo *l = reader->limiter(kSliding);
         QVERIFY(l);
         QCOMPARE(l->kind, LimiterKind::SlidingWindow);
         QCOMPARE(l->callers, 7);
@@ -316,52 +319,53 @@ private Q_SLOTS:
         QCOMPARE(l->overLimit, 0); // the script refuses, it does not log refused requests
         QCOMPARE(l->untrimmed, 1);
 
-        const CallerState *five = loader->caller("rate:sliding:user:5");
+        const CallerState *five = reader->caller("rate:sliding:user:5");
         QVERIFY(five);
         QCOMPARE(five->count, 20);
         QCOMPARE(five->total, 20);
         QVERIFY(five->flags & CallerState::AtLimit);
         QVERIFY(five->pttlMs > 0 && five->pttlMs <= kWindowMs);
-        const CallerState *six = loader->caller("rate:sliding:user:6");
+        const CallerState *six = reader->caller("rate:sliding:user:6");
         QVERIFY(six);
         QCOMPARE(six->count, 7);
         QCOMPARE(six->flags, quint8(0));
         // The log nobody trimmed: 5 requests inside the window, 12 older ones still logged.
-        const CallerState *bad = loader->caller("rate:sliding:user:77");
+        const CallerState *bad = reader->caller("rate:sliding:user:77");
         QVERIFY(bad);
         QCOMPARE(bad->count, 5);
         QCOMPARE(bad->total, 17);
         QCOMPARE(bad->untrimmed, 12);
         QVERIFY(bad->flags & CallerState::Untrimmed);
         QVERIFY(bad->flagsText().contains(QLatin1String("12 members older than the window not trimmed")));
-        const int row = loader->callersModel()->rowOf("rate:sliding:user:77");
-        QCOMPARE(loader->callersModel()->index(row, CallersModel::DetailColumn).data().toString(),
-                 QStringLiteral("17 logged"));
+        CallersModel callers;
+        callers.setRows(reader->analysis().callers);
+        const int row = callers.rowOf("rate:sliding:user:77");
+        QCOMPARE(callers.index(row, CallersModel::DetailColumn).data().toString(), QStringLiteral("17 logged"));
     }
 
     void tokenBuckets()
     {
-        auto loader = load();
-        QVERIFY(loader);
-        const LimiterInfo *l = loader->limiter(kBucket);
+        auto reader = read();
+        QVERIFY(reader);
+        const LimiterInfo *l = reader->limiter(kBucket);
         QVERIFY(l);
         QCOMPARE(l->kind, LimiterKind::TokenBucket);
         QCOMPARE(l->capacity, 20.0);
         QCOMPARE(l->refillPerSec, 0.05);
         QCOMPARE(l->noTtl, 1);
         QCOMPARE(l->atLimit, 1);
-        const CallerState *drained = loader->caller("bucket:api:client-1");
+        const CallerState *drained = reader->caller("bucket:api:client-1");
         QVERIFY(drained);
         QCOMPARE(drained->caller, QByteArray("client-1"));
         QVERIFY(drained->tokens < 1);
         QVERIFY(drained->flags & CallerState::AtLimit);
         QVERIFY(drained->pttlMs > 0);
         QVERIFY(drained->refillAgeMs >= 0 && drained->refillAgeMs < 15000);
-        const CallerState *two = loader->caller("bucket:api:client-2");
+        const CallerState *two = reader->caller("bucket:api:client-2");
         QVERIFY(two);
         QCOMPARE(two->tokens, 17.0);
         QCOMPARE(two->pressure(), 0.15);
-        const CallerState *idle = loader->caller("bucket:api:client-9");
+        const CallerState *idle = reader->caller("bucket:api:client-9");
         QVERIFY(idle);
         QCOMPARE(idle->tokens, 4.0);
         QVERIFY(idle->refillAgeMs >= 600000 && idle->refillAgeMs < 615000);
@@ -373,8 +377,8 @@ private Q_SLOTS:
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "viewer", {"get"});
         QVERIFY(client);
-        RateLimitsReader loader(client.get());
-        const QString message = firstFailure(loader, m_matches, kWaitMs);
+        RateLimitsReader reader(client.get());
+        const QString message = firstFailure(reader, m_matches, kWaitMs);
         QVERIFY2(isOneLinePermissionError(message), qPrintable(message));
     }
 };

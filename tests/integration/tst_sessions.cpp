@@ -48,11 +48,11 @@ private:
     QByteArray m_email = "session:alice@example.com";
     QByteArray m_dangling = sid(999);
 
-    // Runs one poll of 'monitor' and waits for it.
-    static bool poll(SessionsReader &monitor)
+    // Runs one poll of 'reader' and waits for it.
+    static bool poll(SessionsReader &reader)
     {
-        QSignalSpy spy(&monitor, &SessionsReader::refreshed);
-        monitor.refresh();
+        QSignalSpy spy(&reader, &SessionsReader::refreshed);
+        reader.refresh();
         return spy.wait(kWaitMs);
     }
 
@@ -270,14 +270,22 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        SessionsReader monitor(&client);
-        QAbstractItemModelTester t1(monitor.sessionsModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
-        QAbstractItemModelTester t2(monitor.indexesModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
-        monitor.setMatches(m_matches);
-        QVERIFY(!monitor.isPolling());
+        SessionsReader reader(&client);
+        SessionsModel sessionsModel;
+        SessionIndexesModel indexesModel;
+        QObject::connect(&reader, &SessionsReader::sessionsAvailable, &sessionsModel,
+                         [&](const SessionsResults &results) {
+                             sessionsModel.setNow(results.summary.nowMs);
+                             sessionsModel.setRows(results.sessions);
+                             indexesModel.setRows(results.indexes);
+                         });
+        QAbstractItemModelTester t1(&sessionsModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        QAbstractItemModelTester t2(&indexesModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
+        reader.setMatches(m_matches);
+        QVERIFY(!reader.isPolling());
 
-        QVERIFY(poll(monitor));
-        SessionsSummary s = monitor.summary();
+        QVERIFY(poll(reader));
+        SessionsSummary s = reader.summary();
         const int total = kFixed + kSliding + 4;
         QCOMPARE(s.sessions, total);
         QCOMPARE(s.noTtl, 1);
@@ -295,13 +303,13 @@ private Q_SLOTS:
             touch.append({"PEXPIRE", sessionKey(i), QByteArray::number(kTtl)});
         for (const RedisValue &v : m_server.pipeline(touch))
             QCOMPARE(v.toInteger(), 1);
-        QVERIFY(poll(monitor));
-        s = monitor.summary();
+        QVERIFY(poll(reader));
+        s = reader.summary();
         QCOMPARE(s.sliding, kSliding);
         QCOMPARE(s.fixed, total - 1 - kSliding);
         QCOMPARE(s.unknownLifetime, 0);
 
-        const SessionsModel *model = monitor.sessionsModel();
+        const SessionsModel *model = &sessionsModel;
         QCOMPARE(model->rowCount(), total);
         for (const SessionRow &r : model->rows()) {
             if (r.key == m_noTtl) {
@@ -329,7 +337,7 @@ private Q_SLOTS:
         }
 
         // The index with a gone session, checked against EXISTS on a plain socket.
-        const SessionIndexesModel *indexes = monitor.indexesModel();
+        const SessionIndexesModel *indexes = &indexesModel;
         const int row = indexes->rowOf("user:1042:sessions");
         QVERIFY(row >= 0);
         const SessionIndexRow &index = indexes->rows().at(row);
@@ -343,11 +351,11 @@ private Q_SLOTS:
 
         // A session that ends between polls leaves the table and dangles in its index.
         m_server.command({"DEL", sessionKey(2)});
-        QVERIFY(poll(monitor));
-        QCOMPARE(monitor.summary().sessions, total - 1);
+        QVERIFY(poll(reader));
+        QCOMPARE(reader.summary().sessions, total - 1);
         QCOMPARE(model->rowOf(sessionKey(2)), -1);
         QCOMPARE(indexes->rows().at(indexes->rowOf("user:7:sessions")).dangling, QList<QByteArray>{sid(2)});
-        QCOMPARE(monitor.summary().dangling, 2);
+        QCOMPARE(reader.summary().dangling, 2);
         m_server.command({"HSET", sessionKey(2), "user_id", "1002"});
     }
 
@@ -356,11 +364,11 @@ private Q_SLOTS:
         RedisClient client(m_server.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        SessionsReader monitor(&client);
-        monitor.setMatches(m_matches);
-        QSignalSpy loaded(&monitor, &SessionsReader::contentsLoaded);
+        SessionsReader reader(&client);
+        reader.setMatches(m_matches);
+        QSignalSpy loaded(&reader, &SessionsReader::contentsAvailable);
 
-        monitor.loadContents(sessionKey(0), KeyType::Hash);
+        reader.loadContents(sessionKey(0), KeyType::Hash);
         QVERIFY(loaded.wait(kWaitMs));
         auto c = loaded.takeFirst().at(0).value<sessions::Contents>();
         QVERIFY2(c.error.isEmpty(), qPrintable(c.error));
@@ -370,13 +378,13 @@ private Q_SLOTS:
             QCOMPARE(f.secret, f.name == "csrf_token");
 
         // Bounded: the big session gives kContentsFields fields and says there are more.
-        monitor.loadContents(m_big, KeyType::Hash);
+        reader.loadContents(m_big, KeyType::Hash);
         QVERIFY(loaded.wait(kWaitMs));
         c = loaded.takeFirst().at(0).value<sessions::Contents>();
         QCOMPARE(c.fields.size(), SessionsReader::kContentsFields);
         QVERIFY(c.truncated);
 
-        monitor.loadContents(m_json, KeyType::String);
+        reader.loadContents(m_json, KeyType::String);
         QVERIFY(loaded.wait(kWaitMs));
         c = loaded.takeFirst().at(0).value<sessions::Contents>();
         QVERIFY(c.json);
@@ -384,7 +392,7 @@ private Q_SLOTS:
         for (const sessions::Field &f : c.fields)
             QVERIFY2(!f.masked.contains("k-123") && !f.masked.contains("eyJhbGciOi"), f.masked.constData());
 
-        monitor.loadContents("user:7:sessions", KeyType::Set);
+        reader.loadContents("user:7:sessions", KeyType::Set);
         QVERIFY(loaded.wait(kWaitMs));
         QVERIFY(!loaded.takeFirst().at(0).value<sessions::Contents>().error.isEmpty());
     }
@@ -393,20 +401,20 @@ private Q_SLOTS:
     {
         std::unique_ptr<RedisClient> client = clientWithout(m_server, "nomem", {"memory", "sscan"});
         QVERIFY(client);
-        SessionsReader monitor(client.get());
-        QSignalSpy failed(&monitor, &SessionsReader::failed);
-        monitor.setMatches(m_matches);
-        QVERIFY(poll(monitor));
+        SessionsReader reader(client.get());
+        QSignalSpy failed(&reader, &SessionsReader::failed);
+        reader.setMatches(m_matches);
+        QVERIFY(poll(reader));
         // Sizes fall back to HLEN/STRLEN; the indexes say why they could not be read.
-        QCOMPARE(monitor.summary().sessions, kFixed + kSliding + 4);
-        for (const SessionRow &r : monitor.sessionsModel()->rows()) {
+        QCOMPARE(reader.summary().sessions, kFixed + kSliding + 4);
+        for (const SessionRow &r : reader.sessions()) {
             QCOMPARE(r.memoryBytes, -1);
             QVERIFY(r.elements > 0);
         }
-        const SessionIndexRow &index = monitor.indexesModel()->rows().first();
+        const SessionIndexRow &index = reader.indexes().first();
         QVERIFY2(index.error.contains(QLatin1String("sscan"), Qt::CaseInsensitive), qPrintable(index.error));
         QVERIFY(!index.error.contains(QLatin1Char('\n')));
-        QCOMPARE(monitor.summary().outliers, 1); // by field count instead
+        QCOMPARE(reader.summary().outliers, 1); // by field count instead
     }
 };
 
