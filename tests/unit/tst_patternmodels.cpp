@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The models of the locks, rate limits, sessions and caches panels, fed plain rows as their
+// readers emit them: the analysis functions, columns, display text, the shared roles and the
+// severities, and a second read that adds, removes and changes rows while a row stays selected.
+// The test links the models library alone: nothing here can send a command.
+#include "caches.h"
+#include "format.h"
+#include "locks.h"
+#include "ratelimits.h"
+#include "sessions.h"
+
+#include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
+#include <QSignalSpy>
+#include <QTest>
+#include <limits>
+
+namespace {
+
+constexpr qint64 kNow = 1'800'000'000'000; // a fixed clock: every row is read at it
+
+LockInfo lock(const QByteArray &key, const QByteArray &value, qint64 pttlMs, const QString &family)
+{
+    LockInfo l;
+    l.key = key;
+    l.family = family;
+    l.value = value;
+    l.valueLength = value.size();
+    l.pttlMs = pttlMs;
+    l.readAtMs = kNow;
+    return l;
+}
+
+QList<LockInfo> flaggedLocks(QList<LockInfo> locks)
+{
+    flagLocks(locks);
+    sortLocks(locks);
+    return locks;
+}
+
+CallerState counter(int caller, qint64 count, qint64 pttlMs)
+{
+    CallerState c;
+    c.key = "rate:user:" + QByteArray::number(caller) + ":29000000";
+    c.limiter = QStringLiteral("rate:user:{n}:{n}");
+    c.kind = LimiterKind::FixedWindow;
+    c.caller = rateLimitCaller(c.key, c.limiter, c.kind, &c.window);
+    c.count = count;
+    c.pttlMs = pttlMs;
+    c.readAtMs = kNow;
+    c.serverReadAtMs = kNow;
+    return c;
+}
+
+RateLimitAnalysis analysis(const QList<CallerState> &keys)
+{
+    const QHash<QString, QVariantMap> rules{
+        {QStringLiteral("rate:user:{n}:{n}"), {{QStringLiteral("limit"), 10}, {QStringLiteral("window_ms"), 60000}}}};
+    return analyzeRateLimits(keys, rules, kNow);
+}
+
+SessionRow session(const QByteArray &key, qint64 expireAtMs, sessions::Lifetime lifetime, qint64 memoryBytes)
+{
+    SessionRow r;
+    r.key = key;
+    r.type = KeyType::Hash;
+    r.family = QStringLiteral("session:{id}");
+    r.expireAtMs = expireAtMs;
+    r.readAtMs = kNow;
+    r.lifetime = lifetime;
+    r.memoryBytes = memoryBytes;
+    r.elements = 4;
+    return r;
+}
+
+CacheKeyState cacheKey(const QByteArray &key, qint64 expireAtMs, PatternKind kind = PatternKind::CacheEntry)
+{
+    CacheKeyState k;
+    k.key = key;
+    k.kind = kind;
+    k.expireAtMs = expireAtMs;
+    return k;
+}
+
+TagRow tag(const QByteArray &key, qint64 cardinality, QList<QByteArray> dangling)
+{
+    TagRow t;
+    t.key = key;
+    t.family = QStringLiteral("tag:category:{n}");
+    t.cardinality = cardinality;
+    t.pttlMs = 60000;
+    t.scanned = cardinality;
+    t.complete = true;
+    t.dangling = std::move(dangling);
+    return t;
+}
+
+QByteArrayList keysOf(const QAbstractItemModel &model)
+{
+    QByteArrayList out;
+    for (int r = 0; r < model.rowCount(); ++r)
+        out << model.index(r, 0).data(RowTableRoles::KeyRole).toByteArray();
+    return out;
+}
+
+QStringList headers(const QAbstractItemModel &model)
+{
+    QStringList out;
+    for (int c = 0; c < model.columnCount(); ++c)
+        out << model.headerData(c, Qt::Horizontal).toString();
+    return out;
+}
+
+int severityOf(const QAbstractItemModel &model, const QByteArray &key, int role = RowTableRoles::SeverityRole)
+{
+    const QModelIndexList hit = model.match(model.index(0, 0), RowTableRoles::KeyRole, key, 1, Qt::MatchExactly);
+    return hit.isEmpty() ? -1 : hit.first().data(role).toInt();
+}
+
+QString textOf(const QAbstractItemModel &model, const QByteArray &key, int column)
+{
+    const QModelIndexList hit = model.match(model.index(0, 0), RowTableRoles::KeyRole, key, 1, Qt::MatchExactly);
+    return hit.isEmpty() ? QString() : model.index(hit.first().row(), column).data().toString();
+}
+
+// Shows 'before', selects the row of 'selected', shows 'after' (a row added, one removed, the
+// selected one changed): no reset, the selection and the current index stay on that row, and
+// the model test sees nothing wrong. Returns the new text of the selected row in 'column'.
+template <typename Model, typename Row>
+QString mergeKeepsSelection(Model &model, const QList<Row> &before, const QList<Row> &after, const QByteArray &selected,
+                            int column)
+{
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows(before);
+    QItemSelectionModel selection(&model);
+    const QModelIndexList hit = model.match(model.index(0, 0), RowTableRoles::KeyRole, selected, 1, Qt::MatchExactly);
+    if (hit.isEmpty()) {
+        QTest::qFail("the selected key is not in the first rows", __FILE__, __LINE__);
+        return {};
+    }
+    selection.setCurrentIndex(hit.first(), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    model.setRows(after);
+    if (resets.count() != 0 || inserted.count() == 0 || removed.count() == 0 || model.rowCount() != int(after.size())) {
+        QTest::qFail("the second read was not merged row by row", __FILE__, __LINE__);
+        return {};
+    }
+    const QModelIndexList rows = selection.selectedRows();
+    if (rows.size() != 1 || rows.first().data(RowTableRoles::KeyRole).toByteArray() != selected
+        || selection.currentIndex().data(RowTableRoles::KeyRole).toByteArray() != selected) {
+        QTest::qFail("the selection left its row", __FILE__, __LINE__);
+        return {};
+    }
+    return model.index(rows.first().row(), column).data().toString();
+}
+
+} // namespace
+
+class TestPatternModels : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // ---- locks ----
+
+    void lockFlagsAndOrder()
+    {
+        const QString invoice = QStringLiteral("lock:invoice:{n}");
+        const QList<LockInfo> locks = flaggedLocks({
+            lock("lock:invoice:1", "3f1c9a0e7b2d4c55", 30000, invoice),
+            lock("lock:invoice:2", "8a2b4c6d8e0f1a3b", 25000, invoice),
+            lock("lock:invoice:3", "c0ffee0123456789", 3'600'000, invoice),
+            lock("lock:invoice:4", "5d4c3b2a19f8e7d6", 28000, invoice),
+            lock("lock:report:daily", "0a1b2c3d4e5f6a7b", -1, QStringLiteral("lock:report:daily")),
+            lock("lock:cron:cleanup", "1", 20000, QStringLiteral("lock:cron:cleanup")),
+        });
+        QCOMPARE(locks.size(), 6);
+        // No TTL, then the TTL far above its family's, then the value every holder shares.
+        QCOMPARE(locks.at(0).key, QByteArray("lock:report:daily"));
+        QCOMPARE(locks.at(0).flags, quint8(LockInfo::NoTtl));
+        QCOMPARE(locks.at(1).key, QByteArray("lock:invoice:3"));
+        QCOMPARE(locks.at(1).flags, quint8(LockInfo::LongTtl));
+        QCOMPARE(locks.at(1).familyMedianMs, 28000);
+        QCOMPARE(locks.at(2).key, QByteArray("lock:cron:cleanup"));
+        QCOMPARE(locks.at(2).flags, quint8(LockInfo::NotTokenLike));
+        for (int i = 3; i < locks.size(); ++i)
+            QCOMPARE(locks.at(i).flags, quint8(0));
+        QCOMPARE(locks.at(3).key, QByteArray("lock:invoice:1")); // then by key
+        QVERIFY(lockValueLooksLikeToken("3f1c9a0e7b2d4c55"));
+        QVERIFY(!lockValueLooksLikeToken("locked"));
+    }
+
+    void locksModelColumnsAndRoles()
+    {
+        LocksModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        LockInfo hash = lock("lock:hash", {}, 20000, QStringLiteral("lock:hash"));
+        hash.type = KeyType::Hash;
+        model.setRows(
+            flaggedLocks({lock("lock:report:daily", "0a1b2c3d4e5f6a7b", -1, QStringLiteral("lock:report")),
+                          lock("lock:cron:cleanup", "1", 20000, QStringLiteral("lock:cron")),
+                          lock("lock:job:7", "3f1c9a0e7b2d4c55", 30000, QStringLiteral("lock:job:{n}")), hash}));
+        model.setNow(kNow);
+        QCOMPARE(model.columnCount(), int(LocksModel::ColumnCount));
+        QCOMPARE(headers(model),
+                 (QStringList{QStringLiteral("Resource (key)"), QStringLiteral("Holder token"),
+                              QStringLiteral("Remaining"), QStringLiteral("Family"), QStringLiteral("Flags")}));
+        QCOMPARE(keysOf(model), (QByteArrayList{"lock:report:daily", "lock:cron:cleanup", "lock:hash", "lock:job:7"}));
+        QCOMPARE(textOf(model, "lock:report:daily", LocksModel::RemainingColumn), QStringLiteral("no TTL"));
+        QCOMPARE(textOf(model, "lock:report:daily", LocksModel::FlagsColumn), QStringLiteral("no TTL"));
+        QCOMPARE(textOf(model, "lock:cron:cleanup", LocksModel::TokenColumn), QStringLiteral("1"));
+        QCOMPARE(textOf(model, "lock:cron:cleanup", LocksModel::FlagsColumn), QStringLiteral("value not token-like"));
+        QCOMPARE(textOf(model, "lock:job:7", LocksModel::FamilyColumn), QStringLiteral("lock:job:{n}"));
+        QCOMPARE(textOf(model, "lock:job:7", LocksModel::RemainingColumn), format::ttl(kNow + 30000, kNow));
+        QCOMPARE(textOf(model, "lock:hash", LocksModel::TokenColumn), QStringLiteral("(hash: holder not shown)"));
+
+        QCOMPARE(severityOf(model, "lock:report:daily"), int(Severity::Bad));
+        QCOMPARE(severityOf(model, "lock:cron:cleanup"), int(Severity::Warning));
+        QCOMPARE(severityOf(model, "lock:job:7"), int(Severity::None));
+        QCOMPARE(severityOf(model, "lock:report:daily", LocksModel::TtlSeverityRole), int(Severity::Bad));
+        QCOMPARE(severityOf(model, "lock:cron:cleanup", LocksModel::TtlSeverityRole), int(Severity::None));
+        const QModelIndex job = model.index(model.rowOf("lock:job:7"), 0);
+        QCOMPARE(job.data(LocksModel::TokenRole).toByteArray(), QByteArray("3f1c9a0e7b2d4c55"));
+        QCOMPARE(job.data(LocksModel::TypeRole).toInt(), int(KeyType::String));
+        QCOMPARE(model.index(model.rowOf("lock:hash"), 0).data(LocksModel::TypeRole).toInt(), int(KeyType::Hash));
+
+        // The countdown moves with setNow alone.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setNow(kNow + 10000);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(textOf(model, "lock:job:7", LocksModel::RemainingColumn), format::ttl(kNow + 30000, kNow + 10000));
+    }
+
+    void locksMergeKeepsSelection()
+    {
+        const QList<LockInfo> before = flaggedLocks({lock("lock:a", "3f1c9a0e7b2d4c55", 30000, QStringLiteral("a")),
+                                                     lock("lock:b", "8a2b4c6d8e0f1a3b", 30000, QStringLiteral("b")),
+                                                     lock("lock:c", "c0ffee0123456789", 30000, QStringLiteral("c"))});
+        LockInfo released = before.at(1);
+        released.released = true;
+        const QList<LockInfo> after = flaggedLocks({lock("lock:a", "3f1c9a0e7b2d4c55", 30000, QStringLiteral("a")),
+                                                    released, // lock:b, changed
+                                                    lock("lock:d", "5d4c3b2a19f8e7d6", 30000, QStringLiteral("d"))});
+        LocksModel model;
+        QCOMPARE(mergeKeepsSelection(model, before, after, "lock:b", LocksModel::RemainingColumn),
+                 QStringLiteral("released"));
+        QCOMPARE(keysOf(model), (QByteArrayList{"lock:a", "lock:d", "lock:b"})); // released last
+    }
+
+    // ---- rate limits ----
+
+    void rateLimitAnalysis()
+    {
+        const RateLimitAnalysis a = analysis({counter(1, 12, 30000), counter(2, 10, 30000), counter(3, 3, -1)});
+        QCOMPARE(a.limiters.size(), 1);
+        const LimiterInfo &l = a.limiters.first();
+        QCOMPARE(l.callers, 3);
+        QCOMPARE(l.limit, 10);
+        QCOMPARE(l.limitSource, QStringLiteral("10 (rule)"));
+        QCOMPARE(l.windowMs, 60000);
+        QCOMPARE(l.atLimit, 2);
+        QCOMPARE(l.overLimit, 1);
+        QCOMPARE(l.noTtl, 1);
+        // Highest pressure first.
+        QCOMPARE(a.callers.size(), 3);
+        QCOMPARE(a.callers.at(0).caller, QByteArray("1"));
+        QCOMPARE(a.callers.at(0).flags, quint8(CallerState::AtLimit | CallerState::OverLimit));
+        QCOMPARE(a.callers.at(1).caller, QByteArray("2"));
+        QCOMPARE(a.callers.at(2).flags, quint8(CallerState::NoTtl));
+        QCOMPARE(a.callers.at(0).window, QByteArray("29000000"));
+        QCOMPARE(inferCeiling({100, 100, 100, 100, 3, 9, 17}).value_or(-1), qint64(100));
+    }
+
+    void rateLimitModels()
+    {
+        const RateLimitAnalysis a = analysis({counter(1, 12, 30000), counter(2, 10, 30000), counter(3, 3, -1)});
+        LimitersModel limiters;
+        CallersModel callers;
+        QAbstractItemModelTester t1(&limiters, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&callers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        limiters.setRows(a.limiters);
+        callers.setRows(a.callers);
+        callers.setNow(kNow);
+
+        QCOMPARE(limiters.columnCount(), int(LimitersModel::ColumnCount));
+        QCOMPARE(headers(limiters).first(), QStringLiteral("Limiter"));
+        const QModelIndex l = limiters.index(0, LimitersModel::NameColumn);
+        QCOMPARE(l.data().toString(), QStringLiteral("rate:user:{n}:{n}"));
+        QCOMPARE(l.data(LimitersModel::NameRole).toString(), QStringLiteral("rate:user:{n}:{n}"));
+        QCOMPARE(l.data(LimitersModel::KeyRole).toByteArray(), QByteArray("rate:user:{n}:{n}"));
+        QCOMPARE(l.data(LimitersModel::SeverityRole).toInt(), int(Severity::Bad)); // a counter without TTL
+        QCOMPARE(limiters.index(0, LimitersModel::KindColumn).data().toString(), QStringLiteral("fixed window"));
+        QCOMPARE(limiters.index(0, LimitersModel::LimitColumn).data().toString(), QStringLiteral("10 (rule)"));
+        QCOMPARE(limiters.index(0, LimitersModel::WindowColumn).data().toString(), format::duration(60000));
+        QCOMPARE(limiters.index(0, LimitersModel::AtLimitColumn).data().toString(),
+                 QStringLiteral("2 at or over (1 over)"));
+
+        QCOMPARE(callers.columnCount(), int(CallersModel::ColumnCount));
+        QCOMPARE(headers(callers).at(CallersModel::PressureColumn), QStringLiteral("Pressure"));
+        const QByteArray over = "rate:user:1:29000000", at = "rate:user:2:29000000", forever = "rate:user:3:29000000";
+        QCOMPARE(keysOf(callers), (QByteArrayList{over, at, forever}));
+        QCOMPARE(textOf(callers, over, CallersModel::CallerColumn), QStringLiteral("1"));
+        QCOMPARE(textOf(callers, over, CallersModel::UsedColumn), QStringLiteral("12"));
+        QCOMPARE(textOf(callers, over, CallersModel::LimitColumn), QStringLiteral("10"));
+        QCOMPARE(textOf(callers, over, CallersModel::PressureColumn), QStringLiteral("120 %"));
+        QCOMPARE(textOf(callers, over, CallersModel::DetailColumn), QStringLiteral("window 29000000"));
+        QCOMPARE(textOf(callers, over, CallersModel::FlagsColumn), QStringLiteral("over limit"));
+        QCOMPARE(textOf(callers, forever, CallersModel::RemainingColumn), QStringLiteral("no TTL"));
+        QCOMPARE(textOf(callers, over, CallersModel::RemainingColumn), format::ttl(kNow + 30000, kNow));
+        QCOMPARE(severityOf(callers, over), int(Severity::Bad));
+        QCOMPARE(severityOf(callers, at), int(Severity::Warning));
+        QCOMPARE(severityOf(callers, forever), int(Severity::Bad));
+        QCOMPARE(severityOf(callers, over, CallersModel::PressureSeverityRole), int(Severity::Bad));
+        QCOMPARE(severityOf(callers, at, CallersModel::PressureSeverityRole), int(Severity::Warning));
+        QCOMPARE(severityOf(callers, forever, CallersModel::PressureSeverityRole), int(Severity::None));
+        const QModelIndex first = callers.index(0, 0);
+        QCOMPARE(first.data(CallersModel::LimiterRole).toString(), QStringLiteral("rate:user:{n}:{n}"));
+        QCOMPARE(first.data(CallersModel::TypeRole).toInt(), int(KeyType::String));
+    }
+
+    void rateLimitMergeKeepsSelection()
+    {
+        const RateLimitAnalysis before = analysis({counter(1, 12, 30000), counter(2, 10, 30000), counter(3, 3, 30000)});
+        const RateLimitAnalysis after = analysis({counter(1, 12, 30000), counter(3, 9, 30000), counter(4, 1, 30000)});
+        CallersModel callers;
+        QCOMPARE(mergeKeepsSelection(callers, before.callers, after.callers, "rate:user:3:29000000",
+                                     CallersModel::UsedColumn),
+                 QStringLiteral("9"));
+        QCOMPARE(keysOf(callers),
+                 (QByteArrayList{"rate:user:1:29000000", "rate:user:3:29000000", "rate:user:4:29000000"}));
+    }
+
+    // ---- sessions ----
+
+    void sessionsModelColumnsAndRoles()
+    {
+        SessionRow noTtl = session("session:forever", -1, sessions::Lifetime::NoTtl, 512);
+        SessionRow big = session("session:big", kNow + 600000, sessions::Lifetime::Fixed, 40960);
+        big.outlier = true;
+        big.sizeFactor = 8.0;
+        SessionRow plain = session("session:plain", kNow + 900000, sessions::Lifetime::Sliding, 2048);
+        SessionsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setNow(kNow);
+        model.setRows({noTtl, big, plain});
+        QCOMPARE(model.columnCount(), int(SessionsModel::ColumnCount));
+        QCOMPARE(headers(model),
+                 (QStringList{QStringLiteral("Session"), QStringLiteral("TTL left"), QStringLiteral("Lifetime"),
+                              QStringLiteral("Size"), QStringLiteral("Flags")}));
+        QCOMPARE(textOf(model, "session:plain", SessionsModel::KeyColumn), QStringLiteral("session:plain"));
+        QCOMPARE(textOf(model, "session:plain", SessionsModel::TtlColumn), format::ttl(kNow + 900000, kNow));
+        QCOMPARE(textOf(model, "session:plain", SessionsModel::LifetimeColumn), QStringLiteral("sliding"));
+        QCOMPARE(textOf(model, "session:plain", SessionsModel::SizeColumn), format::bytes(2048));
+        QCOMPARE(textOf(model, "session:plain", SessionsModel::FlagsColumn), QString());
+        QCOMPARE(textOf(model, "session:forever", SessionsModel::LifetimeColumn), QStringLiteral("no TTL"));
+        QCOMPARE(textOf(model, "session:forever", SessionsModel::FlagsColumn), QStringLiteral("no TTL: never expires"));
+        QVERIFY(textOf(model, "session:big", SessionsModel::FlagsColumn).contains(QLatin1String("median size")));
+        QCOMPARE(severityOf(model, "session:forever"), int(Severity::Bad));
+        QCOMPARE(severityOf(model, "session:big"), int(Severity::Warning));
+        QCOMPARE(severityOf(model, "session:plain"), int(Severity::None));
+        const QModelIndex ttl = model.index(model.rowOf("session:forever"), SessionsModel::TtlColumn);
+        QCOMPARE(ttl.data(SessionsModel::SortRole).toLongLong(), std::numeric_limits<qint64>::max());
+        QCOMPARE(ttl.data(SessionsModel::TypeRole).toInt(), int(KeyType::Hash));
+        QCOMPARE(model.index(model.rowOf("session:big"), SessionsModel::SizeColumn).data(SessionsModel::SortRole),
+                 QVariant(qint64(40960)));
+    }
+
+    void sessionIndexesModel()
+    {
+        SessionIndexRow index;
+        index.key = "user:7:sessions";
+        index.family = QStringLiteral("user:{n}:sessions");
+        index.cardinality = 3;
+        index.pttlMs = -1;
+        index.scanned = 3;
+        index.complete = true;
+        index.sessionPrefix = "session:";
+        index.dangling = {"s-1", "s-2"};
+        SessionIndexRow clean = index;
+        clean.key = "user:8:sessions";
+        clean.dangling.clear();
+        SessionIndexesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRows({index, clean});
+        QCOMPARE(model.columnCount(), int(SessionIndexesModel::ColumnCount));
+        QCOMPARE(textOf(model, "user:7:sessions", SessionIndexesModel::SizeColumn), QStringLiteral("3"));
+        QCOMPARE(textOf(model, "user:7:sessions", SessionIndexesModel::TtlColumn), QStringLiteral("no TTL"));
+        QCOMPARE(textOf(model, "user:7:sessions", SessionIndexesModel::DanglingColumn), QStringLiteral("2"));
+        QCOMPARE(textOf(model, "user:7:sessions", SessionIndexesModel::ExamplesColumn), QStringLiteral("s-1, s-2"));
+        QCOMPARE(severityOf(model, "user:7:sessions"), int(Severity::Warning));
+        QCOMPARE(severityOf(model, "user:8:sessions"), int(Severity::None));
+        QCOMPARE(model.index(0, 0).data(SessionIndexesModel::TypeRole).toInt(), int(KeyType::Set));
+    }
+
+    void sessionsMergeKeepsSelection()
+    {
+        const QList<SessionRow> before{session("session:a", kNow + 60000, sessions::Lifetime::Unknown, 100),
+                                       session("session:b", kNow + 60000, sessions::Lifetime::Unknown, 100),
+                                       session("session:c", kNow + 60000, sessions::Lifetime::Unknown, 100)};
+        const QList<SessionRow> after{session("session:a", kNow + 60000, sessions::Lifetime::Fixed, 100),
+                                      session("session:c", kNow + 90000, sessions::Lifetime::Sliding, 100),
+                                      session("session:d", kNow + 60000, sessions::Lifetime::Unknown, 100)};
+        SessionsModel model;
+        QCOMPARE(mergeKeepsSelection(model, before, after, "session:c", SessionsModel::LifetimeColumn),
+                 QStringLiteral("sliding"));
+    }
+
+    void sessionContentsMergeKeepsSelection()
+    {
+        const sessions::Contents first = sessions::Contents::fromHash(
+            "session:x", {{"user_id", "7"}, {"csrf_token", "abc123"}, {"theme", "dark"}}, false);
+        const sessions::Contents second = sessions::Contents::fromHash(
+            "session:x", {{"user_id", "8"}, {"csrf_token", "abc123"}, {"locale", "de"}}, false);
+        SessionContentsModel model;
+        QCOMPARE(mergeKeepsSelection(model, first.fields, second.fields, "user_id", SessionContentsModel::ValueColumn),
+                 QStringLiteral("8"));
+        const QModelIndex csrf = model.index(model.rowOf("csrf_token"), SessionContentsModel::ValueColumn);
+        QVERIFY(csrf.data(SessionContentsModel::MaskedRole).toBool());
+        QVERIFY(csrf.data().toString() != QLatin1String("abc123"));
+        model.setRevealed(true);
+        QCOMPARE(csrf.data().toString(), QStringLiteral("abc123"));
+    }
+
+    // ---- caches ----
+
+    void cacheNamespaceRows()
+    {
+        const CacheNamespaceRow product
+            = caches::namespaceRow(QStringLiteral("app:product:{n}"),
+                                   {cacheKey("app:product:1", kNow + 60000), cacheKey("app:product:2", kNow + 120000),
+                                    cacheKey("app:product:3", kNow + 180000), cacheKey("app:product:4", -1)},
+                                   kNow);
+        QCOMPARE(product.prefix, QByteArray("app:product:"));
+        QCOMPARE(product.keys, quint64(4));
+        QCOMPARE(product.withTtl, quint64(3));
+        QCOMPARE(product.noTtl, quint64(1));
+        QCOMPARE(product.minMs, 60000);
+        QCOMPARE(product.medianMs, 120000);
+        QCOMPARE(product.maxMs, 180000);
+        QCOMPARE(product.severity(), Severity::Warning);
+        const CacheNamespaceRow user = caches::namespaceRow(
+            QStringLiteral("app:user:{n}"),
+            {cacheKey("app:user:1", kNow + 60000), cacheKey("app:user:nope", -1, PatternKind::NegativeCache)}, kNow);
+        QCOMPARE(user.negatives, quint64(1));
+        QCOMPARE(user.negativesNoTtl, quint64(1));
+        QCOMPARE(user.severity(), Severity::Bad);
+
+        CacheNamespacesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRows({product, user});
+        QCOMPARE(headers(model).first(), QStringLiteral("Namespace"));
+        QCOMPARE(textOf(model, "app:product:{n}", 0), QStringLiteral("app:product:{n}"));
+        QCOMPARE(textOf(model, "app:product:{n}", 1), QStringLiteral("4"));
+        QCOMPARE(textOf(model, "app:product:{n}", 2), QStringLiteral("75.0 %"));
+        QCOMPARE(textOf(model, "app:product:{n}", 3), format::duration(60000));
+        QCOMPARE(severityOf(model, "app:product:{n}"), int(Severity::Warning));
+        QCOMPARE(severityOf(model, "app:user:{n}"), int(Severity::Bad));
+        QCOMPARE(model.index(0, 1).data(CacheNamespacesModel::SortRole), QVariant(qint64(4)));
+        QCOMPARE(caches::filterFor(QStringLiteral("app:product:{n}")).prefix, QByteArray("app:product:"));
+    }
+
+    void cacheTagsDedupAndCounters()
+    {
+        TagRow outliving = tag("tag:category:2", 5, {});
+        outliving.outlivingMembers = 2;
+        outliving.maxMemberTtlMs = 120000;
+        TagsModel tags;
+        QAbstractItemModelTester t1(&tags, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tags.setRows(
+            {tag("tag:category:1", 13, {"app:product:gone-1"}), outliving, tag("tag:huge", caches::kHugeTag, {})});
+        QCOMPARE(textOf(tags, "tag:category:1", 1), QStringLiteral("13"));
+        QCOMPARE(textOf(tags, "tag:category:1", 4), QStringLiteral("1"));
+        QCOMPARE(textOf(tags, "tag:category:1", 5), QStringLiteral("1 dangling"));
+        QCOMPARE(severityOf(tags, "tag:category:1"), int(Severity::Warning));
+        QCOMPARE(severityOf(tags, "tag:category:2"), int(Severity::Bad));
+        QCOMPARE(severityOf(tags, "tag:huge"), int(Severity::Warning));
+        QCOMPARE(textOf(tags, "tag:huge", 5), QStringLiteral("huge tag"));
+        QCOMPARE(tags.index(0, 0).data(TagsModel::TypeRole).toInt(), int(KeyType::Set));
+
+        DedupSetRow set;
+        set.key = "dedup:events";
+        set.family = QStringLiteral("dedup:events");
+        set.cardinality = 100;
+        set.pttlMs = -1;
+        set.growth = 12;
+        set.growthSpanMs = 60000;
+        set.growthPerMin = 12;
+        DedupSetsModel sets;
+        QAbstractItemModelTester t2(&sets, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        sets.setRows({set});
+        QCOMPARE(textOf(sets, "dedup:events", 2), QStringLiteral("+12 in %1").arg(format::duration(60000)));
+        QCOMPARE(textOf(sets, "dedup:events", 3), QStringLiteral("no TTL"));
+        QCOMPARE(textOf(sets, "dedup:events", 4), QStringLiteral("grows without TTL: unbounded"));
+        QCOMPARE(severityOf(sets, "dedup:events"), int(Severity::Bad));
+
+        DedupFamilyRow family;
+        family.family = QStringLiteral("seen:{id}");
+        family.keys = 30;
+        family.noTtl = 2;
+        DedupFamiliesModel families;
+        QAbstractItemModelTester t3(&families, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        families.setRows({family});
+        QCOMPARE(textOf(families, "seen:{id}", 1), QStringLiteral("30"));
+        QCOMPARE(textOf(families, "seen:{id}", 2), QStringLiteral("2"));
+        QCOMPARE(severityOf(families, "seen:{id}"), int(Severity::Bad));
+
+        CounterRow signups;
+        signups.key = "counter:signups";
+        signups.value = 1234;
+        signups.known = true;
+        signups.pttlMs = -1;
+        CounterRow raw = signups;
+        raw.key = "counter:odd";
+        raw.known = false;
+        raw.raw = "abc";
+        CountersModel counters;
+        QAbstractItemModelTester t4(&counters, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        counters.setRows({signups, raw});
+        QCOMPARE(textOf(counters, "counter:signups", 1), QStringLiteral("counter"));
+        QCOMPARE(textOf(counters, "counter:signups", 2), QStringLiteral("1234"));
+        QCOMPARE(textOf(counters, "counter:odd", 2), QStringLiteral("abc"));
+        QCOMPARE(textOf(counters, "counter:signups", 3), QStringLiteral("no TTL"));
+        QCOMPARE(severityOf(counters, "counter:signups"), int(Severity::None));
+    }
+
+    void cachesMergeKeepsSelection()
+    {
+        TagRow changed = tag("tag:b", 7, {"gone-1", "gone-2"});
+        TagsModel tags;
+        QCOMPARE(mergeKeepsSelection(tags, QList<TagRow>{tag("tag:a", 3, {}), tag("tag:b", 5, {}), tag("tag:c", 2, {})},
+                                     QList<TagRow>{tag("tag:a", 3, {}), changed, tag("tag:d", 9, {})}, "tag:b", 1),
+                 QStringLiteral("7"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPatternModels)
+#include "tst_patternmodels.moc"
