@@ -3,7 +3,7 @@
 
 #include "bytesescape.h"
 #include "format.h"
-#include "geo.h"
+#include "zsetkind.h"
 #include "patternrules.h"
 #include "queuerules.h"
 

@@ -2,11 +2,46 @@
 #pragma once
 
 #include "keytype.h"
+#include "ttl.h"
 
 #include <QAbstractTableModel>
 #include <QByteArray>
 #include <QList>
 #include <QMetaType>
+
+// What the header of a value view shows about a key.
+struct KeyInfo
+{
+    quint64 generation = 0;
+    QByteArray key;
+    KeyType type = KeyType::Unknown;
+    QByteArray typeName; // as TYPE answered (module types have their own names)
+    QByteArray encoding; // OBJECT ENCODING; empty when not allowed
+    static constexpr qint64 kTtlUnknown = ttl::kUnknown;
+    qint64 pttlMs = kTtlUnknown; // PTTL when fetched (see ttl.h)
+    qint64 fetchedAtMs = 0; // wall clock (ms since epoch) when PTTL arrived
+    qint64 size = -1; // STRLEN/HLEN/LLEN/SCARD/ZCARD/XLEN; -1 unknown
+
+    // Absolute expiry in ms since epoch (see ttl.h).
+    qint64 expireAtMs() const { return ttl::expireAt(pttlMs, fetchedAtMs); }
+};
+Q_DECLARE_METATYPE(KeyInfo)
+
+// The start of a string value. Only a preview is fetched (GETRANGE); fullLength says how much
+// the server holds.
+struct StringValue
+{
+    quint64 generation = 0;
+    QByteArray key;
+    QByteArray preview;
+    qint64 fullLength = 0;
+    bool truncated = false; // preview is shorter than the value
+    bool isJson = false; // the whole value parses as a JSON object or array
+    bool isBinary = false; // NUL/control bytes or invalid UTF-8: show as hex
+    bool isHyperLogLog = false;
+    qint64 hllCount = -1; // PFCOUNT when isHyperLogLog
+};
+Q_DECLARE_METATYPE(StringValue)
 
 // One element of a collection as the server returned it. Which members are used depends on
 // the key's type:
@@ -28,7 +63,7 @@ struct ValueEntry
     }
 };
 
-// One page of a collection, as ValueLoader delivers it and ValueModel appends it.
+// One page of a collection, as ValueReader delivers it and ValueModel appends it.
 struct ValuePage
 {
     quint64 generation = 0; // which openKey() produced it
@@ -43,7 +78,7 @@ Q_DECLARE_METATYPE(ValuePage)
 
 // What has been fetched of one collection, plus a final "load more" row while the server has
 // more. Cells show escaped bytes; RawBytesRole gives the exact bytes back. The model does no
-// I/O: ValueLoader (or a test) feeds it pages.
+// I/O: ValueReader (or a test) feeds it pages.
 class ValueModel : public QAbstractTableModel
 {
     Q_OBJECT

@@ -67,8 +67,8 @@ GeoPoint destination(GeoPoint from, double bearing, double metres)
 GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
-      m_sampler(new GeoSampler(client, this)),
-      m_search(new GeoSearch(client, this)),
+      m_sampler(new GeoSampleReader(client, this)),
+      m_search(new GeoSearchReader(client, this)),
       m_results(new GeoPointsModel(this))
 {
     initMapResources();
@@ -301,11 +301,11 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
             bytesescape::escape(m_resultsProxy->data(index, GeoPointsModel::MemberBytesRole).toByteArray()));
         runSearch();
     });
-    connect(m_sampler, &GeoSampler::loaded, this, &GeoPanel::onSample);
-    connect(m_sampler, &GeoSampler::failed, this, &GeoPanel::showError);
-    connect(m_search, &GeoSearch::resultsReady, this, &GeoPanel::onResults);
-    connect(m_search, &GeoSearch::failed, this, &GeoPanel::showError);
-    connect(m_search, &GeoSearch::distanceReady, this,
+    connect(m_sampler, &GeoSampleReader::loaded, this, &GeoPanel::onSample);
+    connect(m_sampler, &GeoSampleReader::failed, this, &GeoPanel::showError);
+    connect(m_search, &GeoSearchReader::resultsReady, this, &GeoPanel::onResults);
+    connect(m_search, &GeoSearchReader::failed, this, &GeoPanel::showError);
+    connect(m_search, &GeoSearchReader::distanceReady, this,
             [this](const QByteArray &a, const QByteArray &b, double d, GeoUnit unit) {
                 m_distanceText = d < 0
                     ? tr("%1 or %2 is not in the set").arg(bytesescape::quoteIfNeeded(a), bytesescape::quoteIfNeeded(b))

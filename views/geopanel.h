@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "geo.h"
+#include "georeader.h"
 #include "panel.h"
 
 class QCPCurve;
@@ -30,7 +30,7 @@ public:
 
     bool hasContent() const override { return m_hasContent; }
 
-    // Geo sets found by the scan (GeoDetector); the first one opens if none is open.
+    // Geo sets found by the scan (GeoDetectReader); the first one opens if none is open.
     void setCandidates(const QList<QByteArray> &geoKeys);
     void openGeoSet(const QByteArray &key);
     // Opens the candidate with the most members.
@@ -81,8 +81,8 @@ private:
     const GeoMember *nearest(const QPoint &pos, double maxPixels) const;
 
     RedisClient *m_client;
-    GeoSampler *m_sampler;
-    GeoSearch *m_search;
+    GeoSampleReader *m_sampler;
+    GeoSearchReader *m_search;
     GeoPointsModel *m_results;
     QSortFilterProxyModel *m_resultsProxy = nullptr;
     QComboBox *m_keys = nullptr;

@@ -55,7 +55,7 @@ QByteArray boardPrefix(const QByteArray &key)
 } // namespace
 
 LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_loader(new LeaderboardLoader(client, this))
+    : Panel(parent), m_client(client), m_reader(new LeaderboardReader(client, this))
 {
     setObjectName(QStringLiteral("leaderboardPanel"));
     auto *layout = new QVBoxLayout(this);
@@ -112,7 +112,7 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_searchStatus);
 
     auto *split = new QSplitter(Qt::Horizontal, this);
-    m_table = makeTable(m_loader->pageModel(), split);
+    m_table = makeTable(m_reader->pageModel(), split);
     m_table->setObjectName(QStringLiteral("leaderboardTable"));
     m_table->setToolTip(tr("Ranks are 1-based in the chosen direction; \"=\" marks members sharing a score"));
 
@@ -141,7 +141,7 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     auto *compareSplit = new QSplitter(Qt::Horizontal, compare);
     m_compareList = new QListWidget(compareSplit);
     m_compareList->setObjectName(QStringLiteral("compareList"));
-    m_unionTable = makeTable(m_loader->unionModel(), compareSplit);
+    m_unionTable = makeTable(m_reader->unionModel(), compareSplit);
     m_unionTable->setObjectName(QStringLiteral("unionTable"));
     compareSplit->setSizes({180, 320});
     compareLayout->addWidget(compareSplit, 1);
@@ -162,10 +162,10 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
             [this](int index) { openBoard(m_boards->itemData(index, kBoardRole).toByteArray()); });
     connect(m_direction, &QComboBox::currentIndexChanged, this, [this] {
         m_searchStatus->clear();
-        m_loader->setDescending(m_direction->currentData().toBool());
+        m_reader->setDescending(m_direction->currentData().toBool());
     });
-    connect(m_prev, &QPushButton::clicked, m_loader, &LeaderboardLoader::previousPage);
-    connect(m_next, &QPushButton::clicked, m_loader, &LeaderboardLoader::nextPage);
+    connect(m_prev, &QPushButton::clicked, m_reader, &LeaderboardReader::previousPage);
+    connect(m_next, &QPushButton::clicked, m_reader, &LeaderboardReader::nextPage);
     const auto search = [this] {
         QString error;
         const auto member = bytesescape::unescape(m_search->text(), &error);
@@ -179,13 +179,13 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     connect(findButton, &QPushButton::clicked, this, search);
     connect(m_compareButton, &QPushButton::clicked, this, &LeaderboardPanel::compareChecked);
 
-    connect(m_loader, &LeaderboardLoader::candidatesAvailable, this, &LeaderboardPanel::onCandidates);
-    connect(m_loader, &LeaderboardLoader::headerAvailable, this, &LeaderboardPanel::onHeader);
-    connect(m_loader, &LeaderboardLoader::pageAvailable, this, &LeaderboardPanel::onPage);
-    connect(m_loader, &LeaderboardLoader::memberSearched, this, &LeaderboardPanel::onSearched);
-    connect(m_loader, &LeaderboardLoader::histogramAvailable, this, &LeaderboardPanel::onHistogram);
-    connect(m_loader, &LeaderboardLoader::unionAvailable, this, &LeaderboardPanel::onUnion);
-    connect(m_loader, &LeaderboardLoader::pageFailed, this, [this](const QString &message) {
+    connect(m_reader, &LeaderboardReader::candidatesAvailable, this, &LeaderboardPanel::onCandidates);
+    connect(m_reader, &LeaderboardReader::headerAvailable, this, &LeaderboardPanel::onHeader);
+    connect(m_reader, &LeaderboardReader::pageAvailable, this, &LeaderboardPanel::onPage);
+    connect(m_reader, &LeaderboardReader::memberSearched, this, &LeaderboardPanel::onSearched);
+    connect(m_reader, &LeaderboardReader::histogramAvailable, this, &LeaderboardPanel::onHistogram);
+    connect(m_reader, &LeaderboardReader::unionAvailable, this, &LeaderboardPanel::onUnion);
+    connect(m_reader, &LeaderboardReader::pageFailed, this, [this](const QString &message) {
         m_error->setText(tr("The board cannot be read: %1").arg(message));
         m_error->show();
     });
@@ -198,7 +198,7 @@ LeaderboardPanel::~LeaderboardPanel() = default;
 
 void LeaderboardPanel::setCandidates(const QList<QByteArray> &zsetKeys)
 {
-    m_loader->loadCandidates(zsetKeys);
+    m_reader->loadCandidates(zsetKeys);
 }
 
 void LeaderboardPanel::openBusiest()
@@ -220,13 +220,13 @@ void LeaderboardPanel::openBoard(const QByteArray &key)
     m_header->setText(tr("%1 · loading…").arg(bytesescape::quoteIfNeeded(key)));
     m_bars->data()->clear();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
-    m_loader->setKey(key);
+    m_reader->setKey(key);
     const int index = m_boards->findData(key, kBoardRole);
     if (index >= 0)
         m_boards->setCurrentIndex(index);
     fillCompareList();
     // A rolling total is the point of daily boards: combine a week of them right away (cheap:
-    // the loader refuses boards too big for ZUNION before reading anything).
+    // the reader refuses boards too big for ZUNION before reading anything).
     int checked = 0;
     for (int i = 0; i < m_compareList->count(); ++i)
         checked += m_compareList->item(i)->checkState() == Qt::Checked;
@@ -236,10 +236,10 @@ void LeaderboardPanel::openBoard(const QByteArray &key)
 
 void LeaderboardPanel::findMember(const QByteArray &member)
 {
-    if (m_loader->key().isNull())
+    if (m_reader->key().isNull())
         return;
     m_searchStatus->setText(tr("Looking for %1…").arg(bytesescape::quoteIfNeeded(member)));
-    m_loader->findMember(member);
+    m_reader->findMember(member);
 }
 
 void LeaderboardPanel::compareChecked()
@@ -250,7 +250,7 @@ void LeaderboardPanel::compareChecked()
             keys.append(m_compareList->item(i)->data(kBoardRole).toByteArray());
     }
     m_compareStatus->setText(tr("Combining %n board(s)…", nullptr, int(keys.size())));
-    m_loader->compare(keys, kUnionTop);
+    m_reader->compare(keys, kUnionTop);
 }
 
 void LeaderboardPanel::onCandidates(const QList<BoardSize> &boards)
@@ -262,18 +262,18 @@ void LeaderboardPanel::onCandidates(const QList<BoardSize> &boards)
         m_boards->addItem(tr("%1 (%2)").arg(bytesescape::escape(b.key), format::count(quint64(b.cardinality))));
         m_boards->setItemData(m_boards->count() - 1, b.key, kBoardRole);
     }
-    const int index = m_boards->findData(m_loader->key(), kBoardRole);
+    const int index = m_boards->findData(m_reader->key(), kBoardRole);
     m_boards->setCurrentIndex(index);
     if (m_openBusiestPending && !boards.isEmpty()) {
         openBoard(boards.first().key);
-    } else if (!m_loader->key().isNull()) {
+    } else if (!m_reader->key().isNull()) {
         fillCompareList();
     }
 }
 
 void LeaderboardPanel::fillCompareList()
 {
-    const QByteArray key = m_loader->key();
+    const QByteArray key = m_reader->key();
     const QByteArray prefix = boardPrefix(key);
     QList<QByteArray> siblings;
     for (const BoardSize &b : std::as_const(m_candidates)) {
@@ -335,9 +335,9 @@ void LeaderboardPanel::onPage(qint64 start, int rows)
     Q_UNUSED(rows)
     m_error->hide();
     updatePageLabel();
-    const int highlight = m_loader->pageModel()->highlightedRow();
+    const int highlight = m_reader->pageModel()->highlightedRow();
     if (highlight >= 0)
-        m_table->scrollTo(m_loader->pageModel()->index(highlight, 0), QAbstractItemView::PositionAtCenter);
+        m_table->scrollTo(m_reader->pageModel()->index(highlight, 0), QAbstractItemView::PositionAtCenter);
     else
         m_table->scrollToTop();
     if (!m_hasContent) {
@@ -348,8 +348,8 @@ void LeaderboardPanel::onPage(qint64 start, int rows)
 
 void LeaderboardPanel::updatePageLabel()
 {
-    const LeaderboardModel *m = m_loader->pageModel();
-    const qint64 card = m_loader->header().cardinality;
+    const LeaderboardModel *m = m_reader->pageModel();
+    const qint64 card = m_reader->header().cardinality;
     if (m->rowCount() == 0) {
         m_pageLabel->clear();
     } else {
@@ -359,8 +359,8 @@ void LeaderboardPanel::updatePageLabel()
                                                   format::count(quint64(card)))
                                        : tr("%1–%2").arg(format::count(quint64(first)), format::count(quint64(last))));
     }
-    m_prev->setEnabled(m_loader->pageStart() > 0);
-    m_next->setEnabled(m->rowCount() > 0 && (card < 0 || m_loader->pageStart() + m_loader->pageSize() < card));
+    m_prev->setEnabled(m_reader->pageStart() > 0);
+    m_next->setEnabled(m->rowCount() > 0 && (card < 0 || m_reader->pageStart() + m_reader->pageSize() < card));
 }
 
 void LeaderboardPanel::onSearched(const MemberSearch &s)

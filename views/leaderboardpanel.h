@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "leaderboard.h"
+#include "leaderboardreader.h"
 #include "panel.h"
 
 class QCPBars;
@@ -27,7 +27,7 @@ public:
     bool hasContent() const override { return m_hasContent; }
 
     // Sorted sets found by the scan (geo sets and queues already left out). At most
-    // LeaderboardLoader::kMaxCandidates are measured with ZCARD and offered, largest first.
+    // LeaderboardReader::kMaxCandidates are measured with ZCARD and offered, largest first.
     void setCandidates(const QList<QByteArray> &zsetKeys);
     void openBoard(const QByteArray &key);
     // Opens the largest candidate (now, or as soon as the candidates are measured).
@@ -36,8 +36,8 @@ public:
     // Combines the checked boards of the compare list.
     void compareChecked();
 
-    QByteArray currentBoard() const { return m_loader->key(); }
-    LeaderboardLoader *loader() const { return m_loader; }
+    QByteArray currentBoard() const { return m_reader->key(); }
+    LeaderboardReader *reader() const { return m_reader; }
     QTableView *pageView() const { return m_table; }
     QTableView *unionView() const { return m_unionTable; }
     QListWidget *compareList() const { return m_compareList; }
@@ -59,7 +59,7 @@ private:
     void styleChart();
 
     RedisClient *m_client;
-    LeaderboardLoader *m_loader;
+    LeaderboardReader *m_reader;
     QList<BoardSize> m_candidates;
     QLabel *m_header = nullptr;
     QLabel *m_trim = nullptr;

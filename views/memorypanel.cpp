@@ -24,7 +24,7 @@
 
 namespace {
 constexpr int kBars = 12;
-constexpr int kCommandsPerKey = MemoryAnalysis::kCommandsPerKey;
+constexpr int kCommandsPerKey = MemoryReader::kCommandsPerKey;
 
 QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 {
@@ -39,7 +39,7 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     : Panel(parent),
       m_client(scanClient),
-      m_analysis(new MemoryAnalysis(scanClient, this)),
+      m_reader(new MemoryReader(scanClient, this)),
       m_namespaceModel(new NamespaceMemoryModel(this)),
       m_topModel(new TopKeysModel(this))
 {
@@ -163,15 +163,15 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     connect(m_runButton, &QPushButton::clicked, this, &MemoryPanel::startAnalysis);
     connect(m_cancelButton, &QPushButton::clicked, this, &MemoryPanel::cancelAnalysis);
     connect(m_pauseButton, &QPushButton::clicked, this, [this] {
-        if (m_analysis->isPaused())
-            m_analysis->resume();
+        if (m_reader->isPaused())
+            m_reader->resume();
         else
-            m_analysis->pause();
-        m_pauseButton->setText(m_analysis->isPaused() ? tr("Resume") : tr("Pause"));
+            m_reader->pause();
+        m_pauseButton->setText(m_reader->isPaused() ? tr("Resume") : tr("Pause"));
     });
-    connect(m_analysis, &MemoryAnalysis::statsChanged, this, [this] { m_dirty = true; });
-    connect(m_analysis, &MemoryAnalysis::progressChanged, this, &MemoryPanel::onProgress);
-    connect(m_analysis, &MemoryAnalysis::finished, this, &MemoryPanel::onFinished);
+    connect(m_reader, &MemoryReader::statsChanged, this, [this] { m_dirty = true; });
+    connect(m_reader, &MemoryReader::progressChanged, this, &MemoryPanel::onProgress);
+    connect(m_reader, &MemoryReader::finished, this, &MemoryPanel::onFinished);
 
     // Tables and chart follow the scan a few times a second, not once per batch.
     m_refreshTimer = new QTimer(this);
@@ -194,14 +194,14 @@ MemoryPanel::~MemoryPanel() = default;
 
 bool MemoryPanel::isRunning() const
 {
-    return m_analysis->isRunning();
+    return m_reader->isRunning();
 }
 
 void MemoryPanel::setSeparator(const QByteArray &separator)
 {
     if (separator == stats().separator())
         return;
-    m_analysis->stats().setSeparator(separator);
+    m_reader->stats().setSeparator(separator);
     // Namespaces are summed as keys arrive: a new separator needs a new pass.
     if (m_finishedOnce || isRunning())
         m_status->setText(tr("The namespace separator changed: analyse again to regroup."));
@@ -256,7 +256,7 @@ void MemoryPanel::startAnalysis()
 {
     m_error->hide();
     m_lastProgress = {};
-    m_analysis->start(m_scanRate);
+    m_reader->start(m_scanRate);
     m_progress->setValue(0);
     m_runButton->setText(tr("Analyse again"));
     m_pauseButton->setEnabled(true);
@@ -269,7 +269,7 @@ void MemoryPanel::startAnalysis()
 
 void MemoryPanel::cancelAnalysis()
 {
-    m_analysis->cancel();
+    m_reader->cancel();
 }
 
 void MemoryPanel::onProgress(const ScanProgress &p)
@@ -323,7 +323,7 @@ void MemoryPanel::refresh()
     if (p.vanished > 0)
         text += tr(" · %1 deleted while scanning").arg(format::count(p.vanished));
     if (isRunning())
-        text += m_analysis->isPaused() ? tr(" · paused") : tr(" · scanning…");
+        text += m_reader->isPaused() ? tr(" · paused") : tr(" · scanning…");
     else if (p.error.kind == RedisError::Kind::Cancelled)
         text += tr(" · cancelled: figures cover the keys scanned so far");
     m_status->setText(text);

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "keyscanner.h"
-#include "memorystats.h"
+#include "memoryreader.h"
 #include "panel.h"
 
 class NamespaceMemoryModel;
@@ -31,8 +31,8 @@ public:
 
     bool hasContent() const override { return m_finishedOnce; }
     bool isRunning() const;
-    const MemoryStats &stats() const { return m_analysis->stats(); }
-    MemoryAnalysis *analysis() const { return m_analysis; }
+    const MemoryStats &stats() const { return m_reader->stats(); }
+    MemoryReader *reader() const { return m_reader; }
     NamespaceMemoryModel *namespaceModel() const { return m_namespaceModel; }
     TopKeysModel *topKeysModel() const { return m_topModel; }
     QCustomPlot *plot() const { return m_plot; }
@@ -65,7 +65,7 @@ private:
     void emitNamespaceFilter(const QByteArray &prefix);
 
     RedisClient *m_client;
-    MemoryAnalysis *m_analysis;
+    MemoryReader *m_reader;
     NamespaceMemoryModel *m_namespaceModel;
     TopKeysModel *m_topModel;
     QSortFilterProxyModel *m_namespaceProxy = nullptr;

@@ -44,14 +44,14 @@ QString sizeText(const KeyInfo &info)
 
 } // namespace
 
-ValueView::ValueView(RedisClient *client, QWidget *parent) : QWidget(parent), m_loader(new ValueLoader(client, this))
+ValueView::ValueView(RedisClient *client, QWidget *parent) : QWidget(parent), m_reader(new ValueReader(client, this))
 {
     buildUi();
-    connect(m_loader, &ValueLoader::keyOpened, this, &ValueView::onKeyOpened);
-    connect(m_loader, &ValueLoader::stringAvailable, this, &ValueView::onStringAvailable);
-    connect(m_loader, &ValueLoader::pageLoaded, this, &ValueView::onPageLoaded);
-    connect(m_loader, &ValueLoader::errorOccurred, this, &ValueView::onError);
-    connect(m_loader, &ValueLoader::loadingChanged, this, &ValueView::updateStatus);
+    connect(m_reader, &ValueReader::keyOpened, this, &ValueView::onKeyOpened);
+    connect(m_reader, &ValueReader::stringAvailable, this, &ValueView::onStringAvailable);
+    connect(m_reader, &ValueReader::pageLoaded, this, &ValueView::onPageLoaded);
+    connect(m_reader, &ValueReader::errorOccurred, this, &ValueView::onError);
+    connect(m_reader, &ValueReader::loadingChanged, this, &ValueView::updateStatus);
     clear();
 }
 
@@ -145,7 +145,7 @@ void ValueView::buildUi()
     m_tablePage = new QWidget(this);
     m_table = new QTableView(m_tablePage);
     m_table->setObjectName(QStringLiteral("valueTable"));
-    m_table->setModel(m_loader->model());
+    m_table->setModel(m_reader->model());
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
@@ -159,7 +159,7 @@ void ValueView::buildUi()
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setHighlightSections(false);
     // The "load more" row spans the table, so a narrow first column does not cut its text.
-    const ValueModel *model = m_loader->model();
+    const ValueModel *model = m_reader->model();
     for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
         connect(model, signal, this, &ValueView::updateLoadMoreSpan);
     connect(model, &QAbstractItemModel::modelReset, this, &ValueView::updateLoadMoreSpan);
@@ -185,7 +185,7 @@ void ValueView::buildUi()
                             "JSON, are masked until revealed"));
     m_reveal->hide();
     connect(m_reveal, &QCheckBox::toggled, this, [this](bool on) {
-        m_loader->model()->setRevealed(on);
+        m_reader->model()->setRevealed(on);
         renderString();
     });
     auto *top = new QHBoxLayout;
@@ -226,18 +226,18 @@ void ValueView::openKey(const QByteArray &key, KeyType hint)
     m_refresh->setEnabled(true);
     m_placeholder->clear();
     m_stack->setCurrentWidget(m_placeholder);
-    m_loader->openKey(key, hint);
+    m_reader->openKey(key, hint);
 }
 
 void ValueView::refresh()
 {
-    if (m_loader->hasKey())
-        openKey(m_loader->currentKey(), m_loader->currentType());
+    if (m_reader->hasKey())
+        openKey(m_reader->currentKey(), m_reader->currentType());
 }
 
 void ValueView::clear()
 {
-    m_loader->clear();
+    m_reader->clear();
     m_info = KeyInfo();
     m_string = StringValue();
     m_expireAtMs = KeyInfo::kTtlUnknown;
@@ -277,7 +277,7 @@ void ValueView::onKeyOpened(const KeyInfo &info)
         const QSignalBlocker block(m_reveal);
         m_reveal->setChecked(false);
     }
-    m_loader->model()->setRevealed(false);
+    m_reader->model()->setRevealed(false);
     m_reveal->hide();
     QStringList parts;
     parts << (info.type == KeyType::Module ? bytesescape::escape(info.typeName) : keyTypeName(info.type));
@@ -421,27 +421,27 @@ void ValueView::onPageLoaded()
 void ValueView::updateRevealToggle()
 {
     const bool secrets
-        = m_stack->currentWidget() == m_stringPage ? m_stringMasked : m_loader->model()->maskedCount() > 0;
+        = m_stack->currentWidget() == m_stringPage ? m_stringMasked : m_reader->model()->maskedCount() > 0;
     m_reveal->setVisible(secrets);
 }
 
 void ValueView::updateStatus()
 {
-    const ValueModel *model = m_loader->model();
+    const ValueModel *model = m_reader->model();
     if (model->mode() == ValueModel::Mode::None) {
         m_status->clear();
         return;
     }
     QString text = model->total() >= 0 ? tr("showing %1 of %2").arg(model->entryCount()).arg(model->total())
                                        : tr("showing %1").arg(model->entryCount());
-    if (m_loader->isLoading())
+    if (m_reader->isLoading())
         text += QStringLiteral(" · ") + tr("loading…");
     m_status->setText(text);
 }
 
 void ValueView::updateLoadMoreSpan()
 {
-    const ValueModel *model = m_loader->model();
+    const ValueModel *model = m_reader->model();
     m_table->clearSpans();
     if (model->hasMore() && model->columnCount() > 1)
         m_table->setSpan(model->rowCount() - 1, 0, 1, model->columnCount());
@@ -449,8 +449,8 @@ void ValueView::updateLoadMoreSpan()
 
 void ValueView::onRowActivated(const QModelIndex &index)
 {
-    if (index.isValid() && m_loader->model()->isLoadMoreRow(index.row()))
-        m_loader->loadMore();
+    if (index.isValid() && m_reader->model()->isLoadMoreRow(index.row()))
+        m_reader->loadMore();
 }
 
 void ValueView::onError(const QString &message)

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "keytype.h"
-#include "valueloader.h"
+#include "valuereader.h"
 
 #include <QWidget>
 
@@ -31,8 +31,8 @@ public:
     explicit ValueView(RedisClient *client, QWidget *parent = nullptr);
     ~ValueView() override;
 
-    ValueLoader *loader() const { return m_loader; }
-    QByteArray currentKey() const { return m_loader->currentKey(); }
+    ValueReader *reader() const { return m_reader; }
+    QByteArray currentKey() const { return m_reader->currentKey(); }
     // The banner's message, empty when none.
     QString errorText() const;
     StringMode stringMode() const;
@@ -68,7 +68,7 @@ private:
     void showBanner(const QString &message);
     void updateRevealToggle();
 
-    ValueLoader *m_loader;
+    ValueReader *m_reader;
     KeyInfo m_info;
     StringValue m_string;
     qint64 m_expireAtMs = KeyInfo::kTtlUnknown;

@@ -6,7 +6,7 @@
 #include "keyscanner.h"
 #include "keytreemodel.h"
 #include "localserver.h"
-#include "memorystats.h"
+#include "memoryreader.h"
 #include "patternindex.h"
 #include "redisclient.h"
 #include "scanfeed.h"
@@ -321,13 +321,13 @@ MemoryResult lensMemory(const ConnectionProfile &profile)
 {
     MemoryResult result;
     RedisClient client(profile);
-    MemoryAnalysis analysis(&client);
+    MemoryReader analysis(&client);
     result.error = connectBlocking(client);
     if (!result.error.isEmpty())
         return result;
     QEventLoop loop;
     StallProbe probe;
-    QObject::connect(&analysis, &MemoryAnalysis::finished, &loop, [&](const ScanProgress &p) {
+    QObject::connect(&analysis, &MemoryReader::finished, &loop, [&](const ScanProgress &p) {
         if (p.error)
             result.error = p.error.message;
         loop.quit();

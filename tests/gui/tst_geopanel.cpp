@@ -280,7 +280,7 @@ private Q_SLOTS:
         QSignalSpy loaded(&panel, &GeoPanel::sampleLoaded);
         panel.openGeoSet("geo:big");
         QVERIFY(loaded.wait(kWaitMs));
-        QCOMPARE(panel.pointsGraph()->dataCount(), GeoSampler::kSample);
+        QCOMPARE(panel.pointsGraph()->dataCount(), GeoSampleReader::kSample);
         QVERIFY2(panel.headerText().contains(QStringLiteral("showing 10,000 of 25,000 (sampled)")),
                  qPrintable(panel.headerText()));
     }

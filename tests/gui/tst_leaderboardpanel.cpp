@@ -82,15 +82,15 @@ private Q_SLOTS:
         client.connectToServer();
         QVERIFY(waitForReady(client));
         LeaderboardPanel panel(&client);
-        QAbstractItemModelTester pageTester(panel.loader()->pageModel(),
+        QAbstractItemModelTester pageTester(panel.reader()->pageModel(),
                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester unionTester(panel.loader()->unionModel(),
+        QAbstractItemModelTester unionTester(panel.reader()->unionModel(),
                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
         panel.resize(1200, 760);
         panel.show();
         QVERIFY(!panel.hasContent());
         QSignalSpy ready(&panel, &Panel::contentReady);
-        QSignalSpy histogram(panel.loader(), &LeaderboardLoader::histogramAvailable);
+        QSignalSpy histogram(panel.reader(), &LeaderboardReader::histogramAvailable);
         panel.setCandidates(m_boards);
         panel.openBusiest();
         QVERIFY(ready.wait(kWaitMs));
@@ -98,10 +98,10 @@ private Q_SLOTS:
         QCOMPARE(panel.currentBoard(), kAllTime);
         QCOMPARE(panel.boardCombo()->count(), 8); // the gone board is left out
         QCOMPARE(panel.boardCombo()->currentData(Qt::UserRole + 1).toByteArray(), kAllTime);
-        QCOMPARE(panel.pageView()->model()->rowCount(), panel.loader()->pageSize());
+        QCOMPARE(panel.pageView()->model()->rowCount(), panel.reader()->pageSize());
         QCOMPARE(panel.pageView()->model()->index(0, LeaderboardModel::RankColumn).data().toString(),
                  QStringLiteral("1"));
-        QCOMPARE(panel.loader()->pageModel()->at(0).scoreText, QByteArray("996"));
+        QCOMPARE(panel.reader()->pageModel()->at(0).scoreText, QByteArray("996"));
 
         QVERIFY(histogram.size() == 1 || histogram.wait(kWaitMs));
         auto *bars = qobject_cast<QCPBars *>(panel.plot()->plottable(0));
@@ -135,9 +135,9 @@ private Q_SLOTS:
         LeaderboardPanel panel(&client);
         panel.resize(1200, 760);
         panel.show();
-        QSignalSpy candidates(panel.loader(), &LeaderboardLoader::candidatesAvailable);
+        QSignalSpy candidates(panel.reader(), &LeaderboardReader::candidatesAvailable);
         QSignalSpy ready(&panel, &Panel::contentReady);
-        QSignalSpy combined(panel.loader(), &LeaderboardLoader::unionAvailable);
+        QSignalSpy combined(panel.reader(), &LeaderboardReader::unionAvailable);
         panel.setCandidates(m_boards);
         QVERIFY(candidates.wait(kWaitMs));
         panel.openBoard(day(7));
@@ -152,12 +152,12 @@ private Q_SLOTS:
         QCOMPARE(panel.unionView()->model()->rowCount(), 50);
 
         // Search through the field, with an escape: the member's row is highlighted.
-        QSignalSpy page(panel.loader(), &LeaderboardLoader::pageAvailable);
+        QSignalSpy page(panel.reader(), &LeaderboardReader::pageAvailable);
         auto *search = panel.findChild<QLineEdit *>(QStringLiteral("memberSearch"));
         search->setText(QStringLiteral("\\x6ben_3")); // "ken_3"
         QTest::keyClick(search, Qt::Key_Return);
         QVERIFY(page.wait(kWaitMs));
-        const LeaderboardModel *model = panel.loader()->pageModel();
+        const LeaderboardModel *model = panel.reader()->pageModel();
         const int row = model->highlightedRow();
         QVERIFY(row >= 0);
         QCOMPARE(model->at(row).member, QByteArray("ken_3"));
@@ -179,13 +179,13 @@ private Q_SLOTS:
         QVERIFY(tieShown);
 
         search->setText(QStringLiteral("nobody"));
-        QSignalSpy searched(panel.loader(), &LeaderboardLoader::memberSearched);
+        QSignalSpy searched(panel.reader(), &LeaderboardReader::memberSearched);
         QTest::keyClick(search, Qt::Key_Return);
         QVERIFY(searched.wait(kWaitMs));
         QVERIFY2(status->text().contains(QLatin1String("not on this board")), qPrintable(status->text()));
 
         QCoreApplication::processEvents();
-        QTRY_VERIFY_WITH_TIMEOUT(panel.loader()->isLoading() == false, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->isLoading() == false, kWaitMs);
         // Search for a member again so the screenshot shows a highlighted row.
         search->setText(QStringLiteral("grace_7"));
         QTest::keyClick(search, Qt::Key_Return);

@@ -3,7 +3,7 @@
 // bytes, read-only refusal, a server that dies and comes back.
 #include "commandstats.h"
 #include "confirmations.h"
-#include "geo.h"
+#include "georeader.h"
 #include "geopanel.h"
 #include "keybrowser.h"
 #include "keyfilter.h"
@@ -416,7 +416,7 @@ void TestMainWindow::sortedSetsAreClassified()
     m_server.command({"ZADD", "lb:daily", "100", "ann", "2500", "bob", "31337", "cat"});
     auto w = makeWindow();
     QVERIFY(waitForScan(*w));
-    QSignalSpy idle(w->geoDetector(), &GeoDetector::idle);
+    QSignalSpy idle(w->geoDetector(), &GeoDetectReader::idle);
     QVERIFY(idle.wait(10000));
     // The key browser shows the geo set as "geo", the board stays a zset.
     KeyTreeModel *model = w->keyBrowser()->model();

@@ -202,7 +202,7 @@ private:
             if (key.isEmpty())
                 continue;
             w.valueView()->openKey(key);
-            QTRY_VERIFY_WITH_TIMEOUT(!w.valueView()->loader()->isLoading(), kWaitMs);
+            QTRY_VERIFY_WITH_TIMEOUT(!w.valueView()->reader()->isLoading(), kWaitMs);
         }
 
         // Streams: the oldest pending entries of a group.

@@ -62,7 +62,7 @@ private:
     QString stringInfo() const { return child<QLabel>("valueStringInfo")->text(); }
     bool waitIdle() const
     {
-        return QTest::qWaitFor([this] { return !m_view->loader()->isLoading(); }, kWaitMs);
+        return QTest::qWaitFor([this] { return !m_view->reader()->isLoading(); }, kWaitMs);
     }
     // Saves a screenshot into the test's temporary directory (and $REDISLENS_SCREENSHOT_DIR).
     QString screenshot(const QString &name);
@@ -119,7 +119,7 @@ void TestValueView::hashTableAndLoadMore()
     cmd << QByteArray("bin\0\xff", 5) << QByteArray("line\nbreak");
     m_server.command(cmd);
 
-    m_view->loader()->setPageSize(50);
+    m_view->reader()->setPageSize(50);
     m_view->openKey("user:7", KeyType::Hash);
     QVERIFY(waitIdle());
     QCOMPARE(child<QLineEdit>("valueKeyName")->text(), QStringLiteral("user:7"));
@@ -141,7 +141,7 @@ void TestValueView::hashTableAndLoadMore()
 
     // Click "load more" until everything is there, as a user would.
     int guard = 50;
-    while (m_view->loader()->model()->hasMore() && --guard > 0) {
+    while (m_view->reader()->model()->hasMore() && --guard > 0) {
         const QModelIndex more = model->index(model->rowCount() - 1, 0);
         table()->scrollTo(more);
         QTest::mouseClick(table()->viewport(), Qt::LeftButton, {}, table()->visualRect(more).center());
@@ -160,7 +160,7 @@ void TestValueView::hashTableAndLoadMore()
     }
     QVERIFY(sawBinary);
     QVERIFY(m_view->errorText().isEmpty());
-    m_view->loader()->setPageSize(ValueLoader::kDefaultPageSize);
+    m_view->reader()->setPageSize(ValueReader::kDefaultPageSize);
 }
 
 void TestValueView::loadMoreRowSpansTable()
@@ -169,7 +169,7 @@ void TestValueView::loadMoreRowSpansTable()
     for (int i = 0; i < 12; ++i)
         cmd << "job:" + QByteArray::number(i);
     m_server.command(cmd);
-    m_view->loader()->setPageSize(5);
+    m_view->reader()->setPageSize(5);
     m_view->openKey("jobs", KeyType::List);
     QVERIFY(waitIdle());
     QAbstractItemModel *model = table()->model();
@@ -187,7 +187,7 @@ void TestValueView::loadMoreRowSpansTable()
     QCOMPARE(model->rowCount(), 11);
     QCOMPARE(table()->columnSpan(5, 0), 1);
     QCOMPARE(table()->columnSpan(10, 0), 2);
-    m_view->loader()->setPageSize(ValueLoader::kDefaultPageSize);
+    m_view->reader()->setPageSize(ValueReader::kDefaultPageSize);
 }
 
 void TestValueView::collections_data()

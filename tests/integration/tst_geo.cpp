@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "geo.h"
+#include "georeader.h"
 #include "redisclient.h"
 #include "testserver.h"
 
@@ -188,13 +188,13 @@ private Q_SLOTS:
 
     void detector()
     {
-        GeoDetector detector(m_client.get());
+        GeoDetectReader detector(m_client.get());
         QList<QByteArray> keys{"geo:cities",  "lb:points",    "lb:big",      "lb:float",
                                "lb:negative", "sched:due:ms", "sched:due:s", "missing"};
         for (int i = 0; i < 12; ++i)
             keys.append("lb:season:" + QByteArray::number(i));
-        QSignalSpy verdicts(&detector, &GeoDetector::verdict);
-        QSignalSpy idle(&detector, &GeoDetector::idle);
+        QSignalSpy verdicts(&detector, &GeoDetectReader::verdict);
+        QSignalSpy idle(&detector, &GeoDetectReader::idle);
         detector.addKeys(keys);
         QVERIFY(idle.wait(kWaitMs));
         QVERIFY(detector.isIdle());
@@ -246,8 +246,8 @@ private Q_SLOTS:
         q.unit = GeoUnit(unit);
         q.count = 12;
 
-        GeoSearch search(m_client.get());
-        QSignalSpy done(&search, &GeoSearch::resultsReady);
+        GeoSearchReader search(m_client.get());
+        QSignalSpy done(&search, &GeoSearchReader::resultsReady);
         search.search(q);
         QVERIFY(done.wait(kWaitMs));
         const auto results = done.first().at(1).value<QList<GeoMember>>();
@@ -319,8 +319,8 @@ private Q_SLOTS:
 
     void searchFromMissingMemberFails()
     {
-        GeoSearch search(m_client.get());
-        QSignalSpy failed(&search, &GeoSearch::failed);
+        GeoSearchReader search(m_client.get());
+        QSignalSpy failed(&search, &GeoSearchReader::failed);
         GeoQuery q;
         q.key = "geo:cities";
         q.member = "Atlantis";
@@ -344,8 +344,8 @@ private Q_SLOTS:
         QFETCH(QByteArray, a);
         QFETCH(QByteArray, b);
         QFETCH(int, unit);
-        GeoSearch search(m_client.get());
-        QSignalSpy done(&search, &GeoSearch::distanceReady);
+        GeoSearchReader search(m_client.get());
+        QSignalSpy done(&search, &GeoSearchReader::distanceReady);
         search.distance("geo:cities", a, b, GeoUnit(unit));
         QVERIFY(done.wait(kWaitMs));
         const double d = done.first().at(2).toDouble();
@@ -360,8 +360,8 @@ private Q_SLOTS:
 
     void samplerLoadsSmallSetWhole()
     {
-        GeoSampler sampler(m_client.get());
-        QSignalSpy loaded(&sampler, &GeoSampler::loaded);
+        GeoSampleReader sampler(m_client.get());
+        QSignalSpy loaded(&sampler, &GeoSampleReader::loaded);
         sampler.load("geo:cities");
         QVERIFY(loaded.wait(kWaitMs));
         const auto sample = loaded.first().first().value<GeoSample>();
@@ -395,14 +395,14 @@ private Q_SLOTS:
                                                   "return n",
                                                   "1", "geo:big"});
         QCOMPARE(fill.toInteger(), qint64(1000000));
-        GeoSampler sampler(m_client.get());
-        QSignalSpy loaded(&sampler, &GeoSampler::loaded);
+        GeoSampleReader sampler(m_client.get());
+        QSignalSpy loaded(&sampler, &GeoSampleReader::loaded);
         sampler.load("geo:big");
         QVERIFY(loaded.wait(kWaitMs));
         const auto sample = loaded.first().first().value<GeoSample>();
         QVERIFY(sample.sampled);
         QCOMPARE(sample.zcard, qint64(1000000));
-        QCOMPARE(sample.points.size(), qsizetype(GeoSampler::kSample));
+        QCOMPARE(sample.points.size(), qsizetype(GeoSampleReader::kSample));
         QCOMPARE(sample.description(), QStringLiteral("showing 10,000 of 1,000,000 (sampled)"));
         // Spread over the world, not one patch.
         double minLon = 180, maxLon = -180;
@@ -423,8 +423,8 @@ private Q_SLOTS:
             QVERIFY(std::abs(m.pos.lat - pos.at(i).at(1).bytes().toDouble()) < 1e-9);
         }
         // And the big set is detected as geo too.
-        GeoDetector detector(m_client.get());
-        QSignalSpy idle(&detector, &GeoDetector::idle);
+        GeoDetectReader detector(m_client.get());
+        QSignalSpy idle(&detector, &GeoDetectReader::idle);
         detector.addKeys({"geo:big"});
         QVERIFY(idle.wait(kWaitMs));
         QCOMPARE(detector.verdicts().value("geo:big"), ZSetKind::Geo);

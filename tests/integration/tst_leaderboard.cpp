@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "leaderboard.h"
+#include "leaderboardreader.h"
 #include "redisclient.h"
 #include "serverinfo.h"
 #include "testserver.h"
@@ -12,7 +12,7 @@
 #include <cmath>
 #include <memory>
 
-// The leaderboard loader against a real server: every page, rank, neighbour window, histogram
+// The leaderboard reader against a real server: every page, rank, neighbour window, histogram
 // bucket and union is checked against the server's own ZRANGE/ZREVRANK/ZCOUNT/ZUNION, read on
 // an independent connection. A million-member board must be served by bounded replies only.
 namespace {
@@ -71,28 +71,28 @@ private:
     TestServer m_server;
     std::unique_ptr<RedisClient> m_client;
 
-    bool openAndWait(LeaderboardLoader &loader, const QByteArray &key)
+    bool openAndWait(LeaderboardReader &reader, const QByteArray &key)
     {
-        QSignalSpy page(&loader, &LeaderboardLoader::pageAvailable);
-        QSignalSpy histogram(&loader, &LeaderboardLoader::histogramAvailable);
-        QSignalSpy header(&loader, &LeaderboardLoader::headerAvailable);
-        loader.setKey(key);
+        QSignalSpy page(&reader, &LeaderboardReader::pageAvailable);
+        QSignalSpy histogram(&reader, &LeaderboardReader::histogramAvailable);
+        QSignalSpy header(&reader, &LeaderboardReader::headerAvailable);
+        reader.setKey(key);
         return (!page.isEmpty() || page.wait(kWaitMs)) && (!histogram.isEmpty() || histogram.wait(kWaitMs))
             && (!header.isEmpty() || header.wait(kWaitMs));
     }
 
-    static bool pageAndWait(LeaderboardLoader &loader, qint64 start)
+    static bool pageAndWait(LeaderboardReader &reader, qint64 start)
     {
-        QSignalSpy page(&loader, &LeaderboardLoader::pageAvailable);
-        loader.loadPage(start);
+        QSignalSpy page(&reader, &LeaderboardReader::pageAvailable);
+        reader.loadPage(start);
         return page.wait(kWaitMs);
     }
 
-    static MemberSearch findAndWait(LeaderboardLoader &loader, const QByteArray &member, bool *ok)
+    static MemberSearch findAndWait(LeaderboardReader &reader, const QByteArray &member, bool *ok)
     {
-        QSignalSpy searched(&loader, &LeaderboardLoader::memberSearched);
-        QSignalSpy page(&loader, &LeaderboardLoader::pageAvailable);
-        loader.findMember(member);
+        QSignalSpy searched(&reader, &LeaderboardReader::memberSearched);
+        QSignalSpy page(&reader, &LeaderboardReader::pageAvailable);
+        reader.findMember(member);
         *ok = searched.wait(kWaitMs);
         if (!*ok)
             return {};
@@ -179,22 +179,22 @@ private Q_SLOTS:
         QFETCH(bool, descending);
         QFETCH(qint64, start);
         QFETCH(QString, version);
-        LeaderboardLoader loader(m_client.get());
-        QAbstractItemModelTester tester(loader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        LeaderboardReader reader(m_client.get());
+        QAbstractItemModelTester tester(reader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         if (!version.isEmpty())
-            loader.overrideServerVersion(QVersionNumber::fromString(version));
-        loader.setDescending(descending);
-        loader.setPageSize(25);
-        QVERIFY(openAndWait(loader, key));
-        QVERIFY(pageAndWait(loader, start));
+            reader.overrideServerVersion(QVersionNumber::fromString(version));
+        reader.setDescending(descending);
+        reader.setPageSize(25);
+        QVERIFY(openAndWait(reader, key));
+        QVERIFY(pageAndWait(reader, start));
 
         const QByteArray a = QByteArray::number(start), b = QByteArray::number(start + 24);
         const RedisValue direct = descending ? m_server.command({"ZRANGE", key, a, b, "REV", "WITHSCORES"})
                                              : m_server.command({"ZRANGE", key, a, b, "WITHSCORES"});
         const QList<Row> expected = rowsOf(direct);
         QVERIFY(!expected.isEmpty());
-        QCOMPARE(describe(rowsOf(loader.pageModel())), describe(expected));
-        const LeaderboardModel *m = loader.pageModel();
+        QCOMPARE(describe(rowsOf(reader.pageModel())), describe(expected));
+        const LeaderboardModel *m = reader.pageModel();
         for (int i = 0; i < m->rowCount(); ++i) {
             QCOMPARE(m->at(i).rank, start + i);
             QCOMPARE(m->data(m->index(i, LeaderboardModel::RankColumn)).toString(), QString::number(start + i + 1));
@@ -216,9 +216,9 @@ private Q_SLOTS:
 
     void infiniteScoresKeepTheirText()
     {
-        LeaderboardLoader loader(m_client.get());
-        QVERIFY(openAndWait(loader, kInf));
-        const LeaderboardModel *m = loader.pageModel();
+        LeaderboardReader reader(m_client.get());
+        QVERIFY(openAndWait(reader, kInf));
+        const LeaderboardModel *m = reader.pageModel();
         QCOMPARE(m->at(0).scoreText, QByteArray("inf"));
         QVERIFY(std::isinf(m->at(0).score) && m->at(0).score > 0);
         // The server's own spelling ("1e+300" or "1.0000000000000001e+300" by version), not ours.
@@ -254,14 +254,14 @@ private Q_SLOTS:
         QFETCH(QByteArray, member);
         QFETCH(bool, descending);
         QFETCH(QString, version);
-        LeaderboardLoader loader(m_client.get());
-        QAbstractItemModelTester tester(loader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        LeaderboardReader reader(m_client.get());
+        QAbstractItemModelTester tester(reader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         if (!version.isEmpty())
-            loader.overrideServerVersion(QVersionNumber::fromString(version));
-        loader.setDescending(descending);
-        QVERIFY(openAndWait(loader, key));
+            reader.overrideServerVersion(QVersionNumber::fromString(version));
+        reader.setDescending(descending);
+        QVERIFY(openAndWait(reader, key));
         bool ok = false;
-        const MemberSearch s = findAndWait(loader, member, &ok);
+        const MemberSearch s = findAndWait(reader, member, &ok);
         QVERIFY(ok);
         QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
         QCOMPARE(s.member, member);
@@ -269,7 +269,7 @@ private Q_SLOTS:
         const RedisValue rank = m_server.command({descending ? "ZREVRANK" : "ZRANK", key, member});
         if (rank.isNil()) {
             QVERIFY(!s.found);
-            QCOMPARE(loader.pageModel()->highlightedRow(), -1);
+            QCOMPARE(reader.pageModel()->highlightedRow(), -1);
             return;
         }
         QVERIFY(s.found);
@@ -280,12 +280,12 @@ private Q_SLOTS:
         const QByteArray a = QByteArray::number(qMax<qint64>(0, r - 5)), b = QByteArray::number(r + 5);
         const RedisValue direct = descending ? m_server.command({"ZRANGE", key, a, b, "REV", "WITHSCORES"})
                                              : m_server.command({"ZRANGE", key, a, b, "WITHSCORES"});
-        QCOMPARE(describe(rowsOf(loader.pageModel())), describe(rowsOf(direct)));
-        const int row = loader.pageModel()->highlightedRow();
+        QCOMPARE(describe(rowsOf(reader.pageModel())), describe(rowsOf(direct)));
+        const int row = reader.pageModel()->highlightedRow();
         QVERIFY(row >= 0);
-        QCOMPARE(loader.pageModel()->at(row).member, member);
-        QCOMPARE(loader.pageModel()->at(row).rank, r);
-        QVERIFY(loader.pageModel()->index(row, 0).data(LeaderboardModel::HighlightRole).toBool());
+        QCOMPARE(reader.pageModel()->at(row).member, member);
+        QCOMPARE(reader.pageModel()->at(row).rank, r);
+        QVERIFY(reader.pageModel()->index(row, 0).data(LeaderboardModel::HighlightRole).toBool());
     }
 
     void histogramMatchesZCount_data()
@@ -303,10 +303,10 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, key);
         QFETCH(int, buckets);
-        LeaderboardLoader loader(m_client.get());
-        loader.setHistogramBuckets(buckets);
-        QSignalSpy spy(&loader, &LeaderboardLoader::histogramAvailable);
-        loader.setKey(key);
+        LeaderboardReader reader(m_client.get());
+        reader.setHistogramBuckets(buckets);
+        QSignalSpy spy(&reader, &LeaderboardReader::histogramAvailable);
+        reader.setKey(key);
         QVERIFY(spy.wait(kWaitMs));
         const auto h = spy.first().first().value<ScoreHistogram>();
         checkHistogram(h, key);
@@ -325,7 +325,7 @@ private Q_SLOTS:
     void bucketEdges()
     {
         // Scores near the ends of the double range: no overflow, edges ascend, the last is max.
-        const auto b = LeaderboardLoader::bucketsFor(-1e308, 1e308, 20);
+        const auto b = LeaderboardReader::bucketsFor(-1e308, 1e308, 20);
         QCOMPARE(b.size(), 20);
         QVERIFY(b.first().lowInclusive);
         QCOMPARE(b.first().low, -1e308);
@@ -336,22 +336,22 @@ private Q_SLOTS:
             QVERIFY(b.at(i).lowArg.startsWith('('));
             QVERIFY(b.at(i).high >= b.at(i).low);
         }
-        QCOMPARE(LeaderboardLoader::bucketsFor(3, 3, 20).size(), 1);
-        QVERIFY(LeaderboardLoader::bucketsFor(1, 0, 20).isEmpty());
+        QCOMPARE(LeaderboardReader::bucketsFor(3, 3, 20).size(), 1);
+        QVERIFY(LeaderboardReader::bucketsFor(1, 0, 20).isEmpty());
     }
 
     void millionMemberBoardStaysBounded()
     {
-        LeaderboardLoader loader(m_client.get());
+        LeaderboardReader reader(m_client.get());
         const qint64 before = infoField(m_server, "stats", "total_net_output_bytes");
-        QVERIFY(openAndWait(loader, kBig));
-        QCOMPARE(loader.header().cardinality, qint64(1000000));
-        QVERIFY(pageAndWait(loader, 999990));
-        QCOMPARE(loader.pageModel()->rowCount(), 10);
-        loader.nextPage(); // past the end: nothing to ask
-        QVERIFY(!loader.isLoading());
+        QVERIFY(openAndWait(reader, kBig));
+        QCOMPARE(reader.header().cardinality, qint64(1000000));
+        QVERIFY(pageAndWait(reader, 999990));
+        QCOMPARE(reader.pageModel()->rowCount(), 10);
+        reader.nextPage(); // past the end: nothing to ask
+        QVERIFY(!reader.isLoading());
         bool ok = false;
-        const MemberSearch s = findAndWait(loader, "player:3", &ok);
+        const MemberSearch s = findAndWait(reader, "player:3", &ok);
         QVERIFY(ok && s.found);
         QCOMPARE(s.rank, m_server.command({"ZREVRANK", kBig, "player:3"}).toInteger());
         const qint64 after = infoField(m_server, "stats", "total_net_output_bytes");
@@ -362,24 +362,24 @@ private Q_SLOTS:
 
     void headerAndTrimSuggestion()
     {
-        LeaderboardLoader loader(m_client.get());
-        QVERIFY(openAndWait(loader, kBig));
-        BoardHeader h = loader.header();
+        LeaderboardReader reader(m_client.get());
+        QVERIFY(openAndWait(reader, kBig));
+        BoardHeader h = reader.header();
         QCOMPARE(h.cardinality, qint64(1000000));
         QVERIFY(h.memory > 1000000);
         QCOMPARE(h.pttlMs, qint64(-1));
         QVERIFY2(h.trimSuggestion().contains(QLatin1String("ZREMRANGEBYRANK lb:big 0 -10001")),
                  qPrintable(h.trimSuggestion()));
 
-        QVERIFY(openAndWait(loader, kTies));
-        QVERIFY(loader.header().trimSuggestion().isEmpty()); // small
+        QVERIFY(openAndWait(reader, kTies));
+        QVERIFY(reader.header().trimSuggestion().isEmpty()); // small
 
         h.pttlMs = 60000;
         QVERIFY(h.trimSuggestion().isEmpty()); // big, but it expires
 
-        QSignalSpy header(&loader, &LeaderboardLoader::headerAvailable);
-        QSignalSpy failed(&loader, &LeaderboardLoader::pageFailed);
-        loader.setKey("lb:notazset");
+        QSignalSpy header(&reader, &LeaderboardReader::headerAvailable);
+        QSignalSpy failed(&reader, &LeaderboardReader::pageFailed);
+        reader.setKey("lb:notazset");
         QVERIFY(header.wait(kWaitMs));
         QVERIFY(header.first().first().value<BoardHeader>().error.contains(QLatin1String("not a sorted set")));
         QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, kWaitMs);
@@ -387,12 +387,12 @@ private Q_SLOTS:
 
     void unionEqualsZUnionAndWritesNothing()
     {
-        LeaderboardLoader loader(m_client.get());
-        QAbstractItemModelTester tester(loader.unionModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        LeaderboardReader reader(m_client.get());
+        QAbstractItemModelTester tester(reader.unionModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         const qint64 dbsize = m_server.command({"DBSIZE"}).toInteger();
         const qint64 changes = infoField(m_server, "persistence", "rdb_changes_since_last_save");
-        QSignalSpy spy(&loader, &LeaderboardLoader::unionAvailable);
-        loader.compare(kDays, 15);
+        QSignalSpy spy(&reader, &LeaderboardReader::unionAvailable);
+        reader.compare(kDays, 15);
         QVERIFY(spy.wait(kWaitMs));
         const auto u = spy.first().first().value<BoardUnion>();
         QVERIFY2(u.error.isEmpty(), qPrintable(u.error));
@@ -405,8 +405,8 @@ private Q_SLOTS:
         QCOMPARE(u.inputSize, qint64(120));
         std::reverse(expected.begin(), expected.end());
         expected.resize(15);
-        QCOMPARE(describe(rowsOf(loader.unionModel())), describe(expected));
-        QCOMPARE(loader.unionModel()->at(0).rank, qint64(0));
+        QCOMPARE(describe(rowsOf(reader.unionModel())), describe(expected));
+        QCOMPARE(reader.unionModel()->at(0).rank, qint64(0));
 
         QCOMPARE(m_server.command({"DBSIZE"}).toInteger(), dbsize);
         QCOMPARE(infoField(m_server, "persistence", "rdb_changes_since_last_save"), changes);
@@ -414,23 +414,23 @@ private Q_SLOTS:
 
     void unionRefusesHugeAndOldServers()
     {
-        LeaderboardLoader loader(m_client.get());
-        QSignalSpy spy(&loader, &LeaderboardLoader::unionAvailable);
+        LeaderboardReader reader(m_client.get());
+        QSignalSpy spy(&reader, &LeaderboardReader::unionAvailable);
         const qint64 before = infoField(m_server, "stats", "total_net_output_bytes");
-        loader.compare({kBig, kTies});
+        reader.compare({kBig, kTies});
         QVERIFY(spy.wait(kWaitMs));
         const auto big = spy.takeFirst().first().value<BoardUnion>();
         QVERIFY2(big.error.contains(QLatin1String("100,000")), qPrintable(big.error));
-        QCOMPARE(loader.unionModel()->rowCount(), 0);
+        QCOMPARE(reader.unionModel()->rowCount(), 0);
         QVERIFY(infoField(m_server, "stats", "total_net_output_bytes") - before < 16 * 1024);
 
-        const QString needs = LeaderboardLoader::unionUnavailable(QVersionNumber(6, 0, 16));
+        const QString needs = LeaderboardReader::unionUnavailable(QVersionNumber(6, 0, 16));
         QVERIFY(needs.contains(QLatin1String("6.2")) && needs.contains(QLatin1String("6.0.16")));
-        QVERIFY(LeaderboardLoader::unionUnavailable(QVersionNumber(6, 2, 0)).isEmpty());
-        QVERIFY(LeaderboardLoader::unionUnavailable(QVersionNumber(7, 0, 15)).isEmpty());
+        QVERIFY(LeaderboardReader::unionUnavailable(QVersionNumber(6, 2, 0)).isEmpty());
+        QVERIFY(LeaderboardReader::unionUnavailable(QVersionNumber(7, 0, 15)).isEmpty());
         const qint64 commandsBefore = infoField(m_server, "stats", "total_commands_processed");
-        loader.overrideServerVersion(QVersionNumber(6, 0, 16));
-        loader.compare(kDays);
+        reader.overrideServerVersion(QVersionNumber(6, 0, 16));
+        reader.compare(kDays);
         QCOMPARE(spy.size(), 1); // answered at once: nothing is sent, ZUNIONSTORE least of all
         QCOMPARE(spy.first().first().value<BoardUnion>().error, needs);
         QCOMPARE(infoField(m_server, "stats", "total_commands_processed"), commandsBefore + 1); // the INFO itself
@@ -439,25 +439,25 @@ private Q_SLOTS:
     void commandChoiceByVersion()
     {
         const QVersionNumber v60(6, 0, 9), v70(7, 0, 15), v72(7, 2, 4);
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, v70),
+        QCOMPARE(LeaderboardReader::rangeCommand("k", 0, 9, true, v70),
                  (RedisCommand{"ZRANGE", "k", "0", "9", "REV", "WITHSCORES"}));
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, v60),
+        QCOMPARE(LeaderboardReader::rangeCommand("k", 0, 9, true, v60),
                  (RedisCommand{"ZREVRANGE", "k", "0", "9", "WITHSCORES"}));
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 0, 9, true, {}),
+        QCOMPARE(LeaderboardReader::rangeCommand("k", 0, 9, true, {}),
                  (RedisCommand{"ZREVRANGE", "k", "0", "9", "WITHSCORES"}));
-        QCOMPARE(LeaderboardLoader::rangeCommand("k", 5, 9, false, v60),
+        QCOMPARE(LeaderboardReader::rangeCommand("k", 5, 9, false, v60),
                  (RedisCommand{"ZRANGE", "k", "5", "9", "WITHSCORES"}));
-        QCOMPARE(LeaderboardLoader::rankCommand("k", "m", true, v70), (RedisCommand{"ZREVRANK", "k", "m"}));
-        QCOMPARE(LeaderboardLoader::rankCommand("k", "m", false, v72), (RedisCommand{"ZRANK", "k", "m", "WITHSCORE"}));
-        QCOMPARE(LeaderboardLoader::rankCommand("k", "m", true, v72),
+        QCOMPARE(LeaderboardReader::rankCommand("k", "m", true, v70), (RedisCommand{"ZREVRANK", "k", "m"}));
+        QCOMPARE(LeaderboardReader::rankCommand("k", "m", false, v72), (RedisCommand{"ZRANK", "k", "m", "WITHSCORE"}));
+        QCOMPARE(LeaderboardReader::rankCommand("k", "m", true, v72),
                  (RedisCommand{"ZREVRANK", "k", "m", "WITHSCORE"}));
     }
 
     void candidatesLargestFirst()
     {
-        LeaderboardLoader loader(m_client.get());
-        QSignalSpy spy(&loader, &LeaderboardLoader::candidatesAvailable);
-        loader.loadCandidates({kTies, kSingle, "lb:gone", kBig, "lb:notazset", kInf});
+        LeaderboardReader reader(m_client.get());
+        QSignalSpy spy(&reader, &LeaderboardReader::candidatesAvailable);
+        reader.loadCandidates({kTies, kSingle, "lb:gone", kBig, "lb:notazset", kInf});
         QVERIFY(spy.wait(kWaitMs));
         const auto boards = spy.first().first().value<QList<BoardSize>>();
         QCOMPARE(boards.size(), 4);
@@ -470,20 +470,20 @@ private Q_SLOTS:
 
     void staleRepliesDropped()
     {
-        LeaderboardLoader loader(m_client.get());
-        QAbstractItemModelTester tester(loader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy page(&loader, &LeaderboardLoader::pageAvailable);
-        QSignalSpy histogram(&loader, &LeaderboardLoader::histogramAvailable);
-        loader.setKey(kBig);
-        loader.setKey(kSingle);
+        LeaderboardReader reader(m_client.get());
+        QAbstractItemModelTester tester(reader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy page(&reader, &LeaderboardReader::pageAvailable);
+        QSignalSpy histogram(&reader, &LeaderboardReader::histogramAvailable);
+        reader.setKey(kBig);
+        reader.setKey(kSingle);
         QVERIFY(histogram.wait(kWaitMs));
-        QTRY_VERIFY_WITH_TIMEOUT(!loader.isLoading(), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!reader.isLoading(), kWaitMs);
         QCOMPARE(page.size(), 1);
         QCOMPARE(histogram.size(), 1);
         QCOMPARE(histogram.first().first().value<ScoreHistogram>().key, kSingle);
-        QCOMPARE(loader.pageModel()->rowCount(), 3);
-        QCOMPARE(loader.header().key, kSingle);
-        QCOMPARE(loader.header().cardinality, qint64(3));
+        QCOMPARE(reader.pageModel()->rowCount(), 3);
+        QCOMPARE(reader.header().key, kSingle);
+        QCOMPARE(reader.header().cardinality, qint64(3));
     }
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bytesescape.h"
 #include "keyscanner.h"
-#include "memorystats.h"
+#include "memoryreader.h"
 #include "redisclient.h"
 #include "testserver.h"
 
@@ -107,7 +107,7 @@ private:
 // The memory analysis (a scan with MEMORY USAGE and each key's length command) on a real
 // server: its sums agree with MEMORY USAGE asked key by key, its lengths with the length
 // commands, and its biggest key of each type with what redis-cli --memkeys and --bigkeys say.
-class TstMemoryAnalysis : public QObject
+class TstMemoryReader : public QObject
 {
     Q_OBJECT
 
@@ -310,9 +310,9 @@ private Q_SLOTS:
         RedisClient client(profile);
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        MemoryAnalysis analysis(&client);
+        MemoryReader analysis(&client);
         analysis.stats().setTopN(5000);
-        QSignalSpy finished(&analysis, &MemoryAnalysis::finished);
+        QSignalSpy finished(&analysis, &MemoryReader::finished);
         analysis.start(0);
         QVERIFY(finished.wait(60000));
 
@@ -339,5 +339,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TstMemoryAnalysis)
+QTEST_GUILESS_MAIN(TstMemoryReader)
 #include "tst_memoryanalysis.moc"

@@ -2,8 +2,8 @@
 #include "hyperloglog.h"
 #include "redisclient.h"
 #include "testserver.h"
-#include "valueloader.h"
 #include "valuemodel.h"
+#include "valuereader.h"
 
 #include <QAbstractItemModelTester>
 #include <QDateTime>
@@ -35,9 +35,9 @@ const QList<QByteArray> &awkwardBytes()
     return list;
 }
 
-bool waitIdle(ValueLoader &loader, int timeoutMs = kWaitMs)
+bool waitIdle(ValueReader &reader, int timeoutMs = kWaitMs)
 {
-    return QTest::qWaitFor([&] { return !loader.isLoading(); }, timeoutMs);
+    return QTest::qWaitFor([&] { return !reader.isLoading(); }, timeoutMs);
 }
 
 qint64 netOutputBytes(TestServer &server)
@@ -84,7 +84,7 @@ private Q_SLOTS:
 
 private:
     // Opens 'key' and loads every page; returns false on timeout or an error.
-    bool loadAll(ValueLoader &loader, const QByteArray &key, KeyType hint, int *pages = nullptr);
+    bool loadAll(ValueReader &reader, const QByteArray &key, KeyType hint, int *pages = nullptr);
 
     TestServer m_server;
     std::unique_ptr<RedisClient> m_client;
@@ -108,20 +108,20 @@ void TestValuePaging::init()
     m_server.command({"FLUSHALL"});
 }
 
-bool TestValuePaging::loadAll(ValueLoader &loader, const QByteArray &key, KeyType hint, int *pages)
+bool TestValuePaging::loadAll(ValueReader &reader, const QByteArray &key, KeyType hint, int *pages)
 {
     // The model is checked on every change while real pages arrive.
-    QAbstractItemModelTester tester(loader.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
-    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
-    QSignalSpy loaded(&loader, &ValueLoader::pageLoaded);
-    loader.openKey(key, hint);
-    if (!waitIdle(loader))
+    QAbstractItemModelTester tester(reader.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QSignalSpy errors(&reader, &ValueReader::errorOccurred);
+    QSignalSpy loaded(&reader, &ValueReader::pageLoaded);
+    reader.openKey(key, hint);
+    if (!waitIdle(reader))
         return false;
     int guard = 100000;
-    while (loader.hasMore() && errors.isEmpty() && --guard > 0) {
+    while (reader.hasMore() && errors.isEmpty() && --guard > 0) {
         const int before = int(loaded.size());
-        loader.loadMore();
-        if (!waitIdle(loader))
+        reader.loadMore();
+        if (!waitIdle(reader))
             return false;
         if (loaded.size() == before)
             return false; // loadMore did nothing although hasMore was set
@@ -151,13 +151,13 @@ void TestValuePaging::hashPagesMatchServer()
     m_server.command(cmd);
     QCOMPARE(m_server.command({"HLEN", "h"}).toInteger(), qint64(expected.size()));
 
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(50);
+    ValueReader reader(m_client.get());
+    reader.setPageSize(50);
     int pages = 0;
-    QVERIFY(loadAll(loader, "h", KeyType::Hash, &pages));
+    QVERIFY(loadAll(reader, "h", KeyType::Hash, &pages));
     QVERIFY2(pages > 5, qPrintable(QString::number(pages)));
 
-    const ValueModel *model = loader.model();
+    const ValueModel *model = reader.model();
     QCOMPARE(model->mode(), ValueModel::Mode::Hash);
     QCOMPARE(model->entryCount(), expected.size());
     QCOMPARE(model->rowCount(), expected.size()); // no load-more row at the end
@@ -190,13 +190,13 @@ void TestValuePaging::setPagesMatchServer()
     }
     m_server.command(cmd);
 
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(64);
+    ValueReader reader(m_client.get());
+    reader.setPageSize(64);
     int pages = 0;
-    QVERIFY(loadAll(loader, "s", KeyType::Set, &pages));
+    QVERIFY(loadAll(reader, "s", KeyType::Set, &pages));
     QVERIFY(pages > 5);
 
-    const ValueModel *model = loader.model();
+    const ValueModel *model = reader.model();
     QSet<QByteArray> got;
     for (int r = 0; r < model->entryCount(); ++r)
         got.insert(model->index(r, 0).data(ValueModel::RawBytesRole).toByteArray());
@@ -218,14 +218,14 @@ void TestValuePaging::listPagesMatchServer()
         cmd << (i % 100 == 0 ? awkwardBytes().at((i / 100) % awkwardBytes().size()) : "item" + QByteArray::number(i));
     m_server.command(cmd);
 
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(200);
+    ValueReader reader(m_client.get());
+    reader.setPageSize(200);
     int pages = 0;
-    QVERIFY(loadAll(loader, "l", KeyType::List, &pages));
+    QVERIFY(loadAll(reader, "l", KeyType::List, &pages));
     QCOMPARE(pages, 7); // 6 full windows and one of 34
 
     const RedisValue server = m_server.command({"LRANGE", "l", "0", "-1"});
-    const ValueModel *model = loader.model();
+    const ValueModel *model = reader.model();
     QCOMPARE(model->entryCount(), int(server.size()));
     QCOMPARE(model->rowCount(), int(server.size()));
     for (int r = 0; r < model->entryCount(); ++r) {
@@ -247,14 +247,14 @@ void TestValuePaging::zsetPagesMatchServer()
         << "bottom";
     m_server.command(cmd);
 
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(100);
+    ValueReader reader(m_client.get());
+    reader.setPageSize(100);
     int pages = 0;
-    QVERIFY(loadAll(loader, "z", KeyType::ZSet, &pages));
+    QVERIFY(loadAll(reader, "z", KeyType::ZSet, &pages));
     QVERIFY(pages >= 8);
 
     const RedisValue server = m_server.command({"ZRANGE", "z", "0", "-1", "WITHSCORES"});
-    const ValueModel *model = loader.model();
+    const ValueModel *model = reader.model();
     QCOMPARE(model->entryCount(), int(server.size() / 2));
     for (int r = 0; r < model->entryCount(); ++r) {
         QCOMPARE(model->index(r, 0).data(ValueModel::PositionRole).toLongLong(), qint64(r));
@@ -279,14 +279,14 @@ void TestValuePaging::streamPagesMatchServer()
     }
     m_server.pipeline(cmds);
 
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(37);
+    ValueReader reader(m_client.get());
+    reader.setPageSize(37);
     int pages = 0;
-    QVERIFY(loadAll(loader, "x", KeyType::Stream, &pages));
+    QVERIFY(loadAll(reader, "x", KeyType::Stream, &pages));
     QVERIFY(pages > 5);
 
     const RedisValue server = m_server.command({"XREVRANGE", "x", "+", "-"});
-    const ValueModel *model = loader.model();
+    const ValueModel *model = reader.model();
     QCOMPARE(model->entryCount(), int(server.size()));
     for (int r = 0; r < model->entryCount(); ++r) {
         const RedisValue &entry = server.at(r);
@@ -307,38 +307,38 @@ void TestValuePaging::smallCollectionsAndEmptyMembers()
         {"SADD", "ss", "", QByteArray("\0", 1)},
         {"RPUSH", "sl", ""},
     });
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(1);
+    ValueReader reader(m_client.get());
+    reader.setPageSize(1);
     int pages = 0;
-    QVERIFY(loadAll(loader, "sh", KeyType::Unknown, &pages));
+    QVERIFY(loadAll(reader, "sh", KeyType::Unknown, &pages));
     QCOMPARE(pages, 1);
-    QCOMPARE(loader.model()->entryCount(), 2);
+    QCOMPARE(reader.model()->entryCount(), 2);
     QHash<QByteArray, QByteArray> got;
     for (int r = 0; r < 2; ++r)
-        got.insert(loader.model()->index(r, 0).data(ValueModel::RawBytesRole).toByteArray(),
-                   loader.model()->index(r, 1).data(ValueModel::RawBytesRole).toByteArray());
+        got.insert(reader.model()->index(r, 0).data(ValueModel::RawBytesRole).toByteArray(),
+                   reader.model()->index(r, 1).data(ValueModel::RawBytesRole).toByteArray());
     QCOMPARE(got.value(""), QByteArray("empty field"));
     QVERIFY(got.contains("f"));
     QCOMPARE(got.value("f"), QByteArray(""));
 
-    QVERIFY(loadAll(loader, "ss", KeyType::Set));
-    QCOMPARE(loader.model()->entryCount(), 2);
+    QVERIFY(loadAll(reader, "ss", KeyType::Set));
+    QCOMPARE(reader.model()->entryCount(), 2);
 
-    QVERIFY(loadAll(loader, "sl", KeyType::List));
-    QCOMPARE(loader.model()->entryCount(), 1);
-    QCOMPARE(loader.model()->index(0, 1).data(ValueModel::RawBytesRole).toByteArray(), QByteArray(""));
+    QVERIFY(loadAll(reader, "sl", KeyType::List));
+    QCOMPARE(reader.model()->entryCount(), 1);
+    QCOMPARE(reader.model()->index(0, 1).data(ValueModel::RawBytesRole).toByteArray(), QByteArray(""));
 }
 
 void TestValuePaging::hintWrongStillOpens()
 {
     m_server.command({"RPUSH", "was-a-hash", "a", "b", "c"});
-    ValueLoader loader(m_client.get());
-    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
-    QVERIFY(loadAll(loader, "was-a-hash", KeyType::Hash));
+    ValueReader reader(m_client.get());
+    QSignalSpy opened(&reader, &ValueReader::keyOpened);
+    QVERIFY(loadAll(reader, "was-a-hash", KeyType::Hash));
     QCOMPARE(opened.size(), 1);
     QCOMPARE(opened.first().first().value<KeyInfo>().type, KeyType::List);
-    QCOMPARE(loader.model()->mode(), ValueModel::Mode::List);
-    QCOMPARE(loader.model()->entryCount(), 3);
+    QCOMPARE(reader.model()->mode(), ValueModel::Mode::List);
+    QCOMPARE(reader.model()->entryCount(), 3);
 }
 
 void TestValuePaging::awkwardKeyNames()
@@ -349,19 +349,19 @@ void TestValuePaging::awkwardKeyNames()
     m_server.pipeline(
         {{"HSET", nulName, "f", "v"}, {"RPUSH", longName, "a", "b"}, {"SET", QByteArray(""), "empty name"}});
 
-    ValueLoader loader(m_client.get());
-    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
-    QVERIFY(loadAll(loader, nulName, KeyType::Unknown));
+    ValueReader reader(m_client.get());
+    QSignalSpy opened(&reader, &ValueReader::keyOpened);
+    QVERIFY(loadAll(reader, nulName, KeyType::Unknown));
     QCOMPARE(opened.last().first().value<KeyInfo>().key, nulName);
     QCOMPARE(opened.last().first().value<KeyInfo>().type, KeyType::Hash);
-    QCOMPARE(loader.model()->entryCount(), 1);
+    QCOMPARE(reader.model()->entryCount(), 1);
 
-    QVERIFY(loadAll(loader, longName, KeyType::List));
+    QVERIFY(loadAll(reader, longName, KeyType::List));
     QCOMPARE(opened.last().first().value<KeyInfo>().key, longName);
-    QCOMPARE(loader.model()->entryCount(), 2);
+    QCOMPARE(reader.model()->entryCount(), 2);
 
-    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
-    loader.openKey(QByteArray(""), KeyType::Unknown);
+    QSignalSpy strings(&reader, &ValueReader::stringAvailable);
+    reader.openKey(QByteArray(""), KeyType::Unknown);
     QVERIFY(strings.wait(kWaitMs));
     QCOMPARE(strings.first().first().value<StringValue>().preview, QByteArray("empty name"));
 }
@@ -373,8 +373,8 @@ void TestValuePaging::stringKinds()
     const QByteArray text = "plain text, gr\xc3\xbc\xc3\x9f\nsecond line";
     m_server.pipeline({{"SET", "json", json}, {"SET", "bin", binary}, {"SET", "text", text}, {"SET", "empty", ""}});
 
-    ValueLoader loader(m_client.get());
-    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
+    ValueReader reader(m_client.get());
+    QSignalSpy strings(&reader, &ValueReader::stringAvailable);
     struct Case
     {
         QByteArray key;
@@ -390,7 +390,7 @@ void TestValuePaging::stringKinds()
     };
     for (const Case &c : cases) {
         strings.clear();
-        loader.openKey(c.key, KeyType::Unknown);
+        reader.openKey(c.key, KeyType::Unknown);
         QVERIFY(strings.wait(kWaitMs));
         const auto value = strings.first().first().value<StringValue>();
         QCOMPARE(value.key, c.key);
@@ -400,7 +400,7 @@ void TestValuePaging::stringKinds()
         QCOMPARE(value.isJson, c.json);
         QCOMPARE(value.isBinary, c.binary);
         QVERIFY(!value.isHyperLogLog);
-        QCOMPARE(loader.model()->rowCount(), 0);
+        QCOMPARE(reader.model()->rowCount(), 0);
     }
 }
 
@@ -409,19 +409,19 @@ void TestValuePaging::hugeStringOnlyPreview()
     m_server.command({"SETRANGE", "big", "104857599", "x"});
     QCOMPARE(m_server.command({"STRLEN", "big"}).toInteger(), qint64(104857600));
 
-    ValueLoader loader(m_client.get());
-    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
-    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    ValueReader reader(m_client.get());
+    QSignalSpy strings(&reader, &ValueReader::stringAvailable);
+    QSignalSpy opened(&reader, &ValueReader::keyOpened);
     const qint64 before = netOutputBytes(m_server);
     QElapsedTimer clock;
     clock.start();
-    loader.openKey("big", KeyType::String);
+    reader.openKey("big", KeyType::String);
     QVERIFY(strings.wait(kWaitMs));
     const qint64 elapsed = clock.elapsed();
     const qint64 sent = netOutputBytes(m_server) - before;
 
     const auto value = strings.first().first().value<StringValue>();
-    QCOMPARE(value.preview.size(), qsizetype(ValueLoader::kDefaultPreviewBytes));
+    QCOMPARE(value.preview.size(), qsizetype(ValueReader::kDefaultPreviewBytes));
     QCOMPARE(value.fullLength, qint64(104857600));
     QVERIFY(value.truncated);
     QVERIFY(!value.isJson);
@@ -450,20 +450,20 @@ void TestValuePaging::hugeSetOnlyFirstPage()
     QCOMPARE(made.toInteger(), qint64(5000000));
     qInfo("made the 5M-member set in %lld ms", making.elapsed());
 
-    ValueLoader loader(m_client.get());
-    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
+    ValueReader reader(m_client.get());
+    QSignalSpy pages(&reader, &ValueReader::pageLoaded);
     const qint64 before = netOutputBytes(m_server);
     QElapsedTimer clock;
     clock.start();
-    loader.openKey("huge", KeyType::Unknown);
-    QVERIFY(waitIdle(loader));
+    reader.openKey("huge", KeyType::Unknown);
+    QVERIFY(waitIdle(reader));
     const qint64 elapsed = clock.elapsed();
     const qint64 sent = netOutputBytes(m_server) - before;
 
     QVERIFY(!pages.isEmpty());
-    const ValueModel *model = loader.model();
+    const ValueModel *model = reader.model();
     QVERIFY(model->entryCount() > 0);
-    QVERIFY2(model->entryCount() < 10 * ValueLoader::kDefaultPageSize,
+    QVERIFY2(model->entryCount() < 10 * ValueReader::kDefaultPageSize,
              qPrintable(QString::number(model->entryCount())));
     QVERIFY(model->hasMore());
     QVERIFY(model->isLoadMoreRow(model->rowCount() - 1));
@@ -473,8 +473,8 @@ void TestValuePaging::hugeSetOnlyFirstPage()
 
     // One more page, and nothing twice.
     const int first = model->entryCount();
-    loader.loadMore();
-    QVERIFY(waitIdle(loader));
+    reader.loadMore();
+    QVERIFY(waitIdle(reader));
     QVERIFY(model->entryCount() > first);
     QSet<QByteArray> seen;
     for (int r = 0; r < model->entryCount(); ++r)
@@ -539,16 +539,16 @@ void TestValuePaging::hyperLogLog()
     // A string that only looks like one: refused as PFCOUNT would refuse it, shown as bytes.
     m_server.command({"SET", "fake", "HYLL but not really"});
 
-    ValueLoader loader(m_client.get());
-    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
-    loader.openKey("visitors", KeyType::Unknown);
+    ValueReader reader(m_client.get());
+    QSignalSpy strings(&reader, &ValueReader::stringAvailable);
+    reader.openKey("visitors", KeyType::Unknown);
     QVERIFY(strings.wait(kWaitMs));
     auto value = strings.first().first().value<StringValue>();
     QVERIFY(value.isHyperLogLog);
     QCOMPARE(value.hllCount, expected);
 
     strings.clear();
-    loader.openKey("fake", KeyType::String);
+    reader.openKey("fake", KeyType::String);
     QVERIFY(strings.wait(kWaitMs));
     value = strings.first().first().value<StringValue>();
     QVERIFY(!value.isHyperLogLog);
@@ -559,23 +559,23 @@ void TestValuePaging::keyGone()
 {
     m_server.command({"HSET", "gone", "f", "v"});
     m_server.command({"DEL", "gone"});
-    ValueLoader loader(m_client.get());
-    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
-    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
-    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
-    loader.openKey("gone", KeyType::Hash);
+    ValueReader reader(m_client.get());
+    QSignalSpy errors(&reader, &ValueReader::errorOccurred);
+    QSignalSpy opened(&reader, &ValueReader::keyOpened);
+    QSignalSpy pages(&reader, &ValueReader::pageLoaded);
+    reader.openKey("gone", KeyType::Hash);
     QVERIFY(errors.wait(kWaitMs));
     QCOMPARE(errors.first().first().toString(), QStringLiteral("key no longer exists"));
     QCOMPARE(opened.size(), 1);
     QCOMPARE(opened.first().first().value<KeyInfo>().type, KeyType::None);
     QVERIFY(pages.isEmpty());
-    QCOMPARE(loader.model()->rowCount(), 0);
-    QVERIFY(waitIdle(loader));
+    QCOMPARE(reader.model()->rowCount(), 0);
+    QVERIFY(waitIdle(reader));
 
-    // The loader keeps working.
+    // The reader keeps working.
     m_server.command({"SET", "back", "1"});
-    QSignalSpy strings(&loader, &ValueLoader::stringAvailable);
-    loader.openKey("back", KeyType::Unknown);
+    QSignalSpy strings(&reader, &ValueReader::stringAvailable);
+    reader.openKey("back", KeyType::Unknown);
     QVERIFY(strings.wait(kWaitMs));
 }
 
@@ -587,27 +587,27 @@ void TestValuePaging::staleReplyDropped()
     m_server.command(a);
     m_server.command({"RPUSH", "B", "b1", "b2", "b3"});
 
-    ValueLoader loader(m_client.get());
-    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
-    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    ValueReader reader(m_client.get());
+    QSignalSpy pages(&reader, &ValueReader::pageLoaded);
+    QSignalSpy opened(&reader, &ValueReader::keyOpened);
     for (int round = 0; round < 20; ++round) {
         pages.clear();
         opened.clear();
-        loader.openKey("A", KeyType::Hash);
-        loader.openKey("B", KeyType::List);
-        QVERIFY(waitIdle(loader));
+        reader.openKey("A", KeyType::Hash);
+        reader.openKey("B", KeyType::List);
+        QVERIFY(waitIdle(reader));
         QCOMPARE(opened.size(), 1);
         QCOMPARE(opened.first().first().value<KeyInfo>().key, QByteArray("B"));
         QCOMPARE(pages.size(), 1);
         QCOMPARE(pages.first().first().value<ValuePage>().key, QByteArray("B"));
-        QCOMPARE(loader.model()->mode(), ValueModel::Mode::List);
-        QCOMPARE(loader.model()->entryCount(), 3);
-        QCOMPARE(loader.model()->index(0, 1).data(ValueModel::RawBytesRole).toByteArray(), QByteArray("b1"));
+        QCOMPARE(reader.model()->mode(), ValueModel::Mode::List);
+        QCOMPARE(reader.model()->entryCount(), 3);
+        QCOMPARE(reader.model()->index(0, 1).data(ValueModel::RawBytesRole).toByteArray(), QByteArray("b1"));
     }
     // Give any reply that might still be travelling a chance to (wrongly) arrive.
     QVERIFY(waitForReply(*m_client, {{"PING"}}).ok());
     QCOMPARE(pages.size(), 1);
-    QCOMPARE(loader.model()->entryCount(), 3);
+    QCOMPARE(reader.model()->entryCount(), 3);
 }
 
 void TestValuePaging::staleLoadMoreDropped()
@@ -618,20 +618,20 @@ void TestValuePaging::staleLoadMoreDropped()
     m_server.command(a);
     m_server.command({"SADD", "other", "o"});
 
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(100);
-    loader.openKey("longlist", KeyType::List);
-    QVERIFY(waitIdle(loader));
-    QVERIFY(loader.hasMore());
-    QSignalSpy pages(&loader, &ValueLoader::pageLoaded);
-    loader.loadMore();
-    loader.openKey("other", KeyType::Set);
-    QVERIFY(waitIdle(loader));
+    ValueReader reader(m_client.get());
+    reader.setPageSize(100);
+    reader.openKey("longlist", KeyType::List);
+    QVERIFY(waitIdle(reader));
+    QVERIFY(reader.hasMore());
+    QSignalSpy pages(&reader, &ValueReader::pageLoaded);
+    reader.loadMore();
+    reader.openKey("other", KeyType::Set);
+    QVERIFY(waitIdle(reader));
     QVERIFY(waitForReply(*m_client, {{"PING"}}).ok());
     QCOMPARE(pages.size(), 1);
     QCOMPARE(pages.first().first().value<ValuePage>().key, QByteArray("other"));
-    QCOMPARE(loader.model()->mode(), ValueModel::Mode::Set);
-    QCOMPARE(loader.model()->entryCount(), 1);
+    QCOMPARE(reader.model()->mode(), ValueModel::Mode::Set);
+    QCOMPARE(reader.model()->entryCount(), 1);
 }
 
 void TestValuePaging::wrongTypeWhilePaging()
@@ -640,23 +640,23 @@ void TestValuePaging::wrongTypeWhilePaging()
     for (int i = 0; i < 300; ++i)
         cmd << QByteArray::number(i);
     m_server.command(cmd);
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(100);
-    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
-    loader.openKey("changing", KeyType::List);
-    QVERIFY(waitIdle(loader));
-    QVERIFY(loader.hasMore());
-    QCOMPARE(loader.model()->entryCount(), 100);
+    ValueReader reader(m_client.get());
+    reader.setPageSize(100);
+    QSignalSpy errors(&reader, &ValueReader::errorOccurred);
+    reader.openKey("changing", KeyType::List);
+    QVERIFY(waitIdle(reader));
+    QVERIFY(reader.hasMore());
+    QCOMPARE(reader.model()->entryCount(), 100);
 
     m_server.pipeline({{"DEL", "changing"}, {"SET", "changing", "now a string"}});
-    loader.loadMore();
+    reader.loadMore();
     QVERIFY(errors.wait(kWaitMs));
     const QString message = errors.first().first().toString();
     QVERIFY2(message.contains(QLatin1String("changed type")), qPrintable(message));
     QVERIFY(!message.contains(QLatin1Char('\n')));
-    QVERIFY(!loader.hasMore());
-    QCOMPARE(loader.model()->entryCount(), 100); // what was read stays
-    QVERIFY(!loader.model()->hasMore());
+    QVERIFY(!reader.hasMore());
+    QCOMPARE(reader.model()->entryCount(), 100); // what was read stays
+    QVERIFY(!reader.model()->hasMore());
 }
 
 void TestValuePaging::keyDeletedWhilePaging()
@@ -665,18 +665,18 @@ void TestValuePaging::keyDeletedWhilePaging()
     for (int i = 0; i < 300; ++i)
         cmd << QByteArray::number(i) << "m" + QByteArray::number(i);
     m_server.command(cmd);
-    ValueLoader loader(m_client.get());
-    loader.setPageSize(100);
-    QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
-    loader.openKey("leaving", KeyType::ZSet);
-    QVERIFY(waitIdle(loader));
-    QVERIFY(loader.hasMore());
+    ValueReader reader(m_client.get());
+    reader.setPageSize(100);
+    QSignalSpy errors(&reader, &ValueReader::errorOccurred);
+    reader.openKey("leaving", KeyType::ZSet);
+    QVERIFY(waitIdle(reader));
+    QVERIFY(reader.hasMore());
 
     m_server.command({"DEL", "leaving"});
-    loader.loadMore();
+    reader.loadMore();
     QVERIFY(errors.wait(kWaitMs));
     QCOMPARE(errors.first().first().toString(), QStringLiteral("key no longer exists"));
-    QCOMPARE(loader.model()->rowCount(), 100); // the load-more row is gone, the rows read stay
+    QCOMPARE(reader.model()->rowCount(), 100); // the load-more row is gone, the rows read stay
 }
 
 void TestValuePaging::noPermission()
@@ -693,9 +693,9 @@ void TestValuePaging::noPermission()
         RedisClient client(profile);
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        ValueLoader loader(&client);
-        QSignalSpy errors(&loader, &ValueLoader::errorOccurred);
-        loader.openKey("secret", KeyType::Unknown);
+        ValueReader reader(&client);
+        QSignalSpy errors(&reader, &ValueReader::errorOccurred);
+        reader.openKey("secret", KeyType::Unknown);
         QVERIFY(errors.wait(kWaitMs));
         const QString message = errors.first().first().toString();
         if (user == "inspector")
@@ -712,10 +712,10 @@ void TestValuePaging::ttlAndInfo()
         cmd << "k" + QByteArray::number(i) << "v";
     m_server.pipeline({cmd, {"PEXPIRE", "session", "90000"}, {"SET", "forever", "x"}});
 
-    ValueLoader loader(m_client.get());
-    QSignalSpy opened(&loader, &ValueLoader::keyOpened);
+    ValueReader reader(m_client.get());
+    QSignalSpy opened(&reader, &ValueReader::keyOpened);
     const qint64 before = QDateTime::currentMSecsSinceEpoch();
-    loader.openKey("session", KeyType::Unknown);
+    reader.openKey("session", KeyType::Unknown);
     QVERIFY(opened.wait(kWaitMs));
     const auto info = opened.first().first().value<KeyInfo>();
     QCOMPARE(info.key, QByteArray("session"));
@@ -728,7 +728,7 @@ void TestValuePaging::ttlAndInfo()
     QVERIFY(qAbs(info.expireAtMs() - (before + 90000)) < 10000);
 
     opened.clear();
-    loader.openKey("forever", KeyType::String);
+    reader.openKey("forever", KeyType::String);
     QVERIFY(opened.wait(kWaitMs));
     QCOMPARE(opened.first().first().value<KeyInfo>().pttlMs, qint64(-1));
     QCOMPARE(opened.first().first().value<KeyInfo>().expireAtMs(), qint64(-1));

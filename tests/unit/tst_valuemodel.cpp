@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "valueloader.h"
 #include "valuemodel.h"
+#include "valuereader.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -338,7 +338,7 @@ void TestValueModel::previousStreamId()
 {
     QFETCH(QByteArray, id);
     QFETCH(QByteArray, previous);
-    QCOMPARE(ValueLoader::previousStreamId(id), previous);
+    QCOMPARE(ValueReader::previousStreamId(id), previous);
 }
 
 QTEST_MAIN(TestValueModel)
