@@ -35,7 +35,27 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
 
     // Top: the TTL distribution beside the reverse indexes.
     auto *top = new QSplitter(Qt::Horizontal, this);
-    auto *chartBox = new QWidget(top);
+    top->addWidget(makeChart(top));
+    top->addWidget(makeIndexes(top));
+    top->setStretchFactor(0, 2);
+    top->setStretchFactor(1, 3);
+    top->setChildrenCollapsible(false);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(makeSessionsTable()); // middle: every session
+    split->addWidget(makeContents()); // bottom: one session's contents, on demand only
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
+    connectSignals();
+    styleChart();
+}
+
+QWidget *SessionsPanel::makeChart(QWidget *parent)
+{
+    auto *chartBox = new QWidget(parent);
     auto *chartLayout = new QVBoxLayout(chartBox);
     chartLayout->setContentsMargins(0, 0, 0, 0);
     chartLayout->addWidget(panelparts::heading(tr("Remaining TTL"), chartBox));
@@ -76,8 +96,12 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
         }
         Q_EMIT filterKeysRequested(TtlStats::filterFor(bucket, prefix));
     });
+    return chartBox;
+}
 
-    auto *indexBox = new QWidget(top);
+QWidget *SessionsPanel::makeIndexes(QWidget *parent)
+{
+    auto *indexBox = new QWidget(parent);
     auto *indexLayout = new QVBoxLayout(indexBox);
     indexLayout->setContentsMargins(0, 0, 0, 0);
     indexLayout->addWidget(panelparts::heading(tr("Reverse indexes (per-user sets of session ids)"), indexBox));
@@ -87,13 +111,11 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     m_indexesView->setSortingEnabled(true);
     m_indexesView->sortByColumn(SessionIndexesModel::DanglingColumn, Qt::DescendingOrder);
     indexLayout->addWidget(m_indexesView, 1);
-    top->addWidget(chartBox);
-    top->addWidget(indexBox);
-    top->setStretchFactor(0, 2);
-    top->setStretchFactor(1, 3);
-    top->setChildrenCollapsible(false);
+    return indexBox;
+}
 
-    // Middle: every session.
+QWidget *SessionsPanel::makeSessionsTable()
+{
     auto *sessionsBox = new QWidget(this);
     auto *sessionsLayout = new QVBoxLayout(sessionsBox);
     sessionsLayout->setContentsMargins(0, 0, 0, 0);
@@ -124,8 +146,11 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
                                    fm.horizontalAdvance(QStringLiteral("not known yet")) + 16);
     m_sessionsView->setColumnWidth(SessionsModel::SizeColumn, fm.horizontalAdvance(QStringLiteral("1023.9 KiB")) + 16);
     sessionsLayout->addWidget(m_sessionsView, 1);
+    return sessionsBox;
+}
 
-    // Bottom: one session's contents, on demand only.
+QWidget *SessionsPanel::makeContents()
+{
     auto *contentsBox = new QWidget(this);
     auto *contentsLayout = new QVBoxLayout(contentsBox);
     contentsLayout->setContentsMargins(0, 0, 0, 0);
@@ -140,20 +165,15 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     contentsHeader->addWidget(m_reveal);
     contentsLayout->addLayout(contentsHeader);
     m_contentsView = tableview::make(m_contentsModel, contentsBox, QStringLiteral("sessionsContents"));
+    const QFontMetrics fm = m_sessionsView->fontMetrics();
     m_contentsView->setColumnWidth(SessionContentsModel::FieldColumn,
                                    fm.horizontalAdvance(QStringLiteral("last_seen_at_ms")) + 24);
     contentsLayout->addWidget(m_contentsView, 1);
+    return contentsBox;
+}
 
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(top);
-    split->addWidget(sessionsBox);
-    split->addWidget(contentsBox);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 2);
-    split->setChildrenCollapsible(false);
-    layout->addWidget(split, 1);
-
+void SessionsPanel::connectSignals()
+{
     connect(m_reader, &SessionsReader::sessionsAvailable, this, &SessionsPanel::onSessions);
     connect(m_reader, &SessionsReader::failed, this, [this](const QString &message) {
         m_status->setText(tr("Cannot read sessions: %1").arg(message));
@@ -183,7 +203,6 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     };
     connect(m_sessionsView, &QAbstractItemView::doubleClicked, this, open);
     connect(m_indexesView, &QAbstractItemView::doubleClicked, this, open);
-    styleChart();
 }
 
 SessionsPanel::~SessionsPanel() = default;

@@ -51,6 +51,12 @@ protected:
 private:
     void onSessions(const SessionsResults &results);
     void onContents(const sessions::Contents &contents);
+    // The parts of the panel, built once by the constructor.
+    QWidget *makeChart(QWidget *parent);
+    QWidget *makeIndexes(QWidget *parent);
+    QWidget *makeSessionsTable();
+    QWidget *makeContents();
+    void connectSignals();
     void styleChart();
     QByteArray selectedKey(KeyType *type = nullptr) const;
 
