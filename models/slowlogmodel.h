@@ -1,100 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "rediscommand.h"
-#include "rediserror.h"
-#include "slowlog.h"
+#include "slowlogtracker.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
 #include <QHash>
-#include <QObject>
-#include <QSet>
 #include <deque>
-
-class QTimer;
-class RedisClient;
-
-// Why an entry should not be in a live app's slow log. Diagnostic is a neutral note (DEBUG is
-// somebody testing, not the app); the others are problems.
-enum class SlowlogFlag : quint8 { None, Keys, Flush, BigCollection, LongScript, Diagnostic };
-
-struct SlowlogVerdict
-{
-    SlowlogFlag flag = SlowlogFlag::None;
-    QString reason; // one line, empty for None
-
-    bool isProblem() const { return flag != SlowlogFlag::None && flag != SlowlogFlag::Diagnostic; }
-};
-
-namespace slowlogflags {
-
-constexpr qint64 kBigCollectionElements = 1000; // SMEMBERS/HGETALL/LRANGE 0 -1 of this many
-constexpr qint64 kBigCollectionUs = 10'000; // ... or that took this long
-constexpr qint64 kLongScriptUs = 5'000; // EVAL/EVALSHA/FCALL longer than this
-
-// The command that counts what the entry read whole, with the key: SCARD for SMEMBERS, HLEN for
-// HGETALL, LLEN for LRANGE key 0 -1. Empty for every other entry.
-RedisCommand sizeCommand(const SlowlogEntry &entry);
-// 'keySize' is the element count of the entry's key when known, else -1.
-SlowlogVerdict judge(const SlowlogEntry &entry, qint64 keySize = -1);
-// Short column text: "KEYS", "FLUSH", "big collection", "long script", "debug".
-QString label(SlowlogFlag flag);
-
-} // namespace slowlogflags
-
-// Turns successive SLOWLOG GET pages into the entries not seen before. Ids grow by one per
-// logged entry, so the last id seen tells what is new:
-// - a page is complete when it reaches back to the last seen id, or holds the whole log (fewer
-//   entries than asked for, or as many as SLOWLOG LEN, or the fetch limit). Otherwise ask again
-//   with requestCount(), which grows to what the newest id says is missing.
-// - entries between the last seen id and the oldest id of a complete page came and went
-//   between two polls (the log wrapped): they are counted as missed.
-// - ids going backwards or a new server run id mean a restart; a log shorter than the last one
-//   plus what arrived means SLOWLOG RESET. Either is reported once; what was shown stays, and a
-//   restart starts a new epoch because ids begin again at 0.
-class SlowlogTracker
-{
-public:
-    static constexpr int kFirstRequest = 128; // the default slowlog-max-len: one round trip
-    static constexpr int kIncrementalRequest = 32;
-    static constexpr int kDefaultFetchLimit = 1000;
-
-    struct Outcome
-    {
-        bool complete = true; // false: ask again with requestCount() (nothing else is set)
-        QList<SlowlogEntry> fresh; // oldest first
-        bool reset = false;
-        qint64 missed = 0;
-        int epoch = 0;
-    };
-
-    // Entries fetched per poll at most; more than that between two polls count as missed.
-    void setFetchLimit(int limit);
-    int fetchLimit() const { return m_limit; }
-    // The count for the next SLOWLOG GET.
-    int requestCount() const { return m_request; }
-
-    Outcome apply(const SlowlogPage &page);
-
-    qint64 lastSeenId() const { return m_lastId; } // -1: none yet
-    int epoch() const { return m_epoch; }
-    qint64 totalMissed() const { return m_totalMissed; }
-    int resetCount() const { return m_resets; }
-
-private:
-    qint64 m_lastId = -1;
-    qint64 m_lastLength = -1;
-    QByteArray m_runId;
-    bool m_started = false;
-    bool m_pendingRestart = false;
-    bool m_pendingCleared = false;
-    int m_epoch = 0;
-    int m_request = kFirstRequest;
-    int m_limit = kDefaultFetchLimit;
-    qint64 m_totalMissed = 0;
-    int m_resets = 0;
-};
 
 class SlowlogAggregateModel;
 
@@ -152,7 +64,7 @@ public:
     int rowOf(int epoch, qint64 id) const; // -1 when not held
     SlowlogAggregateModel *aggregate() const { return m_aggregate; }
 
-    static QString durationText(qint64 us); // "850 µs", "12.3 ms", "1.25 s"
+    static QString durationText(qint64 us) { return slowlogflags::durationText(us); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -223,71 +135,4 @@ private:
 
     QHash<QByteArray, Group> m_groups;
     QList<QByteArray> m_order; // row order: first seen first
-};
-
-// Polls the slow log while running: SLOWLOG GET n, SLOWLOG LEN and CONFIG GET slowlog-* in one
-// pipeline every interval (2 s by default), through a SlowlogTracker. For entries that read a
-// whole collection it asks SCARD/HLEN/LLEN once per key (at most kMaxKeySizeLookups keys per
-// poller), so flags can tell a big key from a small one. Headless: panels and reports wire its
-// signals to a SlowlogModel.
-class SlowlogPoller : public QObject
-{
-    Q_OBJECT
-public:
-    static constexpr int kDefaultIntervalMs = 2000;
-    static constexpr int kMaxKeySizeLookups = 500;
-    static constexpr int kKeySizesPerBatch = 32;
-
-    explicit SlowlogPoller(RedisClient *client, QObject *parent = nullptr);
-    ~SlowlogPoller() override;
-
-    void setIntervalMs(int ms);
-    int intervalMs() const { return m_intervalMs; }
-    void setFetchLimit(int limit) { m_tracker.setFetchLimit(limit); }
-
-    bool isRunning() const { return m_running; }
-    // Polls at once, then every interval. stop() drops the poll in flight.
-    void start();
-    void stop();
-    void pollNow();
-
-    const SlowlogTracker &tracker() const { return m_tracker; }
-    const SlowlogConfig &config() const { return m_config; }
-    // Why the last poll of the slow log failed; kind None after a good one.
-    const RedisError &lastError() const { return m_error; }
-    const RedisError &configError() const { return m_configError; }
-    int completedPolls() const { return m_polls; }
-
-Q_SIGNALS:
-    void entriesAvailable(const QList<SlowlogEntry> &entries, int epoch); // oldest first
-    void configAvailable(const SlowlogConfig &config);
-    void resetDetected();
-    void entriesMissed(qint64 count);
-    void keySizeAvailable(const QByteArray &key, qint64 size);
-    // The slow log could not be read (NOPERM, connection lost...), or can again (kind None).
-    void errorChanged(const RedisError &error);
-    // After every poll, good or bad, once its pages are applied.
-    void polled();
-
-private:
-    void tick();
-    void request(int count, int attempt);
-    void onReply(const RedisReply &reply, int count, int attempt);
-    void setError(const RedisError &error);
-    void askKeySizes();
-
-    RedisClient *m_client;
-    QTimer *m_timer;
-    SlowlogTracker m_tracker;
-    SlowlogConfig m_config;
-    RedisError m_error;
-    RedisError m_configError;
-    RequestId m_inFlight = 0;
-    RequestId m_sizesInFlight = 0;
-    int m_intervalMs = kDefaultIntervalMs;
-    bool m_running = false;
-    int m_polls = 0;
-    QSet<QByteArray> m_sizeAsked;
-    QList<RedisCommand> m_sizeQueue;
-    QList<RedisCommand> m_sizeBatch; // in flight
 };

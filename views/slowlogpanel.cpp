@@ -6,6 +6,7 @@
 #include "format.h"
 #include "redisclient.h"
 #include "slowlogmodel.h"
+#include "slowlogreader.h"
 
 #include <QDateTime>
 #include <QEvent>
@@ -76,22 +77,22 @@ QString timeText(qint64 secs)
 } // namespace
 
 SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_model(new SlowlogModel(this)), m_poller(new SlowlogPoller(client, this))
+    : Panel(parent), m_client(client), m_model(new SlowlogModel(this)), m_reader(new SlowlogReader(client, this))
 {
     buildUi();
     applyStyle();
 
-    connect(m_poller, &SlowlogPoller::entriesAvailable, this, &SlowlogPanel::onEntries);
-    connect(m_poller, &SlowlogPoller::keySizeAvailable, m_model, &SlowlogModel::setKeySize);
-    connect(m_poller, &SlowlogPoller::configAvailable, this, &SlowlogPanel::onConfig);
-    connect(m_poller, &SlowlogPoller::errorChanged, this, &SlowlogPanel::onErrorChanged);
-    connect(m_poller, &SlowlogPoller::polled, this, &SlowlogPanel::onPolled);
-    connect(m_poller, &SlowlogPoller::resetDetected, this, [this] {
+    connect(m_reader, &SlowlogReader::entriesAvailable, this, &SlowlogPanel::onEntries);
+    connect(m_reader, &SlowlogReader::keySizeAvailable, m_model, &SlowlogModel::setKeySize);
+    connect(m_reader, &SlowlogReader::configAvailable, this, &SlowlogPanel::onConfig);
+    connect(m_reader, &SlowlogReader::errorChanged, this, &SlowlogPanel::onErrorChanged);
+    connect(m_reader, &SlowlogReader::polled, this, &SlowlogPanel::onPolled);
+    connect(m_reader, &SlowlogReader::resetDetected, this, [this] {
         ++m_resets;
         m_lastResetMs = QDateTime::currentMSecsSinceEpoch();
         updateStatus();
     });
-    connect(m_poller, &SlowlogPoller::entriesMissed, this, [this](qint64 n) {
+    connect(m_reader, &SlowlogReader::entriesMissed, this, [this](qint64 n) {
         m_missed += n;
         updateStatus();
     });
@@ -306,10 +307,10 @@ void SlowlogPanel::changeEvent(QEvent *event)
 void SlowlogPanel::activeChanged(bool active)
 {
     if (active) {
-        m_poller->start();
+        m_reader->start();
         return;
     }
-    m_poller->stop();
+    m_reader->stop();
     // Replies still travelling are for a panel nobody looks at.
     for (RequestId *id : {&m_latencyRequest, &m_historyRequest}) {
         if (*id)
@@ -394,7 +395,7 @@ void SlowlogPanel::onConfig(const SlowlogConfig &config)
         m_configText = tr("slowlog-log-slower-than %1 · slowlog-max-len %2")
                            .arg(threshold, format::count(quint64(qMax<qint64>(0, config.maxLength))));
     } else {
-        const RedisError &e = m_poller->configError();
+        const RedisError &e = m_reader->configError();
         if (e.kind == RedisError::Kind::NoPerm)
             m_configText
                 = tr("slowlog-log-slower-than and slowlog-max-len unknown: CONFIG GET needs +config|get for user %1")

@@ -21,7 +21,7 @@ class QTableView;
 class QTimer;
 class RedisClient;
 class SlowlogModel;
-class SlowlogPoller;
+class SlowlogReader;
 
 // The slow log, live: the configuration (slowlog-log-slower-than, slowlog-max-len), a scatter
 // of durations over time with flagged entries in the "bad" colour, the entries (activating one
@@ -38,7 +38,7 @@ public:
     bool hasContent() const override { return m_hasContent; }
 
     SlowlogModel *model() const { return m_model; }
-    SlowlogPoller *poller() const { return m_poller; }
+    SlowlogReader *reader() const { return m_reader; }
     // The one-line reason the slow log cannot be shown; empty when it can.
     QString errorText() const;
     // "slowlog-log-slower-than 10 ms · slowlog-max-len 128", or why it is unknown.
@@ -78,7 +78,7 @@ private:
 
     RedisClient *m_client;
     SlowlogModel *m_model;
-    SlowlogPoller *m_poller;
+    SlowlogReader *m_reader;
     bool m_hasContent = false;
     qint64 m_missed = 0;
     int m_resets = 0;

@@ -2,6 +2,7 @@
 #include "redisclient.h"
 #include "slowlogmodel.h"
 #include "slowlogpanel.h"
+#include "slowlogreader.h"
 #include "testserver.h"
 
 #include "qcp.h"
@@ -113,7 +114,7 @@ void TestSlowlogPanel::initTestCase()
 
     QVERIFY(m_client);
     m_panel = std::make_unique<SlowlogPanel>(m_client.get());
-    m_panel->poller()->setIntervalMs(150);
+    m_panel->reader()->setIntervalMs(150);
     m_panel->resize(1200, 820);
     m_panel->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_panel.get()));
@@ -319,7 +320,7 @@ void TestSlowlogPanel::clearViewKeepsServerLog()
     QTRY_COMPARE_WITH_TIMEOUT(m_panel->model()->rowCount(), 1, kWaitMs);
     QCOMPARE(m_panel->model()->entryAt(0).args, (QList<QByteArray>{"DEBUG", "SLEEP", "0.01"}));
     m_panel->setActive(false);
-    QVERIFY(!m_panel->poller()->isRunning());
+    QVERIFY(!m_panel->reader()->isRunning());
 }
 
 QTEST_MAIN(TestSlowlogPanel)

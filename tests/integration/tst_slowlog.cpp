@@ -3,6 +3,7 @@
 #include "slowlog.h"
 #include "slowlogmodel.h"
 #include "slowlogpanel.h"
+#include "slowlogreader.h"
 #include "testserver.h"
 
 #include <QAbstractItemModelTester>
@@ -36,26 +37,26 @@ QList<SlowlogEntry> serverLog(TestServer &server)
     return entries;
 }
 
-// A poller wired to a model the way a panel wires them.
+// A reader wired to a model the way a panel wires them.
 struct Watch
 {
     explicit Watch(RedisClient *client)
-        : poller(client), tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal)
+        : reader(client), tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal)
     {
-        QObject::connect(&poller, &SlowlogPoller::entriesAvailable, &model,
+        QObject::connect(&reader, &SlowlogReader::entriesAvailable, &model,
                          [this](const QList<SlowlogEntry> &e, int epoch) { model.append(e, epoch); });
-        QObject::connect(&poller, &SlowlogPoller::keySizeAvailable, &model, &SlowlogModel::setKeySize);
-        poller.setIntervalMs(100);
+        QObject::connect(&reader, &SlowlogReader::keySizeAvailable, &model, &SlowlogModel::setKeySize);
+        reader.setIntervalMs(100);
     }
     // Waits for a poll that started after this call.
     bool waitForFreshPoll()
     {
-        const int before = poller.completedPolls();
-        return QTest::qWaitFor([&] { return poller.completedPolls() >= before + 2; }, kWaitMs);
+        const int before = reader.completedPolls();
+        return QTest::qWaitFor([&] { return reader.completedPolls() >= before + 2; }, kWaitMs);
     }
 
     SlowlogModel model;
-    SlowlogPoller poller;
+    SlowlogReader reader;
     QAbstractItemModelTester tester;
 };
 
@@ -120,7 +121,7 @@ void TestSlowlog::sleeps(int n, const QByteArray &seconds)
 void TestSlowlog::exactNewEntries()
 {
     Watch w(m_client.get());
-    w.poller.start();
+    w.reader.start();
     QVERIFY(w.waitForFreshPoll());
     QCOMPARE(w.model.rowCount(), 0);
 
@@ -158,35 +159,35 @@ void TestSlowlog::exactNewEntries()
     }
     QCOMPARE(w.model.aggregate()->rowCount(), 1);
     QCOMPARE(w.model.aggregate()->countAt(0), kSlow);
-    QCOMPARE(w.poller.tracker().totalMissed(), 0);
-    QCOMPARE(w.poller.tracker().resetCount(), 0);
-    QVERIFY(w.poller.config().known);
-    QCOMPARE(w.poller.config().slowerThanUs, kThresholdUs.toLongLong());
-    QCOMPARE(w.poller.config().maxLength, 128);
-    QVERIFY(!w.poller.lastError().isError());
+    QCOMPARE(w.reader.tracker().totalMissed(), 0);
+    QCOMPARE(w.reader.tracker().resetCount(), 0);
+    QVERIFY(w.reader.config().known);
+    QCOMPARE(w.reader.config().slowerThanUs, kThresholdUs.toLongLong());
+    QCOMPARE(w.reader.config().maxLength, 128);
+    QVERIFY(!w.reader.lastError().isError());
 }
 
 void TestSlowlog::wrapBetweenPollsCountsMissed()
 {
     QCOMPARE(m_server.command({"CONFIG", "SET", "slowlog-max-len", "4"}).bytes(), QByteArray("OK"));
     Watch w(m_client.get());
-    QSignalSpy missed(&w.poller, &SlowlogPoller::entriesMissed);
-    w.poller.start();
+    QSignalSpy missed(&w.reader, &SlowlogReader::entriesMissed);
+    w.reader.start();
     sleeps(2);
     QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 2, kWaitMs);
     QVERIFY(w.waitForFreshPoll());
 
     // Ten entries while nobody polls: the log of four keeps the last four.
-    w.poller.stop();
+    w.reader.stop();
     sleeps(10);
     const QList<SlowlogEntry> server = serverLog(m_server);
     QCOMPARE(server.size(), 4);
-    w.poller.start();
+    w.reader.start();
     QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 6, kWaitMs);
     QCOMPARE(missed.size(), 1);
     QCOMPARE(missed.first().first().toLongLong(), 6);
-    QCOMPARE(w.poller.tracker().totalMissed(), 6);
-    QCOMPARE(w.poller.tracker().resetCount(), 0); // a full log is not a reset
+    QCOMPARE(w.reader.tracker().totalMissed(), 6);
+    QCOMPARE(w.reader.tracker().resetCount(), 0); // a full log is not a reset
     const QList<qint64> ids = modelIds(w.model);
     for (int i = 0; i < 4; ++i)
         QCOMPARE(ids.at(2 + i), server.at(i).id);
@@ -196,8 +197,8 @@ void TestSlowlog::wrapBetweenPollsCountsMissed()
 void TestSlowlog::resetDetectedAndEntriesContinue()
 {
     Watch w(m_client.get());
-    QSignalSpy resets(&w.poller, &SlowlogPoller::resetDetected);
-    w.poller.start();
+    QSignalSpy resets(&w.reader, &SlowlogReader::resetDetected);
+    w.reader.start();
     sleeps(3);
     QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 3, kWaitMs);
     const qint64 lastBefore = w.model.entryAt(0).id;
@@ -214,7 +215,7 @@ void TestSlowlog::resetDetectedAndEntriesContinue()
     QCOMPARE(w.model.epochAt(0), 0);
     QVERIFY(w.waitForFreshPoll());
     QCOMPARE(resets.size(), 1);
-    QCOMPARE(w.poller.tracker().totalMissed(), 0);
+    QCOMPARE(w.reader.tracker().totalMissed(), 0);
 }
 
 void TestSlowlog::bigCollectionFlaggedFromKeySize()
@@ -233,7 +234,7 @@ void TestSlowlog::bigCollectionFlaggedFromKeySize()
     QCOMPARE(r.size(), 6);
 
     Watch w(m_client.get());
-    w.poller.start();
+    w.reader.start();
     auto rowOf = [&](const QByteArray &key) {
         for (int row = 0; row < w.model.rowCount(); ++row) {
             if (w.model.entryAt(row).args == QList<QByteArray>{"SMEMBERS", key})
@@ -266,11 +267,11 @@ void TestSlowlog::noPermission()
     QVERIFY(waitForReady(viewer));
     {
         SlowlogPanel panel(&viewer);
-        panel.poller()->setIntervalMs(100);
+        panel.reader()->setIntervalMs(100);
         panel.setActive(true);
         QTRY_VERIFY_WITH_TIMEOUT(panel.hasContent(), kWaitMs);
         QCOMPARE(panel.errorText(), QStringLiteral("Slow log: needs +slowlog for user viewer"));
-        QCOMPARE(panel.poller()->lastError().kind, RedisError::Kind::NoPerm);
+        QCOMPARE(panel.reader()->lastError().kind, RedisError::Kind::NoPerm);
         // The rest keeps working: CONFIG GET is allowed for this user.
         QTRY_VERIFY_WITH_TIMEOUT(panel.configText().contains(QStringLiteral("slowlog-max-len 128")), kWaitMs);
         QCOMPARE(panel.model()->rowCount(), 0);
@@ -281,7 +282,7 @@ void TestSlowlog::noPermission()
     blind.connectToServer();
     QVERIFY(waitForReady(blind));
     SlowlogPanel panel(&blind);
-    panel.poller()->setIntervalMs(100);
+    panel.reader()->setIntervalMs(100);
     panel.setActive(true);
     QTRY_VERIFY_WITH_TIMEOUT(panel.hasContent(), kWaitMs);
     QCOMPARE(panel.errorText(), QStringLiteral("Slow log: needs +slowlog for user blind"));
@@ -308,7 +309,7 @@ void TestSlowlog::readOnlyConnection()
     QVERIFY(waitForReady(client));
     QVERIFY(client.facts().readOnly);
     SlowlogPanel panel(&client);
-    panel.poller()->setIntervalMs(100);
+    panel.reader()->setIntervalMs(100);
     panel.setActive(true);
     sleeps(2);
     QTRY_VERIFY_WITH_TIMEOUT(panel.model()->rowCount() >= 3, kWaitMs);
@@ -323,8 +324,8 @@ void TestSlowlog::readOnlyConnection()
 void TestSlowlog::restartStartsNewEpoch()
 {
     Watch w(m_client.get());
-    QSignalSpy resets(&w.poller, &SlowlogPoller::resetDetected);
-    w.poller.start();
+    QSignalSpy resets(&w.reader, &SlowlogReader::resetDetected);
+    w.reader.start();
     sleeps(3);
     QTRY_COMPARE_WITH_TIMEOUT(w.model.rowCount(), 3, kWaitMs);
     const QByteArray runIdBefore = m_client->facts().runId;
@@ -346,7 +347,7 @@ void TestSlowlog::restartStartsNewEpoch()
     QTRY_COMPARE_WITH_TIMEOUT(newEpochSleeps(), 2, kWaitMs);
     QVERIFY(w.waitForFreshPoll());
     QCOMPARE(resets.size(), 1);
-    QCOMPARE(w.poller.tracker().epoch(), 1);
+    QCOMPARE(w.reader.tracker().epoch(), 1);
     // The new server's log, all of it (the reconnect itself may have been slow enough to be in
     // it), after the three entries of the first run.
     const QList<SlowlogEntry> server = serverLog(m_server);
