@@ -4,6 +4,7 @@
 #include "keyfilter.h"
 #include "keyscanner.h"
 #include "patterns.h"
+#include "rowtablemodel.h"
 
 #include <QAbstractItemModel>
 #include <QElapsedTimer>
@@ -31,8 +32,10 @@ public:
     enum class TypeHint : quint8 { None, Geo };
 
     enum Column { NameColumn, TypeColumn, PatternColumn, TtlColumn, MemoryColumn, KeysColumn, ColumnCount };
+    // The key and its type are read under the row tables' role numbers (RowTableRoles), so a
+    // delegate or a view reads either kind of model alike.
     enum Role {
-        KeyBytesRole = Qt::UserRole + 1, // QByteArray: the exact key (keys only)
+        KeyBytesRole = RowTableRoles::KeyRole, // QByteArray: the exact key (keys only)
         PrefixBytesRole, // QByteArray: the folder's prefix including the separator (folders only)
         NodeKindRole, // int: NodeKind
         KeyTypeRole, // int: KeyType
@@ -41,6 +44,7 @@ public:
         KeyCountRole, // quint64 keys beneath a folder
         PatternRole, // int: PatternKind (keys only; Unknown until classified)
     };
+    static_assert(int(KeyTypeRole) == int(RowTableRoles::TypeRole));
     enum class NodeKind { Folder, Key, LoadMore };
 
     explicit KeyTreeModel(QObject *parent = nullptr);

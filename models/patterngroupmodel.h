@@ -2,6 +2,7 @@
 #pragma once
 
 #include "patterns.h"
+#include "rowtablemodel.h"
 
 #include <QAbstractItemModel>
 #include <vector>
@@ -14,10 +15,11 @@ class PatternGroupModel : public QAbstractItemModel
     Q_OBJECT
 public:
     enum Column { NameColumn, KeysColumn, ReasonColumn, ColumnCount };
-    // The same role numbers as KeyTreeModel's, so one view can read either.
+    // The same role numbers as KeyTreeModel's (RowTableRoles for the key and its type), so one
+    // view can read either.
     enum Role {
-        KeyBytesRole = Qt::UserRole + 1, // QByteArray (key rows)
-        KeyTypeRole = Qt::UserRole + 4, // int: KeyType (key rows)
+        KeyBytesRole = RowTableRoles::KeyRole, // QByteArray (key rows)
+        KeyTypeRole = RowTableRoles::TypeRole, // int: KeyType (key rows)
         PatternRole = Qt::UserRole + 8, // int: PatternKind (every row)
         FamilyRole, // QString (family and key rows)
     };

@@ -6,6 +6,7 @@
 #include "threadcheck.h"
 
 #include <QDateTime>
+#include <QSet>
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -216,6 +217,7 @@ QVariant SlowlogModel::data(const QModelIndex &index, int role) const
     case IdRole: return e.id;
     case EpochRole: return row.epoch;
     case KeyRole: return e.hasKey() ? QVariant(e.key()) : QVariant();
+    case SeverityRole: return int(SlowlogVerdict{row.flag, {}}.isProblem() ? Severity::Bad : Severity::None);
     case FlagRole: return int(row.flag);
     case DurationUsRole: return e.durationUs;
     case TimestampRole: return e.timestamp;
@@ -243,7 +245,8 @@ QVariant SlowlogModel::headerData(int section, Qt::Orientation orientation, int 
 // ---------------------------------------------------------------------------------------------
 // Aggregate
 
-SlowlogAggregateModel::SlowlogAggregateModel(QObject *parent) : QAbstractTableModel(parent)
+SlowlogAggregateModel::SlowlogAggregateModel(QObject *parent)
+    : RowListModel([](const SlowlogCommandStats &s) { return s.command; }, ColumnCount, -1, parent)
 { }
 
 qint64 SlowlogAggregateModel::percentile(const QList<qint64> &sorted, double p)
@@ -255,152 +258,100 @@ qint64 SlowlogAggregateModel::percentile(const QList<qint64> &sorted, double p)
     return sorted.at(qBound<qsizetype>(1, rank, sorted.size()) - 1);
 }
 
+SlowlogCommandStats SlowlogAggregateModel::statsOf(const QByteArray &command, const QList<qint64> &sorted)
+{
+    SlowlogCommandStats s;
+    s.command = command;
+    s.count = sorted.size();
+    for (qint64 us : sorted)
+        s.totalUs += us;
+    s.p50Us = percentile(sorted, 0.50);
+    s.p99Us = percentile(sorted, 0.99);
+    s.maxUs = sorted.isEmpty() ? -1 : sorted.constLast();
+    return s;
+}
+
 void SlowlogAggregateModel::update(const QList<SlowlogEntry> &added, const QList<SlowlogEntry> &removed)
 {
     QSet<QByteArray> touched;
-    QList<QByteArray> newNames;
     for (const SlowlogEntry &e : removed) {
-        const QByteArray name = e.commandName();
-        const auto it = m_groups.find(name);
-        if (it == m_groups.end())
+        const auto it = m_durations.find(e.commandName());
+        if (it == m_durations.end())
             continue;
         // Removed entries are the oldest; their durations are somewhere in the sorted list.
-        const auto pos = std::lower_bound(it->durations.begin(), it->durations.end(), e.durationUs);
-        if (pos != it->durations.end() && *pos == e.durationUs) {
-            it->durations.erase(pos);
-            it->totalUs -= e.durationUs;
-            touched.insert(name);
+        const auto pos = std::lower_bound(it->begin(), it->end(), e.durationUs);
+        if (pos != it->end() && *pos == e.durationUs) {
+            it->erase(pos);
+            touched.insert(it.key());
         }
     }
-    QHash<QByteArray, Group> pending; // groups that do not have a row yet
     for (const SlowlogEntry &e : added) {
         const QByteArray name = e.commandName();
-        auto it = m_groups.find(name);
-        Group *g = nullptr;
-        if (it != m_groups.end()) {
-            g = &*it;
-        } else {
-            if (!pending.contains(name))
-                newNames.append(name);
-            g = &pending[name];
-        }
-        g->durations.append(e.durationUs);
-        g->totalUs += e.durationUs;
-        touched.insert(name);
-    }
-    auto finish = [](Group &g) {
-        std::sort(g.durations.begin(), g.durations.end());
-        g.p50 = percentile(g.durations, 0.50);
-        g.p99 = percentile(g.durations, 0.99);
-    };
-
-    // Names whose entries all left: remove their rows, highest row first.
-    QList<int> gone;
-    for (const QByteArray &name : std::as_const(touched)) {
-        const auto it = m_groups.find(name);
-        if (it != m_groups.end() && it->durations.isEmpty())
-            gone.append(int(m_order.indexOf(name)));
-    }
-    std::sort(gone.begin(), gone.end(), std::greater<int>());
-    for (int row : std::as_const(gone)) {
-        beginRemoveRows({}, row, row);
-        m_groups.remove(m_order.takeAt(row));
-        endRemoveRows();
-    }
-
-    int first = -1, last = -1;
-    for (int r = 0; r < m_order.size(); ++r) {
-        if (!touched.contains(m_order.at(r)))
-            continue;
-        finish(m_groups[m_order.at(r)]);
-        if (first < 0)
-            first = r;
-        last = r;
-    }
-    if (first >= 0)
-        Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));
-
-    if (!newNames.isEmpty()) {
-        const int at = int(m_order.size());
-        beginInsertRows({}, at, at + int(newNames.size()) - 1);
-        for (const QByteArray &name : std::as_const(newNames)) {
-            Group g = std::move(pending[name]);
-            finish(g);
-            m_groups.insert(name, g);
+        auto it = m_durations.find(name);
+        if (it == m_durations.end()) {
+            it = m_durations.insert(name, {});
             m_order.append(name);
         }
-        endInsertRows();
+        it->append(e.durationUs);
+        touched.insert(name);
     }
+    if (touched.isEmpty())
+        return;
+    // Names whose entries all left lose their row.
+    for (const QByteArray &name : std::as_const(touched)) {
+        if (m_durations.value(name).isEmpty()) {
+            m_durations.remove(name);
+            m_order.removeOne(name);
+        }
+    }
+    QList<SlowlogCommandStats> next;
+    next.reserve(m_order.size());
+    for (const QByteArray &name : std::as_const(m_order)) {
+        QList<qint64> &d = m_durations[name];
+        if (touched.contains(name)) {
+            std::sort(d.begin(), d.end());
+            next.append(statsOf(name, d));
+        } else {
+            next.append(*find(name));
+        }
+    }
+    setRows(std::move(next));
 }
 
 void SlowlogAggregateModel::clear()
 {
-    if (m_order.isEmpty())
-        return;
-    beginResetModel();
-    m_groups.clear();
+    m_durations.clear();
     m_order.clear();
-    endResetModel();
-}
-
-qint64 SlowlogAggregateModel::countAt(int row) const
-{
-    return groupAt(row).durations.size();
-}
-
-qint64 SlowlogAggregateModel::totalUsAt(int row) const
-{
-    return groupAt(row).totalUs;
-}
-
-qint64 SlowlogAggregateModel::p50UsAt(int row) const
-{
-    return groupAt(row).p50;
-}
-
-qint64 SlowlogAggregateModel::p99UsAt(int row) const
-{
-    return groupAt(row).p99;
-}
-
-int SlowlogAggregateModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_order.size());
-}
-
-int SlowlogAggregateModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    RowListModel::clear();
 }
 
 QVariant SlowlogAggregateModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const Group &g = groupAt(index.row());
-    const QByteArray &name = m_order.at(index.row());
+    const SlowlogCommandStats &g = rows().at(index.row());
     auto number = [&](int column) -> qint64 {
         switch (column) {
-        case CountColumn: return g.durations.size();
+        case CountColumn: return g.count;
         case TotalColumn: return g.totalUs;
-        case P50Column: return g.p50;
-        case P99Column: return g.p99;
-        case MaxColumn: return g.durations.isEmpty() ? -1 : g.durations.constLast();
+        case P50Column: return g.p50Us;
+        case P99Column: return g.p99Us;
+        case MaxColumn: return g.maxUs;
         }
         return 0;
     };
     switch (role) {
     case Qt::DisplayRole:
         if (index.column() == CommandColumn)
-            return bytesescape::escape(name);
+            return bytesescape::escape(g.command);
         if (index.column() == CountColumn)
-            return format::count(quint64(g.durations.size()));
+            return format::count(quint64(g.count));
         return SlowlogModel::durationText(number(index.column()));
     case SortRole:
         if (index.column() == CommandColumn)
-            return bytesescape::escape(name);
+            return bytesescape::escape(g.command);
         return number(index.column());
-    case CommandRole: return name;
+    case CommandRole: return g.command;
     case Qt::TextAlignmentRole:
         if (index.column() != CommandColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "rowtablemodel.h"
 #include "slowlogtracker.h"
 
 #include <QAbstractTableModel>
@@ -14,7 +15,7 @@ class SlowlogAggregateModel;
 // default); older ones leave with one beginRemoveRows. Entries are unique by (epoch, id): a
 // batch may overlap what is held, only newer entries are added, with one beginInsertRows.
 // aggregate() is kept in step with what this model holds.
-class SlowlogModel : public QAbstractTableModel
+class SlowlogModel : public QAbstractTableModel, public RowTableRoles
 {
     Q_OBJECT
 public:
@@ -28,11 +29,11 @@ public:
         FlagColumn,
         ColumnCount
     };
+    // KeyRole: the entry's key, exact bytes (invalid when it has none); SortRole: numbers for
+    // numeric columns; SeverityRole: Bad for a flagged problem, else None.
     enum Role {
-        SortRole = Qt::UserRole + 1, // numbers for numeric columns
-        IdRole, // qint64
+        IdRole = FirstExtraRole, // qint64
         EpochRole, // int
-        KeyRole, // QByteArray: the entry's key, exact bytes; invalid when it has none
         FlagRole, // int (SlowlogFlag)
         DurationUsRole, // qint64
         TimestampRole, // qint64 seconds
@@ -92,47 +93,51 @@ private:
     SlowlogAggregateModel *m_aggregate;
 };
 
-// Slow log entries by command name ("GET", "CONFIG SET"): how many, total and percentile
-// durations. Percentiles are exact, by nearest rank over the durations held: p of n sorted
-// values is the value at rank ceil(p * n).
-class SlowlogAggregateModel : public QAbstractTableModel
+// One command name's slow log entries: how many, total and percentile durations.
+struct SlowlogCommandStats
+{
+    QByteArray command; // "GET", "CONFIG SET"
+    qint64 count = 0;
+    qint64 totalUs = 0;
+    qint64 p50Us = -1;
+    qint64 p99Us = -1;
+    qint64 maxUs = -1;
+};
+
+// Slow log entries by command name, one row per name in the order first seen. Percentiles are
+// exact, by nearest rank over the durations held: p of n sorted values is the value at rank
+// ceil(p * n). Rows are merged by name (RowListModel), so a selection stays on its command.
+class SlowlogAggregateModel : public RowListModel<SlowlogCommandStats>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { CommandColumn, CountColumn, TotalColumn, P50Column, P99Column, MaxColumn, ColumnCount };
-    enum Role { SortRole = Qt::UserRole + 1, CommandRole };
+    enum Role {
+        CommandRole = FirstExtraRole, // QByteArray: the command name
+    };
 
     explicit SlowlogAggregateModel(QObject *parent = nullptr);
 
     // Nearest-rank percentile of ascending 'sorted' (p in (0, 1]); -1 when empty.
     static qint64 percentile(const QList<qint64> &sorted, double p);
+    // The figures of one name from its durations (ascending).
+    static SlowlogCommandStats statsOf(const QByteArray &command, const QList<qint64> &sorted);
 
-    // Applies what the entry model added and dropped: new names are appended with one
-    // beginInsertRows, changed rows get one dataChanged, names with no entries left go.
+    // Applies what the entry model added and dropped: new names are appended, changed rows
+    // are updated, names with no entries left go.
     void update(const QList<SlowlogEntry> &added, const QList<SlowlogEntry> &removed);
     void clear();
 
-    int rowOf(const QByteArray &command) const { return int(m_order.indexOf(command)); }
-    qint64 countAt(int row) const;
-    qint64 totalUsAt(int row) const;
-    qint64 p50UsAt(int row) const;
-    qint64 p99UsAt(int row) const;
+    int rowOf(const QByteArray &command) const { return RowListModel::rowOf(command); }
+    qint64 countAt(int row) const { return rows().at(row).count; }
+    qint64 totalUsAt(int row) const { return rows().at(row).totalUs; }
+    qint64 p50UsAt(int row) const { return rows().at(row).p50Us; }
+    qint64 p99UsAt(int row) const { return rows().at(row).p99Us; }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    struct Group
-    {
-        QList<qint64> durations; // ascending
-        qint64 totalUs = 0;
-        qint64 p50 = -1;
-        qint64 p99 = -1;
-    };
-    const Group &groupAt(int row) const { return *m_groups.constFind(m_order.at(row)); }
-
-    QHash<QByteArray, Group> m_groups;
+    QHash<QByteArray, QList<qint64>> m_durations; // per name, ascending
     QList<QByteArray> m_order; // row order: first seen first
 };

@@ -54,7 +54,7 @@ QString durationText(qint64 us)
     return QStringLiteral("%1 s").arg(double(us) / 1e6, 0, 'f', 2);
 }
 
-RedisCommand sizeCommand(const SlowlogEntry &entry)
+QList<QByteArray> sizeCommand(const SlowlogEntry &entry)
 {
     const QByteArray counter = wholeReadCounter(entry);
     // A shortened key name cannot be asked about; the duration alone has to do.

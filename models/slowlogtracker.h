@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "rediscommand.h"
 #include "slowlog.h"
 
+#include <QByteArray>
+#include <QList>
 #include <QString>
 
 // Why an entry should not be in a live app's slow log. Diagnostic is a neutral note (DEBUG is
@@ -28,7 +29,7 @@ constexpr qint64 kLongScriptUs = 5'000; // EVAL/EVALSHA/FCALL longer than this
 // HGETALL, LLEN for LRANGE key 0 -1. Empty for every other entry.
 // "850 µs", "12.3 ms", "1.25 s"
 QString durationText(qint64 us);
-RedisCommand sizeCommand(const SlowlogEntry &entry);
+QList<QByteArray> sizeCommand(const SlowlogEntry &entry);
 // 'keySize' is the element count of the entry's key when known, else -1.
 SlowlogVerdict judge(const SlowlogEntry &entry, qint64 keySize = -1);
 // Short column text: "KEYS", "FLUSH", "big collection", "long script", "debug".

@@ -426,7 +426,7 @@ QVariant TtlNamespaceModel::data(const QModelIndex &index, int role) const
             tip += QLatin1Char('\n') + tr("Keys of this row share no prefix, so they cannot be filtered by one.");
         return tip;
     }
-    case PrefixRole: return r.prefix;
+    case KeyRole: return r.prefix;
     case HasPrefixRole: return r.hasPrefix();
     case NamespaceIndexRole: return index.row();
     }

@@ -3,6 +3,7 @@
 
 #include "keyfilter.h"
 #include "keyscanner.h"
+#include "rowtablemodel.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -188,15 +189,14 @@ private:
 // The per-namespace table of the TTL panel. Rows keep their namespace's index, so a refresh
 // is one dataChanged plus one insert of the namespaces that are new; sort through a
 // QSortFilterProxyModel on SortRole.
-class TtlNamespaceModel : public QAbstractTableModel
+class TtlNamespaceModel : public QAbstractTableModel, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { NamespaceColumn, KeysColumn, NoTtlColumn, MinColumn, MedianColumn, MaxColumn, ColumnCount };
+    // KeyRole: the prefix (QByteArray); SortRole: numbers for the numeric columns.
     enum Role {
-        SortRole = Qt::UserRole + 1, // numbers for the numeric columns
-        PrefixRole, // QByteArray
-        HasPrefixRole, // bool: false for "(no namespace)" and "(other namespaces)"
+        HasPrefixRole = FirstExtraRole, // bool: false for "(no namespace)" and "(other namespaces)"
         NamespaceIndexRole, // int: index into TtlSnapshot::namespaces
     };
 

@@ -169,7 +169,7 @@ void SlowlogPanel::buildUi()
     // Entries, newest first unless the user sorts otherwise.
     m_proxy = new QSortFilterProxyModel(this);
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(SlowlogModel::SortRole);
+    m_proxy->setSortRole(RowTableRoles::SortRole);
     m_table = makeTable(this, QStringLiteral("slowlogTable"));
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -190,7 +190,7 @@ void SlowlogPanel::buildUi()
 
     m_aggregateProxy = new QSortFilterProxyModel(this);
     m_aggregateProxy->setSourceModel(m_model->aggregate());
-    m_aggregateProxy->setSortRole(SlowlogAggregateModel::SortRole);
+    m_aggregateProxy->setSortRole(RowTableRoles::SortRole);
     m_aggregateTable = makeTable(this, QStringLiteral("slowlogAggregate"));
     m_aggregateTable->setModel(m_aggregateProxy);
     m_aggregateTable->setSortingEnabled(true);
@@ -428,7 +428,7 @@ void SlowlogPanel::updateStatus()
 void SlowlogPanel::onActivated(const QModelIndex &index)
 {
     const QModelIndex source = m_proxy->mapToSource(index);
-    const QVariant key = m_model->data(source, SlowlogModel::KeyRole);
+    const QVariant key = m_model->data(source, RowTableRoles::KeyRole);
     if (key.isValid())
         Q_EMIT openKeyRequested(key.toByteArray(), KeyType::Unknown);
 }

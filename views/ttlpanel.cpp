@@ -126,7 +126,7 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("ttlNamespaces"));
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(TtlNamespaceModel::SortRole);
+    m_proxy->setSortRole(RowTableRoles::SortRole);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(TtlNamespaceModel::KeysColumn, Qt::DescendingOrder);

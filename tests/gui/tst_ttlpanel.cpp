@@ -218,7 +218,7 @@ void TestTtlPanel::clickNamespace(const QByteArray &prefix)
     QAbstractItemModel *model = table->model();
     for (int row = 0; row < model->rowCount(); ++row) {
         const QModelIndex idx = model->index(row, 0);
-        if (idx.data(TtlNamespaceModel::PrefixRole).toByteArray() == prefix
+        if (idx.data(RowTableRoles::KeyRole).toByteArray() == prefix
             && idx.data(TtlNamespaceModel::HasPrefixRole).toBool() == !prefix.isEmpty()) {
             table->scrollTo(idx);
             QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(idx).center());

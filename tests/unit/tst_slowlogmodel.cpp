@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisvalue.h"
 #include "slowlogmodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
 #include <QRandomGenerator>
 #include <QSet>
 #include <QSignalSpy>
@@ -107,6 +109,9 @@ private Q_SLOTS:
     void percentile();
     void aggregates();
     void aggregateRowsLeave();
+    void aggregateFedWithRows();
+    void aggregateMergeKeepsSelection();
+    void severityRole();
 
     void flags_data();
     void flags();
@@ -491,6 +496,65 @@ void TestSlowlogModel::aggregateRowsLeave()
     QCOMPARE(model.aggregate()->countAt(0), 3);
 }
 
+void TestSlowlogModel::aggregateFedWithRows()
+{
+    // The figures of one name, and the table over rows handed to it directly.
+    const SlowlogCommandStats stats = SlowlogAggregateModel::statsOf("GET", {10, 20, 30, 40});
+    QCOMPARE(stats.count, 4);
+    QCOMPARE(stats.totalUs, 100);
+    QCOMPARE(stats.p50Us, 20);
+    QCOMPARE(stats.p99Us, 40);
+    QCOMPARE(stats.maxUs, 40);
+    QCOMPARE(SlowlogAggregateModel::statsOf("PING", {}).maxUs, -1);
+
+    SlowlogAggregateModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setRows({stats, SlowlogAggregateModel::statsOf("CONFIG SET", {2'500'000})});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1, SlowlogAggregateModel::CommandColumn).data().toString(), QStringLiteral("CONFIG SET"));
+    QCOMPARE(model.index(1, SlowlogAggregateModel::MaxColumn).data().toString(), QStringLiteral("2.50 s"));
+    QCOMPARE(model.index(0, SlowlogAggregateModel::TotalColumn).data(RowTableRoles::SortRole).toLongLong(), 100);
+    QCOMPARE(model.index(1, 0).data(SlowlogAggregateModel::CommandRole).toByteArray(), QByteArray("CONFIG SET"));
+    QCOMPARE(model.rowOf("CONFIG SET"), 1);
+}
+
+void TestSlowlogModel::aggregateMergeKeepsSelection()
+{
+    SlowlogModel model;
+    SlowlogAggregateModel *aggregate = model.aggregate();
+    QAbstractItemModelTester tester(aggregate, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setCapacity(4);
+    model.append({make(1, {"KEYS", "*"}), make(2, {"GET", "a"}), make(3, {"SET", "b", "v"})});
+    QCOMPARE(aggregate->rowCount(), 3);
+    QItemSelectionModel selection(aggregate);
+    const int setRow = aggregate->rowOf("SET");
+    selection.setCurrentIndex(aggregate->index(setRow, 0),
+                              QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QSignalSpy reset(aggregate, &QAbstractItemModel::modelReset);
+    QSignalSpy removed(aggregate, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy inserted(aggregate, &QAbstractItemModel::rowsInserted);
+    // KEYS leaves with entry 1, HGETALL arrives: rows go and come, SET stays selected.
+    model.append({make(4, {"HGETALL", "h"}), make(5, {"SET", "c", "v"})});
+    QCOMPARE(reset.size(), 0);
+    QCOMPARE(removed.size(), 1);
+    QCOMPARE(inserted.size(), 1);
+    QCOMPARE(aggregate->rowOf("KEYS"), -1);
+    QCOMPARE(selection.currentIndex().data(SlowlogAggregateModel::CommandRole).toByteArray(), QByteArray("SET"));
+    QVERIFY(selection.isRowSelected(selection.currentIndex().row(), {}));
+    QCOMPARE(aggregate->countAt(selection.currentIndex().row()), 2);
+}
+
+void TestSlowlogModel::severityRole()
+{
+    SlowlogModel model;
+    model.append({make(1, {"KEYS", "*"}), make(2, {"GET", "a"}), make(3, {"DEBUG", "SLEEP", "0"})});
+    // Newest first: DEBUG (a note, not a problem), GET, KEYS.
+    QCOMPARE(model.index(0, 0).data(RowTableRoles::SeverityRole).toInt(), int(Severity::None));
+    QCOMPARE(model.index(1, 0).data(RowTableRoles::SeverityRole).toInt(), int(Severity::None));
+    QCOMPARE(model.index(2, 0).data(RowTableRoles::SeverityRole).toInt(), int(Severity::Bad));
+    QCOMPARE(model.index(1, 0).data(RowTableRoles::KeyRole).toByteArray(), QByteArray("a"));
+}
+
 void TestSlowlogModel::flags_data()
 {
     QTest::addColumn<QList<QByteArray>>("args");
@@ -559,7 +623,7 @@ void TestSlowlogModel::flags()
     QCOMPARE(int(v.flag), flag);
     QCOMPARE(v.reason.isEmpty(), flag == int(SlowlogFlag::None));
     QCOMPARE(v.isProblem(), flag != int(SlowlogFlag::None) && flag != int(SlowlogFlag::Diagnostic));
-    const RedisCommand size = slowlogflags::sizeCommand(e);
+    const QList<QByteArray> size = slowlogflags::sizeCommand(e);
     QCOMPARE(size.value(0), sizeCommand);
     if (!sizeCommand.isEmpty())
         QCOMPARE(size.value(1), args.at(1));

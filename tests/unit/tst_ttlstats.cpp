@@ -475,7 +475,7 @@ void TestTtlStats::namespaceModel()
     QCOMPARE(model.index(0, TtlNamespaceModel::MinColumn).data().toString(), QStringLiteral("10m 00s"));
     QCOMPARE(model.index(0, TtlNamespaceModel::MedianColumn).data().toString(), QStringLiteral("20m 00s"));
     QCOMPARE(model.index(0, TtlNamespaceModel::MaxColumn).data().toString(), QStringLiteral("30m 00s"));
-    QCOMPARE(model.index(0, 0).data(TtlNamespaceModel::PrefixRole).toByteArray(), QByteArray("session:"));
+    QCOMPARE(model.index(0, 0).data(TtlNamespaceModel::KeyRole).toByteArray(), QByteArray("session:"));
     QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("(no namespace)"));
     QCOMPARE(model.index(1, TtlNamespaceModel::NoTtlColumn).data().toString(), QStringLiteral("100.0 %"));
     QCOMPARE(model.index(1, TtlNamespaceModel::MedianColumn).data().toString(), QStringLiteral("—"));
