@@ -3,6 +3,7 @@
 
 #include "chartstyle.h"
 #include "format.h"
+#include "overviewreader.h"
 #include "qcp.h"
 #include "redisclient.h"
 
@@ -57,8 +58,7 @@ const WindowChoice kWindows[] = {
     {QT_TRANSLATE_NOOP("OverviewPanel", "24 h"), 24 * 3600},
 };
 
-constexpr int kDefaultPollMs = 1000;
-constexpr int kMinPollMs = 100;
+constexpr int kDefaultRefreshMs = 1000;
 
 } // namespace
 
@@ -66,19 +66,20 @@ OverviewPanel::OverviewPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
       m_health(new HealthSeries(this)),
-      m_pollTimer(new QTimer(this)),
+      m_reader(new OverviewReader(client, this)),
       m_refreshTimer(new QTimer(this))
 {
-    m_pollTimer->setObjectName(QStringLiteral("overviewPollTimer"));
-    m_pollTimer->setInterval(kDefaultPollMs);
-    connect(m_pollTimer, &QTimer::timeout, this, &OverviewPanel::poll);
     // Charts follow one timer, not every sample: a fast poll interval costs no extra replots.
-    m_refreshTimer->setInterval(kDefaultPollMs);
+    m_refreshTimer->setInterval(kDefaultRefreshMs);
     connect(m_refreshTimer, &QTimer::timeout, this, &OverviewPanel::refresh);
 
     buildUi();
     connect(m_health, &HealthSeries::factsChanged, this, &OverviewPanel::updateHeader);
-    connect(m_client, &RedisClient::ready, this, &OverviewPanel::onClientReady);
+    connect(m_reader, &OverviewReader::infoAvailable, this, &OverviewPanel::onInfo);
+    connect(m_reader, &OverviewReader::infoFailed, this, &OverviewPanel::onInfoFailed);
+    connect(m_reader, &OverviewReader::configAvailable, m_health, &HealthSeries::setConfig);
+    connect(m_reader, &OverviewReader::configUnavailable, this, &OverviewPanel::onConfigUnavailable);
+    connect(m_client, &RedisClient::ready, this, [this] { setStatus(QString(), false); });
     connect(m_client, &RedisClient::stateChanged, this, [this](RedisClient::State state, const QString &detail) {
         if (state == RedisClient::State::Ready)
             return;
@@ -318,15 +319,15 @@ bool OverviewPanel::hasContent() const
 
 void OverviewPanel::setPollInterval(int ms)
 {
-    ms = std::max(kMinPollMs, ms);
-    m_pollTimer->setInterval(ms);
+    m_reader->setIntervalMs(ms);
+    ms = m_reader->intervalMs();
     // Refresh no faster than once per sample and no slower than once a second.
     m_refreshTimer->setInterval(std::clamp(ms, 200, 1000));
 }
 
 int OverviewPanel::pollInterval() const
 {
-    return m_pollTimer->interval();
+    return m_reader->intervalMs();
 }
 
 void OverviewPanel::activeChanged(bool active)
@@ -335,12 +336,11 @@ void OverviewPanel::activeChanged(bool active)
         // Again here: an INFO that was in flight when the panel was hidden may have landed
         // after the break and joined the lines across the pause.
         m_health->markGap(QDateTime::currentMSecsSinceEpoch() / 1000.0);
-        m_pollTimer->start();
+        m_reader->setPolling(true);
         m_refreshTimer->start();
-        poll();
         refresh();
     } else {
-        m_pollTimer->stop();
+        m_reader->setPolling(false);
         m_refreshTimer->stop();
         hideCursor();
         // No samples while hidden: the lines break instead of joining across the pause.
@@ -348,80 +348,29 @@ void OverviewPanel::activeChanged(bool active)
     }
 }
 
-void OverviewPanel::onClientReady()
+void OverviewPanel::onConfigUnavailable(const RedisError &error)
 {
-    // Another connection (or the same server after a reconnect): its settings may differ.
-    m_configRead = false;
-    m_infoRequest = 0;
-    m_configRequest = 0;
-    setStatus(QString(), false);
-    if (isActive())
-        poll();
+    m_health->setConfigUnavailable(error.kind == RedisError::Kind::NoPerm ? tr("no CONFIG permission")
+                                                                          : tr("CONFIG failed: %1").arg(error.message));
 }
 
-void OverviewPanel::poll()
+void OverviewPanel::onInfoFailed(const RedisError &error, qint64 atMs)
 {
-    if (!isActive() || !m_client || !m_client->isReady() || m_infoRequest != 0)
-        return;
-    if (!m_configRead && m_configRequest == 0)
-        readConfig();
-    m_infoRequest = m_client->send(RedisCommand{"INFO"}, this, [this](const RedisReply &reply) {
-        // A reply from before a reconnect must not release the request that replaced it.
-        if (reply.id == m_infoRequest)
-            m_infoRequest = 0;
-        onInfo(reply, QDateTime::currentMSecsSinceEpoch());
-    });
-}
-
-void OverviewPanel::readConfig()
-{
-    const QList<RedisCommand> commands{{"CONFIG", "GET", "save"}, {"CONFIG", "GET", "appendonly"}};
-    m_configRequest = m_client->sendBatch(commands, this, [this](const RedisReply &reply) { onConfig(reply); });
-}
-
-void OverviewPanel::onConfig(const RedisReply &reply)
-{
-    if (reply.id != m_configRequest)
-        return;
-    m_configRequest = 0;
-    const RedisError error = reply.firstError();
-    if (error.isConnectionLevel())
-        return; // try again on the next poll
-    m_configRead = true;
-    if (error) {
-        // ACL users often may not run CONFIG; the header then says so and uses INFO alone.
-        m_health->setConfigUnavailable(error.kind == RedisError::Kind::NoPerm
-                                           ? tr("no CONFIG permission")
-                                           : tr("CONFIG failed: %1").arg(error.message));
-        return;
+    m_health->markGap(atMs / 1000.0);
+    if (error.kind == RedisError::Kind::NoPerm) {
+        const QString name = m_client ? m_client->profile().username : QString();
+        const QString user = name.isEmpty() ? QStringLiteral("default") : name;
+        setStatus(tr("The overview needs +info for user %1").arg(user), true);
+    } else {
+        setStatus(tr("INFO failed: %1").arg(error.message), true);
     }
-    // [name, value] in RESP2, a map in RESP3: the value follows the name either way.
-    auto valueOf = [](const RedisValue &v) { return v.size() >= 2 ? v.at(1).bytes() : QByteArray(); };
-    m_health->setConfig(valueOf(reply.value(0)), valueOf(reply.value(1)));
 }
 
-void OverviewPanel::onInfo(const RedisReply &reply, qint64 receivedAtMs)
+void OverviewPanel::onInfo(const ServerInfo &info)
 {
-    const RedisError error = reply.firstError();
-    if (error) {
-        m_health->markGap(receivedAtMs / 1000.0);
-        if (error.kind == RedisError::Kind::NoPerm) {
-            const QString name = m_client ? m_client->profile().username : QString();
-            const QString user = name.isEmpty() ? QStringLiteral("default") : name;
-            setStatus(tr("The overview needs +info for user %1").arg(user), true);
-        } else {
-            setStatus(tr("INFO failed: %1").arg(error.message), true);
-        }
-        return;
-    }
-    const RedisValue &value = reply.value();
-    if (!value.isString()) {
-        setStatus(tr("INFO returned no text"), true);
-        return;
-    }
     if (m_statusIsError || !m_status->text().isEmpty())
         setStatus(QString(), false);
-    m_health->addSample(ServerInfo::parse(value.bytes(), receivedAtMs));
+    m_health->addSample(info);
 }
 
 void OverviewPanel::refresh()

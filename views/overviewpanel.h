@@ -3,7 +3,8 @@
 
 #include "healthseries.h"
 #include "panel.h"
-#include "rediscommand.h"
+#include "rediserror.h"
+#include "serverinfo.h"
 
 #include <QPointer>
 #include <array>
@@ -19,9 +20,10 @@ class QLabel;
 class QMouseEvent;
 class QTimer;
 class QToolButton;
+class OverviewReader;
 class RedisClient;
 
-// The server's health over time: polls INFO while active and charts memory, throughput, cache
+// The server's health over time: reads INFO (OverviewReader) while active and charts memory, throughput, cache
 // health and clients as four stacked charts on one time axis, under a header of facts
 // (version, role, uptime, eviction policy, persistence, keyspace).
 //
@@ -82,11 +84,9 @@ private:
     void buildUi();
     void buildPlot();
     void restyle();
-    void poll();
-    void readConfig();
-    void onConfig(const RedisReply &reply);
-    void onInfo(const RedisReply &reply, qint64 receivedAtMs);
-    void onClientReady();
+    void onInfo(const ServerInfo &info);
+    void onInfoFailed(const RedisError &error, qint64 atMs);
+    void onConfigUnavailable(const RedisError &error);
     void refresh();
     void updateLines();
     void followLive();
@@ -103,11 +103,8 @@ private:
 
     QPointer<RedisClient> m_client;
     HealthSeries *m_health;
-    QTimer *m_pollTimer;
+    OverviewReader *m_reader;
     QTimer *m_refreshTimer;
-    RequestId m_infoRequest = 0;
-    RequestId m_configRequest = 0;
-    bool m_configRead = false;
 
     QLabel *m_status = nullptr;
     QWidget *m_header = nullptr;

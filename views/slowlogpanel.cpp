@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "latencyreader.h"
 #include "redisclient.h"
 #include "slowlogmodel.h"
 #include "slowlogreader.h"
@@ -77,7 +78,11 @@ QString timeText(qint64 secs)
 } // namespace
 
 SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_model(new SlowlogModel(this)), m_reader(new SlowlogReader(client, this))
+    : Panel(parent),
+      m_client(client),
+      m_model(new SlowlogModel(this)),
+      m_reader(new SlowlogReader(client, this)),
+      m_latency(new LatencyReader(client, this))
 {
     buildUi();
     applyStyle();
@@ -96,6 +101,12 @@ SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
         m_missed += n;
         updateStatus();
     });
+    connect(m_latency, &LatencyReader::latestAvailable, this, &SlowlogPanel::onLatencyLatest);
+    connect(m_latency, &LatencyReader::historyAvailable, this,
+            [this](const QByteArray &event, const QList<LatencySample> &samples) {
+                if (event == m_latencyEvent)
+                    showLatencyHistory(event, samples);
+            });
     // Flags change when key sizes arrive; the chart follows on its timer.
     connect(m_model, &QAbstractItemModel::dataChanged, this, &SlowlogPanel::scheduleReplot);
     connect(m_model, &QAbstractItemModel::modelReset, this, &SlowlogPanel::scheduleReplot);
@@ -312,11 +323,7 @@ void SlowlogPanel::activeChanged(bool active)
     }
     m_reader->stop();
     // Replies still travelling are for a panel nobody looks at.
-    for (RequestId *id : {&m_latencyRequest, &m_historyRequest}) {
-        if (*id)
-            m_client->cancel(*id);
-        *id = 0;
-    }
+    m_latency->cancel();
 }
 
 void SlowlogPanel::clearView()
@@ -503,27 +510,22 @@ void SlowlogPanel::rebuildPlot()
 
 void SlowlogPanel::pollLatency()
 {
-    if (m_latencyRequest || !isActive() || !m_client->isReady())
+    if (!isActive())
         return;
-    QList<RedisCommand> commands{{"CONFIG", "GET", "latency-monitor-threshold"}, {"LATENCY", "LATEST"}};
-    m_latencyRequest = m_client->sendBatch(commands, this, [this](const RedisReply &r) { onLatencyReply(r); });
+    m_latency->refresh();
     requestLatencyHistory();
 }
 
-void SlowlogPanel::onLatencyReply(const RedisReply &reply)
+void SlowlogPanel::onLatencyLatest(const LatencyLatest &latest)
 {
-    m_latencyRequest = 0;
-    if (!reply.ok()) {
-        m_latencyHint->setText(tr("Latency monitor: %1").arg(reply.error.message));
+    if (latest.error) {
+        m_latencyHint->setText(tr("Latency monitor: %1").arg(latest.error.message));
         m_latencyStack->setCurrentWidget(m_latencyHint);
         return;
     }
-    const RedisError configError = RedisError::fromReply(reply.value(0));
-    bool known = false;
-    const qint64 threshold = configError
-        ? -1
-        : slowlog::parseConfigGet(reply.value(0)).value("latency-monitor-threshold").toLongLong(&known);
-    m_latencyThresholdMs = known ? threshold : -1;
+    const bool known = latest.thresholdMs >= 0;
+    const qint64 threshold = latest.thresholdMs;
+    m_latencyThresholdMs = threshold;
     if (known && threshold == 0) {
         m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold 0 (off)"));
         m_latencyHint->setText(tr("latency monitor is off: CONFIG SET latency-monitor-threshold 100 turns it on "
@@ -533,29 +535,21 @@ void SlowlogPanel::onLatencyReply(const RedisReply &reply)
     }
     if (known)
         m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold %1 ms").arg(threshold));
-    else if (configError.kind == RedisError::Kind::NoPerm)
+    else if (latest.configError.kind == RedisError::Kind::NoPerm)
         m_latencyHeader->setText(
             tr("Latency monitor · threshold unknown: CONFIG GET needs +config|get for user %1").arg(userName()));
     else
         m_latencyHeader->setText(tr("Latency monitor · threshold unknown"));
 
-    const RedisValue &latest = reply.value(1);
-    if (const RedisError e = RedisError::fromReply(latest)) {
+    if (const RedisError &e = latest.latestError) {
         m_latencyHint->setText(e.kind == RedisError::Kind::NoPerm
                                    ? tr("Latency monitor: needs +latency for user %1").arg(userName())
                                    : tr("Latency monitor: %1").arg(e.message));
         m_latencyStack->setCurrentWidget(m_latencyHint);
         return;
     }
-    QList<LatencyEvent> events;
-    QString error;
-    if (!slowlog::parseLatencyLatest(latest, &events, &error)) {
-        m_latencyHint->setText(tr("Latency monitor: %1").arg(error));
-        m_latencyStack->setCurrentWidget(m_latencyHint);
-        return;
-    }
     m_latencyStack->setCurrentIndex(1);
-    showLatencyEvents(events);
+    showLatencyEvents(latest.events);
 }
 
 void SlowlogPanel::showLatencyEvents(const QList<LatencyEvent> &events)
@@ -614,17 +608,9 @@ void SlowlogPanel::onLatencySelectionChanged()
 
 void SlowlogPanel::requestLatencyHistory()
 {
-    if (m_latencyEvent.isEmpty() || !isActive() || !m_client->isReady())
+    if (m_latencyEvent.isEmpty() || !isActive())
         return;
-    if (m_historyRequest)
-        m_client->cancel(m_historyRequest);
-    const QByteArray event = m_latencyEvent;
-    m_historyRequest = m_client->send({"LATENCY", "HISTORY", event}, this, [this, event](const RedisReply &r) {
-        m_historyRequest = 0;
-        QList<LatencySample> samples;
-        if (r.ok() && event == m_latencyEvent && slowlog::parseLatencyHistory(r.value(), &samples))
-            showLatencyHistory(event, samples);
-    });
+    m_latency->readHistory(m_latencyEvent);
 }
 
 void SlowlogPanel::showLatencyHistory(const QByteArray &event, const QList<LatencySample> &samples)

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "panel.h"
-#include "rediscommand.h"
 #include "rediserror.h"
 #include "slowlog.h"
 
@@ -22,6 +21,8 @@ class QTimer;
 class RedisClient;
 class SlowlogModel;
 class SlowlogReader;
+class LatencyReader;
+struct LatencyLatest;
 
 // The slow log, live: the configuration (slowlog-log-slower-than, slowlog-max-len), a scatter
 // of durations over time with flagged entries in the "bad" colour, the entries (activating one
@@ -70,7 +71,7 @@ private:
     void updateStatus();
     void pollLatency();
     void requestLatencyHistory();
-    void onLatencyReply(const RedisReply &reply);
+    void onLatencyLatest(const LatencyLatest &latest);
     void showLatencyEvents(const QList<LatencyEvent> &events);
     void showLatencyHistory(const QByteArray &event, const QList<LatencySample> &samples);
     void onLatencySelectionChanged();
@@ -79,6 +80,7 @@ private:
     RedisClient *m_client;
     SlowlogModel *m_model;
     SlowlogReader *m_reader;
+    LatencyReader *m_latency;
     bool m_hasContent = false;
     qint64 m_missed = 0;
     int m_resets = 0;
@@ -113,6 +115,4 @@ private:
     QCPGraph *m_latencyGraph = nullptr;
     qint64 m_latencyThresholdMs = -1; // -1 unknown
     QByteArray m_latencyEvent; // the event whose history is shown
-    RequestId m_latencyRequest = 0;
-    RequestId m_historyRequest = 0;
 };

@@ -3,6 +3,7 @@
 
 #include "chartstyle.h"
 #include "format.h"
+#include "keyspacereader.h"
 #include "redisclient.h"
 
 #include "qcp.h"
@@ -62,6 +63,7 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
       m_client(client),
       m_model(new TtlNamespaceModel(this)),
       m_proxy(new QSortFilterProxyModel(this)),
+      m_keyspace(new KeyspaceReader(client, this)),
       m_infoTimer(new QTimer(this)),
       m_flushTimer(new QTimer(this)),
       m_tickTimer(new QTimer(this))
@@ -216,6 +218,8 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
 
     m_infoTimer->setInterval(kInfoIntervalMs);
     connect(m_infoTimer, &QTimer::timeout, this, &TtlPanel::requestInfo);
+    connect(m_keyspace, &KeyspaceReader::keyspaceAvailable, this, &TtlPanel::onKeyspace);
+    connect(m_keyspace, &KeyspaceReader::failed, this, &TtlPanel::onKeyspaceFailed);
     m_flushTimer->setSingleShot(true);
     m_flushTimer->setInterval(kFlushMs);
     connect(m_flushTimer, &QTimer::timeout, this, &TtlPanel::refresh);
@@ -331,30 +335,24 @@ void TtlPanel::changeEvent(QEvent *event)
 
 void TtlPanel::requestInfo()
 {
-    if (!m_client || !m_client->isReady() || m_infoRequest != 0)
-        return;
-    m_infoRequest = m_client->send(RedisCommand{"INFO", "keyspace"}, this, [this](const RedisReply &r) {
-        if (r.id == m_infoRequest)
-            onInfo(r);
-    });
+    m_keyspace->refresh();
 }
 
-void TtlPanel::onInfo(const RedisReply &reply)
+void TtlPanel::onKeyspaceFailed(const RedisError &e)
 {
-    m_infoRequest = 0;
-    if (const RedisError e = reply.firstError()) {
-        const QString user
-            = m_client->profile().username.isEmpty() ? QStringLiteral("default") : m_client->profile().username;
-        m_errorLabel->setText(e.kind == RedisError::Kind::NoPerm
-                                  ? tr("Server figures unavailable: INFO needs +info for user %1.").arg(user)
-                                  : tr("Server figures unavailable: %1").arg(e.message));
-        m_errorLabel->show();
-        return;
-    }
+    const QString user
+        = m_client->profile().username.isEmpty() ? QStringLiteral("default") : m_client->profile().username;
+    m_errorLabel->setText(e.kind == RedisError::Kind::NoPerm
+                              ? tr("Server figures unavailable: INFO needs +info for user %1.").arg(user)
+                              : tr("Server figures unavailable: %1").arg(e.message));
+    m_errorLabel->show();
+}
+
+void TtlPanel::onKeyspace(const QList<KeyspaceDb> &databases)
+{
     m_errorLabel->hide();
-    const qint64 now = nowMs();
-    m_seed = ServerInfo::parse(reply.value().bytes(), now).keyspace();
-    m_seedAtMs = now;
+    m_seed = databases;
+    m_seedAtMs = nowMs();
     m_haveSeed = true;
     updateHeader();
     if (m_stats.keyCount() == 0)

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "panel.h"
-#include "rediscommand.h"
+#include "rediserror.h"
 #include "serverinfo.h"
 #include "ttlstats.h"
 
@@ -15,6 +15,7 @@ class QModelIndex;
 class QSortFilterProxyModel;
 class QTableView;
 class QTimer;
+class KeyspaceReader;
 class RedisClient;
 
 // How long keys have left: the server's own INFO keyspace figures at once, then what the key
@@ -61,7 +62,8 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    void onInfo(const RedisReply &reply);
+    void onKeyspace(const QList<KeyspaceDb> &databases);
+    void onKeyspaceFailed(const RedisError &error);
     void scheduleRefresh();
     void updateHeader();
     void updateHistogram();
@@ -78,6 +80,7 @@ private:
     TtlSnapshot m_snapshot;
     TtlNamespaceModel *m_model;
     QSortFilterProxyModel *m_proxy;
+    KeyspaceReader *m_keyspace;
 
     QLabel *m_seedLabel = nullptr;
     QLabel *m_scanLabel = nullptr;
@@ -105,7 +108,6 @@ private:
     QList<KeyspaceDb> m_seed;
     qint64 m_seedAtMs = 0;
     bool m_haveSeed = false;
-    RequestId m_infoRequest = 0;
     quint64 m_generation = 0;
     qint64 m_scanDbsize = -1;
     bool m_scanning = false;

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "keyspacereader.h"
+#include "latencyreader.h"
+#include "overviewreader.h"
 #include "redisclient.h"
 #include "slowlog.h"
 #include "slowlogmodel.h"
@@ -77,6 +80,7 @@ private Q_SLOTS:
     void noPermission();
     void readOnlyConnection();
     void restartStartsNewEpoch();
+    void readersReadOnceWithoutWidgets();
 
 private:
     void sleeps(int n, const QByteArray &seconds = "0.01");
@@ -359,6 +363,56 @@ void TestSlowlog::restartStartsNewEpoch()
     }
     QCOMPARE(w.model.epochAt(int(server.size())), 0);
     QCOMPARE(server.constLast().commandName(), QByteArray("DEBUG SLEEP"));
+}
+
+// What the headless command does: construct a reader, read once, take the signal; no widget,
+// no timer.
+void TestSlowlog::readersReadOnceWithoutWidgets()
+{
+    m_server.command({"SET", "k", "v"});
+    m_server.command({"CONFIG", "SET", "latency-monitor-threshold", "5"});
+    sleeps(1);
+
+    SlowlogReader slowlog(m_client.get());
+    QSignalSpy entries(&slowlog, &SlowlogReader::entriesAvailable);
+    QSignalSpy polled(&slowlog, &SlowlogReader::polled);
+    slowlog.pollNow();
+    QVERIFY(polled.wait(kWaitMs));
+    QCOMPARE(entries.size(), 1);
+    QVERIFY(!slowlog.isRunning());
+
+    OverviewReader overview(m_client.get());
+    QSignalSpy info(&overview, &OverviewReader::infoAvailable);
+    QSignalSpy config(&overview, &OverviewReader::configAvailable);
+    overview.refresh();
+    QVERIFY(info.wait(kWaitMs));
+    QVERIFY(!overview.isPolling());
+    const auto snapshot = info.first().first().value<ServerInfo>();
+    QVERIFY(!snapshot.keyspace().isEmpty());
+    QVERIFY(config.size() == 1 || config.wait(kWaitMs));
+    QCOMPARE(config.first().at(1).toByteArray(), QByteArray("no"));
+
+    KeyspaceReader keyspace(m_client.get());
+    QSignalSpy databases(&keyspace, &KeyspaceReader::keyspaceAvailable);
+    keyspace.refresh();
+    QVERIFY(databases.wait(kWaitMs));
+    const auto dbs = databases.first().first().value<QList<KeyspaceDb>>();
+    QCOMPARE(dbs.size(), 1);
+    QCOMPARE(dbs.first().keys, 1);
+
+    LatencyReader latency(m_client.get());
+    QSignalSpy latest(&latency, &LatencyReader::latestAvailable);
+    QSignalSpy history(&latency, &LatencyReader::historyAvailable);
+    latency.refresh();
+    QVERIFY(latest.wait(kWaitMs));
+    const auto read = latest.first().first().value<LatencyLatest>();
+    QVERIFY(!read.error.isError());
+    QCOMPARE(read.thresholdMs, 5);
+    QVERIFY(!read.events.isEmpty()); // DEBUG SLEEP 0.01 is a "command" spike over 5 ms
+    latency.readHistory(read.events.first().name);
+    QVERIFY(history.wait(kWaitMs));
+    QVERIFY(!history.first().at(1).value<QList<LatencySample>>().isEmpty());
+    m_server.command({"CONFIG", "SET", "latency-monitor-threshold", "0"});
 }
 
 QTEST_MAIN(TestSlowlog)
