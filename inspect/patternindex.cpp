@@ -2,6 +2,7 @@
 #include "patternindex.h"
 #include "threadcheck.h"
 
+#include "keysampler.h"
 #include "keyscanner.h"
 #include "redisclient.h"
 
@@ -48,25 +49,6 @@ int lengthClass(KeyType type, qint64 elements)
     if (type != KeyType::String || elements < 0)
         return 0;
     return elements <= 24 ? 1 : 2;
-}
-
-QList<double> scoresOf(const RedisValue &v, QList<QByteArray> *members)
-{
-    QList<double> out;
-    const QList<RedisValue> &e = v.elements();
-    // RESP2: member, score, member, score; RESP3: [member, score] pairs.
-    if (!e.isEmpty() && e.first().isArray()) {
-        for (const RedisValue &pair : e) {
-            members->append(pair.at(0).bytes());
-            out.append(pair.at(1).toDouble());
-        }
-        return out;
-    }
-    for (qsizetype i = 0; i + 1 < e.size(); i += 2) {
-        members->append(e.at(i).bytes());
-        out.append(e.at(i + 1).toDouble());
-    }
-    return out;
 }
 
 } // namespace
@@ -544,41 +526,6 @@ struct PatternIndex::Private
         return chosen;
     }
 
-    QList<RedisCommand> commandsFor(const QByteArray &key, const Slot &e) const
-    {
-        const QVersionNumber v = client ? client->facts().version : QVersionNumber();
-        QList<RedisCommand> c;
-        switch (e.type) {
-        case KeyType::String:
-            c << RedisCommand{"GETRANGE", key, "0", QByteArray::number(PatternClassifier::kHeadBytes - 1)};
-            break;
-        case KeyType::Hash:
-            if (!v.isNull() && v >= QVersionNumber(6, 2))
-                c << RedisCommand{"HRANDFIELD", key, QByteArray::number(PatternClassifier::kFields)};
-            else
-                c << RedisCommand{"HSCAN", key, "0", "COUNT", QByteArray::number(PatternClassifier::kFields)};
-            break;
-        case KeyType::Set:
-            c << RedisCommand{"SRANDMEMBER", key, QByteArray::number(PatternClassifier::kMembers)};
-            break;
-        case KeyType::ZSet:
-            c << RedisCommand{"ZRANGE", key, "0", "3", "WITHSCORES"}
-              << RedisCommand{"ZRANGE", key, "-2", "-1", "WITHSCORES"};
-            break;
-        case KeyType::List:
-            c << RedisCommand{"LRANGE", key, "0", "1"} << RedisCommand{"LRANGE", key, "-1", "-1"};
-            break;
-        case KeyType::Unknown: c << RedisCommand{"TYPE", key}; break;
-        default: break;
-        }
-        // PTTL always: it tells a key that expired since the scan (-2) from an empty value.
-        c << RedisCommand{"PTTL", key};
-        const QByteArray length = keyTypeLengthCommand(e.type);
-        if (e.elements < 0 && !length.isEmpty())
-            c << RedisCommand{length, key};
-        return c;
-    }
-
     void paceTick()
     {
         if (batchInFlight)
@@ -600,6 +547,7 @@ struct PatternIndex::Private
                                 : qMin(allowance + elapsed * maxCps / 1000.0, qMax(8.0, maxCps / 4.0));
         if (allowance < 4)
             return;
+        const QVersionNumber version = client->facts().version;
         QList<RedisCommand> cmds;
         QList<Sampled> sent;
         QList<int> done;
@@ -621,14 +569,14 @@ struct PatternIndex::Private
             }
             for (int id : picked) {
                 Slot &e = slot(id);
-                const QList<RedisCommand> c = commandsFor(e.key, e);
+                const QList<RedisCommand> c = keysampler::commands(e.key, e.type, e.elements, version);
                 if (!cmds.isEmpty() && cmds.size() + c.size() > allowance)
                     break;
-                const bool length = e.elements < 0 && !keyTypeLengthCommand(e.type).isEmpty();
+                const bool length = keysampler::readsLength(e.type, e.elements);
                 const int first = int(cmds.size());
                 const int count = int(c.size());
-                sent.append(Sampled{e.key, gid, e.type, first, count, first + count - (length ? 2 : 1),
-                                    length ? first + count - 1 : -1});
+                sent.append(Sampled{e.key, gid, e.type, first, count, keysampler::pttlIndex(first, count, length),
+                                    keysampler::lengthIndex(first, count, length)});
                 cmds += c;
                 e.inFlight = true;
                 ++g.inFlight;
@@ -657,95 +605,7 @@ struct PatternIndex::Private
         for (const Sampled &s : sent) {
             --groups[s.group].inFlight;
             touched.insert(s.group);
-            const int id = slotOf(s.key);
-            if (id < 0)
-                continue; // removed meanwhile
-            Slot &e = slot(id);
-            e.inFlight = false;
-            if (!r.ok() && r.values.size() < qsizetype(s.first + s.count))
-                continue; // connection trouble: picked again next time
-            const RedisValue &pttl = r.value(s.pttlAt);
-            if (pttl.isInteger() && pttl.toInteger() == -2) {
-                gone.append(s.key);
-                forget(s.key);
-                continue;
-            }
-            if (e.group != s.group || e.type != s.type)
-                continue; // moved by a rescan while in flight
-            if (pttl.isInteger())
-                e.pttl = pttl.toInteger();
-            const RedisValue &first = r.value(s.first);
-            if (s.type == KeyType::Unknown) {
-                const KeyType t = keyTypeFromReply(first.bytes());
-                if (t == KeyType::None) {
-                    gone.append(s.key);
-                    forget(s.key);
-                    continue;
-                }
-                ++groups[s.group].typed;
-                e.type = t;
-                moveToGroup(id);
-                assign(id);
-                continue;
-            }
-            if (first.isError() && first.errorCode() == "WRONGTYPE") {
-                e.type = KeyType::Unknown; // replaced by another type: read TYPE first
-                moveToGroup(id);
-                assign(id);
-                continue;
-            }
-            if (s.lengthAt >= 0 && r.value(s.lengthAt).isInteger())
-                e.elements = r.value(s.lengthAt).toInteger();
-            KeySample sample;
-            sample.key = s.key;
-            sample.type = s.type;
-            sample.pttlMs = e.pttl;
-            sample.elements = e.elements;
-            sample.sampled = !first.isError();
-            switch (s.type) {
-            case KeyType::String: sample.head = first.bytes(); break;
-            case KeyType::Hash:
-                if (first.isArray() && first.size() == 2 && first.at(1).isArray()) {
-                    const QList<RedisValue> &kv = first.at(1).elements(); // HSCAN: cursor, [field, value…]
-                    for (qsizetype i = 0; i < kv.size(); i += 2)
-                        sample.members.append(kv.at(i).bytes());
-                } else {
-                    for (const RedisValue &f : first.elements())
-                        sample.members.append(f.bytes());
-                }
-                break;
-            case KeyType::Set:
-                for (const RedisValue &m : first.elements())
-                    sample.members.append(m.bytes());
-                break;
-            case KeyType::ZSet: {
-                QList<QByteArray> members;
-                QList<double> scores = scoresOf(first, &members);
-                QList<QByteArray> high;
-                const QList<double> highScores = scoresOf(r.value(s.first + 1), &high);
-                for (qsizetype i = 0; i < high.size(); ++i) {
-                    if (!members.contains(high.at(i))) {
-                        members.append(high.at(i));
-                        scores.append(highScores.at(i));
-                    }
-                }
-                sample.members = members;
-                sample.scores = scores;
-                break;
-            }
-            case KeyType::List:
-                for (const RedisValue &m : first.elements())
-                    sample.members.append(m.bytes());
-                for (const RedisValue &m : r.value(s.first + 1).elements())
-                    sample.members.append(m.bytes());
-                break;
-            default: break;
-            }
-            groups[s.group].samples.insert(s.key, sample);
-            ++sampledKeys;
-            const int v = addVerdict(classifier.classify(sample, contextFor(s.group)));
-            groups[s.group].own.insert(s.key, v);
-            setVerdict(id, v);
+            takeSample(r, s);
         }
         for (int gid : std::as_const(touched))
             decide(gid);
@@ -754,6 +614,62 @@ struct PatternIndex::Private
         // The next samples need not wait for the pace timer: the allowance still bounds the rate.
         if (!wanting.isEmpty())
             paceTick();
+    }
+
+    // One key's replies: it is gone, has a type now, changed type, or gets its own verdict.
+    void takeSample(const RedisReply &r, const Sampled &s)
+    {
+        const int id = slotOf(s.key);
+        if (id < 0)
+            return; // removed meanwhile
+        Slot &e = slot(id);
+        e.inFlight = false;
+        if (!r.ok() && r.values.size() < qsizetype(s.first + s.count))
+            return; // connection trouble: picked again next time
+        const RedisValue &pttl = r.value(s.pttlAt);
+        if (pttl.isInteger() && pttl.toInteger() == -2) {
+            gone.append(s.key);
+            forget(s.key);
+            return;
+        }
+        if (e.group != s.group || e.type != s.type)
+            return; // moved by a rescan while in flight
+        if (pttl.isInteger())
+            e.pttl = pttl.toInteger();
+        const RedisValue &first = r.value(s.first);
+        if (s.type == KeyType::Unknown) {
+            const KeyType t = keyTypeFromReply(first.bytes());
+            if (t == KeyType::None) {
+                gone.append(s.key);
+                forget(s.key);
+                return;
+            }
+            ++groups[s.group].typed;
+            e.type = t;
+            moveToGroup(id);
+            assign(id);
+            return;
+        }
+        if (first.isError() && first.errorCode() == "WRONGTYPE") {
+            e.type = KeyType::Unknown; // replaced by another type: read TYPE first
+            moveToGroup(id);
+            assign(id);
+            return;
+        }
+        if (s.lengthAt >= 0 && r.value(s.lengthAt).isInteger())
+            e.elements = r.value(s.lengthAt).toInteger();
+        KeySample sample;
+        sample.key = s.key;
+        sample.type = s.type;
+        sample.pttlMs = e.pttl;
+        sample.elements = e.elements;
+        sample.sampled = !first.isError();
+        keysampler::readValue(r, s.first, &sample);
+        groups[s.group].samples.insert(s.key, sample);
+        ++sampledKeys;
+        const int v = addVerdict(classifier.classify(sample, contextFor(s.group)));
+        groups[s.group].own.insert(s.key, v);
+        setVerdict(id, v);
     }
 
     // A group is decided once its samples are in: the majority's verdict goes to the rest.
@@ -772,23 +688,8 @@ struct PatternIndex::Private
             return;
         }
         if (g.samples.isEmpty()) {
-            if (PatternClassifier::decidedByType(g.type)) {
-                // The type alone decides: no reads.
-                KeySample s;
-                s.type = g.type;
-                for (int id : std::as_const(g.keys)) {
-                    if (!slot(id).key.isNull()) {
-                        s.key = slot(id).key;
-                        s.pttlMs = slot(id).pttl;
-                        break;
-                    }
-                }
-                if (s.key.isEmpty())
-                    return;
-                setGroupVerdict(g, classifier.classify(s, contextFor(gid)));
-                propagations.append({gid, 0});
-                scheduleSlice();
-            }
+            if (PatternClassifier::decidedByType(g.type))
+                decideByType(gid);
             return;
         }
         // Classify the samples again: the family may know more now (familyKind).
@@ -831,11 +732,35 @@ struct PatternIndex::Private
             propagations.append({gid, 0});
             scheduleSlice();
         }
-        if (!cascade)
+        if (cascade)
+            revisitSiblings(gid);
+    }
+
+    // The type alone decides (no reads): one key of the group stands for all.
+    void decideByType(int gid)
+    {
+        Group &g = groups[gid];
+        KeySample s;
+        s.type = g.type;
+        for (int id : std::as_const(g.keys)) {
+            if (!slot(id).key.isNull()) {
+                s.key = slot(id).key;
+                s.pttlMs = slot(id).pttl;
+                break;
+            }
+        }
+        if (s.key.isEmpty())
             return;
-        // Siblings decided without knowing what this family is may read differently now
-        // (a lock without TTL next to locks with one), and untyped keys wait for a verdict.
-        const QList<int> siblings = families.at(g.family).groups;
+        setGroupVerdict(g, classifier.classify(s, contextFor(gid)));
+        propagations.append({gid, 0});
+        scheduleSlice();
+    }
+
+    // Siblings decided without knowing what this family is may read differently now (a lock
+    // without TTL next to locks with one), and untyped keys wait for a verdict.
+    void revisitSiblings(int gid)
+    {
+        const QList<int> siblings = families.at(groups.at(gid).family).groups;
         for (int other : siblings) {
             if (other == gid)
                 continue;
