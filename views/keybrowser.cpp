@@ -90,41 +90,7 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     layout->addWidget(m_filterRow);
     connect(m_filterModel, &KeyTreeModel::keysApplied, this, &KeyBrowser::updateFilterLine);
 
-    m_view = new QTreeView(this);
-    m_view->setObjectName(QStringLiteral("keyTree"));
-    m_view->setModel(m_model);
-    m_view->setUniformRowHeights(true); // a million rows must not be measured one by one
-    m_view->setAlternatingRowColors(true);
-    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_view->header()->setStretchLastSection(false);
-    m_view->header()->setSectionResizeMode(KeyTreeModel::NameColumn, QHeaderView::Stretch);
-    m_view->setColumnWidth(KeyTreeModel::TypeColumn, 64);
-    m_view->setColumnWidth(KeyTreeModel::TtlColumn, 80);
-    m_view->setColumnWidth(KeyTreeModel::MemoryColumn, 80);
-    m_view->setColumnWidth(KeyTreeModel::KeysColumn, 80);
-    m_view->setColumnWidth(KeyTreeModel::PatternColumn, 120);
-    m_view->setColumnHidden(KeyTreeModel::MemoryColumn, true);
-    layout->addWidget(m_view, 1);
-
-    m_patternModel = new PatternGroupModel(this);
-    m_patternView = new QTreeView(this);
-    m_patternView->setObjectName(QStringLiteral("patternTree"));
-    m_patternView->setModel(m_patternModel);
-    m_patternView->setUniformRowHeights(true);
-    m_patternView->setAlternatingRowColors(true);
-    m_patternView->header()->setStretchLastSection(true);
-    m_patternView->setColumnWidth(PatternGroupModel::NameColumn, 230);
-    m_patternView->setColumnWidth(PatternGroupModel::KeysColumn, 60);
-    m_patternView->hide();
-    layout->addWidget(m_patternView, 1);
-    connect(m_patternView->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex &index) {
-                const QByteArray key = index.data(PatternGroupModel::KeyBytesRole).toByteArray();
-                if (!index.data(PatternGroupModel::KeyBytesRole).isNull())
-                    Q_EMIT keyActivated(key, KeyType(index.data(PatternGroupModel::KeyTypeRole).toInt()));
-            });
-    connect(m_grouping, &QComboBox::currentIndexChanged, this,
-            [this] { setGrouping(Grouping(m_grouping->currentData().toInt())); });
+    buildTrees(layout);
 
     auto *openRow = new QHBoxLayout;
     m_openKey = new QLineEdit(this);
@@ -171,6 +137,46 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
 }
 
 KeyBrowser::~KeyBrowser() = default;
+
+// The two trees over the scan: by namespace (the key tree) and by pattern; one shows at a time.
+void KeyBrowser::buildTrees(QVBoxLayout *layout)
+{
+    m_view = new QTreeView(this);
+    m_view->setObjectName(QStringLiteral("keyTree"));
+    m_view->setModel(m_model);
+    m_view->setUniformRowHeights(true); // a million rows must not be measured one by one
+    m_view->setAlternatingRowColors(true);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_view->header()->setStretchLastSection(false);
+    m_view->header()->setSectionResizeMode(KeyTreeModel::NameColumn, QHeaderView::Stretch);
+    m_view->setColumnWidth(KeyTreeModel::TypeColumn, 64);
+    m_view->setColumnWidth(KeyTreeModel::TtlColumn, 80);
+    m_view->setColumnWidth(KeyTreeModel::MemoryColumn, 80);
+    m_view->setColumnWidth(KeyTreeModel::KeysColumn, 80);
+    m_view->setColumnWidth(KeyTreeModel::PatternColumn, 120);
+    m_view->setColumnHidden(KeyTreeModel::MemoryColumn, true);
+    layout->addWidget(m_view, 1);
+
+    m_patternModel = new PatternGroupModel(this);
+    m_patternView = new QTreeView(this);
+    m_patternView->setObjectName(QStringLiteral("patternTree"));
+    m_patternView->setModel(m_patternModel);
+    m_patternView->setUniformRowHeights(true);
+    m_patternView->setAlternatingRowColors(true);
+    m_patternView->header()->setStretchLastSection(true);
+    m_patternView->setColumnWidth(PatternGroupModel::NameColumn, 230);
+    m_patternView->setColumnWidth(PatternGroupModel::KeysColumn, 60);
+    m_patternView->hide();
+    layout->addWidget(m_patternView, 1);
+    connect(m_patternView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &index) {
+                const QByteArray key = index.data(PatternGroupModel::KeyBytesRole).toByteArray();
+                if (!index.data(PatternGroupModel::KeyBytesRole).isNull())
+                    Q_EMIT keyActivated(key, KeyType(index.data(PatternGroupModel::KeyTypeRole).toInt()));
+            });
+    connect(m_grouping, &QComboBox::currentIndexChanged, this,
+            [this] { setGrouping(Grouping(m_grouping->currentData().toInt())); });
+}
 
 int KeyBrowser::countColumnWidth(const QTreeView *view, int column, quint64 widest)
 {

@@ -16,6 +16,7 @@ class QProgressBar;
 class QPushButton;
 class QTimer;
 class QTreeView;
+class QVBoxLayout;
 class RedisClient;
 class ScanFeed;
 
@@ -99,6 +100,7 @@ private:
     void onLoadMore(const QModelIndex &index);
     void showContextMenu(const QPoint &pos);
     void updateButtons();
+    void buildTrees(QVBoxLayout *layout);
     void showModel(KeyTreeModel *model);
     void onBatchForFilter(const ScanBatch &batch);
     void updateFilterLine();

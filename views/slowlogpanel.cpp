@@ -138,7 +138,41 @@ void SlowlogPanel::buildUi()
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->hide();
 
-    // Scatter of durations over time.
+    buildPlot();
+    buildTables();
+    QWidget *latencyBox = buildLatencyBox();
+
+    auto *top = new QSplitter(Qt::Horizontal, this);
+    top->addWidget(m_plot);
+    top->addWidget(m_aggregateTable);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    top->setSizes({550, 450}); // the aggregate's command names need room in a narrow window
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("slowlogSplitter"));
+    split->addWidget(top);
+    split->addWidget(m_table);
+    split->addWidget(latencyBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+    split->setChildrenCollapsible(false);
+    // Proportions, scaled to the real height once laid out.
+    split->setSizes({320, 300, 230});
+
+    auto *headerRow = new QHBoxLayout;
+    headerRow->addWidget(m_config, 1);
+    headerRow->addWidget(m_status);
+    headerRow->addWidget(m_clear);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(headerRow);
+    layout->addWidget(m_error);
+    layout->addWidget(split, 1);
+}
+
+// Scatter of durations over time.
+void SlowlogPanel::buildPlot()
+{
     m_plot = makePlot(this, QStringLiteral("slowlogPlot"));
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
     QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
@@ -176,8 +210,11 @@ void SlowlogPanel::buildUi()
     m_replotTimer->setSingleShot(true);
     m_replotTimer->setInterval(100);
     connect(m_replotTimer, &QTimer::timeout, this, &SlowlogPanel::rebuildPlot);
+}
 
-    // Entries, newest first unless the user sorts otherwise.
+// Entries, newest first unless the user sorts otherwise, and the same entries by command.
+void SlowlogPanel::buildTables()
+{
     m_proxy = new QSortFilterProxyModel(this);
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RowTableRoles::SortRole);
@@ -213,8 +250,11 @@ void SlowlogPanel::buildUi()
     for (int c = SlowlogAggregateModel::CountColumn; c < SlowlogAggregateModel::ColumnCount; ++c)
         m_aggregateTable->setColumnWidth(c, digit * 7);
     m_aggregateTable->setToolTip(tr("By command, over the entries shown; percentiles by nearest rank"));
+}
 
-    // Latency monitor.
+// The latency monitor: events, and the history of the one selected.
+QWidget *SlowlogPanel::buildLatencyBox()
+{
     auto *latencyBox = new QWidget(this);
     m_latencyHeader = new QLabel(latencyBox);
     m_latencyHeader->setObjectName(QStringLiteral("slowlogLatencyHeader"));
@@ -231,6 +271,7 @@ void SlowlogPanel::buildUi()
     m_latencyTable->setModel(m_latencyModel);
     m_latencyTable->horizontalHeader()->setStretchLastSection(false);
     m_latencyTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
     m_latencyTable->setColumnWidth(1, digit * 11);
     m_latencyTable->setColumnWidth(2, digit * 9);
     m_latencyTable->setColumnWidth(3, digit * 9);
@@ -256,33 +297,7 @@ void SlowlogPanel::buildUi()
     latencyLayout->addWidget(m_latencyStack, 1);
     m_latencyHeader->setText(tr("Latency monitor"));
     m_latencyHint->setText(tr("waiting for the server…"));
-
-    auto *top = new QSplitter(Qt::Horizontal, this);
-    top->addWidget(m_plot);
-    top->addWidget(m_aggregateTable);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
-    top->setSizes({550, 450}); // the aggregate's command names need room in a narrow window
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->setObjectName(QStringLiteral("slowlogSplitter"));
-    split->addWidget(top);
-    split->addWidget(m_table);
-    split->addWidget(latencyBox);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 2);
-    split->setChildrenCollapsible(false);
-    // Proportions, scaled to the real height once laid out.
-    split->setSizes({320, 300, 230});
-
-    auto *headerRow = new QHBoxLayout;
-    headerRow->addWidget(m_config, 1);
-    headerRow->addWidget(m_status);
-    headerRow->addWidget(m_clear);
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(headerRow);
-    layout->addWidget(m_error);
-    layout->addWidget(split, 1);
+    return latencyBox;
 }
 
 void SlowlogPanel::applyStyle()

@@ -60,6 +60,9 @@ protected:
 
 private:
     void buildUi();
+    void buildPlot();
+    void buildTables();
+    QWidget *buildLatencyBox();
     void applyStyle();
     void onEntries(const QList<SlowlogEntry> &entries, int epoch);
     void onPolled();

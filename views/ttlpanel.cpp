@@ -70,6 +70,39 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
 {
     setObjectName(QStringLiteral("ttl"));
 
+    buildLabels();
+    buildHistogram();
+    buildNamespaceTable();
+    QLabel *forecastTitle = buildForecast();
+    layOut(forecastTitle);
+
+    m_infoTimer->setInterval(kInfoIntervalMs);
+    connect(m_infoTimer, &QTimer::timeout, this, &TtlPanel::requestInfo);
+    connect(m_keyspace, &KeyspaceReader::keyspaceAvailable, this, &TtlPanel::onKeyspace);
+    connect(m_keyspace, &KeyspaceReader::failed, this, &TtlPanel::onKeyspaceFailed);
+    m_flushTimer->setSingleShot(true);
+    m_flushTimer->setInterval(kFlushMs);
+    connect(m_flushTimer, &QTimer::timeout, this, &TtlPanel::refresh);
+    m_tickTimer->setInterval(kTickMs);
+    connect(m_tickTimer, &QTimer::timeout, this, [this] {
+        if (m_stats.keyCount() > 0)
+            refresh();
+    });
+    if (m_client) {
+        connect(m_client, &RedisClient::ready, this, [this] {
+            if (isActive())
+                requestInfo();
+        });
+    }
+
+    applyStyle();
+    refresh();
+}
+
+TtlPanel::~TtlPanel() = default;
+
+void TtlPanel::buildLabels()
+{
     m_seedLabel = new QLabel(tr("Server figures (INFO keyspace): not read yet"), this);
     m_seedLabel->setObjectName(QStringLiteral("ttlSeed"));
     m_seedLabel->setWordWrap(true);
@@ -83,8 +116,11 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     m_errorLabel->setWordWrap(true);
     m_errorLabel->setTextFormat(Qt::PlainText);
     m_errorLabel->hide();
+}
 
-    // Histogram of remaining TTL: the no-TTL bar apart, so it can carry the warning colour.
+// Histogram of remaining TTL: the no-TTL bar apart, so it can carry the warning colour.
+void TtlPanel::buildHistogram()
+{
     m_histTitle = new QLabel(this);
     m_histTitle->setObjectName(QStringLiteral("ttlHistogramTitle"));
     m_histTitle->setWordWrap(true);
@@ -124,7 +160,10 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     m_histNote->setTextAlignment(Qt::AlignCenter);
     connect(m_histogram, &QCustomPlot::plottableClick, this,
             [this](QCPAbstractPlottable *p, int dataIndex, QMouseEvent *) { onBarClicked(p, dataIndex); });
+}
 
+void TtlPanel::buildNamespaceTable()
+{
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("ttlNamespaces"));
     m_proxy->setSourceModel(m_model);
@@ -151,8 +190,11 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
             c, qMax(metrics.horizontalAdvance(header), metrics.horizontalAdvance(QStringLiteral("23h 59m"))) + 22);
     }
     connect(m_table, &QTableView::clicked, this, &TtlPanel::onNamespaceClicked);
+}
 
-    // Forecast: keys expiring per 10 s over the next hour on a wall-clock axis.
+// Forecast: keys expiring per 10 s over the next hour on a wall-clock axis. Returns its title.
+QLabel *TtlPanel::buildForecast()
+{
     auto *forecastTitle = new QLabel(tr("Expiry forecast, next 60 minutes"), this);
     m_forecast = new QCustomPlot(this);
     m_forecast->setObjectName(QStringLiteral("ttlForecast"));
@@ -177,7 +219,11 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     m_cliffLabel->setObjectName(QStringLiteral("ttlCliffs"));
     m_cliffLabel->setWordWrap(true);
     m_cliffLabel->setTextFormat(Qt::PlainText);
+    return forecastTitle;
+}
 
+void TtlPanel::layOut(QLabel *forecastTitle)
+{
     auto *histBox = new QWidget(this);
     auto *histLayout = new QVBoxLayout(histBox);
     histLayout->setContentsMargins(0, 0, 0, 0);
@@ -215,31 +261,7 @@ TtlPanel::TtlPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_scanLabel);
     layout->addWidget(m_errorLabel);
     layout->addWidget(split, 1);
-
-    m_infoTimer->setInterval(kInfoIntervalMs);
-    connect(m_infoTimer, &QTimer::timeout, this, &TtlPanel::requestInfo);
-    connect(m_keyspace, &KeyspaceReader::keyspaceAvailable, this, &TtlPanel::onKeyspace);
-    connect(m_keyspace, &KeyspaceReader::failed, this, &TtlPanel::onKeyspaceFailed);
-    m_flushTimer->setSingleShot(true);
-    m_flushTimer->setInterval(kFlushMs);
-    connect(m_flushTimer, &QTimer::timeout, this, &TtlPanel::refresh);
-    m_tickTimer->setInterval(kTickMs);
-    connect(m_tickTimer, &QTimer::timeout, this, [this] {
-        if (m_stats.keyCount() > 0)
-            refresh();
-    });
-    if (m_client) {
-        connect(m_client, &RedisClient::ready, this, [this] {
-            if (isActive())
-                requestInfo();
-        });
-    }
-
-    applyStyle();
-    refresh();
 }
-
-TtlPanel::~TtlPanel() = default;
 
 QByteArray TtlPanel::selectedPrefix() const
 {

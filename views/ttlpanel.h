@@ -62,6 +62,11 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void buildLabels();
+    void buildHistogram();
+    void buildNamespaceTable();
+    QLabel *buildForecast();
+    void layOut(QLabel *forecastTitle);
     void onKeyspace(const QList<KeyspaceDb> &databases);
     void onKeyspaceFailed(const RedisError &error);
     void scheduleRefresh();
