@@ -368,34 +368,7 @@ void CachesReader::finish(QList<TagRow> tags)
 
 void CachesReader::publish()
 {
-    QHash<QString, QList<CacheKeyState>> caches;
-    QHash<QString, QList<CacheKeyState>> dedup;
-    QList<QString> cacheOrder, dedupOrder;
-    for (qsizetype i = 0; i < m_keys.size(); ++i) {
-        const QString &family = m_keyFamily.at(i);
-        auto &groups = m_keys.at(i).kind == PatternKind::DedupKey ? dedup : caches;
-        auto &order = m_keys.at(i).kind == PatternKind::DedupKey ? dedupOrder : cacheOrder;
-        if (!groups.contains(family))
-            order.append(family);
-        groups[family].append(m_keys.at(i));
-    }
-    std::sort(cacheOrder.begin(), cacheOrder.end());
-    std::sort(dedupOrder.begin(), dedupOrder.end());
-    QList<CacheNamespaceRow> namespaces;
-    for (const QString &family : std::as_const(cacheOrder))
-        namespaces.append(caches::namespaceRow(family, caches.value(family), m_now));
-    QList<DedupFamilyRow> families;
-    for (const QString &family : std::as_const(dedupOrder)) {
-        const CacheNamespaceRow s = caches::namespaceRow(family, dedup.value(family), m_now);
-        DedupFamilyRow r;
-        r.family = family;
-        r.keys = s.keys;
-        r.noTtl = s.noTtl;
-        r.minMs = s.minMs;
-        r.medianMs = s.medianMs;
-        r.maxMs = s.maxMs;
-        families.append(r);
-    }
-    m_results = {namespaces, m_tagRows, m_setRows, families, m_counterRows, m_hitRatio, m_infoError, m_now};
+    const caches::Grouped g = caches::group(m_keys, m_keyFamily, m_now);
+    m_results = {g.namespaces, m_tagRows, m_setRows, g.dedupFamilies, m_counterRows, m_hitRatio, m_infoError, m_now};
     Q_EMIT cachesAvailable(m_results);
 }

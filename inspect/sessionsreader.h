@@ -24,8 +24,8 @@ public:
     static constexpr int kMaxIdsPerIndex = 500;
     static constexpr int kBatch = 200;
     static constexpr int kRefreshMs = 10'000;
-    static constexpr double kOutlierFactor = 5.0;
-    static constexpr int kOutlierMinSessions = 4; // a median of fewer says nothing
+    static constexpr double kOutlierFactor = sessions::kOutlierFactor;
+    static constexpr int kOutlierMinSessions = sessions::kOutlierMinSessions;
     static constexpr int kContentsFields = 200;
     static constexpr int kContentsBytes = 64 * 1024;
 

@@ -143,6 +143,39 @@ CacheNamespaceRow namespaceRow(const QString &family, const QList<CacheKeyState>
     return row;
 }
 
+Grouped group(const QList<CacheKeyState> &keys, const QList<QString> &families, qint64 nowMs)
+{
+    QHash<QString, QList<CacheKeyState>> cacheKeys;
+    QHash<QString, QList<CacheKeyState>> dedup;
+    QList<QString> cacheOrder, dedupOrder;
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        const QString &family = families.at(i);
+        auto &groups = keys.at(i).kind == PatternKind::DedupKey ? dedup : cacheKeys;
+        auto &order = keys.at(i).kind == PatternKind::DedupKey ? dedupOrder : cacheOrder;
+        if (!groups.contains(family))
+            order.append(family);
+        groups[family].append(keys.at(i));
+    }
+    std::sort(cacheOrder.begin(), cacheOrder.end());
+    std::sort(dedupOrder.begin(), dedupOrder.end());
+    QList<CacheNamespaceRow> namespaces;
+    for (const QString &family : std::as_const(cacheOrder))
+        namespaces.append(namespaceRow(family, cacheKeys.value(family), nowMs));
+    QList<DedupFamilyRow> dedupFamilies;
+    for (const QString &family : std::as_const(dedupOrder)) {
+        const CacheNamespaceRow s = namespaceRow(family, dedup.value(family), nowMs);
+        DedupFamilyRow r;
+        r.family = family;
+        r.keys = s.keys;
+        r.noTtl = s.noTtl;
+        r.minMs = s.minMs;
+        r.medianMs = s.medianMs;
+        r.maxMs = s.maxMs;
+        dedupFamilies.append(r);
+    }
+    return {namespaces, dedupFamilies};
+}
+
 KeyFilter filterFor(const QString &family)
 {
     KeyFilter f;

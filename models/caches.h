@@ -109,6 +109,19 @@ struct DedupFamilyRow
     Severity severity() const { return noTtl > 0 ? Severity::Bad : Severity::None; }
 };
 
+namespace caches {
+
+// The TTL-tracked keys of one read grouped by family ('families': each key's), sorted by family:
+// cache entries and negative markers into namespaces, dedup keys into dedup families.
+struct Grouped
+{
+    QList<CacheNamespaceRow> namespaces;
+    QList<DedupFamilyRow> dedupFamilies;
+};
+Grouped group(const QList<CacheKeyState> &keys, const QList<QString> &families, qint64 nowMs);
+
+} // namespace caches
+
 struct CounterRow
 {
     QByteArray key;

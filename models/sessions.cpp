@@ -123,6 +123,74 @@ int Contents::maskedCount() const
 
 } // namespace sessions
 
+// ---- what a round means ----
+
+namespace {
+
+qint64 median(QList<qint64> v)
+{
+    if (v.isEmpty())
+        return -1;
+    const auto mid = v.begin() + v.size() / 2;
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+
+} // namespace
+
+SessionsSummary sessions::analyze(QList<SessionRow> &rows, const QList<SessionIndexRow> &indexes, qint64 now)
+{
+    // Size outliers against their family's median, in bytes where MEMORY USAGE answered.
+    QHash<QString, QList<qint64>> bytes, elements;
+    for (const SessionRow &r : std::as_const(rows)) {
+        if (r.memoryBytes >= 0)
+            bytes[r.family].append(r.memoryBytes);
+        if (r.elements >= 0) // bytes of a string and fields of a hash do not compare
+            elements[r.family + QString::number(int(r.type))].append(r.elements);
+    }
+    QHash<QString, qint64> medianBytes, medianElements;
+    for (auto it = bytes.cbegin(); it != bytes.cend(); ++it)
+        if (it->size() >= kOutlierMinSessions)
+            medianBytes.insert(it.key(), median(*it));
+    for (auto it = elements.cbegin(); it != elements.cend(); ++it)
+        if (it->size() >= kOutlierMinSessions)
+            medianElements.insert(it.key(), median(*it));
+
+    SessionsSummary s;
+    s.nowMs = now;
+    for (SessionRow &r : rows) {
+        const qint64 mb = medianBytes.value(r.family, -1);
+        const qint64 me = medianElements.value(r.family + QString::number(int(r.type)), -1);
+        if (r.memoryBytes >= 0 && mb > 0)
+            r.sizeFactor = double(r.memoryBytes) / double(mb);
+        else if (r.elements >= 0 && me > 0)
+            r.sizeFactor = double(r.elements) / double(me);
+        else
+            r.sizeFactor = 0;
+        r.outlier = r.sizeFactor >= kOutlierFactor;
+        ++s.sessions;
+        switch (r.lifetime) {
+        case sessions::Lifetime::NoTtl: ++s.noTtl; break;
+        case sessions::Lifetime::Sliding: ++s.sliding; break;
+        case sessions::Lifetime::Fixed: ++s.fixed; break;
+        case sessions::Lifetime::Unknown: ++s.unknownLifetime; break;
+        }
+        s.outliers += r.outlier ? 1 : 0;
+        s.nameIssues += r.nameIssue.isEmpty() ? 0 : 1;
+        if (r.expireAtMs == -1) {
+            ++s.buckets[ttlbucket::NoTtl];
+        } else if (r.expireAtMs >= 0) {
+            const int b = ttlbucket::forRemaining(r.expireAtMs - now);
+            if (b >= 0)
+                ++s.buckets[size_t(b)];
+        }
+    }
+    s.indexes = int(indexes.size());
+    for (const SessionIndexRow &r : std::as_const(indexes))
+        s.dangling += r.dangling.size();
+    return s;
+}
+
 // ---- contents model ----
 
 SessionContentsModel::SessionContentsModel(QObject *parent)

@@ -128,6 +128,18 @@ struct SessionsSummary
     qint64 nowMs = 0;
 };
 
+namespace sessions {
+
+// A session this many times its family's median size (bytes, else fields or length) is an
+// outlier, in a family of at least kOutlierMinSessions (a median of fewer says nothing).
+constexpr double kOutlierFactor = 5.0;
+constexpr int kOutlierMinSessions = 4;
+// Sets each row's size factor and outlier flag and counts what the panel sums up: lifetimes,
+// outliers, leaking names, the remaining-TTL buckets at 'now', the indexes' dangling ids.
+SessionsSummary analyze(QList<SessionRow> &rows, const QList<SessionIndexRow> &indexes, qint64 now);
+
+} // namespace sessions
+
 // What one round of SessionsReader read: every session, the reverse indexes, the totals.
 struct SessionsResults
 {
