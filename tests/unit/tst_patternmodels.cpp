@@ -334,6 +334,40 @@ private Q_SLOTS:
 
     // ---- sessions ----
 
+    void sessionsAnalysis()
+    {
+        QList<SessionRow> rows;
+        for (int i = 0; i < 4; ++i)
+            rows << session("session:" + QByteArray::number(i), kNow + 600000, sessions::Lifetime::Fixed, 100);
+        rows << session("session:big", kNow + 600000, sessions::Lifetime::Sliding, 1000);
+        rows << session("session:forever", -1, sessions::Lifetime::NoTtl, 100);
+        rows.last().nameIssue = sessions::keyNameIssue("session:alice@example.com");
+        QVERIFY(!rows.last().nameIssue.isEmpty());
+        SessionIndexRow index;
+        index.key = "user:7:sessions";
+        index.dangling = {"s-1", "s-2"};
+        const SessionsSummary s = sessions::analyze(rows, {index}, kNow);
+        QCOMPARE(s.sessions, 6);
+        QCOMPARE(s.fixed, 4);
+        QCOMPARE(s.sliding, 1);
+        QCOMPARE(s.noTtl, 1);
+        QCOMPARE(s.outliers, 1);
+        QCOMPARE(s.nameIssues, 1);
+        QCOMPARE(s.indexes, 1);
+        QCOMPARE(s.dangling, 2);
+        QCOMPARE(s.nowMs, kNow);
+        QCOMPARE(s.buckets[ttlbucket::NoTtl], quint64(1));
+        quint64 bucketed = 0;
+        for (quint64 n : s.buckets)
+            bucketed += n;
+        QCOMPARE(bucketed, quint64(6));
+        QVERIFY(rows.at(4).outlier);
+        QCOMPARE(rows.at(4).sizeFactor, 10.0);
+        QVERIFY(!rows.at(0).outlier);
+        QCOMPARE(rows.at(4).severity(), Severity::Warning);
+        QCOMPARE(rows.at(5).severity(), Severity::Bad);
+    }
+
     void sessionsModelColumnsAndRoles()
     {
         SessionRow noTtl = session("session:forever", -1, sessions::Lifetime::NoTtl, 512);
@@ -459,6 +493,27 @@ private Q_SLOTS:
         QCOMPARE(severityOf(model, "app:user:{n}"), int(Severity::Bad));
         QCOMPARE(model.index(0, 1).data(CacheNamespacesModel::SortRole), QVariant(qint64(4)));
         QCOMPARE(caches::filterFor(QStringLiteral("app:product:{n}")).prefix, QByteArray("app:product:"));
+    }
+
+    void cacheKeysGrouped()
+    {
+        const caches::Grouped g = caches::group(
+            {cacheKey("app:b:1", kNow + 60000), cacheKey("seen:e1", kNow + 86'400'000, PatternKind::DedupKey),
+             cacheKey("app:a:1", kNow + 60000), cacheKey("app:a:nope", kNow + 20000, PatternKind::NegativeCache),
+             cacheKey("seen:e2", -1, PatternKind::DedupKey)},
+            {QStringLiteral("app:b:{n}"), QStringLiteral("seen:{id}"), QStringLiteral("app:a:{n}"),
+             QStringLiteral("app:a:{n}"), QStringLiteral("seen:{id}")},
+            kNow);
+        QCOMPARE(g.namespaces.size(), 2);
+        QCOMPARE(g.namespaces.at(0).family, QStringLiteral("app:a:{n}")); // sorted by family
+        QCOMPARE(g.namespaces.at(0).keys, quint64(2));
+        QCOMPARE(g.namespaces.at(0).negatives, quint64(1));
+        QCOMPARE(g.namespaces.at(1).family, QStringLiteral("app:b:{n}"));
+        QCOMPARE(g.dedupFamilies.size(), 1);
+        QCOMPARE(g.dedupFamilies.first().family, QStringLiteral("seen:{id}"));
+        QCOMPARE(g.dedupFamilies.first().keys, quint64(2));
+        QCOMPARE(g.dedupFamilies.first().noTtl, quint64(1));
+        QCOMPARE(g.dedupFamilies.first().minMs, 86'400'000);
     }
 
     void cacheTagsDedupAndCounters()
