@@ -33,13 +33,13 @@ bool versionKnownAtLeast(const QVersionNumber &version, const QVersionNumber &ne
 
 // --- LeaderboardReader ----------------------------------------------------------------
 
-LeaderboardReader::LeaderboardReader(RedisClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_page(new LeaderboardModel(this)), m_union(new LeaderboardModel(this))
+LeaderboardReader::LeaderboardReader(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
 {
     qRegisterMetaType<BoardHeader>();
     qRegisterMetaType<MemberSearch>();
     qRegisterMetaType<ScoreHistogram>();
     qRegisterMetaType<BoardUnion>();
+    qRegisterMetaType<LeaderboardPage>();
 }
 
 QVersionNumber LeaderboardReader::serverVersion() const
@@ -159,8 +159,6 @@ void LeaderboardReader::setKey(const QByteArray &key)
     m_header = BoardHeader();
     m_header.key = key;
     m_pageStart = 0;
-    m_page->clear();
-    m_union->clear();
     if (key.isNull())
         return;
     refreshHeader();
@@ -173,10 +171,8 @@ void LeaderboardReader::setDescending(bool descending)
     if (descending == m_descending)
         return;
     m_descending = descending;
-    if (!m_key.isNull()) {
-        m_page->setHighlightedMember(QByteArray());
+    if (!m_key.isNull())
         loadPage(0);
-    }
 }
 
 void LeaderboardReader::setPageSize(int rows)
@@ -256,9 +252,7 @@ void LeaderboardReader::requestWindow(qint64 start, qint64 stop, const QByteArra
         rows.erase(std::remove_if(rows.begin(), rows.end(),
                                   [&](const LeaderboardEntry &e) { return e.rank < start || e.rank > stop; }),
                    rows.end());
-        m_page->setHighlightedMember(highlight);
-        m_page->setRows(rows, descending);
-        Q_EMIT pageAvailable(start, int(rows.size()));
+        Q_EMIT pageAvailable(LeaderboardPage{m_key, start, descending, highlight, rows});
     });
 }
 
@@ -377,7 +371,6 @@ void LeaderboardReader::compare(const QList<QByteArray> &keys, int topN)
     if (result.error.isEmpty() && keys.isEmpty())
         result.error = tr("Choose boards to combine.");
     if (!result.error.isEmpty()) {
-        m_union->clear();
         Q_EMIT unionAvailable(result);
         return;
     }
@@ -390,7 +383,6 @@ void LeaderboardReader::compare(const QList<QByteArray> &keys, int topN)
         const RedisError error = r.firstError();
         if (error) {
             result.error = error.message;
-            m_union->clear();
             Q_EMIT unionAvailable(result);
             return;
         }
@@ -402,7 +394,6 @@ void LeaderboardReader::compare(const QList<QByteArray> &keys, int topN)
             result.error = tr("Not combined: the boards hold %1 members together and ZUNION returns all of them "
                               "(limit %2).")
                                .arg(format::count(quint64(result.inputSize)), format::count(quint64(kMaxUnionInput)));
-            m_union->clear();
             Q_EMIT unionAvailable(result);
             return;
         }
@@ -418,7 +409,6 @@ void LeaderboardReader::compare(const QList<QByteArray> &keys, int topN)
                     ? tr("Needs Redis 6.2 (ZUNION); this server is %1.")
                           .arg(version.isNull() ? tr("of unknown version") : version.toString())
                     : error.message;
-                m_union->clear();
                 Q_EMIT unionAvailable(result);
                 return;
             }
@@ -433,7 +423,6 @@ void LeaderboardReader::compare(const QList<QByteArray> &keys, int topN)
                 all[i].rank = i;
             LeaderboardModel::markTies(all);
             result.top = all;
-            m_union->setRows(all, true);
             Q_EMIT unionAvailable(result);
         });
     });

@@ -10,7 +10,8 @@
 
 class RedisClient;
 
-// Reads boards for the leaderboard panel and fills its models. Every read is bounded: pages are
+// Reads boards and emits what it read as plain structs (pages, header, histogram, union) for
+// the panel's LeaderboardModels or a headless caller. Every read is bounded: pages are
 // ZRANGE windows, the rank is ZREVRANK/ZRANK, the histogram is ZCOUNT per bucket, the union
 // only runs when the boards are small. Replies for a board or page the user left are dropped.
 class LeaderboardReader : public QObject
@@ -22,9 +23,6 @@ public:
     static constexpr qint64 kMaxUnionInput = 100000;
 
     explicit LeaderboardReader(RedisClient *client, QObject *parent = nullptr);
-
-    LeaderboardModel *pageModel() const { return m_page; }
-    LeaderboardModel *unionModel() const { return m_union; }
 
     QByteArray key() const { return m_key; }
     bool isDescending() const { return m_descending; }
@@ -50,7 +48,7 @@ public:
     // Rank and score of 'member', then the window of five above and five below, highlighted.
     void findMember(const QByteArray &member);
     void loadHistogram();
-    // ZUNION of 'keys' (rolling total); top 'topN' into unionModel().
+    // ZUNION of 'keys' (rolling total); the top 'topN' in BoardUnion::top.
     void compare(const QList<QByteArray> &keys, int topN = 50);
     // ZCARD of at most kMaxCandidates keys, pipelined; largest first.
     void loadCandidates(const QList<QByteArray> &keys);
@@ -70,7 +68,7 @@ public:
 
 Q_SIGNALS:
     void headerAvailable(const BoardHeader &header);
-    void pageAvailable(qint64 start, int rows);
+    void pageAvailable(const LeaderboardPage &page);
     void memberSearched(const MemberSearch &result);
     void histogramAvailable(const ScoreHistogram &histogram);
     void unionAvailable(const BoardUnion &result);
@@ -83,8 +81,6 @@ private:
     void countBuckets(ScoreHistogram histogram, quint64 generation);
 
     RedisClient *m_client;
-    LeaderboardModel *m_page;
-    LeaderboardModel *m_union;
     QByteArray m_key;
     BoardHeader m_header;
     QVersionNumber m_versionOverride;

@@ -30,58 +30,44 @@ qint64 ScoreHistogram::total() const
 
 // --- LeaderboardModel ---------------------------------------------------------------------
 
+LeaderboardModel::LeaderboardModel(QObject *parent)
+    : RowListModel([](const LeaderboardEntry &e) { return e.member; }, ColumnCount, -1, parent)
+{ }
+
 void LeaderboardModel::setRows(const QList<LeaderboardEntry> &rows, bool descending)
 {
-    beginResetModel();
-    m_rows = rows;
-    m_descending = descending;
-    m_highlight = -1;
-    for (int i = 0; i < m_rows.size(); ++i) {
-        if (!m_highlightMember.isNull() && m_rows.at(i).member == m_highlightMember)
-            m_highlight = i;
-    }
-    endResetModel();
+    m_descending = descending; // the tooltips of kept rows follow with the update setRows() sends
+    RowListModel::setRows(rows);
+}
+
+void LeaderboardModel::setPage(const LeaderboardPage &page)
+{
+    setHighlightedMember(page.highlight);
+    setRows(page.rows, page.descending);
 }
 
 void LeaderboardModel::clear()
 {
-    beginResetModel();
-    m_rows.clear();
-    m_highlight = -1;
     m_highlightMember = QByteArray();
-    endResetModel();
+    RowListModel::clear();
 }
 
 void LeaderboardModel::setHighlightedMember(const QByteArray &member)
 {
-    const int old = m_highlight;
+    const int old = highlightedRow();
     m_highlightMember = member;
-    m_highlight = -1;
-    for (int i = 0; i < m_rows.size() && !member.isNull(); ++i) {
-        if (m_rows.at(i).member == member)
-            m_highlight = i;
-    }
-    for (int row : {old, m_highlight}) {
+    for (int row : {old, highlightedRow()}) {
         if (row >= 0)
             Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
     }
 }
 
-int LeaderboardModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int LeaderboardModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant LeaderboardModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const LeaderboardEntry &e = m_rows.at(index.row());
+    const LeaderboardEntry &e = rows().at(index.row());
+    const bool highlighted = !m_highlightMember.isNull() && e.member == m_highlightMember;
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -98,7 +84,7 @@ QVariant LeaderboardModel::data(const QModelIndex &index, int role) const
             return QVariant::fromValue(Qt::AlignCenter);
         break;
     case Qt::BackgroundRole:
-        if (index.row() == m_highlight) {
+        if (highlighted) {
             QColor c = QGuiApplication::palette().color(QPalette::Highlight);
             c.setAlpha(110);
             return c;
@@ -111,7 +97,7 @@ QVariant LeaderboardModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::FontRole:
-        if (index.row() == m_highlight) {
+        if (highlighted) {
             QFont f;
             f.setBold(true);
             return f;
@@ -131,11 +117,19 @@ QVariant LeaderboardModel::data(const QModelIndex &index, int role) const
         if (index.column() == MemberColumn)
             return bytesescape::escape(e.member);
         break;
-    case MemberRole: return e.member;
+    case KeyRole: return e.member;
+    case SortRole:
+        switch (index.column()) {
+        case RankColumn: return e.rank;
+        case TieColumn: return e.tieGroup;
+        case MemberColumn: return e.member;
+        case ScoreColumn: return e.score;
+        }
+        break;
     case ScoreRole: return e.score;
     case RankRole: return e.rank;
     case TieGroupRole: return e.tieGroup;
-    case HighlightRole: return index.row() == m_highlight;
+    case HighlightRole: return highlighted;
     default: break;
     }
     return {};

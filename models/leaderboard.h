@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QAbstractTableModel>
+#include "rowtablemodel.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QMetaType>
@@ -79,30 +80,41 @@ struct BoardSize
     qint64 cardinality = 0;
 };
 
+// One window of a board, as the reader delivers it.
+struct LeaderboardPage
+{
+    QByteArray key;
+    qint64 start = 0; // 0-based rank of the first row
+    bool descending = true; // how the ranks were counted
+    QByteArray highlight; // the member searched for; null for a plain page
+    QList<LeaderboardEntry> rows; // in rank order, ties marked
+};
+Q_DECLARE_METATYPE(LeaderboardPage)
+
 // One window of a board: rank, tie marker, member and score. Rows with equal scores share a
 // tie group: a "=" in the tie column, a shared background and a tooltip saying how Redis
-// orders them.
-class LeaderboardModel : public QAbstractTableModel
+// orders them. Rows are merged by member (RowListModel).
+class LeaderboardModel : public RowListModel<LeaderboardEntry>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { RankColumn, TieColumn, MemberColumn, ScoreColumn, ColumnCount };
-    enum Role { MemberRole = Qt::UserRole + 1, ScoreRole, RankRole, TieGroupRole, HighlightRole };
+    // KeyRole is the member's bytes.
+    enum Role { ScoreRole = FirstExtraRole, RankRole, TieGroupRole, HighlightRole };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit LeaderboardModel(QObject *parent = nullptr);
 
     // 'rows' in rank order; 'descending' tells how the ranks were counted (for the tooltip).
     void setRows(const QList<LeaderboardEntry> &rows, bool descending);
+    // A page as the reader delivered it, with its highlighted member.
+    void setPage(const LeaderboardPage &page);
     void clear();
     // Highlights the row of this member (one at most); empty clears.
     void setHighlightedMember(const QByteArray &member);
-    int highlightedRow() const { return m_highlight; }
-    const QList<LeaderboardEntry> &rows() const { return m_rows; }
-    const LeaderboardEntry &at(int row) const { return m_rows.at(row); }
+    int highlightedRow() const { return m_highlightMember.isNull() ? -1 : rowOf(m_highlightMember); }
+    const LeaderboardEntry &at(int row) const { return rows().at(row); }
     bool isDescending() const { return m_descending; }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
@@ -110,8 +122,6 @@ public:
     static void markTies(QList<LeaderboardEntry> &rows);
 
 private:
-    QList<LeaderboardEntry> m_rows;
     QByteArray m_highlightMember;
-    int m_highlight = -1;
     bool m_descending = true;
 };

@@ -55,7 +55,11 @@ QByteArray boardPrefix(const QByteArray &key)
 } // namespace
 
 LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_reader(new LeaderboardReader(client, this))
+    : Panel(parent),
+      m_client(client),
+      m_reader(new LeaderboardReader(client, this)),
+      m_pageModel(new LeaderboardModel(this)),
+      m_unionModel(new LeaderboardModel(this))
 {
     setObjectName(QStringLiteral("leaderboardPanel"));
     auto *layout = new QVBoxLayout(this);
@@ -112,7 +116,7 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_searchStatus);
 
     auto *split = new QSplitter(Qt::Horizontal, this);
-    m_table = makeTable(m_reader->pageModel(), split);
+    m_table = makeTable(m_pageModel, split);
     m_table->setObjectName(QStringLiteral("leaderboardTable"));
     m_table->setToolTip(tr("Ranks are 1-based in the chosen direction; \"=\" marks members sharing a score"));
 
@@ -141,7 +145,7 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     auto *compareSplit = new QSplitter(Qt::Horizontal, compare);
     m_compareList = new QListWidget(compareSplit);
     m_compareList->setObjectName(QStringLiteral("compareList"));
-    m_unionTable = makeTable(m_reader->unionModel(), compareSplit);
+    m_unionTable = makeTable(m_unionModel, compareSplit);
     m_unionTable->setObjectName(QStringLiteral("unionTable"));
     compareSplit->setSizes({180, 320});
     compareLayout->addWidget(compareSplit, 1);
@@ -162,6 +166,7 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
             [this](int index) { openBoard(m_boards->itemData(index, kBoardRole).toByteArray()); });
     connect(m_direction, &QComboBox::currentIndexChanged, this, [this] {
         m_searchStatus->clear();
+        m_pageModel->setHighlightedMember(QByteArray());
         m_reader->setDescending(m_direction->currentData().toBool());
     });
     connect(m_prev, &QPushButton::clicked, m_reader, &LeaderboardReader::previousPage);
@@ -220,6 +225,8 @@ void LeaderboardPanel::openBoard(const QByteArray &key)
     m_header->setText(tr("%1 · loading…").arg(bytesescape::quoteIfNeeded(key)));
     m_bars->data()->clear();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_pageModel->clear();
+    m_unionModel->clear();
     m_reader->setKey(key);
     const int index = m_boards->findData(key, kBoardRole);
     if (index >= 0)
@@ -329,15 +336,14 @@ void LeaderboardPanel::onHeader(const BoardHeader &h)
     updatePageLabel();
 }
 
-void LeaderboardPanel::onPage(qint64 start, int rows)
+void LeaderboardPanel::onPage(const LeaderboardPage &page)
 {
-    Q_UNUSED(start)
-    Q_UNUSED(rows)
+    m_pageModel->setPage(page);
     m_error->hide();
     updatePageLabel();
-    const int highlight = m_reader->pageModel()->highlightedRow();
+    const int highlight = m_pageModel->highlightedRow();
     if (highlight >= 0)
-        m_table->scrollTo(m_reader->pageModel()->index(highlight, 0), QAbstractItemView::PositionAtCenter);
+        m_table->scrollTo(m_pageModel->index(highlight, 0), QAbstractItemView::PositionAtCenter);
     else
         m_table->scrollToTop();
     if (!m_hasContent) {
@@ -348,7 +354,7 @@ void LeaderboardPanel::onPage(qint64 start, int rows)
 
 void LeaderboardPanel::updatePageLabel()
 {
-    const LeaderboardModel *m = m_reader->pageModel();
+    const LeaderboardModel *m = m_pageModel;
     const qint64 card = m_reader->header().cardinality;
     if (m->rowCount() == 0) {
         m_pageLabel->clear();
@@ -406,6 +412,7 @@ void LeaderboardPanel::onHistogram(const ScoreHistogram &h)
 
 void LeaderboardPanel::onUnion(const BoardUnion &u)
 {
+    m_unionModel->setRows(u.top, true); // empty when the boards were not combined
     if (!u.error.isEmpty()) {
         m_compareStatus->setText(u.error);
         return;

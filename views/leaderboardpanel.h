@@ -38,6 +38,8 @@ public:
 
     QByteArray currentBoard() const { return m_reader->key(); }
     LeaderboardReader *reader() const { return m_reader; }
+    LeaderboardModel *pageModel() const { return m_pageModel; }
+    LeaderboardModel *unionModel() const { return m_unionModel; }
     QTableView *pageView() const { return m_table; }
     QTableView *unionView() const { return m_unionTable; }
     QListWidget *compareList() const { return m_compareList; }
@@ -50,7 +52,7 @@ protected:
 private:
     void onCandidates(const QList<BoardSize> &boards);
     void onHeader(const BoardHeader &header);
-    void onPage(qint64 start, int rows);
+    void onPage(const LeaderboardPage &page);
     void onSearched(const MemberSearch &result);
     void onHistogram(const ScoreHistogram &histogram);
     void onUnion(const BoardUnion &result);
@@ -60,6 +62,8 @@ private:
 
     RedisClient *m_client;
     LeaderboardReader *m_reader;
+    LeaderboardModel *m_pageModel;
+    LeaderboardModel *m_unionModel;
     QList<BoardSize> m_candidates;
     QLabel *m_header = nullptr;
     QLabel *m_trim = nullptr;

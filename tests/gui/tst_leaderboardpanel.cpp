@@ -82,9 +82,8 @@ private Q_SLOTS:
         client.connectToServer();
         QVERIFY(waitForReady(client));
         LeaderboardPanel panel(&client);
-        QAbstractItemModelTester pageTester(panel.reader()->pageModel(),
-                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester unionTester(panel.reader()->unionModel(),
+        QAbstractItemModelTester pageTester(panel.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester unionTester(panel.unionModel(),
                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
         panel.resize(1200, 760);
         panel.show();
@@ -101,7 +100,7 @@ private Q_SLOTS:
         QCOMPARE(panel.pageView()->model()->rowCount(), panel.reader()->pageSize());
         QCOMPARE(panel.pageView()->model()->index(0, LeaderboardModel::RankColumn).data().toString(),
                  QStringLiteral("1"));
-        QCOMPARE(panel.reader()->pageModel()->at(0).scoreText, QByteArray("996"));
+        QCOMPARE(panel.pageModel()->at(0).scoreText, QByteArray("996"));
 
         QVERIFY(histogram.size() == 1 || histogram.wait(kWaitMs));
         auto *bars = qobject_cast<QCPBars *>(panel.plot()->plottable(0));
@@ -157,7 +156,7 @@ private Q_SLOTS:
         search->setText(QStringLiteral("\\x6ben_3")); // "ken_3"
         QTest::keyClick(search, Qt::Key_Return);
         QVERIFY(page.wait(kWaitMs));
-        const LeaderboardModel *model = panel.reader()->pageModel();
+        const LeaderboardModel *model = panel.pageModel();
         const int row = model->highlightedRow();
         QVERIFY(row >= 0);
         QCOMPARE(model->at(row).member, QByteArray("ken_3"));

@@ -61,6 +61,24 @@ qint64 infoField(TestServer &server, const QByteArray &section, const QByteArray
     return info.integer(field);
 }
 
+// The reader with the two models a panel gives it: the reader emits, the models show.
+class WiredReader : public LeaderboardReader
+{
+public:
+    explicit WiredReader(RedisClient *client) : LeaderboardReader(client)
+    {
+        connect(this, &LeaderboardReader::pageAvailable, &m_page, &LeaderboardModel::setPage);
+        connect(this, &LeaderboardReader::unionAvailable, &m_union,
+                [this](const BoardUnion &u) { m_union.setRows(u.top, true); });
+    }
+    LeaderboardModel *pageModel() { return &m_page; }
+    LeaderboardModel *unionModel() { return &m_union; }
+
+private:
+    LeaderboardModel m_page;
+    LeaderboardModel m_union;
+};
+
 } // namespace
 
 class TestLeaderboard : public QObject
@@ -179,7 +197,7 @@ private Q_SLOTS:
         QFETCH(bool, descending);
         QFETCH(qint64, start);
         QFETCH(QString, version);
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QAbstractItemModelTester tester(reader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         if (!version.isEmpty())
             reader.overrideServerVersion(QVersionNumber::fromString(version));
@@ -216,7 +234,7 @@ private Q_SLOTS:
 
     void infiniteScoresKeepTheirText()
     {
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QVERIFY(openAndWait(reader, kInf));
         const LeaderboardModel *m = reader.pageModel();
         QCOMPARE(m->at(0).scoreText, QByteArray("inf"));
@@ -254,7 +272,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, member);
         QFETCH(bool, descending);
         QFETCH(QString, version);
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QAbstractItemModelTester tester(reader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         if (!version.isEmpty())
             reader.overrideServerVersion(QVersionNumber::fromString(version));
@@ -303,7 +321,7 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, key);
         QFETCH(int, buckets);
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         reader.setHistogramBuckets(buckets);
         QSignalSpy spy(&reader, &LeaderboardReader::histogramAvailable);
         reader.setKey(key);
@@ -342,7 +360,7 @@ private Q_SLOTS:
 
     void millionMemberBoardStaysBounded()
     {
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         const qint64 before = infoField(m_server, "stats", "total_net_output_bytes");
         QVERIFY(openAndWait(reader, kBig));
         QCOMPARE(reader.header().cardinality, qint64(1000000));
@@ -362,7 +380,7 @@ private Q_SLOTS:
 
     void headerAndTrimSuggestion()
     {
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QVERIFY(openAndWait(reader, kBig));
         BoardHeader h = reader.header();
         QCOMPARE(h.cardinality, qint64(1000000));
@@ -387,7 +405,7 @@ private Q_SLOTS:
 
     void unionEqualsZUnionAndWritesNothing()
     {
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QAbstractItemModelTester tester(reader.unionModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         const qint64 dbsize = m_server.command({"DBSIZE"}).toInteger();
         const qint64 changes = infoField(m_server, "persistence", "rdb_changes_since_last_save");
@@ -414,7 +432,7 @@ private Q_SLOTS:
 
     void unionRefusesHugeAndOldServers()
     {
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QSignalSpy spy(&reader, &LeaderboardReader::unionAvailable);
         const qint64 before = infoField(m_server, "stats", "total_net_output_bytes");
         reader.compare({kBig, kTies});
@@ -455,7 +473,7 @@ private Q_SLOTS:
 
     void candidatesLargestFirst()
     {
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QSignalSpy spy(&reader, &LeaderboardReader::candidatesAvailable);
         reader.loadCandidates({kTies, kSingle, "lb:gone", kBig, "lb:notazset", kInf});
         QVERIFY(spy.wait(kWaitMs));
@@ -470,7 +488,7 @@ private Q_SLOTS:
 
     void staleRepliesDropped()
     {
-        LeaderboardReader reader(m_client.get());
+        WiredReader reader(m_client.get());
         QAbstractItemModelTester tester(reader.pageModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy page(&reader, &LeaderboardReader::pageAvailable);
         QSignalSpy histogram(&reader, &LeaderboardReader::histogramAvailable);
