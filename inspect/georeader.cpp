@@ -283,6 +283,30 @@ void GeoSampleReader::load(const QByteArray &key)
         }
         fetch(r.value().toInteger());
     });
+    m_client->send({"MEMORY", "USAGE", key}, m_context, [this, key](const RedisReply &r) {
+        Q_EMIT memoryAvailable(key, r.value().isInteger() ? r.value().toInteger() : -1);
+    });
+}
+
+void GeoSampleReader::findLargest(const QList<QByteArray> &keys)
+{
+    if (keys.isEmpty())
+        return;
+    QList<RedisCommand> cmds;
+    for (const QByteArray &k : keys)
+        cmds.append({"ZCARD", k});
+    m_client->sendBatch(cmds, this, [this, keys](const RedisReply &r) {
+        qint64 best = -1;
+        QByteArray key = keys.first();
+        for (qsizetype i = 0; i < keys.size(); ++i) {
+            const qint64 n = r.value(i).isInteger() ? r.value(i).toInteger() : -1;
+            if (n > best) {
+                best = n;
+                key = keys.at(i);
+            }
+        }
+        Q_EMIT largestAvailable(key);
+    });
 }
 
 void GeoSampleReader::fetch(qint64 zcard)
@@ -329,7 +353,7 @@ void GeoSampleReader::fetch(qint64 zcard)
 void GeoSampleReader::finish(const GeoSample &sample)
 {
     m_loading = false;
-    Q_EMIT loaded(sample);
+    Q_EMIT sampleAvailable(sample);
 }
 
 // --- GeoSearchReader ---
@@ -358,7 +382,7 @@ void GeoSearchReader::search(const GeoQuery &query)
                               .arg(QString::fromUtf8(geoSearchCommand(query, hasGeoSearch(m_client)).value(0))));
             return;
         }
-        Q_EMIT resultsReady(query, results);
+        Q_EMIT resultsAvailable(query, results);
     });
 }
 
@@ -371,6 +395,6 @@ void GeoSearchReader::distance(const QByteArray &key, const QByteArray &a, const
         }
         bool ok = false;
         const double d = r.value().toDouble(&ok);
-        Q_EMIT distanceReady(a, b, ok ? d : -1, unit);
+        Q_EMIT distanceAvailable(a, b, ok ? d : -1, unit);
     });
 }

@@ -69,12 +69,18 @@ public:
     static constexpr int kSample = 10000;
 
     explicit GeoSampleReader(RedisClient *client, QObject *parent = nullptr);
+    // The sample and, beside it, the set's MEMORY USAGE.
     void load(const QByteArray &key);
     void cancel();
+    // ZCARD of each key, pipelined; largestAvailable() names the biggest.
+    void findLargest(const QList<QByteArray> &keys);
     bool isLoading() const { return m_loading; }
 
 Q_SIGNALS:
-    void loaded(const GeoSample &sample);
+    void sampleAvailable(const GeoSample &sample);
+    // -1 when MEMORY USAGE was refused.
+    void memoryAvailable(const QByteArray &key, qint64 bytes);
+    void largestAvailable(const QByteArray &key);
     void failed(const QString &message);
 
 private:
@@ -97,9 +103,9 @@ public:
     void distance(const QByteArray &key, const QByteArray &a, const QByteArray &b, GeoUnit unit);
 
 Q_SIGNALS:
-    void resultsReady(const GeoQuery &query, const QList<GeoMember> &results);
+    void resultsAvailable(const GeoQuery &query, const QList<GeoMember> &results);
     // -1 when a member does not exist.
-    void distanceReady(const QByteArray &a, const QByteArray &b, double distance, GeoUnit unit);
+    void distanceAvailable(const QByteArray &a, const QByteArray &b, double distance, GeoUnit unit);
     void failed(const QString &message);
 
 private:

@@ -45,34 +45,21 @@ QString GeoSample::description() const
 
 // --- GeoPointsModel ---
 
+GeoPointsModel::GeoPointsModel(QObject *parent)
+    : RowListModel([](const GeoMember &m) { return m.member; }, ColumnCount, -1, parent)
+{ }
+
 void GeoPointsModel::setResults(const QList<GeoMember> &rows, GeoUnit unit)
 {
-    beginResetModel();
-    m_rows = rows;
-    m_unit = unit;
-    endResetModel();
-}
-
-void GeoPointsModel::clear()
-{
-    setResults({}, m_unit);
-}
-
-int GeoPointsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int GeoPointsModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    m_unit = unit; // the distances of kept rows are shown in it by the update setRows() sends
+    setRows(rows);
 }
 
 QVariant GeoPointsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const GeoMember &m = m_rows.at(index.row());
+    const GeoMember &m = rows().at(index.row());
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -93,7 +80,7 @@ QVariant GeoPointsModel::data(const QModelIndex &index, int role) const
         case LatitudeColumn: return m.pos.lat;
         }
         break;
-    case MemberBytesRole: return m.member;
+    case KeyRole: return m.member;
     case Qt::TextAlignmentRole:
         if (index.column() != MemberColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

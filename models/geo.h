@@ -2,6 +2,7 @@
 #pragma once
 
 #include "geohash.h"
+#include "rowtablemodel.h"
 #include "zsetkind.h"
 
 #include <QAbstractTableModel>
@@ -46,28 +47,23 @@ struct GeoSample
     QString description() const;
 };
 
-// Search results: member, distance, longitude, latitude.
-class GeoPointsModel : public QAbstractTableModel
+// Search results: member, distance, longitude, latitude, merged by member (RowListModel), so
+// the selection stays on its members when a search is run again.
+class GeoPointsModel : public RowListModel<GeoMember>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { MemberColumn, DistanceColumn, LongitudeColumn, LatitudeColumn, ColumnCount };
-    enum Role { MemberBytesRole = Qt::UserRole + 1, SortRole };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit GeoPointsModel(QObject *parent = nullptr);
     void setResults(const QList<GeoMember> &rows, GeoUnit unit);
-    void clear();
-    const GeoMember &at(int row) const { return m_rows.at(row); }
-    const QList<GeoMember> &rows() const { return m_rows; }
+    const GeoMember &at(int row) const { return rows().at(row); }
     GeoUnit unit() const { return m_unit; }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    QList<GeoMember> m_rows;
     GeoUnit m_unit = GeoUnit::Km;
 };
 

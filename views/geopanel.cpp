@@ -5,7 +5,6 @@
 #include "chartstyle.h"
 #include "format.h"
 #include "qcp.h"
-#include "redisclient.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -66,7 +65,6 @@ GeoPoint destination(GeoPoint from, double bearing, double metres)
 
 GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
-      m_client(client),
       m_sampler(new GeoSampleReader(client, this)),
       m_search(new GeoSearchReader(client, this)),
       m_results(new GeoPointsModel(this))
@@ -75,7 +73,29 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     setObjectName(QStringLiteral("geoPanel"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    buildTopBar(layout);
 
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    buildMap(split);
+    auto *side = new QWidget(split);
+    auto *sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    buildSearchForm(side, sideLayout);
+    buildResults(side, sideLayout);
+    split->addWidget(m_plot);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({700, 330});
+    layout->addWidget(split, 1);
+
+    connectReaders();
+    applyStyle();
+    showWorld();
+}
+
+void GeoPanel::buildTopBar(QVBoxLayout *layout)
+{
     auto *top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Geo set:"), this));
     m_keys = new QComboBox(this);
@@ -105,7 +125,21 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     m_error->hide();
     layout->addWidget(m_error);
 
-    auto *split = new QSplitter(Qt::Horizontal, this);
+    connect(m_keys, &QComboBox::activated, this,
+            [this](int index) { openGeoSet(m_keys->itemData(index).toByteArray()); });
+    connect(world, &QPushButton::clicked, this, &GeoPanel::showWorld);
+    connect(fit, &QPushButton::clicked, this, [this] {
+        if (m_results->rowCount() == 0)
+            return;
+        QRectF r;
+        for (const GeoMember &m : m_results->rows())
+            r = r.united(QRectF(m.pos.lon - 0.01, m.pos.lat - 0.01, 0.02, 0.02));
+        zoomTo(r.adjusted(-r.width() * 0.2, -r.height() * 0.2, r.width() * 0.2, r.height() * 0.2));
+    });
+}
+
+void GeoPanel::buildMap(QSplitter *split)
+{
     m_plot = new QCustomPlot(split);
     m_plot->setObjectName(QStringLiteral("geoMap"));
     m_plot->setMinimumSize(320, 220);
@@ -124,23 +158,7 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
 
     // The outline: one curve, polylines separated by NaN points (QCPCurve leaves a gap there).
     m_land = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
-    {
-        QVector<double> t, x, y;
-        const QList<QList<GeoPoint>> lines = loadCoastline(QStringLiteral(":/maps/land-110m.bin"));
-        for (const QList<GeoPoint> &line : lines) {
-            for (const GeoPoint &p : line) {
-                t.append(t.size());
-                x.append(p.lon);
-                y.append(p.lat);
-            }
-            t.append(t.size());
-            x.append(kNaN);
-            y.append(kNaN);
-        }
-        m_land->setData(t, x, y, true);
-        if (lines.isEmpty())
-            showError(tr("The world outline (:/maps/land-110m.bin) could not be read."));
-    }
+    loadWorldOutline();
     m_land->setSelectable(QCP::stNone);
     m_area = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
     m_area->setSelectable(QCP::stNone);
@@ -175,10 +193,29 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
         if (!m_key.isEmpty())
             runSearch();
     });
+}
 
-    auto *side = new QWidget(split);
-    auto *sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(0, 0, 0, 0);
+void GeoPanel::loadWorldOutline()
+{
+    QVector<double> t, x, y;
+    const QList<QList<GeoPoint>> lines = loadCoastline(QStringLiteral(":/maps/land-110m.bin"));
+    for (const QList<GeoPoint> &line : lines) {
+        for (const GeoPoint &p : line) {
+            t.append(t.size());
+            x.append(p.lon);
+            y.append(p.lat);
+        }
+        t.append(t.size());
+        x.append(kNaN);
+        y.append(kNaN);
+    }
+    m_land->setData(t, x, y, true);
+    if (lines.isEmpty())
+        showError(tr("The world outline (:/maps/land-110m.bin) could not be read."));
+}
+
+void GeoPanel::buildSearchForm(QWidget *side, QVBoxLayout *sideLayout)
+{
     auto *form = new QFormLayout;
     m_from = new QComboBox(side);
     m_from->setObjectName(QStringLiteral("geoFrom"));
@@ -227,6 +264,29 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     m_searchButton->setToolTip(tr("GEOSEARCH … WITHDIST WITHCOORD ASC COUNT n, on the server"));
     sideLayout->addWidget(m_searchButton);
 
+    // Rows are disabled, not hidden, so that the map keeps its size while the form changes.
+    const auto formChanged = [this] {
+        const bool member = m_from->currentIndex() == 0, box = m_shape->currentIndex() == 1;
+        for (QWidget *w : {static_cast<QWidget *>(m_member), static_cast<QWidget *>(m_memberLabel)})
+            w->setEnabled(member);
+        for (QWidget *w : {static_cast<QWidget *>(m_lon), static_cast<QWidget *>(m_lonLabel),
+                           static_cast<QWidget *>(m_lat), static_cast<QWidget *>(m_latLabel)})
+            w->setEnabled(!member);
+        for (QWidget *w : {static_cast<QWidget *>(m_radius), static_cast<QWidget *>(m_radiusLabel)})
+            w->setEnabled(!box);
+        for (QWidget *w : {static_cast<QWidget *>(m_width), static_cast<QWidget *>(m_widthLabel),
+                           static_cast<QWidget *>(m_height), static_cast<QWidget *>(m_heightLabel)})
+            w->setEnabled(box);
+    };
+    connect(m_from, &QComboBox::currentIndexChanged, this, formChanged);
+    connect(m_shape, &QComboBox::currentIndexChanged, this, formChanged);
+    formChanged();
+    connect(m_searchButton, &QPushButton::clicked, this, &GeoPanel::runSearch);
+    connect(m_member, &QLineEdit::returnPressed, this, &GeoPanel::runSearch);
+}
+
+void GeoPanel::buildResults(QWidget *side, QVBoxLayout *sideLayout)
+{
     m_resultsProxy = new QSortFilterProxyModel(this);
     m_resultsProxy->setSourceModel(m_results);
     m_resultsProxy->setSortRole(GeoPointsModel::SortRole);
@@ -255,57 +315,28 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
     distRow->addWidget(m_distanceButton);
     distRow->addWidget(m_distance, 1);
     sideLayout->addLayout(distRow);
-
-    split->addWidget(m_plot);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
-    split->setSizes({700, 330});
-    layout->addWidget(split, 1);
-
-    // Rows are disabled, not hidden, so that the map keeps its size while the form changes.
-    const auto formChanged = [this] {
-        const bool member = m_from->currentIndex() == 0, box = m_shape->currentIndex() == 1;
-        for (QWidget *w : {static_cast<QWidget *>(m_member), static_cast<QWidget *>(m_memberLabel)})
-            w->setEnabled(member);
-        for (QWidget *w : {static_cast<QWidget *>(m_lon), static_cast<QWidget *>(m_lonLabel),
-                           static_cast<QWidget *>(m_lat), static_cast<QWidget *>(m_latLabel)})
-            w->setEnabled(!member);
-        for (QWidget *w : {static_cast<QWidget *>(m_radius), static_cast<QWidget *>(m_radiusLabel)})
-            w->setEnabled(!box);
-        for (QWidget *w : {static_cast<QWidget *>(m_width), static_cast<QWidget *>(m_widthLabel),
-                           static_cast<QWidget *>(m_height), static_cast<QWidget *>(m_heightLabel)})
-            w->setEnabled(box);
-    };
-    connect(m_from, &QComboBox::currentIndexChanged, this, formChanged);
-    connect(m_shape, &QComboBox::currentIndexChanged, this, formChanged);
-    formChanged();
-
-    connect(m_keys, &QComboBox::activated, this,
-            [this](int index) { openGeoSet(m_keys->itemData(index).toByteArray()); });
-    connect(world, &QPushButton::clicked, this, &GeoPanel::showWorld);
-    connect(fit, &QPushButton::clicked, this, [this] {
-        if (m_results->rowCount() == 0)
-            return;
-        QRectF r;
-        for (const GeoMember &m : m_results->rows())
-            r = r.united(QRectF(m.pos.lon - 0.01, m.pos.lat - 0.01, 0.02, 0.02));
-        zoomTo(r.adjusted(-r.width() * 0.2, -r.height() * 0.2, r.width() * 0.2, r.height() * 0.2));
-    });
-    connect(m_searchButton, &QPushButton::clicked, this, &GeoPanel::runSearch);
-    connect(m_member, &QLineEdit::returnPressed, this, &GeoPanel::runSearch);
     connect(m_distanceButton, &QPushButton::clicked, this, &GeoPanel::measureSelected);
     connect(m_resultsView, &QTableView::activated, this, [this](const QModelIndex &index) {
         m_from->setCurrentIndex(0);
-        m_member->setText(
-            bytesescape::escape(m_resultsProxy->data(index, GeoPointsModel::MemberBytesRole).toByteArray()));
+        m_member->setText(bytesescape::escape(m_resultsProxy->data(index, GeoPointsModel::KeyRole).toByteArray()));
         runSearch();
     });
-    connect(m_sampler, &GeoSampleReader::loaded, this, &GeoPanel::onSample);
+}
+
+void GeoPanel::connectReaders()
+{
+    connect(m_sampler, &GeoSampleReader::sampleAvailable, this, &GeoPanel::onSample);
+    connect(m_sampler, &GeoSampleReader::memoryAvailable, this, [this](const QByteArray &key, qint64 bytes) {
+        if (key != m_key)
+            return;
+        m_memory = bytes >= 0 ? bytes : -2;
+        updateHeader();
+    });
+    connect(m_sampler, &GeoSampleReader::largestAvailable, this, &GeoPanel::openGeoSet);
     connect(m_sampler, &GeoSampleReader::failed, this, &GeoPanel::showError);
-    connect(m_search, &GeoSearchReader::resultsReady, this, &GeoPanel::onResults);
+    connect(m_search, &GeoSearchReader::resultsAvailable, this, &GeoPanel::onResults);
     connect(m_search, &GeoSearchReader::failed, this, &GeoPanel::showError);
-    connect(m_search, &GeoSearchReader::distanceReady, this,
+    connect(m_search, &GeoSearchReader::distanceAvailable, this,
             [this](const QByteArray &a, const QByteArray &b, double d, GeoUnit unit) {
                 m_distanceText = d < 0
                     ? tr("%1 or %2 is not in the set").arg(bytesescape::quoteIfNeeded(a), bytesescape::quoteIfNeeded(b))
@@ -315,9 +346,6 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
                 m_distance->setText(m_distanceText);
                 Q_EMIT distanceMeasured(d);
             });
-
-    applyStyle();
-    showWorld();
 }
 
 GeoPanel::~GeoPanel() = default;
@@ -340,26 +368,10 @@ void GeoPanel::openLargest()
 {
     if (m_candidates.isEmpty())
         return;
-    if (m_candidates.size() == 1) {
+    if (m_candidates.size() == 1)
         openGeoSet(m_candidates.first());
-        return;
-    }
-    QList<RedisCommand> cmds;
-    for (const QByteArray &k : m_candidates)
-        cmds.append({"ZCARD", k});
-    const QList<QByteArray> keys = m_candidates;
-    m_client->sendBatch(cmds, this, [this, keys](const RedisReply &r) {
-        qint64 best = -1;
-        QByteArray key = keys.first();
-        for (qsizetype i = 0; i < keys.size(); ++i) {
-            const qint64 n = r.value(i).isInteger() ? r.value(i).toInteger() : -1;
-            if (n > best) {
-                best = n;
-                key = keys.at(i);
-            }
-        }
-        openGeoSet(key);
-    });
+    else
+        m_sampler->findLargest(m_candidates);
 }
 
 void GeoPanel::openGeoSet(const QByteArray &key)
@@ -381,12 +393,6 @@ void GeoPanel::openGeoSet(const QByteArray &key)
     m_keys->setCurrentIndex(m_keys->findData(key));
     m_header->setText(tr("%1 · loading…").arg(bytesescape::quoteIfNeeded(key)));
     m_sampler->load(key);
-    m_client->send({"MEMORY", "USAGE", key}, m_sampler, [this, key](const RedisReply &r) {
-        if (key != m_key)
-            return;
-        m_memory = r.value().isInteger() ? r.value().toInteger() : -2;
-        updateHeader();
-    });
 }
 
 void GeoPanel::onSample(const GeoSample &sample)
@@ -555,8 +561,8 @@ void GeoPanel::measureSelected()
         m_distance->setText(m_distanceText);
         return;
     }
-    m_search->distance(m_key, m_resultsProxy->data(rows.at(0), GeoPointsModel::MemberBytesRole).toByteArray(),
-                       m_resultsProxy->data(rows.at(1), GeoPointsModel::MemberBytesRole).toByteArray(),
+    m_search->distance(m_key, m_resultsProxy->data(rows.at(0), GeoPointsModel::KeyRole).toByteArray(),
+                       m_resultsProxy->data(rows.at(1), GeoPointsModel::KeyRole).toByteArray(),
                        GeoUnit(m_unit->currentData().toInt()));
 }
 

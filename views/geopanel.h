@@ -14,7 +14,9 @@ class QLineEdit;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
+class QSplitter;
 class QTableView;
+class QVBoxLayout;
 class RedisClient;
 
 // Geo sets on a world map: the members (all of a small set, a sample of a big one, said on
@@ -70,6 +72,12 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void buildTopBar(QVBoxLayout *layout);
+    void buildMap(QSplitter *split);
+    void loadWorldOutline();
+    void buildSearchForm(QWidget *side, QVBoxLayout *sideLayout);
+    void buildResults(QWidget *side, QVBoxLayout *sideLayout);
+    void connectReaders();
     void onSample(const GeoSample &sample);
     void onResults(const GeoQuery &query, const QList<GeoMember> &results);
     void showError(const QString &message);
@@ -80,7 +88,6 @@ private:
     void updateGraticule();
     const GeoMember *nearest(const QPoint &pos, double maxPixels) const;
 
-    RedisClient *m_client;
     GeoSampleReader *m_sampler;
     GeoSearchReader *m_search;
     GeoPointsModel *m_results;

@@ -232,8 +232,8 @@ private Q_SLOTS:
         QSignalSpy measured(&panel, &GeoPanel::distanceMeasured);
         panel.measureSelected();
         QVERIFY(measured.wait(kWaitMs));
-        const QByteArray a = view->model()->index(0, 0).data(GeoPointsModel::MemberBytesRole).toByteArray();
-        const QByteArray b = view->model()->index(1, 0).data(GeoPointsModel::MemberBytesRole).toByteArray();
+        const QByteArray a = view->model()->index(0, 0).data(GeoPointsModel::KeyRole).toByteArray();
+        const QByteArray b = view->model()->index(1, 0).data(GeoPointsModel::KeyRole).toByteArray();
         QCOMPARE(measured.first().first().toDouble(),
                  m_server.command({"GEODIST", "geo:world", a, b, "km"}).bytes().toDouble());
         QVERIFY(panel.distanceText().contains(QStringLiteral(" km")));

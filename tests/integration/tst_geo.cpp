@@ -247,7 +247,7 @@ private Q_SLOTS:
         q.count = 12;
 
         GeoSearchReader search(m_client.get());
-        QSignalSpy done(&search, &GeoSearchReader::resultsReady);
+        QSignalSpy done(&search, &GeoSearchReader::resultsAvailable);
         search.search(q);
         QVERIFY(done.wait(kWaitMs));
         const auto results = done.first().at(1).value<QList<GeoMember>>();
@@ -306,7 +306,7 @@ private Q_SLOTS:
         model.setResults(results, q.unit);
         QCOMPARE(model.rowCount(), int(results.size()));
         QCOMPARE(model.columnCount(), int(GeoPointsModel::ColumnCount));
-        QCOMPARE(model.index(0, GeoPointsModel::MemberColumn).data(GeoPointsModel::MemberBytesRole).toByteArray(),
+        QCOMPARE(model.index(0, GeoPointsModel::MemberColumn).data(GeoPointsModel::KeyRole).toByteArray(),
                  results.first().member);
         QVERIFY(model.index(0, GeoPointsModel::DistanceColumn).data().toString().endsWith(u' ' + geoUnitName(q.unit)));
         QCOMPARE(model.index(0, GeoPointsModel::LongitudeColumn).data(GeoPointsModel::SortRole).toDouble(),
@@ -345,7 +345,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, b);
         QFETCH(int, unit);
         GeoSearchReader search(m_client.get());
-        QSignalSpy done(&search, &GeoSearchReader::distanceReady);
+        QSignalSpy done(&search, &GeoSearchReader::distanceAvailable);
         search.distance("geo:cities", a, b, GeoUnit(unit));
         QVERIFY(done.wait(kWaitMs));
         const double d = done.first().at(2).toDouble();
@@ -361,7 +361,7 @@ private Q_SLOTS:
     void samplerLoadsSmallSetWhole()
     {
         GeoSampleReader sampler(m_client.get());
-        QSignalSpy loaded(&sampler, &GeoSampleReader::loaded);
+        QSignalSpy loaded(&sampler, &GeoSampleReader::sampleAvailable);
         sampler.load("geo:cities");
         QVERIFY(loaded.wait(kWaitMs));
         const auto sample = loaded.first().first().value<GeoSample>();
@@ -396,7 +396,7 @@ private Q_SLOTS:
                                                   "1", "geo:big"});
         QCOMPARE(fill.toInteger(), qint64(1000000));
         GeoSampleReader sampler(m_client.get());
-        QSignalSpy loaded(&sampler, &GeoSampleReader::loaded);
+        QSignalSpy loaded(&sampler, &GeoSampleReader::sampleAvailable);
         sampler.load("geo:big");
         QVERIFY(loaded.wait(kWaitMs));
         const auto sample = loaded.first().first().value<GeoSample>();
