@@ -11,7 +11,7 @@ constexpr int kSliceBudgetMs = 6;
 }
 
 MemoryReader::MemoryReader(RedisClient *client, QObject *parent)
-    : QObject(parent), m_scanner(new KeyScanner(client, this)), m_sliceTimer(new QTimer(this))
+    : QObject(parent), m_client(client), m_scanner(new KeyScanner(client, this)), m_sliceTimer(new QTimer(this))
 {
     m_sliceTimer->setSingleShot(true);
     m_sliceTimer->setInterval(0);
@@ -49,7 +49,14 @@ void MemoryReader::start(int maxCommandsPerSecond)
     options.elements = true;
     options.maxCommandsPerSecond = maxCommandsPerSecond;
     m_scanner->start(options);
-    Q_EMIT statsChanged();
+    Q_EMIT statsAvailable(m_stats);
+}
+
+void MemoryReader::readKeyCount()
+{
+    m_client->send({"DBSIZE"}, this, [this](const RedisReply &r) {
+        Q_EMIT keyCountAvailable(r.value().isInteger() ? r.value().toInteger() : -1);
+    });
 }
 
 void MemoryReader::pause()
@@ -96,7 +103,7 @@ void MemoryReader::applySlice()
     if (!m_queue.empty())
         m_sliceTimer->start();
     if (added)
-        Q_EMIT statsChanged();
+        Q_EMIT statsAvailable(m_stats);
     maybeFinish();
 }
 

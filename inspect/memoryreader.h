@@ -34,11 +34,16 @@ public:
     const MemoryStats &stats() const { return m_stats; }
     MemoryStats &stats() { return m_stats; }
     const ScanProgress &progress() const { return m_progress; }
+    // DBSIZE, for the estimate before a run: keyCountAvailable() answers.
+    void readKeyCount();
 
 Q_SIGNALS:
     void progressChanged(const ScanProgress &progress);
-    // Emitted after a slice added keys; cheap to connect, expensive to react to every time.
-    void statsChanged();
+    // Emitted after a slice added keys (and once on start, empty); cheap to connect, expensive
+    // to react to every time.
+    void statsAvailable(const MemoryStats &stats);
+    // -1 when DBSIZE failed.
+    void keyCountAvailable(qint64 keys);
     // The scan is over and every key it found is summed.
     void finished(const ScanProgress &progress);
 
@@ -46,6 +51,7 @@ private:
     void applySlice();
     void maybeFinish();
 
+    RedisClient *m_client;
     KeyScanner *m_scanner;
     MemoryStats m_stats;
     std::deque<ScanBatch> m_queue;

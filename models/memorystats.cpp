@@ -195,29 +195,21 @@ qint64 MemoryStats::memoryOfType(KeyType type) const
     return m_types[int(type)].memory;
 }
 
+NamespaceMemoryModel::NamespaceMemoryModel(QObject *parent)
+    : RowListModel([](const NamespaceMemory &ns) { return ns.prefix; }, ColumnCount, -1, parent)
+{ }
+
 void NamespaceMemoryModel::setResults(const QList<NamespaceMemory> &rows, qint64 totalMemory)
 {
-    beginResetModel();
-    m_rows = rows;
-    m_total = totalMemory;
-    endResetModel();
-}
-
-int NamespaceMemoryModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int NamespaceMemoryModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    m_total = totalMemory; // the shares of kept rows follow with the update setRows() sends
+    setRows(rows);
 }
 
 QVariant NamespaceMemoryModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const NamespaceMemory &ns = m_rows.at(index.row());
+    const NamespaceMemory &ns = rows().at(index.row());
     const double share = m_total > 0 ? 100.0 * double(ns.memory) / double(m_total) : 0;
     const qint64 average = ns.measured > 0 ? ns.memory / qint64(ns.measured) : -1;
     switch (role) {
@@ -243,7 +235,7 @@ QVariant NamespaceMemoryModel::data(const QModelIndex &index, int role) const
             return tr("%1 of %2 keys measured (MEMORY USAGE failed for the rest)")
                 .arg(format::count(ns.measured), format::count(ns.keys));
         break;
-    case PrefixRole: return ns.prefix;
+    case KeyRole: return ns.prefix;
     case SortRole:
         switch (index.column()) {
         case NamespaceColumn: return QString::fromLatin1(ns.prefix.toHex()); // byte order
@@ -273,28 +265,15 @@ QVariant NamespaceMemoryModel::headerData(int section, Qt::Orientation orientati
     return {};
 }
 
-void TopKeysModel::setResults(const QList<KeySize> &rows)
-{
-    beginResetModel();
-    m_rows = rows;
-    endResetModel();
-}
-
-int TopKeysModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int TopKeysModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+TopKeysModel::TopKeysModel(QObject *parent)
+    : RowListModel([](const KeySize &k) { return k.name; }, ColumnCount, -1, parent)
+{ }
 
 QVariant TopKeysModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const KeySize &k = m_rows.at(index.row());
+    const KeySize &k = rows().at(index.row());
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -315,8 +294,8 @@ QVariant TopKeysModel::data(const QModelIndex &index, int role) const
         if (index.column() == KeyColumn)
             return bytesescape::quoteIfNeeded(k.name.left(4096));
         break;
-    case KeyBytesRole: return k.name;
-    case KeyTypeRole: return int(k.type);
+    case KeyRole: return k.name;
+    case TypeRole: return int(k.type);
     case SortRole:
         switch (index.column()) {
         case RankColumn: return index.row();

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "keyscanner.h"
+#include "rowtablemodel.h"
 
-#include <QAbstractTableModel>
 #include <QHash>
 #include <QSet>
 #include <array>
@@ -103,45 +103,36 @@ private:
     std::array<TypeTotals, kTypes> m_types;
 };
 
-// The per-namespace table of a MemoryStats snapshot.
-class NamespaceMemoryModel : public QAbstractTableModel
+// The per-namespace table of a MemoryStats snapshot, merged by prefix (RowListModel): a
+// refresh during a scan keeps the selection on its namespace.
+class NamespaceMemoryModel : public RowListModel<NamespaceMemory>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { NamespaceColumn, KeysColumn, MemoryColumn, ShareColumn, AverageColumn, BiggestColumn, ColumnCount };
-    enum Role { PrefixRole = Qt::UserRole + 1, SortRole };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit NamespaceMemoryModel(QObject *parent = nullptr);
     void setResults(const QList<NamespaceMemory> &rows, qint64 totalMemory);
-    const NamespaceMemory &at(int row) const { return m_rows.at(row); }
+    const NamespaceMemory &at(int row) const { return rows().at(row); }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    QList<NamespaceMemory> m_rows;
     qint64 m_total = 0;
 };
 
-// The top keys of a MemoryStats snapshot, by memory or by element count.
-class TopKeysModel : public QAbstractTableModel
+// The top keys of a MemoryStats snapshot, by memory or by element count, merged by name.
+class TopKeysModel : public RowListModel<KeySize>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { RankColumn, KeyColumn, TypeColumn, MemoryColumn, ElementsColumn, ColumnCount };
-    enum Role { KeyBytesRole = Qt::UserRole + 1, KeyTypeRole, SortRole };
 
-    using QAbstractTableModel::QAbstractTableModel;
-    void setResults(const QList<KeySize> &rows);
-    const KeySize &at(int row) const { return m_rows.at(row); }
+    explicit TopKeysModel(QObject *parent = nullptr);
+    void setResults(const QList<KeySize> &rows) { setRows(rows); }
+    const KeySize &at(int row) const { return rows().at(row); }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<KeySize> m_rows;
 };

@@ -108,7 +108,7 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     m_namespaceView->horizontalHeader()->setStretchLastSection(true);
     m_namespaceView->setToolTip(tr("Click a namespace to show its keys in the key browser"));
     connect(m_namespaceView, &QTableView::clicked, this, [this](const QModelIndex &index) {
-        emitNamespaceFilter(m_namespaceProxy->data(index, NamespaceMemoryModel::PrefixRole).toByteArray());
+        emitNamespaceFilter(m_namespaceProxy->data(index, NamespaceMemoryModel::KeyRole).toByteArray());
     });
     top->addWidget(m_plot);
     top->addWidget(m_namespaceView);
@@ -147,8 +147,8 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     m_topView->setColumnWidth(TopKeysModel::ElementsColumn, 120);
     m_topView->setToolTip(tr("Double-click a key to open it"));
     connect(m_topView, &QTableView::activated, this, [this](const QModelIndex &index) {
-        Q_EMIT openKeyRequested(m_topProxy->data(index, TopKeysModel::KeyBytesRole).toByteArray(),
-                                KeyType(m_topProxy->data(index, TopKeysModel::KeyTypeRole).toInt()));
+        Q_EMIT openKeyRequested(m_topProxy->data(index, TopKeysModel::KeyRole).toByteArray(),
+                                KeyType(m_topProxy->data(index, TopKeysModel::TypeRole).toInt()));
     });
     bottomLayout->addWidget(m_topView, 1);
     split->addWidget(top);
@@ -169,7 +169,8 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
             m_reader->pause();
         m_pauseButton->setText(m_reader->isPaused() ? tr("Resume") : tr("Pause"));
     });
-    connect(m_reader, &MemoryReader::statsChanged, this, [this] { m_dirty = true; });
+    connect(m_reader, &MemoryReader::statsAvailable, this, [this] { m_dirty = true; });
+    connect(m_reader, &MemoryReader::keyCountAvailable, this, &MemoryPanel::onKeyCount);
     connect(m_reader, &MemoryReader::progressChanged, this, &MemoryPanel::onProgress);
     connect(m_reader, &MemoryReader::finished, this, &MemoryPanel::onFinished);
 
@@ -236,20 +237,22 @@ void MemoryPanel::updateHint()
 {
     if (isRunning() || m_finishedOnce || !m_client->isReady())
         return;
-    QPointer<MemoryPanel> self(this);
-    m_client->send({"DBSIZE"}, this, [self](const RedisReply &r) {
-        if (!self || self->isRunning() || self->m_finishedOnce)
-            return;
-        self->m_dbsize = r.value().isInteger() ? r.value().toInteger() : -1;
-        QString text = tr("Press Analyse to measure every key: MEMORY USAGE (default samples) and its length, "
-                          "%1 commands per key.")
-                           .arg(kCommandsPerKey);
-        if (self->m_dbsize >= 0 && self->m_scanRate > 0)
-            text += tr(" %1 keys at the pacing ceiling of %2 commands/s take about %3.")
-                        .arg(format::count(quint64(self->m_dbsize)), format::count(quint64(self->m_scanRate)),
-                             format::duration(self->m_dbsize * kCommandsPerKey * 1000 / self->m_scanRate));
-        self->m_status->setText(text);
-    });
+    m_reader->readKeyCount();
+}
+
+void MemoryPanel::onKeyCount(qint64 keys)
+{
+    if (isRunning() || m_finishedOnce)
+        return;
+    m_dbsize = keys;
+    QString text = tr("Press Analyse to measure every key: MEMORY USAGE (default samples) and its length, "
+                      "%1 commands per key.")
+                       .arg(kCommandsPerKey);
+    if (m_dbsize >= 0 && m_scanRate > 0)
+        text += tr(" %1 keys at the pacing ceiling of %2 commands/s take about %3.")
+                    .arg(format::count(quint64(m_dbsize)), format::count(quint64(m_scanRate)),
+                         format::duration(m_dbsize * kCommandsPerKey * 1000 / m_scanRate));
+    m_status->setText(text);
 }
 
 void MemoryPanel::startAnalysis()

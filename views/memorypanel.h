@@ -57,6 +57,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void onKeyCount(qint64 keys);
     void onProgress(const ScanProgress &progress);
     void onFinished(const ScanProgress &progress);
     void refresh();

@@ -165,10 +165,10 @@ private Q_SLOTS:
         QAbstractItemModelTester t1(&namespaces, QAbstractItemModelTester::FailureReportingMode::QtTest);
         namespaces.setResults(stats.namespaces(1), stats.totalMemory());
         QCOMPARE(namespaces.rowCount(), 7);
-        QCOMPARE(namespaces
-                     .data(namespaces.index(0, NamespaceMemoryModel::NamespaceColumn), NamespaceMemoryModel::PrefixRole)
-                     .toByteArray(),
-                 QByteArray("ns3:")); // ns0..ns3 hold 29 keys each, ns3 the largest of them
+        QCOMPARE(
+            namespaces.data(namespaces.index(0, NamespaceMemoryModel::NamespaceColumn), NamespaceMemoryModel::KeyRole)
+                .toByteArray(),
+            QByteArray("ns3:")); // ns0..ns3 hold 29 keys each, ns3 the largest of them
         QVERIFY(namespaces.data(namespaces.index(0, NamespaceMemoryModel::ShareColumn))
                     .toString()
                     .endsWith(QLatin1Char('%')));
@@ -179,7 +179,7 @@ private Q_SLOTS:
         QAbstractItemModelTester t2(&top, QAbstractItemModelTester::FailureReportingMode::QtTest);
         top.setResults(stats.topByElements(KeyType::Hash));
         QCOMPARE(top.rowCount(), 50);
-        QCOMPARE(top.data(top.index(0, TopKeysModel::KeyColumn), TopKeysModel::KeyBytesRole).toByteArray(),
+        QCOMPARE(top.data(top.index(0, TopKeysModel::KeyColumn), TopKeysModel::KeyRole).toByteArray(),
                  QByteArray("ns3:199"));
         QCOMPARE(top.data(top.index(0, TopKeysModel::ElementsColumn)).toString(), QStringLiteral("199 fields"));
         QCOMPARE(top.data(top.index(0, TopKeysModel::RankColumn)).toInt(), 1);
