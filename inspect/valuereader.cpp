@@ -88,8 +88,7 @@ qint64 integerOr(const RedisValue &v, qint64 fallback)
 
 } // namespace
 
-ValueReader::ValueReader(RedisClient *client, QObject *parent)
-    : QObject(parent), m_client(client), m_model(new ValueModel(this))
+ValueReader::ValueReader(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
 {
     static const bool registered = [] {
         qRegisterMetaType<KeyInfo>();
@@ -142,7 +141,7 @@ void ValueReader::clear()
     m_info = KeyInfo();
     m_hasMore = false;
     m_seen.clear();
-    m_model->setMode(ValueModel::Mode::None);
+    Q_EMIT keyClosed();
     if (wasLoading)
         Q_EMIT loadingChanged(false);
 }
@@ -162,7 +161,7 @@ void ValueReader::startGeneration(const QByteArray &key)
     m_hasMore = false;
     m_loaded = 0;
     m_seen.clear();
-    m_model->setMode(ValueModel::Mode::None);
+    Q_EMIT keyClosed();
     if (wasLoading)
         Q_EMIT loadingChanged(false);
 }
@@ -193,7 +192,6 @@ void ValueReader::send(const QList<RedisCommand> &commands, std::function<void(c
                                                      return;
                                                  handler(reply);
                                                  if (generation == m_generation && !isLoading()) {
-                                                     m_model->setLoading(false);
                                                      Q_EMIT loadingChanged(false);
                                                  }
                                              });
@@ -290,7 +288,6 @@ void ValueReader::onOpenReply(const RedisReply &reply, KeyType asked, int attemp
     info.size = reply.values.size() > kSizeAt ? integerOr(reply.value(kSizeAt), -1) : -1;
     m_type = actual;
     m_info = info;
-    m_model->setMode(ValueModel::modeForType(actual));
     Q_EMIT keyOpened(info);
 
     if (actual == KeyType::Module) {
@@ -345,7 +342,6 @@ void ValueReader::loadMore()
 
 void ValueReader::requestPage()
 {
-    m_model->setLoading(true);
     send(pageCommands(), [this](const RedisReply &reply) {
         if (!reply.ok())
             return fail(reply.error, {});
@@ -455,7 +451,6 @@ void ValueReader::onPageReply(const RedisReply &reply, qsizetype sizeAt, qsizety
 
     m_loaded += page.entries.size();
     page.hasMore = m_hasMore;
-    m_model->appendPage(page);
     Q_EMIT pageLoaded(page);
 
     // A scan step can come back empty (sparse table) or with repeats only; fetching on saves
@@ -470,8 +465,6 @@ void ValueReader::fail(const RedisError &error, const QByteArray &command)
     // reading of this key until it is refreshed.
     if (!error.isConnectionLevel())
         m_hasMore = false;
-    m_model->setLoading(false);
-    m_model->setHasMore(m_hasMore, m_model->total());
     Q_EMIT errorOccurred(describe(error, command));
 }
 
@@ -500,4 +493,18 @@ QString ValueReader::describe(const RedisError &error, const QByteArray &command
         return tr("the server does not support %1: %2").arg(QString::fromLatin1(command.toUpper()), error.message);
     default: return error.message;
     }
+}
+
+void feedValueModel(ValueReader *reader, ValueModel *model)
+{
+    QObject::connect(reader, &ValueReader::keyClosed, model, [model] { model->setMode(ValueModel::Mode::None); });
+    QObject::connect(reader, &ValueReader::keyOpened, model,
+                     [model](const KeyInfo &info) { model->setMode(ValueModel::modeForType(info.type)); });
+    QObject::connect(reader, &ValueReader::pageLoaded, model, &ValueModel::appendPage);
+    QObject::connect(reader, &ValueReader::loadingChanged, model, &ValueModel::setLoading);
+    // After a failure "load more" stays only when the error was the connection's.
+    QObject::connect(reader, &ValueReader::errorOccurred, model, [reader, model] {
+        model->setLoading(false);
+        model->setHasMore(reader->hasMore(), model->total());
+    });
 }

@@ -15,7 +15,8 @@
 
 class RedisClient;
 
-// Reads one key's value, page by page, and feeds model(). Never reads a whole collection:
+// Reads one key's value, page by page, and emits what it read (keyOpened, stringAvailable,
+// pageLoaded; feedValueModel() keeps a ValueModel in step). Never reads a whole collection:
 // hashes and sets with HSCAN/SSCAN, lists and sorted sets in index windows, streams newest
 // first with COUNT, strings as a GETRANGE preview. Opening another key (or clear()) makes
 // every reply still on its way for the previous key stale; those are cancelled or dropped.
@@ -34,9 +35,6 @@ public:
     int pageSize() const { return m_pageSize; }
     void setPreviewBytes(qint64 bytes) { m_previewBytes = qMax<qint64>(16, bytes); }
     qint64 previewBytes() const { return m_previewBytes; }
-
-    // The rows of the current collection (empty for strings).
-    ValueModel *model() const { return m_model; }
 
     bool hasKey() const { return m_hasKey; }
     QByteArray currentKey() const { return m_key; }
@@ -63,6 +61,8 @@ public Q_SLOTS:
     void clear();
 
 Q_SIGNALS:
+    // The rows of the previous key are gone (another key opens, or clear()).
+    void keyClosed();
     void keyOpened(const KeyInfo &info);
     void stringAvailable(const StringValue &value);
     void pageLoaded(const ValuePage &page);
@@ -86,7 +86,6 @@ private:
     QString describe(const RedisError &error, const QByteArray &command) const;
 
     QPointer<RedisClient> m_client; // may go before the loader (the window reconnects)
-    ValueModel *m_model;
     int m_pageSize = kDefaultPageSize;
     qint64 m_previewBytes = kDefaultPreviewBytes;
 
@@ -105,3 +104,8 @@ private:
     qint64 m_loaded = 0;
     QSet<QByteArray> m_seen; // members already delivered (scans may repeat them)
 };
+
+// Keeps a ValueModel showing what a ValueReader reads (the rows of the current collection;
+// none for strings): a panel's wiring, and a test's. Call it before connecting anything else
+// that reads the model on the reader's signals.
+void feedValueModel(ValueReader *reader, ValueModel *model);

@@ -44,8 +44,10 @@ QString sizeText(const KeyInfo &info)
 
 } // namespace
 
-ValueView::ValueView(RedisClient *client, QWidget *parent) : QWidget(parent), m_reader(new ValueReader(client, this))
+ValueView::ValueView(RedisClient *client, QWidget *parent)
+    : QWidget(parent), m_reader(new ValueReader(client, this)), m_model(new ValueModel(this))
 {
+    feedValueModel(m_reader, m_model); // first: the handlers below read the model
     buildUi();
     connect(m_reader, &ValueReader::keyOpened, this, &ValueView::onKeyOpened);
     connect(m_reader, &ValueReader::stringAvailable, this, &ValueView::onStringAvailable);
@@ -145,7 +147,7 @@ void ValueView::buildUi()
     m_tablePage = new QWidget(this);
     m_table = new QTableView(m_tablePage);
     m_table->setObjectName(QStringLiteral("valueTable"));
-    m_table->setModel(m_reader->model());
+    m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
@@ -159,7 +161,7 @@ void ValueView::buildUi()
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setHighlightSections(false);
     // The "load more" row spans the table, so a narrow first column does not cut its text.
-    const ValueModel *model = m_reader->model();
+    const ValueModel *model = m_model;
     for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
         connect(model, signal, this, &ValueView::updateLoadMoreSpan);
     connect(model, &QAbstractItemModel::modelReset, this, &ValueView::updateLoadMoreSpan);
@@ -185,7 +187,7 @@ void ValueView::buildUi()
                             "JSON, are masked until revealed"));
     m_reveal->hide();
     connect(m_reveal, &QCheckBox::toggled, this, [this](bool on) {
-        m_reader->model()->setRevealed(on);
+        m_model->setRevealed(on);
         renderString();
     });
     auto *top = new QHBoxLayout;
@@ -277,7 +279,7 @@ void ValueView::onKeyOpened(const KeyInfo &info)
         const QSignalBlocker block(m_reveal);
         m_reveal->setChecked(false);
     }
-    m_reader->model()->setRevealed(false);
+    m_model->setRevealed(false);
     m_reveal->hide();
     QStringList parts;
     parts << (info.type == KeyType::Module ? bytesescape::escape(info.typeName) : keyTypeName(info.type));
@@ -420,14 +422,13 @@ void ValueView::onPageLoaded()
 
 void ValueView::updateRevealToggle()
 {
-    const bool secrets
-        = m_stack->currentWidget() == m_stringPage ? m_stringMasked : m_reader->model()->maskedCount() > 0;
+    const bool secrets = m_stack->currentWidget() == m_stringPage ? m_stringMasked : m_model->maskedCount() > 0;
     m_reveal->setVisible(secrets);
 }
 
 void ValueView::updateStatus()
 {
-    const ValueModel *model = m_reader->model();
+    const ValueModel *model = m_model;
     if (model->mode() == ValueModel::Mode::None) {
         m_status->clear();
         return;
@@ -441,7 +442,7 @@ void ValueView::updateStatus()
 
 void ValueView::updateLoadMoreSpan()
 {
-    const ValueModel *model = m_reader->model();
+    const ValueModel *model = m_model;
     m_table->clearSpans();
     if (model->hasMore() && model->columnCount() > 1)
         m_table->setSpan(model->rowCount() - 1, 0, 1, model->columnCount());
@@ -449,7 +450,7 @@ void ValueView::updateLoadMoreSpan()
 
 void ValueView::onRowActivated(const QModelIndex &index)
 {
-    if (index.isValid() && m_reader->model()->isLoadMoreRow(index.row()))
+    if (index.isValid() && m_model->isLoadMoreRow(index.row()))
         m_reader->loadMore();
 }
 

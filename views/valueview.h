@@ -32,6 +32,7 @@ public:
     ~ValueView() override;
 
     ValueReader *reader() const { return m_reader; }
+    ValueModel *model() const { return m_model; }
     QByteArray currentKey() const { return m_reader->currentKey(); }
     // The banner's message, empty when none.
     QString errorText() const;
@@ -69,6 +70,7 @@ private:
     void updateRevealToggle();
 
     ValueReader *m_reader;
+    ValueModel *m_model;
     KeyInfo m_info;
     StringValue m_string;
     qint64 m_expireAtMs = KeyInfo::kTtlUnknown;

@@ -141,7 +141,7 @@ void TestValueView::hashTableAndLoadMore()
 
     // Click "load more" until everything is there, as a user would.
     int guard = 50;
-    while (m_view->reader()->model()->hasMore() && --guard > 0) {
+    while (m_view->model()->hasMore() && --guard > 0) {
         const QModelIndex more = model->index(model->rowCount() - 1, 0);
         table()->scrollTo(more);
         QTest::mouseClick(table()->viewport(), Qt::LeftButton, {}, table()->visualRect(more).center());

@@ -35,6 +35,17 @@ const QList<QByteArray> &awkwardBytes()
     return list;
 }
 
+// The reader with the model a panel feeds from it.
+class FedReader : public ValueReader
+{
+public:
+    explicit FedReader(RedisClient *client) : ValueReader(client) { feedValueModel(this, &m_model); }
+    ValueModel *model() { return &m_model; }
+
+private:
+    ValueModel m_model;
+};
+
 bool waitIdle(ValueReader &reader, int timeoutMs = kWaitMs)
 {
     return QTest::qWaitFor([&] { return !reader.isLoading(); }, timeoutMs);
@@ -84,7 +95,7 @@ private Q_SLOTS:
 
 private:
     // Opens 'key' and loads every page; returns false on timeout or an error.
-    bool loadAll(ValueReader &reader, const QByteArray &key, KeyType hint, int *pages = nullptr);
+    bool loadAll(FedReader &reader, const QByteArray &key, KeyType hint, int *pages = nullptr);
 
     TestServer m_server;
     std::unique_ptr<RedisClient> m_client;
@@ -108,7 +119,7 @@ void TestValuePaging::init()
     m_server.command({"FLUSHALL"});
 }
 
-bool TestValuePaging::loadAll(ValueReader &reader, const QByteArray &key, KeyType hint, int *pages)
+bool TestValuePaging::loadAll(FedReader &reader, const QByteArray &key, KeyType hint, int *pages)
 {
     // The model is checked on every change while real pages arrive.
     QAbstractItemModelTester tester(reader.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -151,7 +162,7 @@ void TestValuePaging::hashPagesMatchServer()
     m_server.command(cmd);
     QCOMPARE(m_server.command({"HLEN", "h"}).toInteger(), qint64(expected.size()));
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(50);
     int pages = 0;
     QVERIFY(loadAll(reader, "h", KeyType::Hash, &pages));
@@ -190,7 +201,7 @@ void TestValuePaging::setPagesMatchServer()
     }
     m_server.command(cmd);
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(64);
     int pages = 0;
     QVERIFY(loadAll(reader, "s", KeyType::Set, &pages));
@@ -218,7 +229,7 @@ void TestValuePaging::listPagesMatchServer()
         cmd << (i % 100 == 0 ? awkwardBytes().at((i / 100) % awkwardBytes().size()) : "item" + QByteArray::number(i));
     m_server.command(cmd);
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(200);
     int pages = 0;
     QVERIFY(loadAll(reader, "l", KeyType::List, &pages));
@@ -247,7 +258,7 @@ void TestValuePaging::zsetPagesMatchServer()
         << "bottom";
     m_server.command(cmd);
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(100);
     int pages = 0;
     QVERIFY(loadAll(reader, "z", KeyType::ZSet, &pages));
@@ -279,7 +290,7 @@ void TestValuePaging::streamPagesMatchServer()
     }
     m_server.pipeline(cmds);
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(37);
     int pages = 0;
     QVERIFY(loadAll(reader, "x", KeyType::Stream, &pages));
@@ -307,7 +318,7 @@ void TestValuePaging::smallCollectionsAndEmptyMembers()
         {"SADD", "ss", "", QByteArray("\0", 1)},
         {"RPUSH", "sl", ""},
     });
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(1);
     int pages = 0;
     QVERIFY(loadAll(reader, "sh", KeyType::Unknown, &pages));
@@ -332,7 +343,7 @@ void TestValuePaging::smallCollectionsAndEmptyMembers()
 void TestValuePaging::hintWrongStillOpens()
 {
     m_server.command({"RPUSH", "was-a-hash", "a", "b", "c"});
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy opened(&reader, &ValueReader::keyOpened);
     QVERIFY(loadAll(reader, "was-a-hash", KeyType::Hash));
     QCOMPARE(opened.size(), 1);
@@ -349,7 +360,7 @@ void TestValuePaging::awkwardKeyNames()
     m_server.pipeline(
         {{"HSET", nulName, "f", "v"}, {"RPUSH", longName, "a", "b"}, {"SET", QByteArray(""), "empty name"}});
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy opened(&reader, &ValueReader::keyOpened);
     QVERIFY(loadAll(reader, nulName, KeyType::Unknown));
     QCOMPARE(opened.last().first().value<KeyInfo>().key, nulName);
@@ -373,7 +384,7 @@ void TestValuePaging::stringKinds()
     const QByteArray text = "plain text, gr\xc3\xbc\xc3\x9f\nsecond line";
     m_server.pipeline({{"SET", "json", json}, {"SET", "bin", binary}, {"SET", "text", text}, {"SET", "empty", ""}});
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy strings(&reader, &ValueReader::stringAvailable);
     struct Case
     {
@@ -409,7 +420,7 @@ void TestValuePaging::hugeStringOnlyPreview()
     m_server.command({"SETRANGE", "big", "104857599", "x"});
     QCOMPARE(m_server.command({"STRLEN", "big"}).toInteger(), qint64(104857600));
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy strings(&reader, &ValueReader::stringAvailable);
     QSignalSpy opened(&reader, &ValueReader::keyOpened);
     const qint64 before = netOutputBytes(m_server);
@@ -450,7 +461,7 @@ void TestValuePaging::hugeSetOnlyFirstPage()
     QCOMPARE(made.toInteger(), qint64(5000000));
     qInfo("made the 5M-member set in %lld ms", making.elapsed());
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy pages(&reader, &ValueReader::pageLoaded);
     const qint64 before = netOutputBytes(m_server);
     QElapsedTimer clock;
@@ -539,7 +550,7 @@ void TestValuePaging::hyperLogLog()
     // A string that only looks like one: refused as PFCOUNT would refuse it, shown as bytes.
     m_server.command({"SET", "fake", "HYLL but not really"});
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy strings(&reader, &ValueReader::stringAvailable);
     reader.openKey("visitors", KeyType::Unknown);
     QVERIFY(strings.wait(kWaitMs));
@@ -559,7 +570,7 @@ void TestValuePaging::keyGone()
 {
     m_server.command({"HSET", "gone", "f", "v"});
     m_server.command({"DEL", "gone"});
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy errors(&reader, &ValueReader::errorOccurred);
     QSignalSpy opened(&reader, &ValueReader::keyOpened);
     QSignalSpy pages(&reader, &ValueReader::pageLoaded);
@@ -587,7 +598,7 @@ void TestValuePaging::staleReplyDropped()
     m_server.command(a);
     m_server.command({"RPUSH", "B", "b1", "b2", "b3"});
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy pages(&reader, &ValueReader::pageLoaded);
     QSignalSpy opened(&reader, &ValueReader::keyOpened);
     for (int round = 0; round < 20; ++round) {
@@ -618,7 +629,7 @@ void TestValuePaging::staleLoadMoreDropped()
     m_server.command(a);
     m_server.command({"SADD", "other", "o"});
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(100);
     reader.openKey("longlist", KeyType::List);
     QVERIFY(waitIdle(reader));
@@ -640,7 +651,7 @@ void TestValuePaging::wrongTypeWhilePaging()
     for (int i = 0; i < 300; ++i)
         cmd << QByteArray::number(i);
     m_server.command(cmd);
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(100);
     QSignalSpy errors(&reader, &ValueReader::errorOccurred);
     reader.openKey("changing", KeyType::List);
@@ -665,7 +676,7 @@ void TestValuePaging::keyDeletedWhilePaging()
     for (int i = 0; i < 300; ++i)
         cmd << QByteArray::number(i) << "m" + QByteArray::number(i);
     m_server.command(cmd);
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     reader.setPageSize(100);
     QSignalSpy errors(&reader, &ValueReader::errorOccurred);
     reader.openKey("leaving", KeyType::ZSet);
@@ -693,7 +704,7 @@ void TestValuePaging::noPermission()
         RedisClient client(profile);
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        ValueReader reader(&client);
+        FedReader reader(&client);
         QSignalSpy errors(&reader, &ValueReader::errorOccurred);
         reader.openKey("secret", KeyType::Unknown);
         QVERIFY(errors.wait(kWaitMs));
@@ -712,7 +723,7 @@ void TestValuePaging::ttlAndInfo()
         cmd << "k" + QByteArray::number(i) << "v";
     m_server.pipeline({cmd, {"PEXPIRE", "session", "90000"}, {"SET", "forever", "x"}});
 
-    ValueReader reader(m_client.get());
+    FedReader reader(m_client.get());
     QSignalSpy opened(&reader, &ValueReader::keyOpened);
     const qint64 before = QDateTime::currentMSecsSinceEpoch();
     reader.openKey("session", KeyType::Unknown);
