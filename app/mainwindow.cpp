@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "navigationsidebar.h"
 #include "panelparts.h"
 #include "panelregistry.h"
+#include "quickswitcher.h"
+#include "theme.h"
 
 #include "bytesescape.h"
 #include "cachespanel.h"
 #include "consolepanel.h"
 #include "demo.h"
-#include "georeader.h"
 #include "geopanel.h"
+#include "georeader.h"
 #include "keyactions.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
@@ -29,16 +32,18 @@
 #include "settings.h"
 #include "slowlogmodel.h"
 #include "slowlogpanel.h"
-#include "streamsreader.h"
 #include "streamspanel.h"
+#include "streamsreader.h"
 #include "ttlpanel.h"
 #include "valueview.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -46,10 +51,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QTabWidget>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -62,6 +66,10 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     ConnectionProfile scanProfile = profile;
     scanProfile.clientName = profile.clientName + QStringLiteral("-scan");
     m_scanClient = new RedisClient(scanProfile, this);
+    // The desktop's look unless the user chose Fusion light or dark.
+    if (settings->theme() != theme::Theme::System)
+        theme::apply(settings->theme());
+    connect(settings, &Settings::themeChanged, this, [](theme::Theme t) { theme::apply(t); });
     buildUi();
     buildMenus();
     connectKeyActions();
@@ -120,38 +128,34 @@ void MainWindow::buildUi()
     bannerRow->addWidget(m_bannerButton);
     layout->addLayout(bannerRow);
 
-    auto *splitter = new QSplitter(Qt::Horizontal, central);
-    splitter->setObjectName(QStringLiteral("mainSplitter"));
-    m_browser = new KeyBrowser(m_scanClient, splitter);
+    m_browser = new KeyBrowser(m_scanClient, this);
     m_browser->setScanRate(m_settings->scanRate());
     m_browser->setShowMemory(m_settings->showMemory());
     m_browser->setSeparator(m_settings->separator());
     m_browser->model()->setChildLimit(m_settings->childLimit());
-    m_tabs = new QTabWidget(splitter);
-    m_tabs->setObjectName(QStringLiteral("panels"));
-    // Ten panels: the tab bar scrolls rather than widening the window.
-    m_tabs->setUsesScrollButtons(true);
-    m_valueView = new ValueView(m_client, m_tabs);
-    m_tabs->addTab(m_valueView, panelregistry::title(QStringLiteral("value")));
-    m_overview = new OverviewPanel(m_client, m_tabs);
+    m_pages = new QStackedWidget(central);
+    m_pages->setObjectName(QStringLiteral("panels"));
+    m_valueView = new ValueView(m_client, m_pages);
+    m_pages->addWidget(m_valueView);
+    m_overview = new OverviewPanel(m_client, m_pages);
     m_overview->setPollInterval(m_settings->pollIntervalMs());
     addPanel(m_overview, QStringLiteral("overview"));
-    m_ttl = new TtlPanel(m_client, m_tabs);
+    m_ttl = new TtlPanel(m_client, m_pages);
     m_ttl->setSeparator(m_settings->separator());
     addPanel(m_ttl, QStringLiteral("ttl"));
-    m_slowlog = new SlowlogPanel(m_client, m_tabs);
+    m_slowlog = new SlowlogPanel(m_client, m_pages);
     addPanel(m_slowlog, QStringLiteral("slowlog"));
     // The memory analysis is a scan: it runs on the scan connection, beside the key browser's.
-    m_memory = new MemoryPanel(m_scanClient, m_tabs);
+    m_memory = new MemoryPanel(m_scanClient, m_pages);
     m_memory->setScanRate(m_settings->scanRate());
     m_memory->setSeparator(m_settings->separator());
     addPanel(m_memory, QStringLiteral("memory"));
-    m_leaderboard = new LeaderboardPanel(m_client, m_tabs);
+    m_leaderboard = new LeaderboardPanel(m_client, m_pages);
     addPanel(m_leaderboard, QStringLiteral("leaderboard"));
-    m_geo = new GeoPanel(m_client, m_tabs);
+    m_geo = new GeoPanel(m_client, m_pages);
     addPanel(m_geo, QStringLiteral("geo"));
     m_geoDetector = new GeoDetectReader(m_client, this);
-    m_streams = new StreamsPanel(m_client, m_tabs);
+    m_streams = new StreamsPanel(m_client, m_pages);
     // The dead-letter action runs the same script as the patterns do (lua/).
     if (const auto script = ScriptLibrary::instance().find(QStringLiteral("stream_dead_letter")))
         m_streams->setDeadLetterScript(script->source, script->sha1);
@@ -164,30 +168,28 @@ void MainWindow::buildUi()
     m_patterns = new PatternIndex(m_scanClient, this);
     m_patterns->setRules(m_rulesFile->rules());
     m_patterns->setMaxCommandsPerSecond(m_settings->scanRate());
-    m_queues = new QueuesPanel(m_client, m_tabs);
+    m_queues = new QueuesPanel(m_client, m_pages);
     m_queues->setRulesFile(m_rulesFile);
     addPanel(m_queues, QStringLiteral("queues"));
-    m_locks = new LocksPanel(m_client, m_tabs);
+    m_locks = new LocksPanel(m_client, m_pages);
     addPanel(m_locks, QStringLiteral("locks"));
-    m_rateLimits = new RateLimitsPanel(m_client, m_tabs);
+    m_rateLimits = new RateLimitsPanel(m_client, m_pages);
     addPanel(m_rateLimits, QStringLiteral("ratelimits"));
-    m_sessions = new SessionsPanel(m_client, m_tabs);
+    m_sessions = new SessionsPanel(m_client, m_pages);
     addPanel(m_sessions, QStringLiteral("sessions"));
-    m_caches = new CachesPanel(m_client, m_tabs);
+    m_caches = new CachesPanel(m_client, m_pages);
     addPanel(m_caches, QStringLiteral("caches"));
-    m_console = new ConsolePanel(m_client, m_tabs);
+    m_console = new ConsolePanel(m_client, m_pages);
     m_console->setHistoryKeepsArguments(m_settings->luaHistoryArguments());
     connect(m_console, &ConsolePanel::historyKeepsArgumentsChanged, m_settings, &Settings::setLuaHistoryArguments);
     addPanel(m_console, QStringLiteral("console"));
-    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateActivePanels);
-    splitter->addWidget(m_browser);
-    splitter->addWidget(m_tabs);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    // Fifteen panels have wide size hints; without sizes the tree would get what is left.
-    splitter->setSizes({600, 900});
-    layout->addWidget(splitter, 1);
+    connect(m_pages, &QStackedWidget::currentChanged, this, [this] {
+        m_sidebar->setCurrent(currentPanel());
+        updateActivePanels();
+    });
+    layout->addWidget(m_pages, 1);
     setCentralWidget(central);
+    buildDocks();
 
     m_stateLabel = new QLabel(this);
     statusBar()->addPermanentWidget(m_stateLabel);
@@ -263,6 +265,36 @@ void MainWindow::buildUi()
     connect(m_settings, &Settings::scanRateChanged, m_patterns, &PatternIndex::setMaxCommandsPerSecond);
 }
 
+void MainWindow::buildDocks()
+{
+    // The sidebar is always there: a dock without a title bar, so the key browser's dock can
+    // sit beside it or on the other side of the pages.
+    m_sidebar = new NavigationSidebar(this);
+    m_navigationDock = new QDockWidget(tr("Navigation"), this);
+    m_navigationDock->setObjectName(QStringLiteral("navigationDock"));
+    m_navigationDock->setFeatures(QDockWidget::NoDockWidgetFeatures);
+    m_navigationDock->setAllowedAreas(Qt::LeftDockWidgetArea);
+    m_navigationDock->setTitleBarWidget(new QWidget(m_navigationDock));
+    m_navigationDock->setWidget(m_sidebar);
+    addDockWidget(Qt::LeftDockWidgetArea, m_navigationDock);
+    connect(m_sidebar, &NavigationSidebar::entryActivated, this, [this](const QString &name) {
+        showPanel(name);
+        // "Keys" is the browser's dock, not a page: the page on show stays marked.
+        m_sidebar->setCurrent(currentPanel());
+    });
+    m_sidebar->setCurrent(currentPanel());
+
+    m_browserDock = new QDockWidget(tr("Key browser"), this);
+    m_browserDock->setObjectName(QStringLiteral("keyBrowserDock"));
+    m_browserDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
+    m_browserDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
+    m_browserDock->setWidget(m_browser);
+    addDockWidget(Qt::LeftDockWidgetArea, m_browserDock);
+    splitDockWidget(m_navigationDock, m_browserDock, Qt::Horizontal);
+    // Fifteen panels have wide size hints; without sizes the tree would get what is left.
+    resizeDocks({m_navigationDock, m_browserDock}, {150, 540}, Qt::Horizontal);
+}
+
 void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
@@ -293,6 +325,23 @@ void MainWindow::buildMenus()
     });
 
     view->addAction(tr("Pattern &rules…"), this, &MainWindow::showRulesEditor);
+    view->addSeparator();
+    QAction *browser = m_browserDock->toggleViewAction();
+    browser->setText(tr("&Key browser"));
+    browser->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    view->addAction(browser);
+    QMenu *themes = view->addMenu(tr("&Theme"));
+    auto *themeGroup = new QActionGroup(themes);
+    for (const auto &[t, label] :
+         {std::pair{theme::Theme::System, tr("&System")}, std::pair{theme::Theme::Light, tr("&Light (Fusion)")},
+          std::pair{theme::Theme::Dark, tr("&Dark (Fusion)")}}) {
+        QAction *a = themes->addAction(label);
+        a->setObjectName(QStringLiteral("theme-") + theme::name(t));
+        a->setCheckable(true);
+        a->setChecked(m_settings->theme() == t);
+        themeGroup->addAction(a);
+        connect(a, &QAction::triggered, m_settings, [this, t = t] { m_settings->setTheme(t); });
+    }
     view->addAction(tr("&Overview refresh interval…"), this, [this] {
         bool ok = false;
         const int ms = QInputDialog::getInt(this, tr("Overview refresh interval"),
@@ -301,6 +350,8 @@ void MainWindow::buildMenus()
         if (ok)
             m_settings->setPollIntervalMs(ms);
     });
+
+    buildGoMenu();
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About RedisLens"), this, [this] {
@@ -311,6 +362,30 @@ void MainWindow::buildMenus()
                "<p>Licensed under the GNU GPL, version 3 or later.</p>")
                 .arg(QStringLiteral(REDISLENS_VERSION), LuaEditor::highlightingStatus().toHtmlEscaped()));
     });
+}
+
+void MainWindow::buildGoMenu()
+{
+    // Every entry of the sidebar, in its order; the first nine on Ctrl+1…9.
+    QMenu *go = menuBar()->addMenu(tr("&Go"));
+    m_quickSwitcher = new QuickSwitcher(this);
+    connect(m_quickSwitcher, &QuickSwitcher::panelChosen, this, &MainWindow::showPanel);
+    connect(m_quickSwitcher, &QuickSwitcher::keyChosen, this, [this](const QByteArray &key) {
+        m_browser->selectKey(key);
+        openKeyWhenReady(key);
+    });
+    QAction *quick = go->addAction(tr("&Quick switch…"), this, [this] { m_quickSwitcher->popUp(this); });
+    quick->setObjectName(QStringLiteral("quickSwitch"));
+    quick->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    go->addSeparator();
+    const QStringList names = m_sidebar->entryNames();
+    for (int i = 0; i < names.size(); ++i) {
+        const QString name = names.at(i);
+        QAction *a = go->addAction(panelregistry::title(name), this, [this, name] { showPanel(name); });
+        a->setObjectName(QStringLiteral("go-") + name);
+        if (i < 9)
+            a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
 }
 
 void MainWindow::updateTitle()
@@ -416,8 +491,12 @@ void MainWindow::addPanel(Panel *panel, const QString &name)
 {
     Q_ASSERT_X(panelregistry::names().contains(name), Q_FUNC_INFO, "a panel missing from the registry");
     panel->setObjectName(name + QStringLiteral("Panel"));
-    m_tabs->addTab(panel, panelregistry::title(name));
+    m_pages->addWidget(panel);
     m_panels.append({name, panel});
+    connect(panel, &Panel::badgeChanged, this, [this, panel, name] {
+        if (m_sidebar)
+            m_sidebar->setBadge(name, panel->badgeCount(), panel->badgeSeverity(), panel->badgeToolTip());
+    });
     connect(panel, &Panel::openKeyRequested, this, &MainWindow::openKeyFromPanel);
     connect(panel, &Panel::filterKeysRequested, this, [this](const KeyFilter &filter) {
         // An empty filter is a panel's "show everything again".
@@ -462,8 +541,9 @@ void MainWindow::deliverPatterns()
     };
     const auto due = [this](QObject *consumer) {
         // The panel on the current tab, told before it is activated so its first read has them.
-        const bool shown = consumer == m_browser ? m_browser->grouping() == KeyBrowser::Grouping::Pattern
-                                                 : isVisible() && !isMinimized() && m_tabs->currentWidget() == consumer;
+        const bool shown = consumer == m_browser
+            ? m_browser->grouping() == KeyBrowser::Grouping::Pattern
+            : isVisible() && !isMinimized() && m_pages->currentWidget() == consumer;
         return shown && m_patternsStale.removeOne(consumer);
     };
     if (due(m_locks))
@@ -501,7 +581,7 @@ void MainWindow::updateActivePanels()
     const bool visible = isVisible() && !isMinimized();
     deliverPatterns();
     for (const auto &entry : std::as_const(m_panels))
-        entry.second->setActive(visible && m_tabs->currentWidget() == entry.second);
+        entry.second->setActive(visible && m_pages->currentWidget() == entry.second);
 }
 
 void MainWindow::changeEvent(QEvent *event)
@@ -533,15 +613,17 @@ void MainWindow::openKeyFromPanel(const QByteArray &key, KeyType type)
 bool MainWindow::showPanel(const QString &name)
 {
     if (Panel *p = panel(name)) {
-        m_tabs->setCurrentWidget(p);
+        m_pages->setCurrentWidget(p);
         return true;
     }
     if (name == QLatin1String("keys")) {
+        m_browserDock->show();
+        m_browserDock->raise();
         m_browser->view()->setFocus();
         return true;
     }
     if (name == QLatin1String("value")) {
-        m_tabs->setCurrentWidget(m_valueView);
+        m_pages->setCurrentWidget(m_valueView);
         return true;
     }
     return false;
@@ -550,9 +632,9 @@ bool MainWindow::showPanel(const QString &name)
 QString MainWindow::currentPanel() const
 {
     for (const auto &[n, p] : m_panels)
-        if (m_tabs->currentWidget() == p)
+        if (m_pages->currentWidget() == p)
             return n;
-    return m_tabs->currentWidget() == m_valueView ? QStringLiteral("value") : QStringLiteral("keys");
+    return m_pages->currentWidget() == m_valueView ? QStringLiteral("value") : QStringLiteral("keys");
 }
 
 void MainWindow::openKeyWhenReady(const QByteArray &key)

@@ -27,15 +27,19 @@ class OverviewPanel;
 class Panel;
 class SlowlogPanel;
 class TtlPanel;
+class NavigationSidebar;
+class QDockWidget;
 class QLabel;
+class QStackedWidget;
+class QuickSwitcher;
 class QPushButton;
-class QTabWidget;
 class RedisClient;
 class Settings;
 class ValueView;
 
-// The main window: the key browser on the left, panels on the right, a banner for the
-// connection's state. Two connections: one for the scan, one for everything interactive.
+// The main window: the navigation sidebar, the key browser in a dock beside it, the shown page
+// (the value view or a panel), a banner for the connection's state. Two connections: one for the
+// scan, one for everything interactive.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -43,7 +47,7 @@ public:
     MainWindow(const ConnectionProfile &profile, Settings *settings, QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Names accepted by --panel, in tab order.
+    // Names accepted by --panel, in sidebar order.
     static QStringList panelNames();
     bool showPanel(const QString &name);
     QString currentPanel() const;
@@ -59,6 +63,9 @@ public:
     void openKeyWhenReady(const QByteArray &key);
 
     KeyBrowser *keyBrowser() const { return m_browser; }
+    QDockWidget *keyBrowserDock() const { return m_browserDock; }
+    NavigationSidebar *sidebar() const { return m_sidebar; }
+    QuickSwitcher *quickSwitcher() const { return m_quickSwitcher; }
     ValueView *valueView() const { return m_valueView; }
     OverviewPanel *overviewPanel() const { return m_overview; }
     TtlPanel *ttlPanel() const { return m_ttl; }
@@ -99,7 +106,9 @@ protected:
 
 private:
     void buildUi();
+    void buildDocks();
     void buildMenus();
+    void buildGoMenu();
     void onStateChanged();
     void onConnectionError(const QString &message, bool authProblem);
     void askPassword();
@@ -111,7 +120,7 @@ private:
     void promptRename(const QByteArray &key);
     void updateTitle();
     void addPanel(Panel *panel, const QString &name);
-    // Only the panel on the current tab of a visible, unminimised window polls.
+    // Only the panel on the current page of a visible, unminimised window polls.
     void updateActivePanels();
     void openKeyFromPanel(const QByteArray &key, KeyType type);
     void grabPanelWhenReady();
@@ -146,8 +155,12 @@ private:
     PatternRulesFile *m_rulesFile = nullptr;
     bool m_patternsReserved = false;
     QList<QObject *> m_patternsStale; // pattern panels (and the browser's grouping) not told the latest verdicts
-    QList<QPair<QString, Panel *>> m_panels; // --panel name → panel, in tab order
-    QTabWidget *m_tabs = nullptr;
+    QList<QPair<QString, Panel *>> m_panels; // --panel name → panel
+    QStackedWidget *m_pages = nullptr; // the value view and the panels, one shown at a time
+    NavigationSidebar *m_sidebar = nullptr;
+    QDockWidget *m_navigationDock = nullptr;
+    QDockWidget *m_browserDock = nullptr;
+    QuickSwitcher *m_quickSwitcher = nullptr;
     QLabel *m_banner = nullptr;
     QPushButton *m_bannerButton = nullptr;
     QLabel *m_stateLabel = nullptr;

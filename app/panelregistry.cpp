@@ -8,21 +8,21 @@ namespace panelregistry {
 const QList<Entry> &entries()
 {
     static const QList<Entry> list{
-        {"keys", QT_TRANSLATE_NOOP("MainWindow", "Keys")},
-        {"value", QT_TRANSLATE_NOOP("MainWindow", "Value")},
-        {"overview", QT_TRANSLATE_NOOP("MainWindow", "Overview")},
-        {"ttl", QT_TRANSLATE_NOOP("MainWindow", "TTL")},
-        {"slowlog", QT_TRANSLATE_NOOP("MainWindow", "Slowlog")},
-        {"memory", QT_TRANSLATE_NOOP("MainWindow", "Memory")},
-        {"leaderboard", QT_TRANSLATE_NOOP("MainWindow", "Leaderboard")},
-        {"geo", QT_TRANSLATE_NOOP("MainWindow", "Geo")},
-        {"streams", QT_TRANSLATE_NOOP("MainWindow", "Streams")},
-        {"queues", QT_TRANSLATE_NOOP("MainWindow", "Queues")},
-        {"locks", QT_TRANSLATE_NOOP("MainWindow", "Locks")},
-        {"ratelimits", QT_TRANSLATE_NOOP("MainWindow", "Rate limits")},
-        {"sessions", QT_TRANSLATE_NOOP("MainWindow", "Sessions")},
-        {"caches", QT_TRANSLATE_NOOP("MainWindow", "Caches")},
-        {"console", QT_TRANSLATE_NOOP("MainWindow", "Lua console")},
+        {"keys", QT_TRANSLATE_NOOP("MainWindow", "Keys"), Group::Keys, "folder-open"},
+        {"value", QT_TRANSLATE_NOOP("MainWindow", "Value"), Group::Keys, "document-preview"},
+        {"overview", QT_TRANSLATE_NOOP("MainWindow", "Overview"), Group::Server, "utilities-system-monitor"},
+        {"ttl", QT_TRANSLATE_NOOP("MainWindow", "TTL"), Group::Server, "chronometer"},
+        {"slowlog", QT_TRANSLATE_NOOP("MainWindow", "Slowlog"), Group::Server, "view-history"},
+        {"memory", QT_TRANSLATE_NOOP("MainWindow", "Memory"), Group::Server, "drive-harddisk"},
+        {"caches", QT_TRANSLATE_NOOP("MainWindow", "Caches"), Group::Patterns, "view-refresh"},
+        {"sessions", QT_TRANSLATE_NOOP("MainWindow", "Sessions"), Group::Patterns, "system-users"},
+        {"ratelimits", QT_TRANSLATE_NOOP("MainWindow", "Rate limits"), Group::Patterns, "speedometer"},
+        {"locks", QT_TRANSLATE_NOOP("MainWindow", "Locks"), Group::Patterns, "object-locked"},
+        {"queues", QT_TRANSLATE_NOOP("MainWindow", "Queues"), Group::Patterns, "view-list-details"},
+        {"streams", QT_TRANSLATE_NOOP("MainWindow", "Streams"), Group::Patterns, "media-playlist-repeat"},
+        {"leaderboard", QT_TRANSLATE_NOOP("MainWindow", "Leaderboard"), Group::Patterns, "view-sort-descending"},
+        {"geo", QT_TRANSLATE_NOOP("MainWindow", "Geo"), Group::Patterns, "globe"},
+        {"console", QT_TRANSLATE_NOOP("MainWindow", "Lua console"), Group::Console, "utilities-terminal"},
     };
     return list;
 }
@@ -42,6 +42,32 @@ QString title(const QString &name)
             return QCoreApplication::translate("MainWindow", e.title);
     }
     return {};
+}
+
+QList<Group> groups()
+{
+    return {Group::Triage, Group::Keys, Group::Server, Group::Patterns, Group::Console};
+}
+
+QString groupTitle(Group group)
+{
+    switch (group) {
+    case Group::Triage: return QCoreApplication::translate("MainWindow", "Triage");
+    case Group::Keys: return QCoreApplication::translate("MainWindow", "Keys");
+    case Group::Server: return QCoreApplication::translate("MainWindow", "Server");
+    case Group::Patterns: return QCoreApplication::translate("MainWindow", "Patterns");
+    case Group::Console: return QCoreApplication::translate("MainWindow", "Console");
+    }
+    return {};
+}
+
+QList<Entry> entriesOf(Group group)
+{
+    QList<Entry> out;
+    for (const Entry &e : entries())
+        if (e.group == group)
+            out.append(e);
+    return out;
 }
 
 } // namespace panelregistry

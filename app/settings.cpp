@@ -10,6 +10,10 @@ constexpr int kDefaultScanRate = 50000;
 Settings::Settings(QObject *parent) : QObject(parent), m_settings(new QSettings())
 { }
 
+Settings::Settings(const QString &iniFile, QObject *parent)
+    : QObject(parent), m_settings(new QSettings(iniFile, QSettings::IniFormat))
+{ }
+
 Settings::~Settings()
 {
     delete m_settings;
@@ -75,6 +79,19 @@ void Settings::setShowMemory(bool on)
 int Settings::childLimit() const
 {
     return m_settings->value(QStringLiteral("browser/childLimit"), 1000).toInt();
+}
+
+theme::Theme Settings::theme() const
+{
+    return theme::fromName(m_settings->value(QStringLiteral("window/theme")).toString());
+}
+
+void Settings::setTheme(theme::Theme theme)
+{
+    if (theme == this->theme())
+        return;
+    m_settings->setValue(QStringLiteral("window/theme"), theme::name(theme));
+    Q_EMIT themeChanged(theme);
 }
 
 QByteArray Settings::windowGeometry() const

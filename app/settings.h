@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "theme.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <QString>
@@ -15,6 +17,9 @@ class Settings : public QObject
     Q_OBJECT
 public:
     explicit Settings(QObject *parent = nullptr);
+    // Settings kept in this INI file instead of the user's: for tests, which must never read or
+    // write the real preferences.
+    explicit Settings(const QString &iniFile, QObject *parent = nullptr);
     ~Settings() override;
 
     // Values from the command line: they win for this run and are never written to disk.
@@ -36,6 +41,9 @@ public:
     // Whether the Lua console's history keeps KEYS and ARGV (default on).
     bool luaHistoryArguments() const;
     void setLuaHistoryArguments(bool keep);
+    // System (the desktop's look), or Fusion light or dark.
+    theme::Theme theme() const;
+    void setTheme(theme::Theme theme);
     QByteArray windowGeometry() const;
     QByteArray windowState() const;
     void setWindowGeometry(const QByteArray &geometry, const QByteArray &state);
@@ -45,6 +53,7 @@ Q_SIGNALS:
     void scanRateChanged(int commandsPerSecond);
     void showMemoryChanged(bool on);
     void pollIntervalChanged(int ms);
+    void themeChanged(theme::Theme theme);
 
 private:
     QSettings *m_settings;
