@@ -113,68 +113,85 @@ void SessionsReader::startRound()
                 return;
             }
             const qint64 arrived = nowMs();
-            // The readings happened somewhere between sending and arriving.
-            const qint64 readAt = sent + (arrived - sent) / 2;
-            const qint64 tolerance = sessions::kSlideToleranceMs + (arrived - sent);
             qsizetype v = 0;
-            QSet<QByteArray> gone;
-            QString firstError;
-            for (const QByteArray &key : sliceKeys) {
-                const RedisValue &pttl = values.value(v++);
-                const RedisValue &memory = values.value(v++);
-                const RedisValue &length = values.value(v++);
-                const int row = m_rowOf.value(key, -1);
-                if (row < 0)
-                    continue;
-                SessionRow &r = m_rows[row];
-                const qint64 p = ttl::fromReply(pttl);
-                if (p == -2) {
-                    gone.insert(key);
-                    continue;
-                }
-                if (pttl.isError() && firstError.isEmpty())
-                    firstError = RedisError::fromReply(pttl).message;
-                const qint64 expireAt = ttl::expireAt(p, readAt);
-                const qint64 previous = r.reads > 0 ? r.expireAtMs : ttl::kUnknown;
-                r.lifetime = sessions::observe(r.reads > 0 ? r.lifetime : sessions::Lifetime::Unknown, previous,
-                                               expireAt, tolerance);
-                if (expireAt != ttl::kUnknown) {
-                    r.expireAtMs = expireAt;
-                    r.readAtMs = readAt;
-                    ++r.reads;
-                }
-                r.memoryBytes = memory.isInteger() ? memory.toInteger() : r.memoryBytes;
-                r.elements = length.isInteger() ? length.toInteger() : r.elements;
-            }
-            QList<SessionIndexRow> indexes;
-            for (const QByteArray &key : indexKeys) {
-                const RedisValue &card = values.value(v++);
-                const RedisValue &pttl = values.value(v++);
-                for (SessionIndexRow &r : m_indexRows) {
-                    if (r.key != key)
-                        continue;
-                    r.cardinality = card.isInteger() ? card.toInteger() : -1;
-                    r.pttlMs = ttl::fromReply(pttl);
-                    r.error = card.isError() ? RedisError::fromReply(card).message : QString();
-                    if (r.cardinality != 0 && r.pttlMs != -2)
-                        indexes.append(r);
-                }
-            }
-            if (!gone.isEmpty()) {
-                QList<SessionRow> kept;
-                for (const SessionRow &r : std::as_const(m_rows))
-                    if (!gone.contains(r.key))
-                        kept.append(r);
-                m_rows = kept;
-                m_rowOf.clear();
-                for (qsizetype i = 0; i < m_rows.size(); ++i)
-                    m_rowOf.insert(m_rows.at(i).key, int(i));
-                m_cursor = 0;
-            }
+            const QString firstError = readSessions(sliceKeys, values, v, sent, arrived);
+            const QList<SessionIndexRow> indexes = readIndexSizes(indexKeys, values, v);
             if (!firstError.isEmpty())
                 Q_EMIT failed(firstError);
             readIndexes(indexes, arrived);
         });
+}
+
+// The PTTL, MEMORY USAGE and length replies of the sessions read this round, from values[v];
+// sessions gone since the scan leave the list. Returns the first per-key error.
+QString SessionsReader::readSessions(const QList<QByteArray> &keys, const QList<RedisValue> &values, qsizetype &v,
+                                     qint64 sent, qint64 arrived)
+{
+    // The readings happened somewhere between sending and arriving.
+    const qint64 readAt = sent + (arrived - sent) / 2;
+    const qint64 tolerance = sessions::kSlideToleranceMs + (arrived - sent);
+    QSet<QByteArray> gone;
+    QString firstError;
+    for (const QByteArray &key : keys) {
+        const RedisValue &pttl = values.value(v++);
+        const RedisValue &memory = values.value(v++);
+        const RedisValue &length = values.value(v++);
+        const int row = m_rowOf.value(key, -1);
+        if (row < 0)
+            continue;
+        SessionRow &r = m_rows[row];
+        const qint64 p = ttl::fromReply(pttl);
+        if (p == -2) {
+            gone.insert(key);
+            continue;
+        }
+        if (pttl.isError() && firstError.isEmpty())
+            firstError = RedisError::fromReply(pttl).message;
+        const qint64 expireAt = ttl::expireAt(p, readAt);
+        const qint64 previous = r.reads > 0 ? r.expireAtMs : ttl::kUnknown;
+        r.lifetime
+            = sessions::observe(r.reads > 0 ? r.lifetime : sessions::Lifetime::Unknown, previous, expireAt, tolerance);
+        if (expireAt != ttl::kUnknown) {
+            r.expireAtMs = expireAt;
+            r.readAtMs = readAt;
+            ++r.reads;
+        }
+        r.memoryBytes = memory.isInteger() ? memory.toInteger() : r.memoryBytes;
+        r.elements = length.isInteger() ? length.toInteger() : r.elements;
+    }
+    if (!gone.isEmpty()) {
+        QList<SessionRow> kept;
+        for (const SessionRow &r : std::as_const(m_rows))
+            if (!gone.contains(r.key))
+                kept.append(r);
+        m_rows = kept;
+        m_rowOf.clear();
+        for (qsizetype i = 0; i < m_rows.size(); ++i)
+            m_rowOf.insert(m_rows.at(i).key, int(i));
+        m_cursor = 0;
+    }
+    return firstError;
+}
+
+// The SCARD and PTTL replies of the indexes read this round; empty or gone indexes are left out.
+QList<SessionIndexRow> SessionsReader::readIndexSizes(const QList<QByteArray> &keys, const QList<RedisValue> &values,
+                                                      qsizetype &v)
+{
+    QList<SessionIndexRow> indexes;
+    for (const QByteArray &key : keys) {
+        const RedisValue &card = values.value(v++);
+        const RedisValue &pttl = values.value(v++);
+        for (SessionIndexRow &r : m_indexRows) {
+            if (r.key != key)
+                continue;
+            r.cardinality = card.isInteger() ? card.toInteger() : -1;
+            r.pttlMs = ttl::fromReply(pttl);
+            r.error = card.isError() ? RedisError::fromReply(card).message : QString();
+            if (r.cardinality != 0 && r.pttlMs != -2)
+                indexes.append(r);
+        }
+    }
+    return indexes;
 }
 
 void SessionsReader::readIndexes(QList<SessionIndexRow> indexes, qint64 now)

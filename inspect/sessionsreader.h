@@ -3,6 +3,7 @@
 
 #include "patterns.h"
 #include "pollingreader.h"
+#include "redisvalue.h"
 #include "sessions.h"
 
 #include <QHash>
@@ -48,6 +49,9 @@ Q_SIGNALS:
 
 private:
     void startRound() override;
+    QString readSessions(const QList<QByteArray> &keys, const QList<RedisValue> &values, qsizetype &v, qint64 sent,
+                         qint64 arrived);
+    QList<SessionIndexRow> readIndexSizes(const QList<QByteArray> &keys, const QList<RedisValue> &values, qsizetype &v);
     void readIndexes(QList<SessionIndexRow> indexes, qint64 now);
     void finish(QList<SessionIndexRow> indexes, qint64 now);
     QList<QByteArray> sessionPrefixes() const;
