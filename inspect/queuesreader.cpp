@@ -10,13 +10,29 @@
 
 #include <utility>
 
+namespace {
+
+// Due-time bucket edges after now, in ms: the histogram's buckets lie between them.
+constexpr qint64 kEdgesMs[] = {0, 60000, 5 * 60000, 15 * 60000, 60 * 60000, 24 * 60 * 60000};
+
+// (member, score) pairs of a WITHSCORES reply: RESP2 flat, RESP3 pairs.
+QList<QPair<QByteArray, double>> scoredMembers(const RedisValue &v)
+{
+    QList<QPair<QByteArray, double>> out;
+    if (!v.elements().isEmpty() && v.at(0).isArray()) {
+        for (const RedisValue &p : v.elements())
+            out.append({p.at(0).bytes(), p.at(1).toDouble()});
+    } else {
+        for (qsizetype k = 0; k + 1 < v.size(); k += 2)
+            out.append({v.at(k).bytes(), v.at(k + 1).toDouble()});
+    }
+    return out;
+}
+
+} // namespace
+
 QueuesReader::QueuesReader(RedisClient *client, QObject *parent)
-    : QObject(parent),
-      m_client(client),
-      m_queues(new QueuesModel(this)),
-      m_delayed(new DelayedModel(this)),
-      m_pace(new QTimer(this)),
-      m_poll(new QTimer(this))
+    : QObject(parent), m_client(client), m_pace(new QTimer(this)), m_poll(new QTimer(this))
 {
     m_pace->setSingleShot(true);
     m_pace->setInterval(30); // paced sampling: a round of kZSetsPerRound keys, then a pause
@@ -152,7 +168,35 @@ void QueuesReader::refresh()
     if (!m_classified || !m_context)
         return;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    QList<QueueInfo> queues = plannedQueues();
+    QList<DelayedInfo> delayed = plannedDelayed(now);
+    const QVersionNumber version = m_versionOverride.isNull() ? m_client->facts().version : m_versionOverride;
+    const QList<RedisCommand> commands = queueCommands(queues) + delayedCommands(delayed, now, version);
+    if (commands.isEmpty()) {
+        Q_EMIT queuesAvailable({}, {});
+        return;
+    }
+    m_refreshing = true;
+    m_client->sendBatch(commands, m_context, [this, queues, delayed, now](const RedisReply &r) mutable {
+        m_refreshing = false;
+        if (!r.ok()) {
+            m_refreshAgain = false;
+            Q_EMIT failed(r.error.message);
+            return;
+        }
+        qsizetype i = 0;
+        for (QueueInfo &q : queues)
+            readQueue(r, &i, now, &q);
+        for (DelayedInfo &d : delayed)
+            readDelayed(r, &i, now, &d);
+        Q_EMIT queuesAvailable(queues, delayed);
+        if (std::exchange(m_refreshAgain, false))
+            refresh();
+    });
+}
 
+QList<QueueInfo> QueuesReader::plannedQueues() const
+{
     // Queues and their processing lists; a processing list whose queue is empty (and so gone)
     // still gets a row under its queue's name.
     QList<QueueInfo> queues;
@@ -165,7 +209,7 @@ void QueuesReader::refresh()
         queues.append(q);
     }
     for (const QByteArray &key : keysOfKind(QueueKind::ProcessingList)) {
-        const QueueClassification &c = m_classes[key];
+        const QueueClassification c = m_classes.value(key);
         if (!queueRow.contains(c.queue)) {
             queueRow.insert(c.queue, int(queues.size()));
             QueueInfo q;
@@ -177,6 +221,11 @@ void QueuesReader::refresh()
         p.key = key;
         queues[queueRow.value(c.queue)].processing.append(p);
     }
+    return queues;
+}
+
+QList<DelayedInfo> QueuesReader::plannedDelayed(qint64 now) const
+{
     QList<DelayedInfo> delayed;
     for (const QByteArray &key : keysOfKind(QueueKind::DelayedJobs)) {
         DelayedInfo d;
@@ -186,7 +235,11 @@ void QueuesReader::refresh()
         d.readAtMs = now;
         delayed.append(d);
     }
+    return delayed;
+}
 
+QList<RedisCommand> QueuesReader::queueCommands(const QList<QueueInfo> &queues)
+{
     QList<RedisCommand> commands;
     for (const QueueInfo &q : queues) {
         commands.append({"LLEN", q.key});
@@ -199,8 +252,13 @@ void QueuesReader::refresh()
             commands.append({"LINDEX", p.key, "-1"});
         }
     }
-    const QVersionNumber version = m_versionOverride.isNull() ? m_client->facts().version : m_versionOverride;
-    static const qint64 kEdgesMs[] = {0, 60000, 5 * 60000, 15 * 60000, 60 * 60000, 24 * 60 * 60000};
+    return commands;
+}
+
+QList<RedisCommand> QueuesReader::delayedCommands(const QList<DelayedInfo> &delayed, qint64 now,
+                                                  const QVersionNumber &version)
+{
+    QList<RedisCommand> commands;
     for (const DelayedInfo &d : delayed) {
         const auto at = [&d, now](qint64 offsetMs) {
             return d.unit == EpochUnit::Seconds ? QByteArray::number((now + offsetMs) / 1000)
@@ -216,70 +274,43 @@ void QueuesReader::refresh()
             commands.append({"ZCOUNT", d.key, '(' + at(kEdgesMs[i]), at(kEdgesMs[i + 1])});
         commands.append({"ZCOUNT", d.key, '(' + at(kEdgesMs[std::size(kEdgesMs) - 1]), "+inf"});
     }
-    if (commands.isEmpty()) {
-        m_queues->setRows({});
-        m_delayed->setRows({});
-        Q_EMIT refreshed();
-        return;
+    return commands;
+}
+
+void QueuesReader::readQueue(const RedisReply &r, qsizetype *i, qint64 now, QueueInfo *q)
+{
+    q->length = r.value((*i)++).toInteger();
+    q->head = r.value((*i)++).bytes();
+    q->tail = r.value((*i)++).bytes();
+    QList<QPair<qint64, qint64>> &samples = m_lengthSamples[q->key];
+    samples.append({now, q->length});
+    while (samples.size() > 13) // about a minute at one sample per kRefreshMs
+        samples.removeFirst();
+    const qint64 span = samples.last().first - samples.first().first;
+    if (samples.size() >= 2 && span > 0)
+        q->growthPerMin = double(samples.last().second - samples.first().second) * 60000.0 / double(span);
+    for (ProcessingListInfo &p : q->processing) {
+        p.length = r.value((*i)++).toInteger();
+        p.tail = r.value((*i)++).bytes();
+        if (const auto ts = itemTimestampMs(p.tail, now, &p.ageSource)) {
+            p.oldestAgeMs = qMax<qint64>(0, now - *ts);
+            p.stale = p.oldestAgeMs > m_staleMs;
+        }
     }
-    m_refreshing = true;
-    m_client->sendBatch(commands, m_context, [this, queues, delayed, now](const RedisReply &r) mutable {
-        m_refreshing = false;
-        if (!r.ok()) {
-            m_refreshAgain = false;
-            Q_EMIT failed(r.error.message);
-            return;
-        }
-        qsizetype i = 0;
-        for (QueueInfo &q : queues) {
-            q.length = r.value(i++).toInteger();
-            q.head = r.value(i++).bytes();
-            q.tail = r.value(i++).bytes();
-            QList<QPair<qint64, qint64>> &samples = m_lengthSamples[q.key];
-            samples.append({now, q.length});
-            while (samples.size() > 13) // about a minute at one sample per kRefreshMs
-                samples.removeFirst();
-            const qint64 span = samples.last().first - samples.first().first;
-            if (samples.size() >= 2 && span > 0)
-                q.growthPerMin = double(samples.last().second - samples.first().second) * 60000.0 / double(span);
-            for (ProcessingListInfo &p : q.processing) {
-                p.length = r.value(i++).toInteger();
-                p.tail = r.value(i++).bytes();
-                if (const auto ts = itemTimestampMs(p.tail, now, &p.ageSource)) {
-                    p.oldestAgeMs = qMax<qint64>(0, now - *ts);
-                    p.stale = p.oldestAgeMs > m_staleMs;
-                }
-            }
-        }
-        for (DelayedInfo &d : delayed) {
-            d.total = r.value(i++).toInteger();
-            const RedisValue &next = r.value(i++);
-            const RedisValue &first = r.value(i++);
-            const auto pairs = [](const RedisValue &v) {
-                QList<QPair<QByteArray, double>> out;
-                if (!v.elements().isEmpty() && v.at(0).isArray()) {
-                    for (const RedisValue &p : v.elements())
-                        out.append({p.at(0).bytes(), p.at(1).toDouble()});
-                } else {
-                    for (qsizetype k = 0; k + 1 < v.size(); k += 2)
-                        out.append({v.at(k).bytes(), v.at(k + 1).toDouble()});
-                }
-                return out;
-            };
-            for (const auto &p : pairs(next))
-                d.next.append({p.first, p.second, dueMsOf(p.second, d.unit)});
-            d.histogram.clear();
-            for (int b = 0; b < DelayedInfo::kBuckets; ++b)
-                d.histogram.append(r.value(i++).toInteger());
-            d.overdue = d.histogram.value(0);
-            const auto lowest = pairs(first);
-            if (d.overdue > 0 && !lowest.isEmpty())
-                d.oldestOverdueAgeMs = qMax<qint64>(0, now - dueMsOf(lowest.first().second, d.unit));
-        }
-        m_queues->setRows(queues);
-        m_delayed->setRows(delayed);
-        Q_EMIT refreshed();
-        if (std::exchange(m_refreshAgain, false))
-            refresh();
-    });
+}
+
+void QueuesReader::readDelayed(const RedisReply &r, qsizetype *i, qint64 now, DelayedInfo *d)
+{
+    d->total = r.value((*i)++).toInteger();
+    const RedisValue &next = r.value((*i)++);
+    const RedisValue &first = r.value((*i)++);
+    for (const auto &p : scoredMembers(next))
+        d->next.append({p.first, p.second, dueMsOf(p.second, d->unit)});
+    d->histogram.clear();
+    for (int b = 0; b < DelayedInfo::kBuckets; ++b)
+        d->histogram.append(r.value((*i)++).toInteger());
+    d->overdue = d->histogram.value(0);
+    const auto lowest = scoredMembers(first);
+    if (d->overdue > 0 && !lowest.isEmpty())
+        d->oldestOverdueAgeMs = qMax<qint64>(0, now - dueMsOf(lowest.first().second, d->unit));
 }

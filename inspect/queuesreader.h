@@ -17,7 +17,8 @@ class RedisValue;
 
 // Classifies the scan's lists and sorted sets with QueueRules (sorted sets from a paced
 // sample, at most kMaxZSets), then reads each queue, its processing lists and each delayed-job
-// set with bounded commands, again every kRefreshMs while polling.
+// set with bounded commands and emits the rows (queuesAvailable), again every kRefreshMs while
+// polling. Read once: setKeys(), then one queuesAvailable (refresh() reads again, no timer).
 class QueuesReader : public QObject
 {
     Q_OBJECT
@@ -44,26 +45,30 @@ public:
     const QHash<QByteArray, QueueClassification> &classifications() const { return m_classes; }
     QList<QByteArray> keysOfKind(QueueKind kind) const;
 
-    QueuesModel *queuesModel() const { return m_queues; }
-    DelayedModel *delayedModel() const { return m_delayed; }
-
     // The next-due read, by server version (BYSCORE needs 6.2).
     static RedisCommand nextDueCommand(const QByteArray &key, const QByteArray &now, const QVersionNumber &version);
 
 Q_SIGNALS:
     void classified();
-    void refreshed();
+    // One round's results: every queue with its processing lists, every delayed-job set.
+    void queuesAvailable(const QList<QueueInfo> &queues, const QList<DelayedInfo> &delayed);
     void failed(const QString &message);
 
 private:
     void sampleRound();
     void finishClassification();
     QList<double> parseScores(const RedisValue &v) const;
+    // A round: the rows to read, their commands, then the replies read into the rows in order.
+    QList<QueueInfo> plannedQueues() const;
+    QList<DelayedInfo> plannedDelayed(qint64 now) const;
+    static QList<RedisCommand> queueCommands(const QList<QueueInfo> &queues);
+    static QList<RedisCommand> delayedCommands(const QList<DelayedInfo> &delayed, qint64 now,
+                                               const QVersionNumber &version);
+    void readQueue(const RedisReply &r, qsizetype *i, qint64 now, QueueInfo *q);
+    static void readDelayed(const RedisReply &r, qsizetype *i, qint64 now, DelayedInfo *d);
 
     RedisClient *m_client;
     QueueRules m_rules;
-    QueuesModel *m_queues;
-    DelayedModel *m_delayed;
     QTimer *m_pace;
     QTimer *m_poll;
     QList<QByteArray> m_lists, m_zsets, m_toSample;

@@ -22,6 +22,11 @@ QString ageText(qint64 ms)
     return ms < 0 ? QStringLiteral("—") : format::duration(ms);
 }
 
+QString timeText(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
 } // namespace
 
 // ---- infos ----
@@ -59,20 +64,30 @@ QStringList DelayedInfo::bucketLabels()
 
 // ---- models ----
 
+Severity QueuesModel::severityOf(const QueueInfo &queue)
+{
+    return queue.stale() ? Severity::Bad : Severity::None;
+}
+
 QVariant QueuesModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+    if (!isCell(index))
         return {};
     const QueueInfo &q = rows().at(index.row());
-    if (role == KeyRole)
-        return q.key;
-    if (role == Qt::ToolTipRole)
-        return QString(QStringLiteral("classified as queue because ") + q.reason);
-    if (role == Qt::TextAlignmentRole && index.column() >= LengthColumn && index.column() <= OldestColumn
-        && index.column() != HeadColumn && index.column() != TailColumn)
-        return int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role != Qt::DisplayRole && role != SortRole)
+    switch (role) {
+    case KeyRole: return q.key;
+    case SeverityRole: return int(severityOf(q));
+    case TypeRole: return int(KeyType::List);
+    case Qt::ToolTipRole: return QString(QStringLiteral("classified as queue because ") + q.reason);
+    case Qt::TextAlignmentRole:
+        if (index.column() >= LengthColumn && index.column() <= OldestColumn && index.column() != HeadColumn
+            && index.column() != TailColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
+    case Qt::DisplayRole:
+    case SortRole: break;
+    default: return {};
+    }
     const bool sort = role == SortRole;
     switch (index.column()) {
     case KeyColumn: return bytesescape::quoteIfNeeded(q.key);
@@ -117,17 +132,25 @@ QVariant QueuesModel::headerData(int section, Qt::Orientation orientation, int r
     return {};
 }
 
+Severity DelayedModel::severityOf(const DelayedInfo &set)
+{
+    return set.overdue > 0 ? Severity::Warning : Severity::None;
+}
+
 QVariant DelayedModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+    if (!isCell(index))
         return {};
     const DelayedInfo &d = rows().at(index.row());
-    if (role == KeyRole)
-        return d.key;
-    if (role == Qt::ToolTipRole)
-        return QString(QStringLiteral("classified as delayed jobs because ") + d.reason);
-    if (role != Qt::DisplayRole && role != SortRole)
-        return {};
+    switch (role) {
+    case KeyRole: return d.key;
+    case SeverityRole: return int(severityOf(d));
+    case TypeRole: return int(KeyType::ZSet);
+    case Qt::ToolTipRole: return QString(QStringLiteral("classified as delayed jobs because ") + d.reason);
+    case Qt::DisplayRole:
+    case SortRole: break;
+    default: return {};
+    }
     const bool sort = role == SortRole;
     switch (index.column()) {
     case KeyColumn: return bytesescape::quoteIfNeeded(d.key);
@@ -137,10 +160,7 @@ QVariant DelayedModel::data(const QModelIndex &index, int role) const
     case NextColumn:
         if (d.next.isEmpty())
             return sort ? QVariant(qint64(0)) : QVariant(QStringLiteral("—"));
-        return sort
-            ? QVariant(d.next.first().dueMs)
-            : QVariant(
-                QDateTime::fromMSecsSinceEpoch(d.next.first().dueMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+        return sort ? QVariant(d.next.first().dueMs) : QVariant(timeText(d.next.first().dueMs));
     case ReasonColumn: return d.reason;
     }
     return {};
@@ -161,40 +181,27 @@ QVariant DelayedModel::headerData(int section, Qt::Orientation orientation, int 
     return {};
 }
 
-void DueItemsModel::setItems(const QList<DueItem> &items, qint64 nowMs)
-{
-    beginResetModel();
-    m_items = items;
-    m_now = nowMs;
-    endResetModel();
-}
-
-int DueItemsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_items.size());
-}
-
-int DueItemsModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant DueItemsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+    if (!isCell(index))
         return {};
-    const DueItem &it = m_items.at(index.row());
-    if (role == MemberRole)
-        return it.member;
-    if (role == Qt::ToolTipRole && index.column() == MemberColumn)
-        return bytesescape::escapeElided(it.member, 2000);
-    if (role != Qt::DisplayRole)
+    const DueItem &it = rows().at(index.row());
+    switch (role) {
+    case KeyRole: return it.member;
+    case SortRole: return it.dueMs;
+    case SeverityRole: return int(it.dueMs < now() ? Severity::Warning : Severity::None);
+    case Qt::ToolTipRole:
+        if (index.column() == MemberColumn)
+            return bytesescape::escapeElided(it.member, 2000);
         return {};
+    case Qt::DisplayRole: break;
+    default: return {};
+    }
     switch (index.column()) {
-    case DueColumn: return QDateTime::fromMSecsSinceEpoch(it.dueMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    case DueColumn: return timeText(it.dueMs);
     case InColumn:
-        return it.dueMs >= m_now ? QString(QStringLiteral("in ") + format::duration(it.dueMs - m_now))
-                                 : QString(format::duration(m_now - it.dueMs) + QStringLiteral(" ago"));
+        return it.dueMs >= now() ? QString(QStringLiteral("in ") + format::duration(it.dueMs - now()))
+                                 : QString(format::duration(now() - it.dueMs) + QStringLiteral(" ago"));
     case MemberColumn: return peek(it.member);
     }
     return {};

@@ -58,7 +58,9 @@ struct DelayedInfo
 
 // ---- models ----
 
-class QueuesModel : public RowListModel<QueueInfo>
+// The roles are RowTableRoles': KeyRole (the key's bytes), SortRole (numbers for the numeric
+// columns), SeverityRole (Bad for a stale processing list) and TypeRole (KeyType::List).
+class QueuesModel : public RowListModel<QueueInfo>, public RowTableRoles
 {
     Q_OBJECT
 public:
@@ -74,46 +76,50 @@ public:
         ReasonColumn,
         ColumnCount
     };
-    enum Role { KeyRole = Qt::UserRole + 1, SortRole };
     static constexpr int kPeekBytes = 200; // of an item, shown in a cell
     explicit QueuesModel(QObject *parent = nullptr)
         : RowListModel([](const QueueInfo &r) { return r.key; }, ColumnCount, -1, parent)
     { }
 
+    static Severity severityOf(const QueueInfo &queue);
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
-class DelayedModel : public RowListModel<DelayedInfo>
+// KeyRole, SortRole, SeverityRole (Warning while jobs are overdue) and TypeRole (KeyType::ZSet).
+class DelayedModel : public RowListModel<DelayedInfo>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { KeyColumn, TotalColumn, OverdueColumn, OldestColumn, NextColumn, ReasonColumn, ColumnCount };
-    enum Role { KeyRole = Qt::UserRole + 1, SortRole };
     explicit DelayedModel(QObject *parent = nullptr)
         : RowListModel([](const DelayedInfo &r) { return r.key; }, ColumnCount, -1, parent)
     { }
 
+    static Severity severityOf(const DelayedInfo &set);
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
-class DueItemsModel : public QAbstractTableModel
+// The next due jobs of one delayed-job set, by member (unique in a sorted set). KeyRole is the
+// member's bytes, SortRole the due time in ms, SeverityRole Warning for a job already due; the
+// "When" column counts from now() (setNow()).
+class DueItemsModel : public RowListModel<DueItem>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { DueColumn, InColumn, MemberColumn, ColumnCount };
-    enum Role { MemberRole = Qt::UserRole + 1 };
-    using QAbstractTableModel::QAbstractTableModel;
-    void setItems(const QList<DueItem> &items, qint64 nowMs);
-    const QList<DueItem> &items() const { return m_items; }
+    explicit DueItemsModel(QObject *parent = nullptr)
+        : RowListModel([](const DueItem &r) { return r.member; }, ColumnCount, InColumn, parent)
+    { }
+    // The items, read at 'nowMs'.
+    void setItems(const QList<DueItem> &items, qint64 nowMs)
+    {
+        setNow(nowMs);
+        setRows(items);
+    }
+    const QList<DueItem> &items() const { return rows(); }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QList<DueItem> m_items;
-    qint64 m_now = 0;
 };

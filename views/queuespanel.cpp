@@ -44,7 +44,12 @@ void selectKey(QTableView *view, const QByteArray &key, int role)
 } // namespace
 
 QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_reader(new QueuesReader(client, this)), m_dueModel(new DueItemsModel(this))
+    : Panel(parent),
+      m_client(client),
+      m_reader(new QueuesReader(client, this)),
+      m_queuesModel(new QueuesModel(this)),
+      m_delayedModel(new DelayedModel(this)),
+      m_dueModel(new DueItemsModel(this))
 {
     auto *layout = new QVBoxLayout(this);
     m_status = new QLabel(tr("Waiting for the scan's lists and sorted sets…"), this);
@@ -56,8 +61,8 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     // Queues: the table, then the selected queue's head/tail and processing lists.
     auto *queuesSplit = new QSplitter(Qt::Vertical, m_tabs);
     auto *queuesProxy = new QSortFilterProxyModel(this);
-    queuesProxy->setSourceModel(m_reader->queuesModel());
-    queuesProxy->setSortRole(QueuesModel::SortRole);
+    queuesProxy->setSourceModel(m_queuesModel);
+    queuesProxy->setSortRole(RowTableRoles::SortRole);
     m_queuesView = tableview::make(queuesProxy, queuesSplit);
     m_queuesView->setSortingEnabled(true);
     m_queuesView->sortByColumn(QueuesModel::LengthColumn, Qt::DescendingOrder);
@@ -83,8 +88,8 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     // Delayed jobs: the table, then the histogram beside the next due items.
     auto *delayedSplit = new QSplitter(Qt::Vertical, m_tabs);
     auto *delayedProxy = new QSortFilterProxyModel(this);
-    delayedProxy->setSourceModel(m_reader->delayedModel());
-    delayedProxy->setSortRole(DelayedModel::SortRole);
+    delayedProxy->setSourceModel(m_delayedModel);
+    delayedProxy->setSortRole(RowTableRoles::SortRole);
     m_delayedView = tableview::make(delayedProxy, delayedSplit);
     m_delayedView->setSortingEnabled(true);
     m_delayedView->sortByColumn(DelayedModel::OverdueColumn, Qt::DescendingOrder);
@@ -134,22 +139,22 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     rulesLayout->addWidget(builtIn);
     m_tabs->addTab(rulesPage, tr("Rules"));
 
-    connect(m_reader, &QueuesReader::refreshed, this, &QueuesPanel::onRefreshed);
+    connect(m_reader, &QueuesReader::queuesAvailable, this, &QueuesPanel::onQueuesAvailable);
     connect(m_reader, &QueuesReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read queues: %1").arg(message)); });
     connect(m_queuesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        m_selectedQueue = selectedKey(m_queuesView, QueuesModel::KeyRole);
+        m_selectedQueue = selectedKey(m_queuesView, RowTableRoles::KeyRole);
         showQueueDetails();
     });
     connect(m_delayedView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        m_selectedDelayed = selectedKey(m_delayedView, DelayedModel::KeyRole);
+        m_selectedDelayed = selectedKey(m_delayedView, RowTableRoles::KeyRole);
         showDelayedDetails();
     });
     connect(m_queuesView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
-        Q_EMIT openKeyRequested(index.data(QueuesModel::KeyRole).toByteArray(), KeyType::List);
+        Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::List);
     });
     connect(m_delayedView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
-        Q_EMIT openKeyRequested(index.data(DelayedModel::KeyRole).toByteArray(), KeyType::ZSet);
+        Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::ZSet);
     });
     connect(m_processing, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (QTableWidgetItem *item = m_processing->item(row, 0))
@@ -184,22 +189,22 @@ void QueuesPanel::setRulesFile(PatternRulesFile *file)
 
 void QueuesPanel::openLongest()
 {
-    if (m_reader->queuesModel()->rows().isEmpty()) {
+    if (m_queuesModel->rows().isEmpty()) {
         m_openLongestPending = true;
         return;
     }
     m_openLongestPending = false;
-    const QList<QueueInfo> &rows = m_reader->queuesModel()->rows();
+    const QList<QueueInfo> &rows = m_queuesModel->rows();
     qsizetype best = 0;
     for (qsizetype i = 1; i < rows.size(); ++i) {
         if (rows.at(i).length > rows.at(best).length)
             best = i;
     }
     m_tabs->setCurrentIndex(0);
-    selectKey(m_queuesView, rows.at(best).key, QueuesModel::KeyRole);
-    const QList<DelayedInfo> &delayed = m_reader->delayedModel()->rows();
+    selectKey(m_queuesView, rows.at(best).key, RowTableRoles::KeyRole);
+    const QList<DelayedInfo> &delayed = m_delayedModel->rows();
     if (!delayed.isEmpty() && m_selectedDelayed.isEmpty())
-        selectKey(m_delayedView, delayed.first().key, DelayedModel::KeyRole);
+        selectKey(m_delayedView, delayed.first().key, RowTableRoles::KeyRole);
 }
 
 void QueuesPanel::activeChanged(bool active)
@@ -207,25 +212,23 @@ void QueuesPanel::activeChanged(bool active)
     m_reader->setPolling(active);
 }
 
-void QueuesPanel::onRefreshed()
+void QueuesPanel::onQueuesAvailable(const QList<QueueInfo> &queues, const QList<DelayedInfo> &delayed)
 {
-    const int queues = m_reader->queuesModel()->rowCount();
-    const int delayed = m_reader->delayedModel()->rowCount();
+    // Merged by key: the selections and the scroll stay where they were.
+    m_queuesModel->setRows(queues);
+    m_delayedModel->setRows(delayed);
+    const int queueCount = int(queues.size());
+    const int delayedCount = int(delayed.size());
     int stale = 0;
-    for (const QueueInfo &q : m_reader->queuesModel()->rows())
+    for (const QueueInfo &q : queues)
         stale += q.stale() ? 1 : 0;
-    QString text = tr("%n list queue(s), %1 delayed-job set(s).", nullptr, queues).arg(delayed);
+    QString text = tr("%n list queue(s), %1 delayed-job set(s).", nullptr, queueCount).arg(delayedCount);
     if (stale > 0)
         text += QLatin1Char(' ')
             + tr("%n queue(s) with a stale processing list (oldest item over %1).", nullptr, stale)
                   .arg(format::duration(m_reader->staleThresholdMs()));
     m_status->setText(text);
-    // Model resets lose the selection: restore it by key.
-    if (!m_selectedQueue.isEmpty())
-        selectKey(m_queuesView, m_selectedQueue, QueuesModel::KeyRole);
-    if (!m_selectedDelayed.isEmpty())
-        selectKey(m_delayedView, m_selectedDelayed, DelayedModel::KeyRole);
-    else if (delayed > 0)
+    if (m_selectedDelayed.isEmpty() && delayedCount > 0)
         m_delayedView->selectRow(0);
     showQueueDetails();
     showDelayedDetails();
@@ -245,7 +248,7 @@ void QueuesPanel::onRefreshed()
 
 void QueuesPanel::showQueueDetails()
 {
-    const QueuesModel *model = m_reader->queuesModel();
+    const QueuesModel *model = m_queuesModel;
     const int row = model->rowOf(m_selectedQueue);
     m_processing->setRowCount(0);
     if (row < 0) {
@@ -284,7 +287,7 @@ void QueuesPanel::showQueueDetails()
 
 void QueuesPanel::showDelayedDetails()
 {
-    const DelayedModel *model = m_reader->delayedModel();
+    const DelayedModel *model = m_delayedModel;
     const int row = model->rowOf(m_selectedDelayed);
     QVector<double> keys, values;
     if (row < 0) {

@@ -34,6 +34,8 @@ public:
     void openLongest();
 
     QueuesReader *reader() const { return m_reader; }
+    QueuesModel *queuesModel() const { return m_queuesModel; }
+    DelayedModel *delayedModel() const { return m_delayedModel; }
     QTabWidget *tabs() const { return m_tabs; }
     QTableView *queuesView() const { return m_queuesView; }
     QTableView *delayedView() const { return m_delayedView; }
@@ -47,7 +49,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    void onRefreshed();
+    void onQueuesAvailable(const QList<QueueInfo> &queues, const QList<DelayedInfo> &delayed);
     void showQueueDetails();
     void showDelayedDetails();
     void applyRules();
@@ -55,6 +57,8 @@ private:
 
     RedisClient *m_client;
     QueuesReader *m_reader;
+    QueuesModel *m_queuesModel;
+    DelayedModel *m_delayedModel;
     DueItemsModel *m_dueModel;
     QPointer<PatternRulesFile> m_rulesFile;
     QTabWidget *m_tabs = nullptr;

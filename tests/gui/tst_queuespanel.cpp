@@ -80,10 +80,8 @@ private Q_SLOTS:
         client.connectToServer();
         QVERIFY(waitForReady(client));
         QueuesPanel panel(&client);
-        QAbstractItemModelTester t1(panel.reader()->queuesModel(),
-                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(panel.reader()->delayedModel(),
-                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(panel.queuesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(panel.delayedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t3(panel.dueView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         panel.resize(1200, 760);
         panel.show();
@@ -98,7 +96,7 @@ private Q_SLOTS:
         // The longest queue is selected and its processing lists are shown, the dead one stale.
         const QModelIndexList selected = panel.queuesView()->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
-        QCOMPARE(selected.first().data(QueuesModel::KeyRole).toByteArray(), QByteArray("q:email"));
+        QCOMPARE(selected.first().data(RowTableRoles::KeyRole).toByteArray(), QByteArray("q:email"));
         QCOMPARE(panel.processingTable()->rowCount(), 2);
         QString ages;
         for (int r = 0; r < 2; ++r)

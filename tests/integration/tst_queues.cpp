@@ -33,10 +33,26 @@ QByteArray job(int id, qint64 enqueuedAtMs)
 
 bool runReader(QueuesReader &reader, const QList<QByteArray> &lists, const QList<QByteArray> &zsets)
 {
-    QSignalSpy refreshed(&reader, &QueuesReader::refreshed);
+    QSignalSpy refreshed(&reader, &QueuesReader::queuesAvailable);
     reader.setKeys(lists, zsets);
     return !refreshed.isEmpty() || refreshed.wait(kWaitMs);
 }
+
+// The reader with the models a panel feeds from it.
+struct Fed
+{
+    explicit Fed(RedisClient *client) : reader(client)
+    {
+        QObject::connect(&reader, &QueuesReader::queuesAvailable, &queues,
+                         [this](const QList<QueueInfo> &q, const QList<DelayedInfo> &d) {
+                             queues.setRows(q);
+                             delayed.setRows(d);
+                         });
+    }
+    QueuesReader reader;
+    QueuesModel queues;
+    DelayedModel delayed;
+};
 
 // Lists and sorted sets of the whole keyspace, as the scan would hand them over.
 void keysByType(RawConnection &raw, QList<QByteArray> *lists, QList<QByteArray> *zsets)
@@ -111,9 +127,10 @@ private Q_SLOTS:
 
     void classifiesExactly()
     {
-        QueuesReader reader(m_client.get());
-        QAbstractItemModelTester t1(reader.queuesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(reader.delayedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Fed fed(m_client.get());
+        QueuesReader &reader = fed.reader;
+        QAbstractItemModelTester t1(&fed.queues, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&fed.delayed, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(runReader(reader, m_lists, m_zsets));
         QCOMPARE(reader.keysOfKind(QueueKind::Queue), (QList<QByteArray>{"jobs:video", "q:email"}));
         QCOMPARE(reader.keysOfKind(QueueKind::ProcessingList),
@@ -132,11 +149,12 @@ private Q_SLOTS:
 
     void queueCountsMatchTheServer()
     {
-        QueuesReader reader(m_client.get());
+        Fed fed(m_client.get());
+        QueuesReader &reader = fed.reader;
         QVERIFY(runReader(reader, m_lists, m_zsets));
         const qint64 firstSample = QDateTime::currentMSecsSinceEpoch();
         RawConnection raw(m_server.port());
-        const QList<QueueInfo> &rows = reader.queuesModel()->rows();
+        const QList<QueueInfo> &rows = fed.queues.rows();
         QCOMPARE(rows.size(), 2);
         for (const QueueInfo &q : rows) {
             QCOMPARE(q.length, raw.command({"LLEN", q.key}).toInteger());
@@ -144,7 +162,7 @@ private Q_SLOTS:
             QCOMPARE(q.tail, raw.command({"LINDEX", q.key, "-1"}).bytes());
             QVERIFY(q.reason.contains(QStringLiteral("segment")));
         }
-        const QueueInfo &email = rows.at(reader.queuesModel()->rowOf("q:email"));
+        const QueueInfo &email = rows.at(fed.queues.rowOf("q:email"));
         QCOMPARE(email.processing.size(), 2);
         QVERIFY(email.stale());
         for (const ProcessingListInfo &p : email.processing) {
@@ -161,7 +179,7 @@ private Q_SLOTS:
                 QVERIFY(p.oldestAgeMs >= 0 && p.oldestAgeMs < kMinute);
             }
         }
-        const QueueInfo &video = rows.at(reader.queuesModel()->rowOf("jobs:video"));
+        const QueueInfo &video = rows.at(fed.queues.rowOf("jobs:video"));
         QVERIFY(video.processing.isEmpty());
         QVERIFY(!video.stale());
 
@@ -170,10 +188,10 @@ private Q_SLOTS:
         m_server.command({"LPUSH", "jobs:video", "v4", "v5"});
         // The growth rate needs two samples at different milliseconds.
         QTRY_VERIFY_WITH_TIMEOUT(QDateTime::currentMSecsSinceEpoch() > firstSample + 5, kWaitMs);
-        QSignalSpy refreshed(&reader, &QueuesReader::refreshed);
+        QSignalSpy refreshed(&reader, &QueuesReader::queuesAvailable);
         reader.refresh();
         QVERIFY(refreshed.wait(kWaitMs));
-        const QueueInfo &grown = reader.queuesModel()->rows().at(reader.queuesModel()->rowOf("jobs:video"));
+        const QueueInfo &grown = fed.queues.rows().at(fed.queues.rowOf("jobs:video"));
         QCOMPARE(grown.length, 5);
         QVERIFY2(grown.growthPerMin > 0, qPrintable(QString::number(grown.growthPerMin)));
         m_server.command({"RPOP", "jobs:video", "2"});
@@ -189,11 +207,12 @@ private Q_SLOTS:
     void delayedCountsMatchTheServer()
     {
         QFETCH(QString, version);
-        QueuesReader reader(m_client.get());
+        Fed fed(m_client.get());
+        QueuesReader &reader = fed.reader;
         reader.overrideServerVersion(QVersionNumber::fromString(version));
         QVERIFY(runReader(reader, m_lists, m_zsets));
         RawConnection raw(m_server.port());
-        const QList<DelayedInfo> &rows = reader.delayedModel()->rows();
+        const QList<DelayedInfo> &rows = fed.delayed.rows();
         QCOMPARE(rows.size(), 2);
         for (const DelayedInfo &d : rows) {
             const qint64 zcard = raw.command({"ZCARD", d.key}).toInteger();
@@ -211,14 +230,14 @@ private Q_SLOTS:
                 QCOMPARE(d.next.at(i).member, next.at(i).bytes());
             QVERIFY(d.oldestOverdueAgeMs > 0);
         }
-        const DelayedInfo &ms = rows.at(reader.delayedModel()->rowOf("sched:due"));
+        const DelayedInfo &ms = rows.at(fed.delayed.rowOf("sched:due"));
         QCOMPARE(ms.overdue, 8);
         QVERIFY(ms.oldestOverdueAgeMs >= 80 * kMinute && ms.oldestOverdueAgeMs < 85 * kMinute);
         QCOMPARE(ms.next.first().member, QByteArray("future:0"));
         QVERIFY(ms.next.first().dueMs > ms.readAtMs);
         QCOMPARE(ms.histogram.at(0), 8);
         QCOMPARE(ms.histogram.at(2), 1); // future:0, due in 3 minutes: the "≤5 min" bucket
-        const DelayedInfo &s = rows.at(reader.delayedModel()->rowOf("retry:payments"));
+        const DelayedInfo &s = rows.at(fed.delayed.rowOf("retry:payments"));
         QCOMPARE(s.overdue, 3);
         QVERIFY(s.oldestOverdueAgeMs >= 3600 * 1000 && s.oldestOverdueAgeMs < 3700 * 1000);
         QCOMPARE(s.next.first().member, QByteArray("p4"));
@@ -227,10 +246,11 @@ private Q_SLOTS:
 
     void userRuleReclassifies()
     {
-        QueuesReader reader(m_client.get());
+        Fed fed(m_client.get());
+        QueuesReader &reader = fed.reader;
         QVERIFY(runReader(reader, m_lists, m_zsets));
         reader.rules().setUserRules(QList<PatternRule>{{"recent:*", KeyType::List, PatternKind::ListQueue, {}, {}, 0}});
-        QSignalSpy refreshed(&reader, &QueuesReader::refreshed);
+        QSignalSpy refreshed(&reader, &QueuesReader::queuesAvailable);
         reader.reclassify();
         QVERIFY(!refreshed.isEmpty() || refreshed.wait(kWaitMs));
         QVERIFY(reader.keysOfKind(QueueKind::Queue).contains("recent:searches"));
@@ -249,7 +269,8 @@ private Q_SLOTS:
         RedisClient client(demo.profile());
         client.connectToServer();
         QVERIFY(waitForReady(client));
-        QueuesReader reader(&client);
+        Fed fed(&client);
+        QueuesReader &reader = fed.reader;
         QVERIFY(runReader(reader, lists, zsets));
         QCOMPARE(reader.keysOfKind(QueueKind::Queue), QList<QByteArray>{"q:email"});
         QVERIFY(reader.keysOfKind(QueueKind::ProcessingList).contains("q:email:proc:worker-2"));
@@ -261,9 +282,9 @@ private Q_SLOTS:
                 QCOMPARE(reader.classifications().value(key).kind, QueueKind::NotAQueue);
             }
         }
-        const QueueInfo &email = reader.queuesModel()->rows().first();
+        const QueueInfo &email = fed.queues.rows().first();
         QCOMPARE(email.length, raw.command({"LLEN", "q:email"}).toInteger());
-        const DelayedInfo &due = reader.delayedModel()->rows().first();
+        const DelayedInfo &due = fed.delayed.rows().first();
         QCOMPARE(due.total, raw.command({"ZCARD", "sched:due"}).toInteger());
         QVERIFY(due.overdue > 0);
     }
