@@ -6,14 +6,7 @@
 
 #include <QDateTime>
 
-StreamsReader::StreamsReader(RedisClient *client, QObject *parent)
-    : QObject(parent),
-      m_client(client),
-      m_streams(new StreamsModel(this)),
-      m_groups(new StreamGroupsModel(this)),
-      m_consumers(new StreamConsumersModel(this)),
-      m_pending(new PendingModel(this)),
-      m_entries(new StreamEntriesModel(this))
+StreamsReader::StreamsReader(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
 { }
 
 QVersionNumber StreamsReader::serverVersion() const
@@ -34,61 +27,94 @@ void StreamsReader::send(const QList<RedisCommand> &commands, std::function<void
 
 void StreamsReader::setStreams(const QList<QByteArray> &keys)
 {
-    m_streams->setKeys(keys.mid(0, kMaxStreams));
+    m_rows.clear();
+    QSet<QByteArray> seen;
+    for (const QByteArray &k : keys.mid(0, kMaxStreams)) {
+        if (seen.contains(k))
+            continue;
+        seen.insert(k);
+        StreamRow r;
+        r.key = k;
+        m_rows.append(r);
+    }
+    Q_EMIT streamsListed(m_rows);
     refreshStreams();
+}
+
+StreamRow *StreamsReader::rowOf(const QByteArray &key)
+{
+    for (StreamRow &r : m_rows) {
+        if (r.key == key)
+            return &r;
+    }
+    return nullptr;
 }
 
 void StreamsReader::refreshStreams()
 {
-    const QList<StreamRow> rows = m_streams->rows();
-    if (rows.isEmpty()) {
-        Q_EMIT streamsAvailable();
+    if (m_rows.isEmpty()) {
+        Q_EMIT streamsAvailable(m_rows);
         return;
     }
+    QList<QByteArray> keys;
     QList<RedisCommand> cmds;
-    for (const StreamRow &r : rows)
+    for (const StreamRow &r : std::as_const(m_rows)) {
+        keys.append(r.key);
         cmds.append({"XINFO", "STREAM", r.key});
+    }
     const quint64 request = ++m_listRequest;
-    send(cmds, [this, request, rows](const RedisReply &r) {
+    send(cmds, [this, request, keys](const RedisReply &r) {
         if (request != m_listRequest)
             return;
         if (!r.ok()) {
             Q_EMIT failed(tr("Streams could not be read: %1").arg(r.error.message));
             return;
         }
-        for (int i = 0; i < rows.size(); ++i) {
+        for (int i = 0; i < keys.size(); ++i) {
+            StreamRow *row = rowOf(keys.at(i));
+            if (!row)
+                continue;
             const RedisValue &v = r.value(i);
             StreamInfo info;
-            if (v.isError())
-                m_streams->setError(rows.at(i).key, QString::fromUtf8(v.bytes()));
-            else if (streaminfo::parseStream(v, &info))
-                m_streams->setInfo(rows.at(i).key, info);
-            else
-                m_streams->setError(rows.at(i).key, tr("unexpected XINFO STREAM reply"));
+            if (v.isError()) {
+                row->error = QString::fromUtf8(v.bytes());
+            } else if (streaminfo::parseStream(v, &info)) {
+                row->info = info;
+                row->loaded = true;
+                row->error.clear();
+            } else {
+                row->error = tr("unexpected XINFO STREAM reply");
+            }
         }
-        Q_EMIT streamsAvailable();
+        Q_EMIT streamsAvailable(m_rows);
     });
 }
 
 void StreamsReader::sampleLengths()
 {
-    const QList<StreamRow> rows = m_streams->rows();
-    if (rows.isEmpty())
+    if (m_rows.isEmpty())
         return;
+    QList<QByteArray> keys;
     QList<RedisCommand> cmds;
-    for (const StreamRow &r : rows)
+    for (const StreamRow &r : std::as_const(m_rows)) {
+        keys.append(r.key);
         cmds.append({"XLEN", r.key});
-    send(cmds, [this, rows](const RedisReply &r) {
+    }
+    send(cmds, [this, keys](const RedisReply &r) {
         if (!r.ok())
             return;
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        for (int i = 0; i < rows.size(); ++i) {
+        for (int i = 0; i < keys.size(); ++i) {
             bool ok = false;
             const qint64 len = r.value(i).toInteger(&ok);
-            if (ok)
-                m_streams->addSample(rows.at(i).key, now, len);
+            StreamRow *row = rowOf(keys.at(i));
+            if (!ok || !row)
+                continue;
+            row->samples.append({now, len});
+            if (row->samples.size() > kMaxSamples)
+                row->samples.remove(0, row->samples.size() - kMaxSamples);
         }
-        Q_EMIT lengthsSampled();
+        Q_EMIT lengthsSampled(m_rows);
     });
 }
 
@@ -101,21 +127,17 @@ void StreamsReader::openStream(const QByteArray &key)
     m_sample.clear();
     m_pageStarts.clear();
     m_hasNext = false;
-    m_groups->clear();
-    m_consumers->clear();
-    m_pending->clear();
-    m_entries->clear();
+    Q_EMIT streamOpened(key);
     const quint64 gen = m_streamGen;
     send({{"XINFO", "GROUPS", key}}, [this, gen, key](const RedisReply &r) {
         if (gen != m_streamGen)
             return;
         QList<StreamGroupInfo> groups;
-        if (const RedisError e = r.firstError()) {
+        if (const RedisError e = r.firstError())
             Q_EMIT failed(tr("Groups of %1: %2").arg(bytesescape::quoteIfNeeded(key), e.message));
-        } else if (streaminfo::parseGroups(r.value(), &groups)) {
-            m_groups->setRows(groups);
-        }
-        Q_EMIT groupsAvailable(key);
+        else if (!streaminfo::parseGroups(r.value(), &groups))
+            groups.clear();
+        Q_EMIT groupsAvailable(key, groups);
     });
 }
 
@@ -125,8 +147,7 @@ void StreamsReader::openGroup(const QByteArray &group)
     m_group = group;
     m_summary = {};
     m_sample.clear();
-    m_consumers->clear();
-    m_pending->clear();
+    Q_EMIT groupOpened(group);
     loadGroupFacts();
     firstPendingPage();
     loadSample();
@@ -138,10 +159,10 @@ void StreamsReader::refreshGroup()
         return;
     const quint64 gen = m_streamGen;
     const QByteArray key = m_key;
-    send({{"XINFO", "GROUPS", key}}, [this, gen](const RedisReply &r) {
+    send({{"XINFO", "GROUPS", key}}, [this, gen, key](const RedisReply &r) {
         QList<StreamGroupInfo> groups;
         if (gen == m_streamGen && !r.firstError() && streaminfo::parseGroups(r.value(), &groups))
-            m_groups->setRows(groups);
+            Q_EMIT groupsAvailable(key, groups);
     });
     if (m_group.isEmpty())
         return;
@@ -161,9 +182,9 @@ void StreamsReader::loadGroupFacts()
             return;
         }
         QList<StreamConsumerInfo> consumers;
-        if (streaminfo::parseConsumers(r.value(0), &consumers))
-            m_consumers->setRows(consumers);
-        Q_EMIT consumersAvailable();
+        if (!streaminfo::parseConsumers(r.value(0), &consumers))
+            consumers.clear();
+        Q_EMIT consumersAvailable(consumers);
         PendingSummary s;
         if (streaminfo::parsePendingSummary(r.value(1), &s)) {
             m_summary = s;
@@ -181,7 +202,7 @@ void StreamsReader::loadSample()
         QList<PendingEntry> rows;
         if (!r.firstError() && streaminfo::parsePending(r.value(), &rows)) {
             m_sample = rows;
-            Q_EMIT pendingSampleAvailable();
+            Q_EMIT pendingSampleAvailable(m_sample);
         }
     });
 }
@@ -241,11 +262,6 @@ void StreamsReader::setPageSize(int rows)
     m_pageSize = qBound(1, rows, 10000);
 }
 
-void StreamsReader::setPoisonThreshold(qint64 deliveries)
-{
-    m_pending->setPoisonThreshold(deliveries);
-}
-
 void StreamsReader::firstPendingPage()
 {
     m_pageStarts.clear();
@@ -279,9 +295,8 @@ void StreamsReader::loadPendingPage(const QByteArray &start)
     const quint64 request = ++m_pageRequest;
     const QVersionNumber version = serverVersion();
     const PendingFilter filter = m_filter;
-    const QByteArray key = m_key;
     send({pendingCommand(m_key, m_group, filter, start, m_pageSize, version)},
-         [this, gen, request, start, version, filter, key](const RedisReply &r) {
+         [this, gen, request, start, version, filter](const RedisReply &r) {
              if (gen != m_streamGen || request != m_pageRequest)
                  return;
              QList<PendingEntry> raw;
@@ -298,27 +313,29 @@ void StreamsReader::loadPendingPage(const QByteArray &start)
              m_pageLastId = raw.isEmpty() ? QByteArray() : raw.last().id;
              m_hasNext = raw.size() >= m_pageSize;
              const QList<PendingEntry> rows = applyLocalFilter(raw, filter, version);
-             m_pending->setDeleted({});
-             m_pending->setRows(rows);
-             Q_EMIT pendingPageAvailable(int(rows.size()));
-             if (rows.isEmpty())
-                 return;
-             // Which of them are gone from the stream: one bounded XRANGE per row of the page.
-             QList<RedisCommand> cmds;
-             for (const PendingEntry &e : rows)
-                 cmds.append({"XRANGE", key, e.id, e.id});
-             send(cmds, [this, gen, request, rows](const RedisReply &x) {
-                 if (gen != m_streamGen || request != m_pageRequest || !x.ok())
-                     return;
-                 QSet<QByteArray> deleted;
-                 for (int i = 0; i < rows.size(); ++i) {
-                     const RedisValue &v = x.value(i);
-                     if (v.isArray() && v.size() == 0)
-                         deleted.insert(rows.at(i).id);
-                 }
-                 m_pending->setDeleted(deleted);
-             });
+             Q_EMIT pendingPageAvailable(rows);
+             if (!rows.isEmpty())
+                 readDeleted(rows, gen, request);
          });
+}
+
+void StreamsReader::readDeleted(const QList<PendingEntry> &rows, quint64 gen, quint64 request)
+{
+    // Which of them are gone from the stream: one bounded XRANGE per row of the page.
+    QList<RedisCommand> cmds;
+    for (const PendingEntry &e : rows)
+        cmds.append({"XRANGE", m_key, e.id, e.id});
+    send(cmds, [this, gen, request, rows](const RedisReply &x) {
+        if (gen != m_streamGen || request != m_pageRequest || !x.ok())
+            return;
+        QSet<QByteArray> deleted;
+        for (int i = 0; i < rows.size(); ++i) {
+            const RedisValue &v = x.value(i);
+            if (v.isArray() && v.size() == 0)
+                deleted.insert(rows.at(i).id);
+        }
+        Q_EMIT deletedPendingAvailable(deleted);
+    });
 }
 
 void StreamsReader::loadEntry(const QByteArray &id)
@@ -352,9 +369,8 @@ void StreamsReader::browseEntries(const QByteArray &from, int count)
                  return;
              }
              streaminfo::parseEntries(r.value(), &entries);
-             m_entries->setRows(entries);
              m_entriesLastId = entries.isEmpty() ? QByteArray() : entries.last().id;
-             Q_EMIT entriesAvailable(int(entries.size()));
+             Q_EMIT entriesAvailable(entries);
          });
 }
 
@@ -375,10 +391,9 @@ void StreamsReader::nextEntries(int count)
 
 void StreamsReader::findOldestPending()
 {
-    const QList<StreamRow> rows = m_streams->rows();
     QList<RedisCommand> cmds;
     QList<QByteArray> keys;
-    for (const StreamRow &r : rows) {
+    for (const StreamRow &r : std::as_const(m_rows)) {
         if (r.loaded && r.info.groups > 0) {
             cmds.append({"XINFO", "GROUPS", r.key});
             keys.append(r.key);

@@ -7,29 +7,30 @@
 #include <QByteArray>
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QVersionNumber>
 
 #include <functional>
 
 class RedisClient;
 
-// Reads streams, groups, consumers, pending pages and entries for the streams panel and fills
-// its models. Every read is bounded (COUNT, at most kMaxStreams keys). A reply for a stream,
-// group or page the user has left is dropped.
+// Reads streams, groups, consumers, pending pages and entries and emits them as rows (the
+// …Available signals) for the models in models/streams.h. Every read is bounded (COUNT, at
+// most kMaxStreams keys). A reply for a stream, group or page the user has left is dropped.
+// Read once: setStreams() then streamsAvailable; openStream() then groupsAvailable; openGroup()
+// then consumersAvailable, summaryAvailable and pendingPageAvailable.
 class StreamsReader : public QObject
 {
     Q_OBJECT
 public:
     static constexpr int kMaxStreams = 200;
     static constexpr int kSampleLimit = 1000; // pending entries read for the histogram
+    static constexpr int kMaxSamples = 120; // lengths kept per stream
 
     explicit StreamsReader(RedisClient *client, QObject *parent = nullptr);
 
-    StreamsModel *streamsModel() const { return m_streams; }
-    StreamGroupsModel *groupsModel() const { return m_groups; }
-    StreamConsumersModel *consumersModel() const { return m_consumers; }
-    PendingModel *pendingModel() const { return m_pending; }
-    StreamEntriesModel *entriesModel() const { return m_entries; }
+    // The streams listed, with what was read of them so far.
+    const QList<StreamRow> &streams() const { return m_rows; }
 
     QVersionNumber serverVersion() const;
     void overrideServerVersion(const QVersionNumber &version) { m_versionOverride = version; }
@@ -57,7 +58,6 @@ public:
 
     void setPendingFilter(const PendingFilter &filter); // reloads the first page
     void setPageSize(int rows);
-    void setPoisonThreshold(qint64 deliveries);
     void firstPendingPage();
     void nextPendingPage();
     void previousPendingPage();
@@ -85,15 +85,26 @@ public:
                                                 const QVersionNumber &version);
 
 Q_SIGNALS:
-    void streamsAvailable();
-    void lengthsSampled();
-    void groupsAvailable(const QByteArray &key);
-    void consumersAvailable();
+    // The streams of setStreams(), before anything was read of them.
+    void streamsListed(const QList<StreamRow> &streams);
+    // After XINFO STREAM (each row loaded or with its error) and after each sample of lengths.
+    void streamsAvailable(const QList<StreamRow> &streams);
+    void lengthsSampled(const QList<StreamRow> &streams);
+    // openStream() and openGroup() were called: what was shown of the previous one is void.
+    void streamOpened(const QByteArray &key);
+    void groupOpened(const QByteArray &group);
+    // The groups of the open stream, after openStream() (empty when they could not be read)
+    // and after refreshGroup().
+    void groupsAvailable(const QByteArray &key, const QList<StreamGroupInfo> &groups);
+    void consumersAvailable(const QList<StreamConsumerInfo> &consumers);
     void summaryAvailable(const PendingSummary &summary);
-    void pendingPageAvailable(int rows);
-    void pendingSampleAvailable();
+    // A page of pending entries, the filters applied; then, when XRANGE answered, the ids on
+    // it that are no longer in the stream.
+    void pendingPageAvailable(const QList<PendingEntry> &rows);
+    void deletedPendingAvailable(const QSet<QByteArray> &ids);
+    void pendingSampleAvailable(const QList<PendingEntry> &sample);
     void entryLoaded(const QByteArray &id, const StreamEntry &entry);
-    void entriesAvailable(int rows);
+    void entriesAvailable(const QList<StreamEntry> &entries);
     void oldestPendingFound(const QByteArray &key, const QByteArray &group);
     // One line for the panel: what could not be read and why.
     void failed(const QString &message);
@@ -104,13 +115,11 @@ private:
     void loadGroupFacts();
     void loadSample();
     static bool serverIdle(const QVersionNumber &version);
+    StreamRow *rowOf(const QByteArray &key);
+    void readDeleted(const QList<PendingEntry> &rows, quint64 gen, quint64 request);
 
     RedisClient *m_client;
-    StreamsModel *m_streams;
-    StreamGroupsModel *m_groups;
-    StreamConsumersModel *m_consumers;
-    PendingModel *m_pending;
-    StreamEntriesModel *m_entries;
+    QList<StreamRow> m_rows;
     QVersionNumber m_versionOverride;
     QByteArray m_key;
     QByteArray m_group;

@@ -44,71 +44,24 @@ bool StreamRow::onlyGrows() const
     return samples.size() >= 2;
 }
 
-void StreamsModel::setKeys(const QList<QByteArray> &keys)
+Severity StreamsModel::severityOf(const StreamRow &row)
 {
-    QList<StreamRow> rows;
-    rows.reserve(keys.size());
-    m_index.clear();
-    for (const QByteArray &k : keys) {
-        if (m_index.contains(k))
-            continue;
-        m_index.insert(k, int(rows.size()));
-        StreamRow r;
-        r.key = k;
-        rows.append(r);
-    }
-    setRows(rows);
-}
-
-void StreamsModel::setInfo(const QByteArray &key, const StreamInfo &info)
-{
-    const int row = rowOf(key);
-    if (row < 0)
-        return;
-    m_rows[row].info = info;
-    m_rows[row].loaded = true;
-    m_rows[row].error.clear();
-    changed(row);
-}
-
-void StreamsModel::setError(const QByteArray &key, const QString &error)
-{
-    const int row = rowOf(key);
-    if (row < 0)
-        return;
-    m_rows[row].error = error;
-    changed(row);
-}
-
-void StreamsModel::addSample(const QByteArray &key, qint64 ms, qint64 length)
-{
-    const int row = rowOf(key);
-    if (row < 0)
-        return;
-    auto &s = m_rows[row].samples;
-    s.append({ms, length});
-    if (s.size() > kMaxSamples)
-        s.remove(0, s.size() - kMaxSamples);
-    changed(row);
-}
-
-void StreamsModel::changed(int row)
-{
-    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
-}
-
-int StreamsModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    if (!row.error.isEmpty())
+        return Severity::Bad;
+    return row.onlyGrows() ? Severity::Warning : Severity::None;
 }
 
 QVariant StreamsModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const StreamRow &r = m_rows.at(index.row());
+    const StreamRow &r = rows().at(index.row());
     if (role == KeyRole)
         return r.key;
+    if (role == SeverityRole)
+        return int(severityOf(r));
+    if (role == TypeRole)
+        return int(KeyType::Stream);
     if (role == OnlyGrowsRole)
         return r.onlyGrows();
     if (role == Qt::TextAlignmentRole && index.column() != KeyColumn && index.column() != GrowsColumn)
@@ -160,16 +113,13 @@ QVariant StreamsModel::headerData(int section, Qt::Orientation orientation, int 
 
 // ---- StreamGroupsModel ----
 
-int StreamGroupsModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant StreamGroupsModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const StreamGroupInfo &g = m_rows.at(index.row());
+    const StreamGroupInfo &g = rows().at(index.row());
+    if (role == KeyRole)
+        return g.name;
     if (role == Qt::TextAlignmentRole && index.column() != NameColumn && index.column() != LastDeliveredColumn)
         return alignRight();
     if (role == Qt::ToolTipRole && index.column() == LagColumn && g.lagKnown && !g.lag)
@@ -208,16 +158,13 @@ QVariant StreamGroupsModel::headerData(int section, Qt::Orientation orientation,
 
 // ---- StreamConsumersModel ----
 
-int StreamConsumersModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant StreamConsumersModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const StreamConsumerInfo &c = m_rows.at(index.row());
+    const StreamConsumerInfo &c = rows().at(index.row());
+    if (role == KeyRole)
+        return c.name;
     if (role == Qt::TextAlignmentRole && index.column() != NameColumn)
         return alignRight();
     if (role != Qt::DisplayRole)
@@ -252,39 +199,39 @@ QVariant StreamConsumersModel::headerData(int section, Qt::Orientation orientati
 void PendingModel::setPoisonThreshold(qint64 deliveries)
 {
     m_poison = qMax<qint64>(1, deliveries);
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+    allChanged();
 }
 
 void PendingModel::setDeleted(const QSet<QByteArray> &ids)
 {
     m_deleted = ids;
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+    allChanged();
+}
+
+void PendingModel::allChanged()
+{
+    if (!rows().isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(int(rows().size()) - 1, ColumnCount - 1));
 }
 
 int PendingModel::poisonCount() const
 {
     int n = 0;
-    for (const PendingEntry &e : m_rows)
+    for (const PendingEntry &e : rows())
         n += e.deliveries > m_poison ? 1 : 0;
     return n;
 }
 
-int PendingModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant PendingModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const PendingEntry &e = m_rows.at(index.row());
+    const PendingEntry &e = rows().at(index.row());
     const bool poison = e.deliveries > m_poison;
     const bool deleted = m_deleted.contains(e.id);
     switch (role) {
-    case IdRole: return e.id;
+    case KeyRole: return e.id;
+    case SeverityRole: return int(poison ? Severity::Bad : deleted ? Severity::Warning : Severity::None);
     case PoisonRole: return poison;
     case DeletedRole: return deleted;
     case Qt::TextAlignmentRole:
@@ -346,11 +293,6 @@ QVariant PendingModel::headerData(int section, Qt::Orientation orientation, int 
 
 // ---- StreamEntriesModel ----
 
-int StreamEntriesModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QString StreamEntriesModel::summary(const StreamEntry &entry, int maxChars)
 {
     QString s;
@@ -367,10 +309,10 @@ QString StreamEntriesModel::summary(const StreamEntry &entry, int maxChars)
 
 QVariant StreamEntriesModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const StreamEntry &e = m_rows.at(index.row());
-    if (role == IdRole)
+    const StreamEntry &e = rows().at(index.row());
+    if (role == KeyRole)
         return e.id;
     if (role != Qt::DisplayRole)
         return {};

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "rowtablemodel.h"
 #include "streaminfo.h"
-#include "threadcheck.h"
 
 #include <QAbstractTableModel>
 #include <QByteArray>
-#include <QHash>
 #include <QList>
 #include <QSet>
 
@@ -40,28 +39,12 @@ struct PendingFilter
     }
 };
 
-// Base of the stream tables: a list of plain rows, replaced as a whole.
-template <typename Row> class StreamRowsModel : public QAbstractTableModel
-{
-public:
-    using QAbstractTableModel::QAbstractTableModel;
-    void setRows(const QList<Row> &rows)
-    {
-        REDISLENS_ASSERT_OWN_THREAD(this);
-        beginResetModel();
-        m_rows = rows;
-        endResetModel();
-    }
-    void clear() { setRows({}); }
-    const QList<Row> &rows() const { return m_rows; }
-    const Row &at(int row) const { return m_rows.at(row); }
-    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+// The stream tables merge their rows by id (RowListModel), so a refresh keeps the selection.
+// Their roles are RowTableRoles': KeyRole is the row's id (stream key, group or consumer name,
+// entry id) as bytes; a model's own roles start at FirstExtraRole.
 
-protected:
-    QList<Row> m_rows;
-};
-
-class StreamsModel : public StreamRowsModel<StreamRow>
+// SeverityRole: Bad when XINFO STREAM failed, Warning when the stream only grows.
+class StreamsModel : public RowListModel<StreamRow>, public RowTableRoles
 {
     Q_OBJECT
 public:
@@ -76,27 +59,17 @@ public:
         GrowsColumn,
         ColumnCount
     };
-    enum Role { KeyRole = Qt::UserRole + 1, OnlyGrowsRole };
-    using StreamRowsModel::StreamRowsModel;
+    enum Role { OnlyGrowsRole = FirstExtraRole };
+    explicit StreamsModel(QObject *parent = nullptr)
+        : RowListModel([](const StreamRow &r) { return r.key; }, ColumnCount, -1, parent)
+    { }
 
-    void setKeys(const QList<QByteArray> &keys);
-    void setInfo(const QByteArray &key, const StreamInfo &info);
-    void setError(const QByteArray &key, const QString &error);
-    // Keeps the newest kMaxSamples per stream.
-    void addSample(const QByteArray &key, qint64 ms, qint64 length);
-    int rowOf(const QByteArray &key) const { return m_index.value(key, -1); }
-    static constexpr int kMaxSamples = 120;
-
-    int columnCount(const QModelIndex &parent = {}) const override;
+    static Severity severityOf(const StreamRow &row);
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    void changed(int row);
-    QHash<QByteArray, int> m_index;
 };
 
-class StreamGroupsModel : public StreamRowsModel<StreamGroupInfo>
+class StreamGroupsModel : public RowListModel<StreamGroupInfo>, public RowTableRoles
 {
     Q_OBJECT
 public:
@@ -109,57 +82,63 @@ public:
         LagColumn,
         ColumnCount
     };
-    using StreamRowsModel::StreamRowsModel;
-    int columnCount(const QModelIndex &parent = {}) const override;
+    explicit StreamGroupsModel(QObject *parent = nullptr)
+        : RowListModel([](const StreamGroupInfo &g) { return g.name; }, ColumnCount, -1, parent)
+    { }
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
-class StreamConsumersModel : public StreamRowsModel<StreamConsumerInfo>
+class StreamConsumersModel : public RowListModel<StreamConsumerInfo>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { NameColumn, PendingColumn, IdleColumn, InactiveColumn, ColumnCount };
-    using StreamRowsModel::StreamRowsModel;
-    int columnCount(const QModelIndex &parent = {}) const override;
+    explicit StreamConsumersModel(QObject *parent = nullptr)
+        : RowListModel([](const StreamConsumerInfo &c) { return c.name; }, ColumnCount, -1, parent)
+    { }
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
 // One page of the pending entries list. "Poison": delivered more often than the threshold.
 // "Deleted": still pending but no longer in the stream (XRANGE id id was empty).
-class PendingModel : public StreamRowsModel<PendingEntry>
+// SeverityRole: Bad for poison, Warning for deleted.
+class PendingModel : public RowListModel<PendingEntry>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { IdColumn, ConsumerColumn, IdleColumn, DeliveriesColumn, StateColumn, ColumnCount };
-    enum Role { IdRole = Qt::UserRole + 1, PoisonRole, DeletedRole };
-    using StreamRowsModel::StreamRowsModel;
+    enum Role { PoisonRole = FirstExtraRole, DeletedRole };
+    explicit PendingModel(QObject *parent = nullptr)
+        : RowListModel([](const PendingEntry &e) { return e.id; }, ColumnCount, -1, parent)
+    { }
 
     void setPoisonThreshold(qint64 deliveries);
     qint64 poisonThreshold() const { return m_poison; }
-    bool isPoison(int row) const { return m_rows.at(row).deliveries > m_poison; }
+    bool isPoison(int row) const { return rows().at(row).deliveries > m_poison; }
     void setDeleted(const QSet<QByteArray> &ids);
-    bool isDeleted(int row) const { return m_deleted.contains(m_rows.at(row).id); }
+    bool isDeleted(int row) const { return m_deleted.contains(rows().at(row).id); }
     int poisonCount() const;
 
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    void allChanged();
+
     qint64 m_poison = 5;
     QSet<QByteArray> m_deleted;
 };
 
-class StreamEntriesModel : public StreamRowsModel<StreamEntry>
+class StreamEntriesModel : public RowListModel<StreamEntry>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { IdColumn, TimeColumn, FieldsColumn, ColumnCount };
-    enum Role { IdRole = Qt::UserRole + 1 };
-    using StreamRowsModel::StreamRowsModel;
-    int columnCount(const QModelIndex &parent = {}) const override;
+    explicit StreamEntriesModel(QObject *parent = nullptr)
+        : RowListModel([](const StreamEntry &e) { return e.id; }, ColumnCount, -1, parent)
+    { }
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     // "field=value  field=value", escaped, for one line.

@@ -30,6 +30,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace {
 
 QString idList(const QList<QByteArray> &ids)
@@ -57,56 +59,107 @@ StreamsPanel::StreamsPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
       m_reader(new StreamsReader(client, this)),
+      m_streamsModel(new StreamsModel(this)),
+      m_groupsModel(new StreamGroupsModel(this)),
+      m_consumersModel(new StreamConsumersModel(this)),
+      m_pendingModel(new PendingModel(this)),
+      m_entriesModel(new StreamEntriesModel(this)),
       m_actions(new StreamActions(client, this)),
       m_sampleTimer(new QTimer(this))
 {
     buildUi();
     m_sampleTimer->setInterval(5000);
     connect(m_sampleTimer, &QTimer::timeout, m_reader, &StreamsReader::sampleLengths);
-    connect(m_reader, &StreamsReader::streamsAvailable, this, [this] {
-        if (m_streamsView->selectionModel()->selectedRows().isEmpty() && m_reader->streamsModel()->rowCount() > 0
-            && m_reader->stream().isEmpty())
-            m_streamsView->selectRow(0);
-        m_status->setText(tr("%n streams", nullptr, m_reader->streamsModel()->rowCount()));
-        markContent();
-    });
-    connect(m_reader, &StreamsReader::lengthsSampled, this, &StreamsPanel::updateSparkline);
-    connect(m_reader, &StreamsReader::groupsAvailable, this, [this] {
-        const int groups = m_reader->groupsModel()->rowCount();
-        int row = groups > 0 ? 0 : -1;
-        for (int i = 0; i < groups; ++i) {
-            if (m_reader->groupsModel()->at(i).name == m_pendingAfterOpen)
-                row = i;
-        }
-        m_pendingAfterOpen.clear();
-        if (row >= 0)
-            m_groupsView->selectRow(row);
-        markContent();
-    });
-    connect(m_reader, &StreamsReader::pendingPageAvailable, this, &StreamsPanel::updatePendingStatus);
-    connect(m_reader, &StreamsReader::summaryAvailable, this, &StreamsPanel::updatePendingStatus);
-    connect(m_reader, &StreamsReader::pendingSampleAvailable, this, &StreamsPanel::updateHistogram);
-    connect(m_reader, &StreamsReader::entryLoaded, this, &StreamsPanel::onEntryLoaded);
-    connect(m_reader, &StreamsReader::failed, this, [this](const QString &message) { m_status->setText(message); });
-    connect(m_reader, &StreamsReader::oldestPendingFound, this, [this](const QByteArray &key, const QByteArray &group) {
-        const int row = m_reader->streamsModel()->rowOf(key);
-        if (key == m_reader->stream()) {
-            // The stream is open already: selecting its row again changes nothing, so go to
-            // the group directly.
-            const QList<StreamGroupInfo> &groups = m_reader->groupsModel()->rows();
-            for (int i = 0; i < groups.size(); ++i) {
-                if (groups.at(i).name == group)
-                    m_groupsView->selectRow(i);
-            }
-            return;
-        }
-        m_pendingAfterOpen = group;
-        if (row >= 0)
-            m_streamsView->selectRow(row);
-    });
+    connectReader();
     connect(m_actions, &StreamActions::finished, this, &StreamsPanel::onActionFinished);
     connect(m_client, &RedisClient::ready, this, &StreamsPanel::updateActionButtons);
     updateActionButtons();
+}
+
+// The reader's rows go to the panel's models (merged by id: selections survive a refresh).
+void StreamsPanel::connectReader()
+{
+    connect(m_reader, &StreamsReader::streamsListed, m_streamsModel, &StreamsModel::setRows);
+    connect(m_reader, &StreamsReader::streamsAvailable, this, [this](const QList<StreamRow> &rows) {
+        m_streamsModel->setRows(rows);
+        onStreamsAvailable();
+    });
+    connect(m_reader, &StreamsReader::lengthsSampled, this, [this](const QList<StreamRow> &rows) {
+        m_streamsModel->setRows(rows);
+        updateSparkline();
+    });
+    connect(m_reader, &StreamsReader::streamOpened, this, [this] {
+        m_groupsModel->clear();
+        m_consumersModel->clear();
+        m_pendingModel->clear();
+        m_entriesModel->clear();
+    });
+    connect(m_reader, &StreamsReader::groupOpened, this, [this] {
+        m_consumersModel->clear();
+        m_pendingModel->clear();
+    });
+    connect(m_reader, &StreamsReader::groupsAvailable, this,
+            [this](const QByteArray &, const QList<StreamGroupInfo> &groups) { onGroupsAvailable(groups); });
+    connect(m_reader, &StreamsReader::consumersAvailable, m_consumersModel, &StreamConsumersModel::setRows);
+    connect(m_reader, &StreamsReader::pendingPageAvailable, this, &StreamsPanel::onPendingPage);
+    connect(m_reader, &StreamsReader::deletedPendingAvailable, m_pendingModel, &PendingModel::setDeleted);
+    connect(m_reader, &StreamsReader::summaryAvailable, this, &StreamsPanel::updatePendingStatus);
+    connect(m_reader, &StreamsReader::pendingSampleAvailable, this, &StreamsPanel::updateHistogram);
+    connect(m_reader, &StreamsReader::entriesAvailable, m_entriesModel, &StreamEntriesModel::setRows);
+    connect(m_reader, &StreamsReader::entryLoaded, this, &StreamsPanel::onEntryLoaded);
+    connect(m_reader, &StreamsReader::failed, this, [this](const QString &message) { m_status->setText(message); });
+    connect(m_reader, &StreamsReader::oldestPendingFound, this, &StreamsPanel::onOldestPendingFound);
+}
+
+void StreamsPanel::onStreamsAvailable()
+{
+    if (m_streamsView->selectionModel()->selectedRows().isEmpty() && m_streamsModel->rowCount() > 0
+        && m_reader->stream().isEmpty())
+        m_streamsView->selectRow(0);
+    m_status->setText(tr("%n streams", nullptr, m_streamsModel->rowCount()));
+    markContent();
+}
+
+void StreamsPanel::onGroupsAvailable(const QList<StreamGroupInfo> &groups)
+{
+    m_groupsModel->setRows(groups);
+    // A refresh keeps the group selected; a stream just opened gets one selected.
+    if (!std::exchange(m_selectGroupOnGroups, false))
+        return;
+    int row = groups.isEmpty() ? -1 : 0;
+    for (int i = 0; i < groups.size(); ++i) {
+        if (groups.at(i).name == m_pendingAfterOpen)
+            row = i;
+    }
+    m_pendingAfterOpen.clear();
+    if (row >= 0)
+        m_groupsView->selectRow(row);
+    markContent();
+}
+
+void StreamsPanel::onOldestPendingFound(const QByteArray &key, const QByteArray &group)
+{
+    const int row = m_streamsModel->rowOf(key);
+    if (key == m_reader->stream()) {
+        // The stream is open already: selecting its row again changes nothing, so go to
+        // the group directly.
+        const QList<StreamGroupInfo> &groups = m_groupsModel->rows();
+        for (int i = 0; i < groups.size(); ++i) {
+            if (groups.at(i).name == group)
+                m_groupsView->selectRow(i);
+        }
+        return;
+    }
+    m_pendingAfterOpen = group;
+    if (row >= 0)
+        m_streamsView->selectRow(row);
+}
+
+void StreamsPanel::onPendingPage(const QList<PendingEntry> &rows)
+{
+    m_pendingModel->setDeleted({});
+    m_pendingModel->setRows(rows);
+    updatePendingStatus();
 }
 
 void StreamsPanel::buildUi()
@@ -123,7 +176,7 @@ void StreamsPanel::buildUi()
     auto *left = new QWidget(split);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    m_streamsView = tableview::make(m_reader->streamsModel(), left);
+    m_streamsView = tableview::make(m_streamsModel, left);
     leftLayout->addWidget(m_streamsView, 1);
     m_sparkline = new QCustomPlot(left);
     m_sparkline->setMinimumHeight(110);
@@ -142,8 +195,8 @@ void StreamsPanel::buildUi()
     auto *groupsTab = new QWidget(m_tabs);
     auto *g = new QVBoxLayout(groupsTab);
     auto *top = new QSplitter(Qt::Horizontal, groupsTab);
-    m_groupsView = tableview::make(m_reader->groupsModel(), top);
-    m_consumersView = tableview::make(m_reader->consumersModel(), top);
+    m_groupsView = tableview::make(m_groupsModel, top);
+    m_consumersView = tableview::make(m_consumersModel, top);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
     top->setMaximumHeight(120);
@@ -174,7 +227,7 @@ void StreamsPanel::buildUi()
     g->addLayout(filters);
 
     auto *middle = new QSplitter(Qt::Horizontal, groupsTab);
-    m_pendingView = tableview::make(m_reader->pendingModel(), middle);
+    m_pendingView = tableview::make(m_pendingModel, middle);
     m_pendingView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     auto *side = new QWidget(middle);
     auto *sideLayout = new QVBoxLayout(side);
@@ -257,7 +310,7 @@ void StreamsPanel::buildUi()
     jumpRow->addWidget(older);
     e->addLayout(jumpRow);
     auto *entriesSplit = new QSplitter(Qt::Vertical, entriesTab);
-    m_entriesView = tableview::make(m_reader->entriesModel(), entriesSplit);
+    m_entriesView = tableview::make(m_entriesModel, entriesSplit);
     m_entriesFields = new QPlainTextEdit(entriesSplit);
     m_entriesFields->setReadOnly(true);
     e->addWidget(entriesSplit, 1);
@@ -282,13 +335,13 @@ void StreamsPanel::buildUi()
     connect(m_entriesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 if (current.isValid())
-                    m_entriesFields->setPlainText(fieldsText(m_reader->entriesModel()->at(current.row())));
+                    m_entriesFields->setPlainText(fieldsText(m_entriesModel->rows().at(current.row())));
             });
     for (QSpinBox *s : {m_minIdle, m_minDeliveries})
         connect(s, &QSpinBox::editingFinished, this, &StreamsPanel::applyFilter);
     connect(m_consumerFilter, &QLineEdit::editingFinished, this, &StreamsPanel::applyFilter);
     connect(m_poison, &QSpinBox::valueChanged, this, [this](int v) {
-        m_reader->setPoisonThreshold(v);
+        m_pendingModel->setPoisonThreshold(v);
         updateHistogram();
         updatePendingStatus();
     });
@@ -354,13 +407,13 @@ void StreamsPanel::setStreams(const QList<QByteArray> &keys)
 
 void StreamsPanel::openStream(const QByteArray &key)
 {
-    const int row = m_reader->streamsModel()->rowOf(key);
+    const int row = m_streamsModel->rowOf(key);
     if (row >= 0) {
         m_streamsView->selectRow(row);
         return;
     }
     QList<QByteArray> keys;
-    for (const StreamRow &r : m_reader->streamsModel()->rows())
+    for (const StreamRow &r : m_streamsModel->rows())
         keys << r.key;
     keys.prepend(key);
     m_reader->setStreams(keys);
@@ -396,11 +449,12 @@ void StreamsPanel::onStreamSelected()
     const QModelIndexList rows = m_streamsView->selectionModel()->selectedRows();
     if (rows.isEmpty())
         return;
-    const StreamRow &r = m_reader->streamsModel()->at(rows.first().row());
+    const StreamRow &r = m_streamsModel->rows().at(rows.first().row());
     if (r.key == m_reader->stream())
         return;
     m_entryView->clear();
     m_entriesFields->clear();
+    m_selectGroupOnGroups = true;
     m_reader->openStream(r.key);
     m_reader->browseEntries("+");
     QString facts = tr("%1: %n entries", nullptr, int(r.info.length)).arg(bytesescape::quoteIfNeeded(r.key));
@@ -422,7 +476,7 @@ void StreamsPanel::onGroupSelected()
     if (rows.isEmpty())
         return;
     m_entryView->clear();
-    m_reader->openGroup(m_reader->groupsModel()->at(rows.first().row()).name);
+    m_reader->openGroup(m_groupsModel->rows().at(rows.first().row()).name);
 }
 
 void StreamsPanel::onPendingSelected()
@@ -449,7 +503,7 @@ QList<QByteArray> StreamsPanel::selectedPendingIds() const
 {
     QList<QByteArray> ids;
     for (const QModelIndex &i : m_pendingView->selectionModel()->selectedRows())
-        ids << m_reader->pendingModel()->at(i.row()).id;
+        ids << m_pendingModel->rows().at(i.row()).id;
     return ids;
 }
 
@@ -467,13 +521,13 @@ void StreamsPanel::applyFilter()
 void StreamsPanel::updatePendingStatus()
 {
     const PendingSummary &s = m_reader->summary();
-    const int rows = m_reader->pendingModel()->rowCount();
+    const int rows = m_pendingModel->rowCount();
     m_pageLabel->setText(tr("Page %1: %n rows shown; %2 pending in the group", nullptr, rows)
                              .arg(qMax(1, m_reader->pageNumber()))
                              .arg(format::count(quint64(s.count))));
     m_prevPage->setEnabled(m_reader->pageNumber() > 1);
     m_nextPage->setEnabled(m_reader->hasNextPage());
-    const int poison = m_reader->pendingModel()->poisonCount();
+    const int poison = m_pendingModel->poisonCount();
     m_poisonLabel->setText(poison > 0 ? tr("%n poison entries on this page", nullptr, poison) : QString());
 }
 
@@ -482,7 +536,7 @@ void StreamsPanel::updateSparkline()
     const QModelIndexList rows = m_streamsView->selectionModel()->selectedRows();
     if (rows.isEmpty())
         return;
-    const StreamRow &r = m_reader->streamsModel()->at(rows.first().row());
+    const StreamRow &r = m_streamsModel->rows().at(rows.first().row());
     QVector<double> x, y;
     for (const auto &s : r.samples) {
         x << double(s.first) / 1000.0;
@@ -504,7 +558,7 @@ void StreamsPanel::updateSparkline()
 
 void StreamsPanel::updateHistogram()
 {
-    const IdleHistogram h = IdleHistogram::of(m_reader->pendingSample(), m_reader->pendingModel()->poisonThreshold());
+    const IdleHistogram h = IdleHistogram::of(m_reader->pendingSample(), m_pendingModel->poisonThreshold());
     QVector<double> keys, values;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     int top = 0;
@@ -525,7 +579,7 @@ void StreamsPanel::updateHistogram()
     m_histogram->replot(QCustomPlot::rpQueuedReplot);
     if (h.poison > 0)
         m_poisonLabel->setToolTip(tr("%n entries delivered more than %1 times in the group", nullptr, h.poison)
-                                      .arg(m_reader->pendingModel()->poisonThreshold()));
+                                      .arg(m_pendingModel->poisonThreshold()));
 }
 
 void StreamsPanel::updateActionButtons()

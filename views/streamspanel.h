@@ -2,6 +2,7 @@
 #pragma once
 
 #include "panel.h"
+#include "streams.h"
 
 #include <QByteArray>
 #include <QList>
@@ -21,7 +22,6 @@ class RedisClient;
 class StreamActions;
 class StreamsReader;
 struct StreamActionResult;
-struct StreamEntry;
 
 // Streams found by the scan: their XINFO facts and sampled length, consumer groups and
 // consumers, the pending entries list with filters, an idle-time histogram and poison entries,
@@ -45,6 +45,11 @@ public:
     void setDeadLetterScript(const QByteArray &source, const QByteArray &sha1);
 
     StreamsReader *reader() const { return m_reader; }
+    StreamsModel *streamsModel() const { return m_streamsModel; }
+    StreamGroupsModel *groupsModel() const { return m_groupsModel; }
+    StreamConsumersModel *consumersModel() const { return m_consumersModel; }
+    PendingModel *pendingModel() const { return m_pendingModel; }
+    StreamEntriesModel *entriesModel() const { return m_entriesModel; }
     StreamActions *actions() const { return m_actions; }
     QCustomPlot *histogramPlot() const { return m_histogram; }
     QCustomPlot *sparklinePlot() const { return m_sparkline; }
@@ -64,6 +69,11 @@ protected:
 
 private:
     void buildUi();
+    void connectReader();
+    void onStreamsAvailable();
+    void onGroupsAvailable(const QList<StreamGroupInfo> &groups);
+    void onOldestPendingFound(const QByteArray &key, const QByteArray &group);
+    void onPendingPage(const QList<PendingEntry> &rows);
     void applyStyle();
     void onStreamSelected();
     void onGroupSelected();
@@ -82,6 +92,11 @@ private:
 
     RedisClient *m_client;
     StreamsReader *m_reader;
+    StreamsModel *m_streamsModel;
+    StreamGroupsModel *m_groupsModel;
+    StreamConsumersModel *m_consumersModel;
+    PendingModel *m_pendingModel;
+    StreamEntriesModel *m_entriesModel;
     StreamActions *m_actions;
     QTimer *m_sampleTimer;
     QLabel *m_status = nullptr;
@@ -113,6 +128,7 @@ private:
     QTableView *m_entriesView = nullptr;
     QPlainTextEdit *m_entriesFields = nullptr;
     QByteArray m_pendingAfterOpen; // group to open once the groups of a stream arrive
+    bool m_selectGroupOnGroups = false; // the stream was opened: select a group when its groups arrive
     bool m_confirm = true;
     bool m_hasContent = false;
 };

@@ -209,9 +209,9 @@ private:
         StreamsPanel *streams = w.streamsPanel();
         w.showPanel(QStringLiteral("streams"));
         const auto allLoaded = [streams] {
-            const auto *model = streams->reader()->streamsModel();
+            const auto *model = streams->streamsModel();
             for (int i = 0; i < model->rowCount(); ++i) {
-                if (!model->at(i).loaded)
+                if (!model->rows().at(i).loaded)
                     return false;
             }
             return model->rowCount() > 0;
@@ -220,7 +220,7 @@ private:
         // The oldest pending entry sits in the stream that is already open: the panel must
         // switch to its group (it did not, before).
         streams->openOldestPending();
-        QTRY_VERIFY2_WITH_TIMEOUT(streams->reader()->pendingModel()->rowCount() > 0, qPrintable(streams->statusText()),
+        QTRY_VERIFY2_WITH_TIMEOUT(streams->pendingModel()->rowCount() > 0, qPrintable(streams->statusText()),
                                   kWaitMs);
         streams->pendingView()->selectAll();
 

@@ -101,24 +101,22 @@ private Q_SLOTS:
         panel.setConfirmations(false);
         panel.resize(1400, 820);
         panel.show();
-        QAbstractItemModelTester t1(panel.reader()->streamsModel(),
-                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(panel.reader()->pendingModel(),
-                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(panel.streamsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(panel.pendingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy ready(&panel, &Panel::contentReady);
         panel.setActive(true);
         panel.setStreams({"events:audit", "events:orders"});
         QVERIFY(ready.wait(kWaitMs));
         QVERIFY(panel.hasContent());
         QSignalSpy streamsAvail(panel.reader(), &StreamsReader::streamsAvailable);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            panel.reader()->streamsModel()->rowCount() == 2 && panel.reader()->streamsModel()->at(1).loaded, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.streamsModel()->rowCount() == 2 && panel.streamsModel()->rows().at(1).loaded,
+                                 kWaitMs);
         panel.openOldestPending();
         QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->stream(), QByteArray("events:orders"), kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->group(), QByteArray("billing"), kWaitMs);
-        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount(), 50, kWaitMs);
-        QCOMPARE(panel.reader()->groupsModel()->rowCount(), 2);
-        QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->consumersModel()->rowCount(), 2, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.pendingModel()->rowCount(), 50, kWaitMs);
+        QCOMPARE(panel.groupsModel()->rowCount(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.consumersModel()->rowCount(), 2, kWaitMs);
         QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->pendingSample().size(), qsizetype(118), kWaitMs);
 
         // Histogram: bars for every pending entry, both axes labelled.
@@ -131,7 +129,7 @@ private Q_SLOTS:
         QCOMPARE(total, 118.0);
         QVERIFY(!h->xAxis->label().isEmpty());
         QVERIFY(!h->yAxis->label().isEmpty());
-        QVERIFY(panel.reader()->pendingModel()->poisonCount() > 0);
+        QVERIFY(panel.pendingModel()->poisonCount() > 0);
 
         // Two XLEN samples make a sparkline.
         QSignalSpy sampled(panel.reader(), &StreamsReader::lengthsSampled);
@@ -140,7 +138,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(panel.sparklinePlot()->graph(0)->dataCount() >= 2, kWaitMs);
 
         // Select a poison entry: its fields appear.
-        PendingModel *pm = panel.reader()->pendingModel();
+        PendingModel *pm = panel.pendingModel();
         int poisonRow = -1;
         for (int r = 0; r < pm->rowCount() && poisonRow < 0; ++r)
             poisonRow = pm->isPoison(r) ? r : -1;
@@ -164,9 +162,9 @@ private Q_SLOTS:
         panel.setStreams({"events:orders"});
         panel.openStream("events:orders");
         QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->group(), QByteArray("billing"), kWaitMs);
-        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount() > 0, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.pendingModel()->rowCount() > 0, kWaitMs);
         const qint64 before = serverPendingCount();
-        const QByteArray id = panel.reader()->pendingModel()->at(0).id;
+        const QByteArray id = panel.pendingModel()->rows().at(0).id;
         panel.pendingView()->selectRow(0);
         QSignalSpy finished(panel.actions(), &StreamActions::finished);
         panel.ackSelected();
@@ -174,8 +172,8 @@ private Q_SLOTS:
         QCOMPARE(serverPendingCount(), before - 1);
         QVERIFY(m_server.command({"XPENDING", "events:orders", "billing", id, id, "1"}).elements().isEmpty());
         // The page is reloaded without it.
-        QTRY_VERIFY_WITH_TIMEOUT(
-            panel.reader()->pendingModel()->rowCount() > 0 && panel.reader()->pendingModel()->at(0).id != id, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.pendingModel()->rowCount() > 0 && panel.pendingModel()->rows().at(0).id != id,
+                                 kWaitMs);
     }
 
     void readOnlyDisablesActions()
@@ -197,7 +195,7 @@ private Q_SLOTS:
         QCOMPARE(disabled, 3);
         panel.setStreams({"events:orders"});
         panel.openStream("events:orders");
-        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount() > 0, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(panel.pendingModel()->rowCount() > 0, kWaitMs);
         const qint64 before = serverPendingCount();
         const qint64 len = m_server.command({"XLEN", "events:orders"}).toInteger();
         panel.pendingView()->selectRow(0);
@@ -223,8 +221,8 @@ private Q_SLOTS:
         panel.setStreams({"events:orders"});
         panel.openStream("events:orders");
         QTRY_COMPARE_WITH_TIMEOUT(panel.reader()->group(), QByteArray("billing"), kWaitMs);
-        QTRY_VERIFY_WITH_TIMEOUT(panel.reader()->pendingModel()->rowCount() >= 3, kWaitMs);
-        PendingModel *pm = panel.reader()->pendingModel();
+        QTRY_VERIFY_WITH_TIMEOUT(panel.pendingModel()->rowCount() >= 3, kWaitMs);
+        PendingModel *pm = panel.pendingModel();
         const auto selectFirst = [&](int rows) {
             QAbstractItemModel *m = panel.pendingView()->model();
             panel.pendingView()->selectionModel()->select(
@@ -232,8 +230,8 @@ private Q_SLOTS:
                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         };
         selectFirst(2);
-        const QList<QByteArray> ids{pm->at(0).id, pm->at(1).id};
-        const QByteArray third = pm->at(2).id;
+        const QList<QByteArray> ids{pm->rows().at(0).id, pm->rows().at(1).id};
+        const QByteArray third = pm->rows().at(2).id;
         RawConnection raw(m_server.port());
         const auto writes = [&] {
             return commandCalls(raw, {"xclaim", "xautoclaim", "xack", "xtrim", "xadd", "xdel", "eval", "evalsha"});
@@ -299,7 +297,7 @@ private Q_SLOTS:
             selectFirst(rows);
             QList<QByteArray> now;
             for (int i = 0; i < rows; ++i)
-                now << pm->at(i).id;
+                now << pm->rows().at(i).id;
             return now;
         };
 
@@ -322,7 +320,7 @@ private Q_SLOTS:
         QCOMPARE(serverPendingCount(), pendingBefore - 1);
         QVERIFY(consumerOf(acked.at(0)).isEmpty());
 
-        QTRY_VERIFY_WITH_TIMEOUT(pm->rowCount() >= 2 && pm->at(0).id != acked.at(0), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(pm->rowCount() >= 2 && pm->rows().at(0).id != acked.at(0), kWaitMs);
         const QList<QByteArray> dead = reselect(2);
         finished.clear();
         panel.deadLetterSelected("events:orders:dead");

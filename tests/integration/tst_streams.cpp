@@ -49,6 +49,43 @@ bool samePending(const QList<PendingEntry> &a, const QList<PendingEntry> &b)
     return true;
 }
 
+// The reader with the models a panel feeds from it.
+struct Fed
+{
+    explicit Fed(RedisClient *client) : reader(client)
+    {
+        QObject::connect(&reader, &StreamsReader::streamsListed, &streams, &StreamsModel::setRows);
+        QObject::connect(&reader, &StreamsReader::streamsAvailable, &streams, &StreamsModel::setRows);
+        QObject::connect(&reader, &StreamsReader::lengthsSampled, &streams, &StreamsModel::setRows);
+        QObject::connect(&reader, &StreamsReader::streamOpened, &groups, [this] {
+            groups.clear();
+            consumers.clear();
+            pending.clear();
+            entries.clear();
+        });
+        QObject::connect(&reader, &StreamsReader::groupOpened, &groups, [this] {
+            consumers.clear();
+            pending.clear();
+        });
+        QObject::connect(&reader, &StreamsReader::groupsAvailable, &groups,
+                         [this](const QByteArray &, const QList<StreamGroupInfo> &rows) { groups.setRows(rows); });
+        QObject::connect(&reader, &StreamsReader::consumersAvailable, &consumers, &StreamConsumersModel::setRows);
+        QObject::connect(&reader, &StreamsReader::pendingPageAvailable, &pending,
+                         [this](const QList<PendingEntry> &rows) {
+                             pending.setDeleted({});
+                             pending.setRows(rows);
+                         });
+        QObject::connect(&reader, &StreamsReader::deletedPendingAvailable, &pending, &PendingModel::setDeleted);
+        QObject::connect(&reader, &StreamsReader::entriesAvailable, &entries, &StreamEntriesModel::setRows);
+    }
+    StreamsReader reader;
+    StreamsModel streams;
+    StreamGroupsModel groups;
+    StreamConsumersModel consumers;
+    PendingModel pending;
+    StreamEntriesModel entries;
+};
+
 } // namespace
 
 class TestStreams : public QObject
@@ -78,8 +115,9 @@ private:
         return finished.first().first().value<StreamActionResult>();
     }
 
-    static bool openGroup(StreamsReader &reader, const QByteArray &key, const QByteArray &group)
+    static bool openGroup(Fed &fed, const QByteArray &key, const QByteArray &group)
     {
+        StreamsReader &reader = fed.reader;
         QSignalSpy groups(&reader, &StreamsReader::groupsAvailable);
         reader.openStream(key);
         if (!groups.wait(kWaitMs))
@@ -91,16 +129,17 @@ private:
     }
 
     // All pages, following nextPendingPage(); each page is checked against the same XPENDING.
-    QList<PendingEntry> allPages(StreamsReader &reader, int *pages)
+    QList<PendingEntry> allPages(Fed &fed, int *pages)
     {
-        QList<PendingEntry> all = reader.pendingModel()->rows();
+        StreamsReader &reader = fed.reader;
+        QList<PendingEntry> all = fed.pending.rows();
         *pages = 1;
         while (reader.hasNextPage()) {
             QSignalSpy page(&reader, &StreamsReader::pendingPageAvailable);
             reader.nextPendingPage();
             if (!page.wait(kWaitMs))
                 return {};
-            all.append(reader.pendingModel()->rows());
+            all.append(fed.pending.rows());
             ++*pages;
         }
         return all;
@@ -150,16 +189,17 @@ private Q_SLOTS:
     void streamsListMatchesXinfo()
     {
         m_server.command({"SET", "notastream", "x"});
-        StreamsReader reader(m_client.get());
-        QAbstractItemModelTester tester(reader.streamsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Fed fed(m_client.get());
+        StreamsReader &reader = fed.reader;
+        QAbstractItemModelTester tester(&fed.streams, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy spy(&reader, &StreamsReader::streamsAvailable);
         reader.setStreams({kStream, "notastream"});
         QVERIFY(spy.wait(kWaitMs));
-        StreamsModel *m = reader.streamsModel();
+        StreamsModel *m = &fed.streams;
         QCOMPARE(m->rowCount(), 2);
         StreamInfo direct;
         QVERIFY(streaminfo::parseStream(m_server.command({"XINFO", "STREAM", kStream}), &direct));
-        const StreamRow &row = m->at(0);
+        const StreamRow &row = m->rows().at(0);
         QVERIFY(row.loaded);
         QCOMPARE(row.info.length, direct.length);
         QCOMPARE(row.info.length, qint64(38));
@@ -169,8 +209,8 @@ private Q_SLOTS:
         QCOMPARE(row.info.entriesAdded.value_or(-1), qint64(40)); // the local server is 7.0
         QCOMPARE(row.info.maxDeletedEntryId, m_deleted.last());
         QVERIFY(!row.onlyGrows()); // entries were deleted
-        QVERIFY(!m->at(1).error.isEmpty());
-        QVERIFY(m->at(1).error.contains(QLatin1String("WRONGTYPE")));
+        QVERIFY(!m->rows().at(1).error.isEmpty());
+        QVERIFY(m->rows().at(1).error.contains(QLatin1String("WRONGTYPE")));
 
         // Samples: two equal lengths but deletions on record -> not "only grows"; a fresh stream
         // that was never trimmed is.
@@ -183,23 +223,24 @@ private Q_SLOTS:
         m_server.command({"XADD", "fresh", "*", "a", "2"});
         reader.sampleLengths();
         QVERIFY(sampled.wait(kWaitMs));
-        QCOMPARE(m->at(1).samples.size(), 2);
-        QCOMPARE(m->at(1).samples.last().second, qint64(2));
-        QVERIFY(m->at(1).onlyGrows());
-        QVERIFY(!m->at(0).onlyGrows());
+        QCOMPARE(m->rows().at(1).samples.size(), 2);
+        QCOMPARE(m->rows().at(1).samples.last().second, qint64(2));
+        QVERIFY(m->rows().at(1).onlyGrows());
+        QVERIFY(!m->rows().at(0).onlyGrows());
     }
 
     void groupsAndConsumers()
     {
-        StreamsReader reader(m_client.get());
-        QAbstractItemModelTester t1(reader.groupsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(reader.consumersModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(openGroup(reader, kStream, kGroup));
-        QTRY_COMPARE_WITH_TIMEOUT(reader.consumersModel()->rowCount(), 2, kWaitMs);
+        Fed fed(m_client.get());
+        StreamsReader &reader = fed.reader;
+        QAbstractItemModelTester t1(&fed.groups, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&fed.consumers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(openGroup(fed, kStream, kGroup));
+        QTRY_COMPARE_WITH_TIMEOUT(fed.consumers.rowCount(), 2, kWaitMs);
         QList<StreamGroupInfo> groups;
         QVERIFY(streaminfo::parseGroups(m_server.command({"XINFO", "GROUPS", kStream}), &groups));
-        QCOMPARE(reader.groupsModel()->rowCount(), 1);
-        const StreamGroupInfo &g = reader.groupsModel()->at(0);
+        QCOMPARE(fed.groups.rowCount(), 1);
+        const StreamGroupInfo &g = fed.groups.rows().at(0);
         QCOMPARE(g.name, kGroup);
         QCOMPARE(g.pending, qint64(36));
         QCOMPARE(g.consumers, qint64(2));
@@ -207,9 +248,9 @@ private Q_SLOTS:
         QCOMPARE(g.entriesRead, groups.first().entriesRead);
         QVERIFY(g.lagKnown); // 7.0 reports lag (here nil or a number, as the server says)
         QCOMPARE(g.lag, groups.first().lag);
-        QCOMPARE(reader.consumersModel()->at(0).name, QByteArray("alice"));
-        QCOMPARE(reader.consumersModel()->at(0).pending, qint64(18)); // 20 - 2 acked
-        QCOMPARE(reader.consumersModel()->at(1).pending, qint64(18));
+        QCOMPARE(fed.consumers.rows().at(0).name, QByteArray("alice"));
+        QCOMPARE(fed.consumers.rows().at(0).pending, qint64(18)); // 20 - 2 acked
+        QCOMPARE(fed.consumers.rows().at(1).pending, qint64(18));
         QCOMPARE(reader.summary().count, qint64(36));
         QCOMPARE(reader.summary().minId, m_ids.first());
     }
@@ -227,18 +268,19 @@ private Q_SLOTS:
     {
         QFETCH(int, pageSize);
         QFETCH(QString, version);
-        StreamsReader reader(m_client.get());
+        Fed fed(m_client.get());
+        StreamsReader &reader = fed.reader;
         if (!version.isEmpty())
             reader.overrideServerVersion(QVersionNumber::fromString(version));
-        QAbstractItemModelTester tester(reader.pendingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&fed.pending, QAbstractItemModelTester::FailureReportingMode::QtTest);
         reader.setPageSize(pageSize);
-        QVERIFY(openGroup(reader, kStream, kGroup));
+        QVERIFY(openGroup(fed, kStream, kGroup));
         // The first page is exactly what the same XPENDING returns.
         QVERIFY(samePending(
-            reader.pendingModel()->rows(),
+            fed.pending.rows(),
             pendingOf(m_server.command({"XPENDING", kStream, kGroup, "-", "+", QByteArray::number(pageSize)}))));
         int pages = 0;
-        const QList<PendingEntry> all = allPages(reader, &pages);
+        const QList<PendingEntry> all = allPages(fed, &pages);
         const QList<PendingEntry> direct = serverPending();
         QVERIFY2(samePending(all, direct), QByteArray(describe(all) + "\n" + describe(direct)).constData());
         QCOMPARE(pages, 36 / pageSize + 1);
@@ -246,11 +288,11 @@ private Q_SLOTS:
         // only with a big page; check on a fresh first page).
         reader.firstPendingPage();
         QTRY_VERIFY_WITH_TIMEOUT(reader.pageNumber() == 1, kWaitMs);
-        PendingModel *m = reader.pendingModel();
+        PendingModel *m = &fed.pending;
         for (int row = 0; row < m->rowCount(); ++row) {
-            const bool shouldBeDeleted = m_deleted.contains(m->at(row).id);
+            const bool shouldBeDeleted = m_deleted.contains(m->rows().at(row).id);
             QTRY_COMPARE_WITH_TIMEOUT(m->isDeleted(row), shouldBeDeleted, kWaitMs);
-            QCOMPARE(m->isPoison(row), m_poison.contains(m->at(row).id));
+            QCOMPARE(m->isPoison(row), m_poison.contains(m->rows().at(row).id));
         }
         // Previous page after two pages is the first again.
         if (reader.hasNextPage()) {
@@ -259,10 +301,10 @@ private Q_SLOTS:
             QVERIFY(page.wait(kWaitMs));
             if (m->rowCount() == 0) // the page after a full last page is empty
                 return;
-            const QByteArray secondFirst = m->at(0).id;
+            const QByteArray secondFirst = m->rows().at(0).id;
             reader.previousPendingPage();
             QVERIFY(page.wait(kWaitMs));
-            QCOMPARE(m->at(0).id, m_ids.first());
+            QCOMPARE(m->rows().at(0).id, m_ids.first());
             QVERIFY(secondFirst != m_ids.first());
         }
     }
@@ -289,16 +331,17 @@ private Q_SLOTS:
         QFETCH(qint64, minDeliveries);
         QFETCH(QString, version);
         QFETCH(int, expected);
-        StreamsReader reader(m_client.get());
+        Fed fed(m_client.get());
+        StreamsReader &reader = fed.reader;
         if (!version.isEmpty())
             reader.overrideServerVersion(QVersionNumber::fromString(version));
         reader.setPageSize(5);
-        QVERIFY(openGroup(reader, kStream, kGroup));
+        QVERIFY(openGroup(fed, kStream, kGroup));
         QSignalSpy page(&reader, &StreamsReader::pendingPageAvailable);
         reader.setPendingFilter({minIdle, consumer, minDeliveries});
         QVERIFY(page.wait(kWaitMs));
         int pages = 0;
-        const QList<PendingEntry> all = allPages(reader, &pages);
+        const QList<PendingEntry> all = allPages(fed, &pages);
         // The server's answer, filtered the way the filter says.
         QList<PendingEntry> direct;
         for (const PendingEntry &e : serverPending()) {
@@ -311,8 +354,9 @@ private Q_SLOTS:
 
     void entryFieldsAndDeleted()
     {
-        StreamsReader reader(m_client.get());
-        QVERIFY(openGroup(reader, kStream, kGroup));
+        Fed fed(m_client.get());
+        StreamsReader &reader = fed.reader;
+        QVERIFY(openGroup(fed, kStream, kGroup));
         QSignalSpy loaded(&reader, &StreamsReader::entryLoaded);
         reader.loadEntry(m_ids.at(3));
         QVERIFY(loaded.wait(kWaitMs));
@@ -334,10 +378,11 @@ private Q_SLOTS:
     void entriesBrowser()
     {
         QFETCH(QString, version);
-        StreamsReader reader(m_client.get());
+        Fed fed(m_client.get());
+        StreamsReader &reader = fed.reader;
         if (!version.isEmpty())
             reader.overrideServerVersion(QVersionNumber::fromString(version));
-        QAbstractItemModelTester tester(reader.entriesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&fed.entries, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy groups(&reader, &StreamsReader::groupsAvailable);
         reader.openStream(kStream);
         QVERIFY(groups.wait(kWaitMs));
@@ -345,9 +390,9 @@ private Q_SLOTS:
         QList<StreamEntry> seen;
         reader.browseEntries("+", 10);
         while (spy.wait(kWaitMs)) {
-            if (reader.entriesModel()->rowCount() == 0)
+            if (fed.entries.rowCount() == 0)
                 break;
-            seen.append(reader.entriesModel()->rows());
+            seen.append(fed.entries.rows());
             reader.nextEntries(10);
         }
         QList<StreamEntry> direct;
@@ -361,9 +406,9 @@ private Q_SLOTS:
         const qint64 ms = streamid::milliseconds(m_ids.at(12));
         reader.browseFromTime(ms, 5);
         QVERIFY(spy.wait(kWaitMs));
-        QVERIFY(reader.entriesModel()->rowCount() > 0);
-        QVERIFY(streamid::milliseconds(reader.entriesModel()->at(0).id) <= ms);
-        QVERIFY(!streamid::less(reader.entriesModel()->at(0).id, m_ids.at(12)));
+        QVERIFY(fed.entries.rowCount() > 0);
+        QVERIFY(streamid::milliseconds(fed.entries.rows().at(0).id) <= ms);
+        QVERIFY(!streamid::less(fed.entries.rows().at(0).id, m_ids.at(12)));
     }
 
     void claimChangesOnlyThose()
@@ -568,8 +613,9 @@ private Q_SLOTS:
         QCOMPARE(m_server.command({"XLEN", kStream}).toInteger(), qint64(38));
         QCOMPARE(m_server.command({"EXISTS", "orders:dead"}).toInteger(), qint64(0));
         // Reading still works on a read-only connection.
-        StreamsReader reader(&client);
-        QVERIFY(openGroup(reader, kStream, kGroup));
+        Fed fed(&client);
+        StreamsReader &reader = fed.reader;
+        QVERIFY(openGroup(fed, kStream, kGroup));
         QCOMPARE(reader.summary().count, qint64(36));
     }
 
@@ -578,7 +624,8 @@ private Q_SLOTS:
         m_server.command({"XADD", "other", "9999999999999-0", "a", "1"}); // added "later" than orders
         m_server.command({"XGROUP", "CREATE", "other", "g", "0"});
         m_server.command({"XREADGROUP", "GROUP", "g", "c", "STREAMS", "other", ">"});
-        StreamsReader reader(m_client.get());
+        Fed fed(m_client.get());
+        StreamsReader &reader = fed.reader;
         QSignalSpy spy(&reader, &StreamsReader::streamsAvailable);
         reader.setStreams({"other", kStream});
         QVERIFY(spy.wait(kWaitMs));
