@@ -266,18 +266,28 @@ QVariant NamespaceMemoryModel::headerData(int section, Qt::Orientation orientati
 }
 
 TopKeysModel::TopKeysModel(QObject *parent)
-    : RowListModel([](const KeySize &k) { return k.name; }, ColumnCount, -1, parent)
+    : RowListModel([](const RankedKey &r) { return r.key.name; }, ColumnCount, -1, parent)
 { }
+
+void TopKeysModel::setResults(const QList<KeySize> &keys)
+{
+    QList<RankedKey> ranked;
+    ranked.reserve(keys.size());
+    for (const KeySize &k : keys)
+        ranked.append({k, int(ranked.size()) + 1});
+    setRows(std::move(ranked));
+}
 
 QVariant TopKeysModel::data(const QModelIndex &index, int role) const
 {
     if (!isCell(index))
         return {};
-    const KeySize &k = rows().at(index.row());
+    const RankedKey &ranked = rows().at(index.row());
+    const KeySize &k = ranked.key;
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case RankColumn: return index.row() + 1;
+        case RankColumn: return ranked.rank;
         case KeyColumn: return bytesescape::quoteIfNeeded(k.name.left(512));
         case TypeColumn: return keyTypeName(k.type);
         case MemoryColumn: return k.memory < 0 ? QString() : format::bytes(k.memory);
@@ -298,7 +308,7 @@ QVariant TopKeysModel::data(const QModelIndex &index, int role) const
     case TypeRole: return int(k.type);
     case SortRole:
         switch (index.column()) {
-        case RankColumn: return index.row();
+        case RankColumn: return ranked.rank - 1;
         case KeyColumn: return QString::fromLatin1(k.name.left(256).toHex());
         case TypeColumn: return keyTypeName(k.type);
         case MemoryColumn: return k.memory;

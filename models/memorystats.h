@@ -122,16 +122,25 @@ private:
     qint64 m_total = 0;
 };
 
+// A row of the top keys table: the key and its place in the list, which travels with the row
+// so that a merge that inserts above it changes it by an update, not behind the view's back.
+struct RankedKey
+{
+    KeySize key;
+    int rank = 0; // 1-based
+};
+
 // The top keys of a MemoryStats snapshot, by memory or by element count, merged by name.
-class TopKeysModel : public RowListModel<KeySize>, public RowTableRoles
+class TopKeysModel : public RowListModel<RankedKey>, public RowTableRoles
 {
     Q_OBJECT
 public:
     enum Column { RankColumn, KeyColumn, TypeColumn, MemoryColumn, ElementsColumn, ColumnCount };
 
     explicit TopKeysModel(QObject *parent = nullptr);
-    void setResults(const QList<KeySize> &rows) { setRows(rows); }
-    const KeySize &at(int row) const { return rows().at(row); }
+    // Largest first, as MemoryStats lists them.
+    void setResults(const QList<KeySize> &keys);
+    const KeySize &at(int row) const { return rows().at(row).key; }
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
