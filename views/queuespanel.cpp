@@ -58,6 +58,40 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     m_tabs = new QTabWidget(this);
     layout->addWidget(m_tabs, 1);
 
+    buildQueuesTab();
+    buildDelayedTab();
+    buildRulesTab();
+
+    connect(m_reader, &QueuesReader::queuesAvailable, this, &QueuesPanel::onQueuesAvailable);
+    connect(m_reader, &QueuesReader::failed, this,
+            [this](const QString &message) { m_status->setText(tr("Cannot read queues: %1").arg(message)); });
+    connect(m_queuesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_selectedQueue = selectedKey(m_queuesView, RowTableRoles::KeyRole);
+        showQueueDetails();
+    });
+    connect(m_delayedView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_selectedDelayed = selectedKey(m_delayedView, RowTableRoles::KeyRole);
+        showDelayedDetails();
+    });
+    connect(m_queuesView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::List);
+    });
+    connect(m_delayedView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::ZSet);
+    });
+    connect(m_processing, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem *item = m_processing->item(row, 0))
+            Q_EMIT openKeyRequested(item->data(Qt::UserRole).toByteArray(), KeyType::List);
+    });
+    connect(m_dueView, &QAbstractItemView::doubleClicked, this, [this] {
+        if (!m_selectedDelayed.isEmpty())
+            Q_EMIT openKeyRequested(m_selectedDelayed, KeyType::ZSet);
+    });
+    styleChart();
+}
+
+void QueuesPanel::buildQueuesTab()
+{
     // Queues: the table, then the selected queue's head/tail and processing lists.
     auto *queuesSplit = new QSplitter(Qt::Vertical, m_tabs);
     auto *queuesProxy = new QSortFilterProxyModel(this);
@@ -84,7 +118,10 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     queuesSplit->setStretchFactor(0, 3);
     queuesSplit->setStretchFactor(1, 2);
     m_tabs->addTab(queuesSplit, tr("List queues"));
+}
 
+void QueuesPanel::buildDelayedTab()
+{
     // Delayed jobs: the table, then the histogram beside the next due items.
     auto *delayedSplit = new QSplitter(Qt::Vertical, m_tabs);
     auto *delayedProxy = new QSortFilterProxyModel(this);
@@ -121,7 +158,10 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     delayedSplit->setStretchFactor(0, 2);
     delayedSplit->setStretchFactor(1, 3);
     m_tabs->addTab(delayedSplit, tr("Delayed jobs"));
+}
 
+void QueuesPanel::buildRulesTab()
+{
     // Rules: the shared rules file's editor, then the built-in queue rules as text.
     auto *rulesPage = new QWidget(m_tabs);
     auto *rulesLayout = new QVBoxLayout(rulesPage);
@@ -138,33 +178,6 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     builtIn->setWordWrap(true);
     rulesLayout->addWidget(builtIn);
     m_tabs->addTab(rulesPage, tr("Rules"));
-
-    connect(m_reader, &QueuesReader::queuesAvailable, this, &QueuesPanel::onQueuesAvailable);
-    connect(m_reader, &QueuesReader::failed, this,
-            [this](const QString &message) { m_status->setText(tr("Cannot read queues: %1").arg(message)); });
-    connect(m_queuesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        m_selectedQueue = selectedKey(m_queuesView, RowTableRoles::KeyRole);
-        showQueueDetails();
-    });
-    connect(m_delayedView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        m_selectedDelayed = selectedKey(m_delayedView, RowTableRoles::KeyRole);
-        showDelayedDetails();
-    });
-    connect(m_queuesView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
-        Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::List);
-    });
-    connect(m_delayedView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
-        Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::ZSet);
-    });
-    connect(m_processing, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        if (QTableWidgetItem *item = m_processing->item(row, 0))
-            Q_EMIT openKeyRequested(item->data(Qt::UserRole).toByteArray(), KeyType::List);
-    });
-    connect(m_dueView, &QAbstractItemView::doubleClicked, this, [this] {
-        if (!m_selectedDelayed.isEmpty())
-            Q_EMIT openKeyRequested(m_selectedDelayed, KeyType::ZSet);
-    });
-    styleChart();
 }
 
 QueuesPanel::~QueuesPanel() = default;

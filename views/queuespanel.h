@@ -49,6 +49,9 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void buildQueuesTab();
+    void buildDelayedTab();
+    void buildRulesTab();
     void onQueuesAvailable(const QList<QueueInfo> &queues, const QList<DelayedInfo> &delayed);
     void showQueueDetails();
     void showDelayedDetails();

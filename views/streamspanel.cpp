@@ -171,7 +171,47 @@ void StreamsPanel::buildUi()
 
     auto *split = new QSplitter(Qt::Horizontal, this);
     root->addWidget(split, 1);
+    buildStreamsSide(split);
 
+    // Right: groups and pending; entries browser.
+    m_tabs = new QTabWidget(split);
+    m_tabs->addTab(buildGroupsTab(), tr("Groups and pending"));
+    m_tabs->addTab(buildEntriesTab(), tr("Entries"));
+
+    split->setSizes({420, 980});
+    // Ids are the key column of three tables: wide enough for "1700000000000-123".
+    const int idWidth = fontMetrics().horizontalAdvance(QStringLiteral("00000000000000-0000")) + 12;
+    m_pendingView->setColumnWidth(PendingModel::IdColumn, idWidth);
+    m_entriesView->setColumnWidth(StreamEntriesModel::IdColumn, idWidth);
+    m_entriesView->setColumnWidth(StreamEntriesModel::TimeColumn, idWidth + 20);
+    m_groupsView->setColumnWidth(StreamGroupsModel::LastDeliveredColumn, idWidth);
+    m_streamsView->setColumnWidth(StreamsModel::KeyColumn, 140);
+    m_sparkline->xAxis->ticker()->setTickCount(3);
+
+    connect(m_streamsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &StreamsPanel::onStreamSelected);
+    connect(m_groupsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &StreamsPanel::onGroupSelected);
+    connect(m_pendingView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &StreamsPanel::onPendingSelected);
+    connect(m_entriesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    m_entriesFields->setPlainText(fieldsText(m_entriesModel->rows().at(current.row())));
+            });
+    for (QSpinBox *s : {m_minIdle, m_minDeliveries})
+        connect(s, &QSpinBox::editingFinished, this, &StreamsPanel::applyFilter);
+    connect(m_consumerFilter, &QLineEdit::editingFinished, this, &StreamsPanel::applyFilter);
+    connect(m_poison, &QSpinBox::valueChanged, this, [this](int v) {
+        m_pendingModel->setPoisonThreshold(v);
+        updateHistogram();
+        updatePendingStatus();
+    });
+    applyStyle();
+}
+
+void StreamsPanel::buildStreamsSide(QWidget *split)
+{
     // Left: streams, the selected stream's length over time and facts.
     auto *left = new QWidget(split);
     auto *leftLayout = new QVBoxLayout(left);
@@ -189,9 +229,10 @@ void StreamsPanel::buildUi()
     m_streamFacts->setWordWrap(true);
     m_streamFacts->setTextInteractionFlags(Qt::TextSelectableByMouse);
     leftLayout->addWidget(m_streamFacts);
+}
 
-    // Right: groups and pending; entries browser.
-    m_tabs = new QTabWidget(split);
+QWidget *StreamsPanel::buildGroupsTab()
+{
     auto *groupsTab = new QWidget(m_tabs);
     auto *g = new QVBoxLayout(groupsTab);
     auto *top = new QSplitter(Qt::Horizontal, groupsTab);
@@ -259,8 +300,16 @@ void StreamsPanel::buildUi()
     paging->addWidget(m_pageLabel, 1);
     paging->addWidget(m_poisonLabel);
     g->addLayout(paging);
+    connect(first, &QPushButton::clicked, m_reader, &StreamsReader::firstPendingPage);
+    connect(m_prevPage, &QPushButton::clicked, m_reader, &StreamsReader::previousPendingPage);
+    connect(m_nextPage, &QPushButton::clicked, m_reader, &StreamsReader::nextPendingPage);
+    g->addWidget(buildActions(groupsTab));
+    return groupsTab;
+}
 
-    auto *actionsBox = new QGroupBox(tr("Actions"), groupsTab);
+QWidget *StreamsPanel::buildActions(QWidget *parent)
+{
+    auto *actionsBox = new QGroupBox(tr("Actions"), parent);
     // Two rows: in one the panel would set the window's minimum width.
     auto *a = new QGridLayout(actionsBox);
     m_targetConsumer = new QLineEdit(actionsBox);
@@ -293,9 +342,17 @@ void StreamsPanel::buildUi()
     a->addWidget(trim, 1, 3);
     a->setColumnStretch(0, 1);
     m_actionButtons = {claim, autoClaim, ack, dead, trim};
-    g->addWidget(actionsBox);
-    m_tabs->addTab(groupsTab, tr("Groups and pending"));
+    connect(claim, &QPushButton::clicked, this, [this] { claimSelected(m_targetConsumer->text().toUtf8()); });
+    connect(autoClaim, &QPushButton::clicked, this,
+            [this] { this->autoClaim(m_targetConsumer->text().toUtf8(), qint64(m_claimIdle->value()) * 1000); });
+    connect(ack, &QPushButton::clicked, this, &StreamsPanel::ackSelected);
+    connect(dead, &QPushButton::clicked, this, [this] { deadLetterSelected(m_deadKey->text().toUtf8()); });
+    connect(trim, &QPushButton::clicked, this, [this] { trimStream(m_trimLen->value()); });
+    return actionsBox;
+}
 
+QWidget *StreamsPanel::buildEntriesTab()
+{
     auto *entriesTab = new QWidget(m_tabs);
     auto *e = new QVBoxLayout(entriesTab);
     auto *jumpRow = new QHBoxLayout;
@@ -314,51 +371,11 @@ void StreamsPanel::buildUi()
     m_entriesFields = new QPlainTextEdit(entriesSplit);
     m_entriesFields->setReadOnly(true);
     e->addWidget(entriesSplit, 1);
-    m_tabs->addTab(entriesTab, tr("Entries"));
-
-    split->setSizes({420, 980});
-    // Ids are the key column of three tables: wide enough for "1700000000000-123".
-    const int idWidth = fontMetrics().horizontalAdvance(QStringLiteral("00000000000000-0000")) + 12;
-    m_pendingView->setColumnWidth(PendingModel::IdColumn, idWidth);
-    m_entriesView->setColumnWidth(StreamEntriesModel::IdColumn, idWidth);
-    m_entriesView->setColumnWidth(StreamEntriesModel::TimeColumn, idWidth + 20);
-    m_groupsView->setColumnWidth(StreamGroupsModel::LastDeliveredColumn, idWidth);
-    m_streamsView->setColumnWidth(StreamsModel::KeyColumn, 140);
-    m_sparkline->xAxis->ticker()->setTickCount(3);
-
-    connect(m_streamsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &StreamsPanel::onStreamSelected);
-    connect(m_groupsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &StreamsPanel::onGroupSelected);
-    connect(m_pendingView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &StreamsPanel::onPendingSelected);
-    connect(m_entriesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) {
-                if (current.isValid())
-                    m_entriesFields->setPlainText(fieldsText(m_entriesModel->rows().at(current.row())));
-            });
-    for (QSpinBox *s : {m_minIdle, m_minDeliveries})
-        connect(s, &QSpinBox::editingFinished, this, &StreamsPanel::applyFilter);
-    connect(m_consumerFilter, &QLineEdit::editingFinished, this, &StreamsPanel::applyFilter);
-    connect(m_poison, &QSpinBox::valueChanged, this, [this](int v) {
-        m_pendingModel->setPoisonThreshold(v);
-        updateHistogram();
-        updatePendingStatus();
-    });
-    connect(first, &QPushButton::clicked, m_reader, &StreamsReader::firstPendingPage);
-    connect(m_prevPage, &QPushButton::clicked, m_reader, &StreamsReader::previousPendingPage);
-    connect(m_nextPage, &QPushButton::clicked, m_reader, &StreamsReader::nextPendingPage);
-    connect(claim, &QPushButton::clicked, this, [this] { claimSelected(m_targetConsumer->text().toUtf8()); });
-    connect(autoClaim, &QPushButton::clicked, this,
-            [this] { this->autoClaim(m_targetConsumer->text().toUtf8(), qint64(m_claimIdle->value()) * 1000); });
-    connect(ack, &QPushButton::clicked, this, &StreamsPanel::ackSelected);
-    connect(dead, &QPushButton::clicked, this, [this] { deadLetterSelected(m_deadKey->text().toUtf8()); });
-    connect(trim, &QPushButton::clicked, this, [this] { trimStream(m_trimLen->value()); });
     connect(go, &QPushButton::clicked, this, &StreamsPanel::jumpEntries);
     connect(m_jump, &QLineEdit::returnPressed, this, &StreamsPanel::jumpEntries);
     connect(newest, &QPushButton::clicked, this, [this] { m_reader->browseEntries("+"); });
     connect(older, &QPushButton::clicked, this, [this] { m_reader->nextEntries(); });
-    applyStyle();
+    return entriesTab;
 }
 
 void StreamsPanel::applyStyle()

@@ -69,6 +69,10 @@ protected:
 
 private:
     void buildUi();
+    void buildStreamsSide(QWidget *split);
+    QWidget *buildGroupsTab();
+    QWidget *buildActions(QWidget *parent);
+    QWidget *buildEntriesTab();
     void connectReader();
     void onStreamsAvailable();
     void onGroupsAvailable(const QList<StreamGroupInfo> &groups);
