@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandline.h"
 
+#include "bytesescape.h"
 #include "panelregistry.h"
 
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QSslCertificate>
+#include <limits>
 
 namespace {
 
@@ -153,6 +155,127 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
 const QString kUriSyntax = QStringLiteral("redis://[user[:password]@]host[:port][/db], rediss://… or "
                                           "unix:///path/to/socket[?db=N]");
 
+// QCommandLineParser names the program from the application object, which does not exist yet.
+QString withUsage(QString help, const QString &program)
+{
+    const qsizetype at = help.indexOf(QLatin1String("Usage: "));
+    const qsizetype options = help.indexOf(QLatin1String(" [options]"), at);
+    if (at >= 0 && options > at)
+        help.replace(at + 7, options - at - 7, program);
+    return help;
+}
+
+std::optional<CommandLine> parseShow(const QStringList &arguments, QString *error, const QString &redisCliAuth)
+{
+    auto fail = [error](const QString &why) -> std::optional<CommandLine> {
+        *error = QStringLiteral("show: ") + why;
+        return std::nullopt;
+    };
+    const QString panels = showpanels::names().join(QLatin1String(", "));
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral(
+            "Reads what a panel of the window reads, once, and prints what the panel shows: one record per row.\n"
+            "Panels: %1. leaderboard and geo show the KEY named after them (redis-cli escapes allowed).\n"
+            "keys: one record per key (key, type, ttl_ms, pattern, family, confidence, reason).\n"
+            "json is one document (panel, masked URI, time, coverage, records); jsonl one record per line; "
+            "tsv a header line and one line per record; markdown a table.\n"
+            "While it reads, a progress bar (keys scanned of DBSIZE, keys per second) is drawn on stderr when "
+            "stderr is a terminal; otherwise only errors are written there.\n"
+            "Exit status: 0 done, 1 reading failed, 2 bad arguments or no connection.")
+            .arg(panels));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help({QStringLiteral("help"), QStringLiteral("?")}, QStringLiteral("Show this help."));
+    const ConnectionOptions c;
+    const QCommandLineOption format(
+        QStringLiteral("format"),
+        QStringLiteral("Output format: %1 (default json).").arg(showpanels::formatNames().join(QLatin1String(", "))),
+        QStringLiteral("format"), QStringLiteral("json"));
+    const QCommandLineOption match(QStringLiteral("match"),
+                                   QStringLiteral("Only keys matching this glob (SCAN MATCH; redis-cli escapes "
+                                                  "allowed). Panels that scan the keyspace only."),
+                                   QStringLiteral("glob"));
+    const QCommandLineOption limit(QStringLiteral("limit"),
+                                   QStringLiteral("At most this many records (keys: the scan stops once it "
+                                                  "has found them)."),
+                                   QStringLiteral("n"));
+    const QCommandLineOption table(QStringLiteral("table"),
+                                   QStringLiteral("Panels with several tables: which one (overview: figures, facts; "
+                                                  "memory: namespaces, top; ratelimits: limiters, callers; sessions: "
+                                                  "sessions, indexes; caches: namespaces, tags, dedup_sets, "
+                                                  "dedup_families, counters; queues: queues, delayed; streams: "
+                                                  "streams, groups). Default: the first."),
+                                   QStringLiteral("name"));
+    const QCommandLineOption progress(QStringLiteral("progress"),
+                                      QStringLiteral("Draw the progress bar on stderr even when it is not a "
+                                                     "terminal."));
+    parser.addOptions(
+        {help,     c.host,     c.port,     c.socket,         c.pass,    c.user, c.askPass,   c.db,       c.tls,
+         c.caCert, c.insecure, c.readOnly, c.connectTimeout, c.timeout, c.demo, c.separator, c.scanRate, format,
+         match,    limit,      table,      progress});
+    parser.addPositionalArgument(QStringLiteral("panel"), panels, QStringLiteral("PANEL"));
+    parser.addPositionalArgument(QStringLiteral("key"), QStringLiteral("leaderboard, geo: the key to show."),
+                                 QStringLiteral("[KEY]"));
+    parser.addPositionalArgument(QStringLiteral("uri"), kUriSyntax, QStringLiteral("[uri]"));
+
+    QStringList line = arguments;
+    line.removeAt(1); // "show"
+    if (!parser.parse(line))
+        return fail(parser.errorText());
+    CommandLine cl;
+    cl.helpText = withUsage(parser.helpText(), QStringLiteral("redislens show"));
+    if (parser.isSet(help)) {
+        cl.action = CommandLine::Action::Help;
+        return cl;
+    }
+    cl.action = CommandLine::Action::Show;
+    QStringList positional = parser.positionalArguments();
+    if (positional.isEmpty())
+        return fail(QStringLiteral("which panel? (%1)").arg(panels));
+    ShowRequest &r = cl.show;
+    r.panel = positional.takeFirst();
+    if (!showpanels::names().contains(r.panel))
+        return fail(QStringLiteral("unknown panel '%1' (known: %2)").arg(r.panel, panels));
+    if (showpanels::needsKey(r.panel)) {
+        if (positional.isEmpty())
+            return fail(QStringLiteral("%1 needs the KEY to show: redislens show %1 KEY").arg(r.panel));
+        r.keyText = positional.takeFirst();
+        QString why;
+        const auto key = bytesescape::unescape(r.keyText, &why);
+        if (!key)
+            return fail(QStringLiteral("KEY: %1").arg(why));
+        r.key = *key;
+    }
+    if (const QString why = applyConnectionOptions(parser, c, positional, redisCliAuth, cl); !why.isEmpty())
+        return fail(why);
+    const auto f = showpanels::formatFromName(parser.value(format));
+    if (!f)
+        return fail(QStringLiteral("unknown --format '%1' (known: %2)")
+                        .arg(parser.value(format), showpanels::formatNames().join(QLatin1String(", "))));
+    r.format = *f;
+    if (parser.isSet(match)) {
+        if (!showpanels::scans(r.panel))
+            return fail(QStringLiteral("--match narrows a scan of the keyspace, which %1 does not make").arg(r.panel));
+        QString why;
+        const auto glob = bytesescape::unescape(parser.value(match), &why);
+        if (!glob)
+            return fail(QStringLiteral("--match: %1").arg(why));
+        r.match = *glob;
+    }
+    if (parser.isSet(limit)) {
+        int n = 0;
+        if (!parseInt(parser.value(limit), 0, std::numeric_limits<int>::max(), &n))
+            return fail(QStringLiteral("invalid --limit '%1': expected a number of records").arg(parser.value(limit)));
+        r.limit = n;
+    }
+    if (parser.isSet(table))
+        r.table = parser.value(table);
+    if (parser.isSet(progress))
+        r.progress = ShowRequest::Progress::Always;
+    r.demo = cl.demo;
+    return cl;
+}
+
 } // namespace
 
 ConnectionProfile CommandLine::applyOptionsTo(ConnectionProfile where) const
@@ -169,10 +292,14 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         *error = why;
         return std::nullopt;
     };
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("show"))
+        return parseShow(arguments, error, redisCliAuth);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("RedisLens shows the state of Redis patterns: locks, rate limits, sessions, caches, "
-                       "leaderboards, geo sets, streams and queues."));
+                       "leaderboards, geo sets, streams and queues.\n"
+                       "redislens show PANEL [options] [uri] prints what a panel shows, without a window "
+                       "(json, jsonl, tsv or markdown): see redislens show --help."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     // -h is the host, as in redis-cli; help is --help only.
     const QCommandLineOption help({QStringLiteral("help"), QStringLiteral("?")}, QStringLiteral("Show this help."));
@@ -197,7 +324,7 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         return fail(parser.errorText());
 
     CommandLine cl;
-    cl.helpText = parser.helpText();
+    cl.helpText = withUsage(parser.helpText(), QStringLiteral("redislens"));
     if (parser.isSet(help)) {
         cl.action = Action::Help;
         return cl;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "connectionprofile.h"
+#include "showrequest.h"
 
 #include <QStringList>
 #include <optional>
@@ -10,7 +11,7 @@
 // with one line and exit status 2 by the caller.
 struct CommandLine
 {
-    enum class Action { Run, Help, Version };
+    enum class Action { Run, Help, Version, Show };
 
     Action action = Action::Run;
     ConnectionProfile profile;
@@ -22,6 +23,7 @@ struct CommandLine
     QString openKey; // escaped key name to open once connected
     QByteArray separator; // empty: from settings
     int scanRate = -1; // -1: from settings
+    ShowRequest show; // Action::Show: `redislens show PANEL …`
     QString helpText;
     QStringList warnings;
 
@@ -29,7 +31,8 @@ struct CommandLine
     // a server: --read-only and the timeouts. --demo used to drop them.
     ConnectionProfile applyOptionsTo(ConnectionProfile where) const;
 
-    // 'environment' is consulted for REDISCLI_AUTH. Returns the parsed line or an error.
+    // 'redisCliAuth' is REDISCLI_AUTH. Returns the parsed line or an error. A line whose first
+    // argument is "show" is the headless command, with the window's connection and scan options.
     static std::optional<CommandLine> parse(const QStringList &arguments, QString *error,
                                             const QString &redisCliAuth = {});
 };

@@ -4,13 +4,17 @@
 #include "demo.h"
 #include "mainwindow.h"
 #include "settings.h"
+#include "show.h"
 
 #include <QApplication>
 #include <QInputDialog>
+#include <QStandardPaths>
 #include <QTextStream>
 #include <QTimer>
 
 #include <cstdio>
+#include <termios.h>
+#include <unistd.h>
 
 namespace {
 
@@ -28,17 +32,84 @@ int usageError(const QString &message)
     return 2;
 }
 
+// --askpass without a window: the terminal, with echo off.
+std::optional<QString> passwordFromTerminal(const QString &prompt)
+{
+    if (::isatty(STDIN_FILENO) != 1)
+        return std::nullopt;
+    std::fprintf(stderr, "%s", qPrintable(prompt));
+    std::fflush(stderr);
+    termios saved{};
+    tcgetattr(STDIN_FILENO, &saved);
+    termios quiet = saved;
+    quiet.c_lflag &= ~tcflag_t(ECHO);
+    tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+    QByteArray line;
+    for (char c = 0; ::read(STDIN_FILENO, &c, 1) == 1 && c != '\n';)
+        line.append(c);
+    tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    std::fprintf(stderr, "\n");
+    return QString::fromLocal8Bit(line);
+}
+
+// `redislens show`: a QCoreApplication, never a display.
+int runShow(int argc, char **argv, const CommandLine &cl)
+{
+    QCoreApplication app(argc, argv);
+    setIdentity();
+    for (const QString &w : std::as_const(cl.warnings))
+        std::fprintf(stderr, "%s\n", qPrintable(w));
+    ShowRequest request = cl.show;
+    // The window's settings, unless the line overrides them.
+    Settings settings;
+    if (!cl.separator.isEmpty())
+        settings.overrideSeparator(cl.separator);
+    if (cl.scanRate >= 0)
+        settings.overrideScanRate(cl.scanRate);
+    request.separator = settings.separator();
+    request.scanRate = settings.scanRate();
+    request.rulesFile
+        = QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/rules.json");
+
+    std::unique_ptr<Demo> demo;
+    ConnectionProfile profile = cl.profile;
+    if (cl.demo) {
+        // The demo's data as seeded; the simulator stays off, so one read sees one state.
+        demo = std::make_unique<Demo>();
+        QString error;
+        if (!demo->seedBlocking(&error)) {
+            headless::reportError(QStringLiteral("cannot start the demo: %1").arg(error));
+            return 2;
+        }
+        profile = cl.applyOptionsTo(demo->profile());
+        profile.name = QStringLiteral("demo");
+    }
+    if (cl.askPass) {
+        const auto pw = passwordFromTerminal(QStringLiteral("Password for %1: ").arg(profile.displayName()));
+        if (!pw) {
+            headless::reportError(QStringLiteral("--askpass needs a terminal on stdin; use REDISCLI_AUTH"));
+            return 2;
+        }
+        profile.password = *pw;
+    }
+    return headless::show(request, profile);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-    // Parse before any application object exists: --help, --version and bad arguments never
-    // need a display.
+    // Parse before any application object exists: --help, --version, show and bad arguments
+    // never need a display.
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
     QString error;
     const auto parsed = CommandLine::parse(arguments, &error, qEnvironmentVariable("REDISCLI_AUTH"));
+    if (!parsed && arguments.value(1) == QLatin1String("show")) {
+        headless::reportError(error); // one line: scripts read it
+        return 2;
+    }
     if (!parsed)
         return usageError(error);
     CommandLine cl = *parsed;
@@ -52,6 +123,8 @@ int main(int argc, char **argv)
         QTextStream(stdout) << "redislens " << REDISLENS_VERSION << '\n';
         return 0;
     }
+    if (cl.action == CommandLine::Action::Show)
+        return runShow(argc, argv, cl);
     QByteArray openKey;
     if (!cl.openKey.isEmpty()) {
         const auto key = bytesescape::unescape(cl.openKey, &error);

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "panelshow.h"
+
+#include "showkeys.h"
+#include "showpatterns.h"
+#include "showserver.h"
+#include "showslowlog.h"
+
+std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &context)
+{
+    if (panel == QLatin1String("keys"))
+        return std::make_unique<ShowKeys>(context);
+    if (panel == QLatin1String("overview"))
+        return std::make_unique<ShowOverview>(context);
+    if (panel == QLatin1String("ttl"))
+        return std::make_unique<ShowTtl>(context);
+    if (panel == QLatin1String("slowlog"))
+        return std::make_unique<ShowSlowlog>(context);
+    if (panel == QLatin1String("memory"))
+        return std::make_unique<ShowMemory>(context);
+    if (panel == QLatin1String("locks"))
+        return std::make_unique<ShowLocks>(context);
+    if (panel == QLatin1String("ratelimits"))
+        return std::make_unique<ShowRateLimits>(context);
+    if (panel == QLatin1String("sessions"))
+        return std::make_unique<ShowSessions>(context);
+    if (panel == QLatin1String("caches"))
+        return std::make_unique<ShowCaches>(context);
+    return nullptr;
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "showkeys.h"
+
+#include "keyspacescan.h"
+#include "keytype.h"
+#include "patternindex.h"
+#include "showrequest.h"
+
+ShowKeys::ShowKeys(const Context &context, QObject *parent)
+    : PanelShow(context, parent),
+      m_scan(new KeyspaceScan(m_client, m_request, m_bar, {true, false, m_request.limit}, this))
+{
+    for (int t = 0; t <= int(KeyType::Module); ++t) {
+        const QString name = keyTypeName(KeyType(t));
+        m_typeNames.append(name.isEmpty() ? QByteArrayLiteral("unknown") : name.toUtf8());
+    }
+    connect(m_scan, &KeyspaceScan::failed, this, &PanelShow::failed);
+    connect(m_scan, &KeyspaceScan::done, this, [this] {
+        m_matches = m_scan->index().matches();
+        Q_EMIT finished();
+    });
+}
+
+QByteArrayView ShowKeys::utf8Of(const QString &text) const
+{
+    // Families and reasons are shared by every key of a group: convert each string once.
+    auto it = m_utf8.constFind(text.constData());
+    if (it == m_utf8.constEnd())
+        it = m_utf8.insert(text.constData(), text.toUtf8());
+    return QByteArrayView(*it);
+}
+
+void ShowKeys::start()
+{
+    m_scan->start();
+}
+
+QList<Column> ShowKeys::columns() const
+{
+    return {{"key", Column::Type::Text},     {"type", Column::Type::Text},        {"ttl_ms", Column::Type::Integer},
+            {"pattern", Column::Type::Text}, {"family", Column::Type::Text},      {"confidence", Column::Type::Integer},
+            {"reason", Column::Type::Text},  {"from_rule", Column::Type::Boolean}};
+}
+
+qsizetype ShowKeys::recordCount() const
+{
+    return m_matches.size();
+}
+
+QByteArray ShowKeys::patternId(const PatternMatch &match)
+{
+    if (match.kind == PatternKind::Unknown)
+        return match.fromRule ? QByteArrayLiteral("none") : QByteArrayLiteral("unknown");
+    return patternKindId(match.kind);
+}
+
+void ShowKeys::writeRecord(RecordWriter &w, qsizetype row) const
+{
+    const PatternMatch &m = m_matches.at(row);
+    w.bytes(m.key);
+    w.text(QByteArrayView(m_typeNames.at(int(m.type))));
+    // -1: no TTL; a TTL the scan could not read is null, never "none".
+    if (m.pttlMs == ttl::kUnknown)
+        w.null();
+    else
+        w.integer(m.pttlMs);
+    w.text(QByteArrayView(patternId(m)));
+    w.text(utf8Of(m.family));
+    w.integer(m.confidence);
+    w.text(utf8Of(m.reason));
+    w.boolean(m.fromRule);
+}
+
+QJsonObject ShowKeys::coverage() const
+{
+    const ScanProgress &p = m_scan->progress();
+    // Complete: every key of the keyspace (or of --match) is among the records.
+    const bool complete
+        = !m_scan->stoppedEarly() && !p.error && (m_request.limit < 0 || m_matches.size() <= m_request.limit);
+    QJsonObject c{{QStringLiteral("complete"), complete},
+                  {QStringLiteral("keys"), qint64(m_matches.size())},
+                  {QStringLiteral("scan_returned"), qint64(p.returned)},
+                  {QStringLiteral("vanished"), qint64(p.vanished)},
+                  {QStringLiteral("dbsize"), p.dbsize},
+                  {QStringLiteral("seconds"), p.elapsedSeconds}};
+    c.insert(QStringLiteral("match"), m_request.match.isEmpty() ? QJsonValue() : QString::fromUtf8(m_request.match));
+    c.insert(QStringLiteral("limit"), m_request.limit < 0 ? QJsonValue() : QJsonValue(m_request.limit));
+    c.insert(QStringLiteral("sampled_keys"), m_scan->index().sampledKeyCount());
+    return c;
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+// What `redislens show PANEL` was asked for, once the command line parsed it. The connection
+// itself travels as a ConnectionProfile beside it.
+struct ShowRequest
+{
+    enum class Format { Json, Jsonl, Tsv, Markdown };
+    enum class Progress { Auto, Always, Never }; // Auto: only when stderr is a terminal
+
+    QString panel;
+    QByteArray key; // leaderboard and geo: the key, unescaped
+    QString keyText; // the same, as typed (redis-cli escapes)
+    Format format = Format::Json;
+    QByteArray match; // SCAN MATCH glob of the scanning panels; empty: every key
+    qint64 limit = -1; // at most this many records; -1: all
+    QString table; // panels with several tables: which one; empty: the first
+    Progress progress = Progress::Auto;
+    int scanRate = 0; // commands per second for the scan and the pattern sampling; 0: none
+    QByteArray separator = ":"; // namespace separator (memory, ttl)
+    QString rulesFile; // the user's pattern rules, as the window reads them; empty: none
+    bool demo = false; // the connection is the demo's own server
+};
+
+namespace showpanels {
+
+// The panels `show` knows, in the window's order.
+QStringList names();
+// leaderboard and geo show one key, named on the command line.
+bool needsKey(const QString &panel);
+// Panels that walk the keyspace: --match narrows their scan.
+bool scans(const QString &panel);
+std::optional<ShowRequest::Format> formatFromName(const QString &name);
+QStringList formatNames();
+
+} // namespace showpanels

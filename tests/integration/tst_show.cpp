@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Runs `redislens show PANEL` (the real binary) on the demo's data: every panel in json and
+// jsonl, validated against its schema in docs/schemas/ by Debian's python3-jsonschema, checked
+// against what the demo wrote, the other formats against json, and the errors that exit 2.
+#include "bytesescape.h"
+#include "demo.h"
+#include "demotruth.h"
+#include "testserver.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run
+{
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+const QString kPython = QStringLiteral("/usr/bin/python3");
+
+QString sourceDir()
+{
+    return qEnvironmentVariable("REDISLENS_SOURCE_DIR");
+}
+
+} // namespace
+
+class TestShow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void conformsToSchema_data();
+    void conformsToSchema();
+    void keysMatchTheServer();
+    void keysLimitAndMatch();
+    void locksShowTheDeadlock();
+    void otherFormatsHoldTheSameRows_data();
+    void otherFormatsHoldTheSameRows();
+    void errorsExitTwo_data();
+    void errorsExitTwo();
+    void progressOnATerminal();
+    void progressForced();
+    void demoOption();
+    void passwordNeverPrinted();
+    void helpNamesShow();
+
+private:
+    Run show(const QStringList &args, int timeoutMs = 120000) const;
+    QStringList at() const { return {QStringLiteral("-p"), QString::number(m_demo->profile().port)}; }
+    QJsonObject document(const QStringList &args);
+    QString validate(const QString &panel, const QByteArray &output, const QString &format);
+
+    std::unique_ptr<Demo> m_demo;
+    QTemporaryDir m_home;
+};
+
+Run TestShow::show(const QStringList &args, int timeoutMs) const
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // No display and no platform plugin: show must not need them. A home of its own: no rules
+    // file of the person running the tests.
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    env.remove(QStringLiteral("REDISCLI_AUTH"));
+    env.insert(QStringLiteral("HOME"), m_home.path());
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_home.path() + QStringLiteral("/config"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(REDISLENS_APP_PATH), QStringList{QStringLiteral("show")} + args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QJsonObject TestShow::document(const QStringList &args)
+{
+    const Run r = show(args + at());
+    if (r.code != 0)
+        qWarning("show %s: exit %d: %s", qPrintable(args.join(u' ')), r.code, r.err.constData());
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+    if (error.error != QJsonParseError::NoError)
+        qWarning("show %s: %s", qPrintable(args.join(u' ')), qPrintable(error.errorString()));
+    return doc.object();
+}
+
+QString TestShow::validate(const QString &panel, const QByteArray &output, const QString &format)
+{
+    QFile file(m_home.filePath(QStringLiteral("output-%1.%2").arg(panel, format)));
+    if (!file.open(QIODevice::WriteOnly) || file.write(output) != output.size())
+        return QStringLiteral("cannot write the output");
+    file.close();
+    QProcess p;
+    p.start(kPython,
+            {sourceDir() + QStringLiteral("/tests/support/validate_show.py"),
+             sourceDir() + QStringLiteral("/docs/schemas/show-%1.schema.json").arg(panel), file.fileName(), format});
+    if (!p.waitForFinished(60000))
+        return QStringLiteral("the validator timed out");
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    return {};
+}
+
+void TestShow::initTestCase()
+{
+    QVERIFY(m_home.isValid());
+    QVERIFY2(QFile::exists(kPython), "Debian's python3 (with python3-jsonschema) is needed");
+    QProcess check;
+    check.start(kPython, {QStringLiteral("-c"), QStringLiteral("import jsonschema")});
+    QVERIFY(check.waitForFinished(30000));
+    QVERIFY2(check.exitCode() == 0, "python3-jsonschema is not installed for /usr/bin/python3");
+    QVERIFY2(!sourceDir().isEmpty(), "REDISLENS_SOURCE_DIR is not set");
+    // The demo's data, seeded once, without the simulator: every run reads the same state.
+    m_demo = std::make_unique<Demo>();
+    QString error;
+    QVERIFY2(m_demo->seedBlocking(&error, 30000), qPrintable(error));
+}
+
+void TestShow::cleanupTestCase()
+{
+    m_demo.reset();
+}
+
+void TestShow::conformsToSchema_data()
+{
+    QTest::addColumn<QString>("panel");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<int>("minimumRecords");
+    const struct
+    {
+        const char *panel;
+        QStringList extra;
+        int minimum;
+    } panels[] = {
+        {"keys", {}, 100},
+        {"overview", {}, 13},
+        {"overview", {"--table", "facts"}, 3},
+        {"ttl", {}, 3},
+        {"slowlog", {}, 0},
+        {"memory", {}, 3},
+        {"memory", {"--table", "top"}, 3},
+        {"locks", {}, 3},
+        {"ratelimits", {}, 1},
+        {"ratelimits", {"--table", "callers"}, 1},
+        {"sessions", {}, 1},
+        {"sessions", {"--table", "indexes"}, 1},
+        {"caches", {}, 1},
+        {"caches", {"--table", "tags"}, 1},
+    };
+    for (const auto &p : panels) {
+        for (const char *format : {"json", "jsonl"}) {
+            QTest::addRow("%s %s %s", p.panel, qPrintable(p.extra.join(u' ')), format)
+                << QString::fromLatin1(p.panel) << (p.extra + QStringList{"--format", format}) << p.minimum;
+        }
+    }
+}
+
+void TestShow::conformsToSchema()
+{
+    QFETCH(QString, panel);
+    QFETCH(QStringList, extra);
+    QFETCH(int, minimumRecords);
+    const Run r = show(QStringList{panel} + extra + at());
+    QVERIFY2(r.code == 0, r.err.constData());
+    // Not a terminal: nothing on stderr.
+    QCOMPARE(r.err, QByteArray());
+    const QString format = extra.last();
+    const QString problems = validate(panel, r.out, format);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+    qsizetype records = 0;
+    if (format == QLatin1String("jsonl")) {
+        records = r.out.count('\n');
+    } else {
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc.value(QStringLiteral("panel")).toString(), panel);
+        QVERIFY(doc.value(QStringLiteral("uri")).toString().contains(QString::number(m_demo->profile().port)));
+        records = doc.value(QStringLiteral("records")).toArray().size();
+    }
+    QVERIFY2(records >= minimumRecords, qPrintable(QStringLiteral("%1 records").arg(records)));
+}
+
+void TestShow::keysMatchTheServer()
+{
+    const QJsonObject doc = document({QStringLiteral("keys")});
+    const QJsonArray records = doc.value(QStringLiteral("records")).toArray();
+    RawConnection raw(m_demo->profile().port);
+    QList<QByteArray> keys = raw.scan();
+    QCOMPARE(records.size(), keys.size());
+    QHash<QString, QJsonObject> byKey;
+    for (const QJsonValue &v : records)
+        byKey.insert(v.toObject().value(QStringLiteral("key")).toString(), v.toObject());
+    QCOMPARE(byKey.size(), keys.size()); // each key once
+    int agree = 0, known = 0;
+    for (const QByteArray &key : std::as_const(keys)) {
+        const QString shown = bytesescape::escape(key);
+        QVERIFY2(byKey.contains(shown), qPrintable(shown));
+        const QJsonObject rec = byKey.value(shown);
+        const QByteArray type = raw.command({"TYPE", key}).bytes();
+        QCOMPARE(rec.value(QStringLiteral("type")).toString().toUtf8(), type);
+        const qint64 pttl = raw.command({"PTTL", key}).toInteger();
+        const qint64 shownTtl = qint64(rec.value(QStringLiteral("ttl_ms")).toDouble());
+        if (pttl == -1)
+            QCOMPARE(shownTtl, -1);
+        else
+            QVERIFY2(shownTtl >= pttl - 1 && shownTtl <= pttl + 60000, qPrintable(shown));
+        if (const auto truth = demoTruthOf(key)) {
+            ++known;
+            const QString pattern = rec.value(QStringLiteral("pattern")).toString();
+            const QString expected = *truth == PatternKind::Unknown ? QStringLiteral("unknown")
+                                                                    : QString::fromLatin1(patternKindId(*truth));
+            if (pattern == expected)
+                ++agree;
+        }
+    }
+    // The classifier is measured against the same truth by tst_patterns; here the records must
+    // carry its verdicts, which agree on nearly every demo key.
+    QVERIFY2(agree * 100 >= known * 90, qPrintable(QStringLiteral("%1 of %2 agree").arg(agree).arg(known)));
+    // The deadlock the demo leaves: a lock without TTL.
+    const QJsonObject deadlock = byKey.value(QStringLiteral("lock:migration:schema-v42"));
+    QCOMPARE(deadlock.value(QStringLiteral("pattern")).toString(), QStringLiteral("lock"));
+    QCOMPARE(deadlock.value(QStringLiteral("ttl_ms")).toInt(), -1);
+    const QJsonObject coverage = doc.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("complete")).toBool(), true);
+    QCOMPARE(coverage.value(QStringLiteral("keys")).toInt(), keys.size());
+}
+
+void TestShow::keysLimitAndMatch()
+{
+    const Run r = show(QStringList{QStringLiteral("keys"), QStringLiteral("--format"), QStringLiteral("jsonl"),
+                                   QStringLiteral("--match"), QStringLiteral("lock:*")}
+                       + at());
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QList<QByteArray> lines = r.out.trimmed().split('\n');
+    RawConnection raw(m_demo->profile().port);
+    QCOMPARE(lines.size(), raw.scan("lock:*").size());
+    for (const QByteArray &line : lines) {
+        const QJsonObject rec = QJsonDocument::fromJson(line).object();
+        QVERIFY(rec.value(QStringLiteral("key")).toString().startsWith(QStringLiteral("lock:")));
+    }
+    const Run limited = show(QStringList{QStringLiteral("keys"), QStringLiteral("--format"), QStringLiteral("jsonl"),
+                                         QStringLiteral("--limit"), QStringLiteral("7")}
+                             + at());
+    QVERIFY2(limited.code == 0, limited.err.constData());
+    QCOMPARE(limited.out.count('\n'), 7);
+    const QJsonObject doc = document({QStringLiteral("keys"), QStringLiteral("--limit"), QStringLiteral("3")});
+    QCOMPARE(doc.value(QStringLiteral("records")).toArray().size(), 3);
+    QCOMPARE(doc.value(QStringLiteral("coverage")).toObject().value(QStringLiteral("complete")).toBool(), false);
+}
+
+void TestShow::locksShowTheDeadlock()
+{
+    const QJsonObject doc = document({QStringLiteral("locks")});
+    const QJsonArray records = doc.value(QStringLiteral("records")).toArray();
+    RawConnection raw(m_demo->profile().port);
+    // Every lock the demo wrote is there, each with its TTL state.
+    QList<QByteArray> locks = raw.scan("lock:*");
+    QHash<QString, QJsonObject> byKey;
+    for (const QJsonValue &v : records)
+        byKey.insert(v.toObject().value(QStringLiteral("key")).toString(), v.toObject());
+    for (const QByteArray &key : std::as_const(locks)) {
+        QVERIFY2(byKey.contains(QString::fromUtf8(key)), key.constData());
+        const QJsonObject lock = byKey.value(QString::fromUtf8(key));
+        const qint64 pttl = raw.command({"PTTL", key}).toInteger();
+        if (pttl == -1) {
+            QCOMPARE(lock.value(QStringLiteral("remaining")).toString(), QStringLiteral("no TTL"));
+            QCOMPARE(lock.value(QStringLiteral("severity")).toString(), QStringLiteral("bad"));
+        } else {
+            QVERIFY2(lock.value(QStringLiteral("remaining")).toString() != QLatin1String("no TTL"), key.constData());
+        }
+    }
+    QVERIFY(byKey.contains(QStringLiteral("lock:migration:schema-v42")));
+}
+
+namespace {
+
+// The cells of a tsv or markdown table, unescaped, by row; the header row first.
+QList<QStringList> tableRows(const QByteArray &out, bool markdown)
+{
+    QList<QStringList> rows;
+    const QList<QByteArray> lines = out.split('\n');
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        QString line = QString::fromUtf8(lines.at(i));
+        if (line.isEmpty() || (markdown && i == 1))
+            continue;
+        QStringList cells;
+        if (!markdown) {
+            for (const QString &cell : line.split(u'\t')) {
+                QString v;
+                for (qsizetype k = 0; k < cell.size(); ++k) {
+                    if (cell.at(k) == u'\\' && k + 1 < cell.size()) {
+                        const QChar n = cell.at(++k);
+                        v += n == u't' ? QChar(u'\t') : n == u'n' ? QChar(u'\n') : n == u'r' ? QChar(u'\r') : n;
+                    } else {
+                        v += cell.at(k);
+                    }
+                }
+                cells.append(v);
+            }
+        } else {
+            line = line.mid(1, line.size() - 2); // the outer pipes
+            QString v;
+            for (qsizetype k = 0; k < line.size(); ++k) {
+                if (line.at(k) == u'\\' && k + 1 < line.size() && line.at(k + 1) == u'|') {
+                    v += u'|';
+                    ++k;
+                } else if (line.at(k) == u'|') {
+                    cells.append(v.trimmed());
+                    v.clear();
+                } else {
+                    v += line.at(k);
+                }
+            }
+            cells.append(v.trimmed());
+            for (QString &c : cells)
+                c.replace(QStringLiteral("<br>"), QStringLiteral("\n"));
+        }
+        rows.append(cells);
+    }
+    return rows;
+}
+
+QString cellOf(const QJsonValue &v)
+{
+    if (v.isNull())
+        return {};
+    if (v.isBool())
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (v.isDouble()) {
+        const double d = v.toDouble();
+        return d == double(qint64(d)) ? QString::number(qint64(d)) : QString::number(d, 'g', 17);
+    }
+    return v.toString();
+}
+
+} // namespace
+
+void TestShow::otherFormatsHoldTheSameRows_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("keys") << QStringList{QStringLiteral("keys")};
+    QTest::newRow("locks") << QStringList{QStringLiteral("locks")};
+    QTest::newRow("caches") << QStringList{QStringLiteral("caches")};
+    QTest::newRow("memory top") << QStringList{QStringLiteral("memory"), QStringLiteral("--table"),
+                                               QStringLiteral("top")};
+}
+
+void TestShow::otherFormatsHoldTheSameRows()
+{
+    QFETCH(QStringList, args);
+    const QJsonArray records = document(args).value(QStringLiteral("records")).toArray();
+    QVERIFY(!records.isEmpty());
+    const QStringList columns = records.first().toObject().keys();
+    const QString id = columns.contains(QStringLiteral("key")) ? QStringLiteral("key") : columns.first();
+    // Cells that change between two runs (TTLs left, "2m 21s" in a reason) are not compared:
+    // a second json run a moment later says which.
+    QHash<QString, QJsonObject> first;
+    for (const QJsonValue &v : records)
+        first.insert(v.toObject().value(id).toString(), v.toObject());
+    QSet<QString> moving;
+    for (const QJsonValue &v : document(args).value(QStringLiteral("records")).toArray()) {
+        const QJsonObject o = v.toObject();
+        const QJsonObject before = first.value(o.value(id).toString());
+        for (const QString &c : columns) {
+            if (before.value(c) != o.value(c))
+                moving.insert(c);
+        }
+    }
+    // ... and the columns that count down, which two quick runs may both catch in one second.
+    for (const QString &c : columns) {
+        for (const char *clock : {"ttl", "median", "remaining", "left", "reason", "lifetime", "expire"}) {
+            if (c.contains(QLatin1String(clock)))
+                moving.insert(c);
+        }
+    }
+    QVERIFY2(!moving.contains(id), qPrintable(id));
+    for (const char *format : {"tsv", "markdown"}) {
+        const Run r = show(args + QStringList{QStringLiteral("--format"), QString::fromLatin1(format)} + at());
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QList<QStringList> rows = tableRows(r.out, qstrcmp(format, "markdown") == 0);
+        QCOMPARE(rows.size(), records.size() + 1);
+        const QStringList header = rows.first();
+        QCOMPARE(QSet<QString>(header.begin(), header.end()), QSet<QString>(columns.begin(), columns.end()));
+        const qsizetype idColumn = header.indexOf(id);
+        QSet<QString> seen;
+        for (qsizetype i = 1; i < rows.size(); ++i) {
+            const QStringList &cells = rows.at(i);
+            QCOMPARE(cells.size(), header.size());
+            const QString key = cells.at(idColumn);
+            QVERIFY2(first.contains(key), qPrintable(key));
+            seen.insert(key);
+            for (qsizetype c = 0; c < header.size(); ++c) {
+                if (moving.contains(header.at(c)))
+                    continue;
+                const QJsonValue expected = first.value(key).value(header.at(c));
+                if (expected.isDouble()) {
+                    QCOMPARE(cells.at(c).toDouble(), expected.toDouble());
+                    continue;
+                }
+                QVERIFY2(cells.at(c) == cellOf(first.value(key).value(header.at(c))),
+                         qPrintable(QStringLiteral("%1 %2 %3: %4 / %5")
+                                        .arg(QLatin1String(format), key, header.at(c), cells.at(c),
+                                             cellOf(first.value(key).value(header.at(c))))));
+            }
+        }
+        QCOMPARE(seen.size(), first.size());
+    }
+}
+
+void TestShow::errorsExitTwo_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("says");
+    // A port nobody listens on: the test server's, once stopped.
+    quint16 dead = 0;
+    {
+        TestServer s;
+        if (s.start())
+            dead = s.port();
+    }
+    QTest::newRow("dead port") << QStringList{"keys", "-p", QString::number(dead), "--connect-timeout", "2000"}
+                               << "cannot connect";
+    QTest::newRow("bad uri") << QStringList{"keys", "redis://host:notaport"} << "port";
+    QTest::newRow("unknown panel") << QStringList{"nosuchpanel"} << "unknown panel";
+    QTest::newRow("no panel") << QStringList{} << "which panel";
+    QTest::newRow("missing key") << QStringList{"leaderboard"} << "needs the KEY";
+    QTest::newRow("missing geo key") << QStringList{"geo"} << "needs the KEY";
+    QTest::newRow("bad format") << QStringList{"keys", "--format", "xml"} << "--format";
+    QTest::newRow("bad limit") << QStringList{"keys", "--limit", "-3"} << "--limit";
+    QTest::newRow("match where nothing scans") << QStringList{"slowlog", "--match", "a*"} << "--match";
+}
+
+void TestShow::errorsExitTwo()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, says);
+    const Run r = show(args, 30000);
+    QCOMPARE(r.code, 2);
+    QCOMPARE(r.out, QByteArray());
+    QVERIFY2(r.err.startsWith("redislens: "), r.err.constData());
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(QString::fromUtf8(r.err).contains(says), r.err.constData());
+}
+
+void TestShow::progressOnATerminal()
+{
+    const QString script = QStandardPaths::findExecutable(QStringLiteral("script"));
+    if (script.isEmpty())
+        QSKIP("script (util-linux) is not installed");
+    // stderr on a pty, stdout to a file: the bar goes to the terminal only.
+    const QString out = m_home.filePath(QStringLiteral("pty-out.json"));
+    const QString line = QStringLiteral("'%1' show keys -p %2 > '%3'")
+                             .arg(QStringLiteral(REDISLENS_APP_PATH))
+                             .arg(m_demo->profile().port)
+                             .arg(out);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_home.path() + QStringLiteral("/config"));
+    p.setProcessEnvironment(env);
+    p.start(script, {QStringLiteral("-qfec"), line, QStringLiteral("/dev/null")});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 0);
+    const QByteArray terminal = p.readAllStandardOutput();
+    QVERIFY2(terminal.contains("keys/s"), terminal.constData());
+    QVERIFY(terminal.contains("\r\033[K"));
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray json = f.readAll();
+    QVERIFY(!json.contains("keys/s"));
+    QVERIFY(!QJsonDocument::fromJson(json).isNull());
+}
+
+void TestShow::progressForced()
+{
+    const Run r = show(QStringList{QStringLiteral("keys"), QStringLiteral("--progress"), QStringLiteral("--format"),
+                                   QStringLiteral("jsonl")}
+                       + at());
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.contains("scanning") && r.err.contains("keys/s"), r.err.constData());
+    QVERIFY(!r.out.contains("keys/s"));
+}
+
+void TestShow::demoOption()
+{
+    const Run r
+        = show({QStringLiteral("keys"), QStringLiteral("--demo"), QStringLiteral("--match"), QStringLiteral("lock:*")});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QCOMPARE(r.err, QByteArray());
+    const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+    bool deadlock = false;
+    for (const QJsonValue &v : doc.value(QStringLiteral("records")).toArray())
+        deadlock |= v.toObject().value(QStringLiteral("key")).toString() == QLatin1String("lock:migration:schema-v42");
+    QVERIFY(deadlock);
+    // The demo's server went with the command.
+    const QString uri = doc.value(QStringLiteral("uri")).toString();
+    QVERIFY(uri.startsWith(QStringLiteral("redis://127.0.0.1:")));
+}
+
+void TestShow::passwordNeverPrinted()
+{
+    const QString password = QStringLiteral("pw-%1").arg(QDateTime::currentMSecsSinceEpoch());
+    TestServer secured({QStringLiteral("--requirepass"), password});
+    QVERIFY(secured.start());
+    const QString uri = QStringLiteral("redis://:%1@127.0.0.1:%2/0").arg(password).arg(secured.port());
+    const Run r = show({QStringLiteral("keys"), uri});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QVERIFY(!r.out.contains(password.toUtf8()));
+    QVERIFY(!r.err.contains(password.toUtf8()));
+    const Run wrong = show(
+        {QStringLiteral("keys"), QStringLiteral("redis://:wrong-%1@127.0.0.1:%2/0").arg(password).arg(secured.port())});
+    QCOMPARE(wrong.code, 2);
+    QVERIFY(!wrong.err.contains(password.toUtf8()));
+}
+
+void TestShow::helpNamesShow()
+{
+    QProcess p;
+    p.start(QStringLiteral(REDISLENS_APP_PATH), {QStringLiteral("--help")});
+    QVERIFY(p.waitForFinished(30000));
+    QVERIFY(p.readAllStandardOutput().contains("redislens show"));
+    const Run r = show({QStringLiteral("--help")});
+    QCOMPARE(r.code, 0);
+    for (const char *word : {"--format", "--match", "--limit", "jsonl", "markdown", "leaderboard", "caches"})
+        QVERIFY2(r.out.contains(word), word);
+}
+
+QTEST_GUILESS_MAIN(TestShow)
+#include "tst_show.moc"
