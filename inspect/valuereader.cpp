@@ -381,71 +381,13 @@ void ValueReader::onPageReply(const RedisReply &reply, qsizetype sizeAt, qsizety
 
     switch (m_type) {
     case KeyType::Hash:
-    case KeyType::Set: {
-        if (data.size() != 2)
-            return fail(RedisError::make(RedisError::Kind::Protocol, tr("unexpected scan reply")), {});
-        m_cursor = data.at(0).bytes();
-        const QList<RedisValue> &found = data.at(1).elements();
-        const bool hash = m_type == KeyType::Hash;
-        const qsizetype step = hash ? 2 : 1;
-        page.entries.reserve(found.size() / step);
-        for (qsizetype i = 0; i + step - 1 < found.size(); i += step) {
-            const QByteArray &name = found.at(i).bytes();
-            if (m_seen.contains(name))
-                continue; // SCAN may return an element twice while the table rehashes
-            m_seen.insert(name);
-            ValueEntry e;
-            e.name = name;
-            if (hash)
-                e.value = found.at(i + 1).bytes();
-            page.entries.append(std::move(e));
-        }
-        m_hasMore = m_cursor != "0";
+    case KeyType::Set:
+        if (!readScanPage(data, page))
+            return;
         break;
-    }
-    case KeyType::List: {
-        page.entries.reserve(items.size());
-        for (const RedisValue &v : items) {
-            ValueEntry e;
-            e.value = v.bytes();
-            e.position = m_offset++;
-            page.entries.append(std::move(e));
-        }
-        m_hasMore = items.size() == m_pageSize && (page.total < 0 || m_offset < page.total);
-        break;
-    }
-    case KeyType::ZSet: {
-        // RESP2 gives member, score, member, score; RESP3 gives [member, score] pairs.
-        const bool pairs = !items.isEmpty() && items.first().isArray();
-        const qsizetype step = pairs ? 1 : 2;
-        page.entries.reserve(items.size() / step);
-        for (qsizetype i = 0; i + step - 1 < items.size(); i += step) {
-            ValueEntry e;
-            e.name = pairs ? items.at(i).at(0).bytes() : items.at(i).bytes();
-            e.value = pairs ? items.at(i).at(1).bytes() : items.at(i + 1).bytes();
-            e.position = m_offset++;
-            page.entries.append(std::move(e));
-        }
-        m_hasMore = page.entries.size() == m_pageSize && (page.total < 0 || m_offset < page.total);
-        break;
-    }
-    case KeyType::Stream: {
-        page.entries.reserve(items.size());
-        for (const RedisValue &v : items) {
-            ValueEntry e;
-            e.name = v.at(0).bytes();
-            const QList<RedisValue> &fields = v.at(1).elements();
-            e.fields.reserve(fields.size());
-            for (const RedisValue &f : fields)
-                e.fields.append(f.bytes());
-            page.entries.append(std::move(e));
-        }
-        if (!page.entries.isEmpty())
-            m_streamEnd = previousStreamId(page.entries.constLast().name);
-        m_hasMore = items.size() == m_pageSize && !m_streamEnd.isEmpty()
-            && (page.total < 0 || m_loaded + page.entries.size() < page.total);
-        break;
-    }
+    case KeyType::List: readListPage(items, page); break;
+    case KeyType::ZSet: readZSetPage(items, page); break;
+    case KeyType::Stream: readStreamPage(items, page); break;
     default: return;
     }
 
@@ -457,6 +399,78 @@ void ValueReader::onPageReply(const RedisReply &reply, qsizetype sizeAt, qsizety
     // the user a click on a "load more" that showed nothing new.
     if (page.entries.isEmpty() && m_hasMore)
         requestPage();
+}
+
+bool ValueReader::readScanPage(const RedisValue &data, ValuePage &page)
+{
+    if (data.size() != 2) {
+        fail(RedisError::make(RedisError::Kind::Protocol, tr("unexpected scan reply")), {});
+        return false;
+    }
+    m_cursor = data.at(0).bytes();
+    const QList<RedisValue> &found = data.at(1).elements();
+    const bool hash = m_type == KeyType::Hash;
+    const qsizetype step = hash ? 2 : 1;
+    page.entries.reserve(found.size() / step);
+    for (qsizetype i = 0; i + step - 1 < found.size(); i += step) {
+        const QByteArray &name = found.at(i).bytes();
+        if (m_seen.contains(name))
+            continue; // SCAN may return an element twice while the table rehashes
+        m_seen.insert(name);
+        ValueEntry e;
+        e.name = name;
+        if (hash)
+            e.value = found.at(i + 1).bytes();
+        page.entries.append(std::move(e));
+    }
+    m_hasMore = m_cursor != "0";
+    return true;
+}
+
+void ValueReader::readListPage(const QList<RedisValue> &items, ValuePage &page)
+{
+    page.entries.reserve(items.size());
+    for (const RedisValue &v : items) {
+        ValueEntry e;
+        e.value = v.bytes();
+        e.position = m_offset++;
+        page.entries.append(std::move(e));
+    }
+    m_hasMore = items.size() == m_pageSize && (page.total < 0 || m_offset < page.total);
+}
+
+void ValueReader::readZSetPage(const QList<RedisValue> &items, ValuePage &page)
+{
+    // RESP2 gives member, score, member, score; RESP3 gives [member, score] pairs.
+    const bool pairs = !items.isEmpty() && items.first().isArray();
+    const qsizetype step = pairs ? 1 : 2;
+    page.entries.reserve(items.size() / step);
+    for (qsizetype i = 0; i + step - 1 < items.size(); i += step) {
+        ValueEntry e;
+        e.name = pairs ? items.at(i).at(0).bytes() : items.at(i).bytes();
+        e.value = pairs ? items.at(i).at(1).bytes() : items.at(i + 1).bytes();
+        e.position = m_offset++;
+        page.entries.append(std::move(e));
+    }
+    m_hasMore = page.entries.size() == m_pageSize && (page.total < 0 || m_offset < page.total);
+}
+
+void ValueReader::readStreamPage(const QList<RedisValue> &items, ValuePage &page)
+{
+    page.entries.reserve(items.size());
+    for (const RedisValue &v : items) {
+        ValueEntry e;
+        e.name = v.at(0).bytes();
+        const QList<RedisValue> &fields = v.at(1).elements();
+        e.fields.reserve(fields.size());
+        for (const RedisValue &f : fields)
+            e.fields.append(f.bytes());
+        page.entries.append(std::move(e));
+    }
+    if (!page.entries.isEmpty())
+        m_streamEnd = previousStreamId(page.entries.constLast().name);
+    m_hasMore = items.size() == m_pageSize && !m_streamEnd.isEmpty()
+        && (page.total < 0 || m_loaded + page.entries.size() < page.total);
 }
 
 void ValueReader::fail(const RedisError &error, const QByteArray &command)

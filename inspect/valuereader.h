@@ -76,6 +76,12 @@ private:
     void onOpenReply(const RedisReply &reply, KeyType asked, int attempt);
     void requestPage();
     void onPageReply(const RedisReply &reply, qsizetype sizeAt, qsizetype pageAt);
+    // The entries of one page by type, into 'page'; where the next page starts and whether
+    // there is one. A scan reply of the wrong shape fails the read (false).
+    bool readScanPage(const RedisValue &data, ValuePage &page);
+    void readListPage(const QList<RedisValue> &items, ValuePage &page);
+    void readZSetPage(const QList<RedisValue> &items, ValuePage &page);
+    void readStreamPage(const QList<RedisValue> &items, ValuePage &page);
     void onStringReply(const RedisReply &reply, qsizetype sizeAt, qsizetype previewAt);
     void finishString(StringValue value);
     QList<RedisCommand> pageCommands() const;

@@ -65,6 +65,42 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
 
+    buildHeader(layout);
+    buildControls(layout);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    m_table = makeTable(m_pageModel, split);
+    m_table->setObjectName(QStringLiteral("leaderboardTable"));
+    m_table->setToolTip(tr("Ranks are 1-based in the chosen direction; \"=\" marks members sharing a score"));
+
+    auto *right = new QSplitter(Qt::Vertical, split);
+    m_plot = new QCustomPlot(right);
+    m_plot->setObjectName(QStringLiteral("histogramChart"));
+    m_plot->setMinimumHeight(170);
+    m_bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    m_bars->setWidth(0.85);
+    chartstyle::label(m_plot->xAxis, tr("Score"));
+    chartstyle::label(m_plot->yAxis, tr("Members"));
+    m_plot->setToolTip(tr("Members per score range, counted on the server with ZCOUNT"));
+
+    QWidget *compare = buildCompare(right);
+    right->addWidget(m_plot);
+    right->addWidget(compare);
+    split->addWidget(m_table);
+    split->addWidget(right);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({520, 480});
+    layout->addWidget(split, 1);
+
+    connectReader();
+
+    styleChart();
+    updatePageLabel();
+}
+
+void LeaderboardPanel::buildHeader(QVBoxLayout *layout)
+{
     m_header = new QLabel(tr("Choose a sorted set to read it as a leaderboard."), this);
     m_header->setObjectName(QStringLiteral("leaderboardHeader"));
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -80,7 +116,10 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     m_error->setWordWrap(true);
     m_error->hide();
     layout->addWidget(m_error);
+}
 
+void LeaderboardPanel::buildControls(QVBoxLayout *layout)
+{
     auto *controls = new QHBoxLayout;
     m_boards = new QComboBox(this);
     m_boards->setObjectName(QStringLiteral("boardCombo"));
@@ -115,22 +154,31 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     m_searchStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_searchStatus);
 
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    m_table = makeTable(m_pageModel, split);
-    m_table->setObjectName(QStringLiteral("leaderboardTable"));
-    m_table->setToolTip(tr("Ranks are 1-based in the chosen direction; \"=\" marks members sharing a score"));
+    connect(m_boards, &QComboBox::activated, this,
+            [this](int index) { openBoard(m_boards->itemData(index, kBoardRole).toByteArray()); });
+    connect(m_direction, &QComboBox::currentIndexChanged, this, [this] {
+        m_searchStatus->clear();
+        m_pageModel->setHighlightedMember(QByteArray());
+        m_reader->setDescending(m_direction->currentData().toBool());
+    });
+    connect(m_prev, &QPushButton::clicked, m_reader, &LeaderboardReader::previousPage);
+    connect(m_next, &QPushButton::clicked, m_reader, &LeaderboardReader::nextPage);
+    const auto search = [this] {
+        QString error;
+        const auto member = bytesescape::unescape(m_search->text(), &error);
+        if (!member) {
+            m_searchStatus->setText(tr("Not a valid member: %1").arg(error));
+            return;
+        }
+        findMember(*member);
+    };
+    connect(m_search, &QLineEdit::returnPressed, this, search);
+    connect(findButton, &QPushButton::clicked, this, search);
+}
 
-    auto *right = new QSplitter(Qt::Vertical, split);
-    m_plot = new QCustomPlot(right);
-    m_plot->setObjectName(QStringLiteral("histogramChart"));
-    m_plot->setMinimumHeight(170);
-    m_bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-    m_bars->setWidth(0.85);
-    chartstyle::label(m_plot->xAxis, tr("Score"));
-    chartstyle::label(m_plot->yAxis, tr("Members"));
-    m_plot->setToolTip(tr("Members per score range, counted on the server with ZCOUNT"));
-
-    auto *compare = new QWidget(right);
+QWidget *LeaderboardPanel::buildCompare(QWidget *parent)
+{
+    auto *compare = new QWidget(parent);
     auto *compareLayout = new QVBoxLayout(compare);
     compareLayout->setContentsMargins(0, 0, 0, 0);
     auto *compareBar = new QHBoxLayout;
@@ -153,37 +201,12 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
     m_compareStatus->setObjectName(QStringLiteral("compareStatus"));
     m_compareStatus->setWordWrap(true);
     compareLayout->addWidget(m_compareStatus);
-    right->addWidget(m_plot);
-    right->addWidget(compare);
-    split->addWidget(m_table);
-    split->addWidget(right);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
-    split->setSizes({520, 480});
-    layout->addWidget(split, 1);
-
-    connect(m_boards, &QComboBox::activated, this,
-            [this](int index) { openBoard(m_boards->itemData(index, kBoardRole).toByteArray()); });
-    connect(m_direction, &QComboBox::currentIndexChanged, this, [this] {
-        m_searchStatus->clear();
-        m_pageModel->setHighlightedMember(QByteArray());
-        m_reader->setDescending(m_direction->currentData().toBool());
-    });
-    connect(m_prev, &QPushButton::clicked, m_reader, &LeaderboardReader::previousPage);
-    connect(m_next, &QPushButton::clicked, m_reader, &LeaderboardReader::nextPage);
-    const auto search = [this] {
-        QString error;
-        const auto member = bytesescape::unescape(m_search->text(), &error);
-        if (!member) {
-            m_searchStatus->setText(tr("Not a valid member: %1").arg(error));
-            return;
-        }
-        findMember(*member);
-    };
-    connect(m_search, &QLineEdit::returnPressed, this, search);
-    connect(findButton, &QPushButton::clicked, this, search);
     connect(m_compareButton, &QPushButton::clicked, this, &LeaderboardPanel::compareChecked);
+    return compare;
+}
 
+void LeaderboardPanel::connectReader()
+{
     connect(m_reader, &LeaderboardReader::candidatesAvailable, this, &LeaderboardPanel::onCandidates);
     connect(m_reader, &LeaderboardReader::headerAvailable, this, &LeaderboardPanel::onHeader);
     connect(m_reader, &LeaderboardReader::pageAvailable, this, &LeaderboardPanel::onPage);
@@ -194,9 +217,6 @@ LeaderboardPanel::LeaderboardPanel(RedisClient *client, QWidget *parent)
         m_error->setText(tr("The board cannot be read: %1").arg(message));
         m_error->show();
     });
-
-    styleChart();
-    updatePageLabel();
 }
 
 LeaderboardPanel::~LeaderboardPanel() = default;

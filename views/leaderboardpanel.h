@@ -12,6 +12,7 @@ class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QTableView;
+class QVBoxLayout;
 class RedisClient;
 
 // Leaderboards: one sorted set read in pages (ZRANGE windows), a member's rank with its
@@ -50,6 +51,10 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void buildHeader(QVBoxLayout *layout);
+    void buildControls(QVBoxLayout *layout);
+    QWidget *buildCompare(QWidget *parent);
+    void connectReader();
     void onCandidates(const QList<BoardSize> &boards);
     void onHeader(const BoardHeader &header);
     void onPage(const LeaderboardPage &page);

@@ -47,6 +47,36 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
 
+    buildControls(layout);
+
+    auto *split = new QSplitter(Qt::Vertical, this);
+    QWidget *top = buildNamespaces(split);
+    QWidget *bottom = buildTopKeys(split);
+    split->addWidget(top);
+    split->addWidget(bottom);
+    layout->addWidget(split, 1);
+
+    connectControls();
+
+    // Tables and chart follow the scan a few times a second, not once per batch.
+    m_refreshTimer = new QTimer(this);
+    m_refreshTimer->setInterval(400);
+    connect(m_refreshTimer, &QTimer::timeout, this, [this] {
+        if (m_dirty)
+            refresh();
+    });
+    connect(m_client, &RedisClient::ready, this, [this] { updateHint(); });
+
+    chartstyle::apply(m_plot, palette());
+    m_bars->setPen(QPen(chartstyle::series(0, palette())));
+    m_bars->setBrush(chartstyle::series(0, palette()));
+    m_pauseButton->setEnabled(false);
+    m_cancelButton->setEnabled(false);
+    updateHint();
+}
+
+void MemoryPanel::buildControls(QVBoxLayout *layout)
+{
     auto *controls = new QHBoxLayout;
     m_runButton = new QPushButton(tr("Analyse memory"), this);
     m_runButton->setObjectName(QStringLiteral("analyseButton"));
@@ -80,9 +110,11 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     m_error->setWordWrap(true);
     m_error->hide();
     layout->addWidget(m_error);
+}
 
-    auto *split = new QSplitter(Qt::Vertical, this);
-    auto *top = new QSplitter(Qt::Horizontal, split);
+QWidget *MemoryPanel::buildNamespaces(QWidget *parent)
+{
+    auto *top = new QSplitter(Qt::Horizontal, parent);
     m_plot = new QCustomPlot(top);
     m_plot->setObjectName(QStringLiteral("memoryChart"));
     m_plot->setMinimumHeight(180);
@@ -115,8 +147,12 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     top->setStretchFactor(0, 1);
     top->setStretchFactor(1, 1);
     top->setSizes({450, 550});
+    return top;
+}
 
-    auto *bottom = new QWidget(split);
+QWidget *MemoryPanel::buildTopKeys(QWidget *parent)
+{
+    auto *bottom = new QWidget(parent);
     auto *bottomLayout = new QVBoxLayout(bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
     auto *topBar = new QHBoxLayout;
@@ -151,10 +187,11 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
                                 KeyType(m_topProxy->data(index, TopKeysModel::TypeRole).toInt()));
     });
     bottomLayout->addWidget(m_topView, 1);
-    split->addWidget(top);
-    split->addWidget(bottom);
-    layout->addWidget(split, 1);
+    return bottom;
+}
 
+void MemoryPanel::connectControls()
+{
     const auto topChanged
         = [this] { setTopKeysView(KeyType(m_topType->currentData().toInt()), m_topRank->currentData().toBool()); };
     connect(m_topType, &QComboBox::currentIndexChanged, this, topChanged);
@@ -173,22 +210,6 @@ MemoryPanel::MemoryPanel(RedisClient *scanClient, QWidget *parent)
     connect(m_reader, &MemoryReader::keyCountAvailable, this, &MemoryPanel::onKeyCount);
     connect(m_reader, &MemoryReader::progressChanged, this, &MemoryPanel::onProgress);
     connect(m_reader, &MemoryReader::finished, this, &MemoryPanel::onFinished);
-
-    // Tables and chart follow the scan a few times a second, not once per batch.
-    m_refreshTimer = new QTimer(this);
-    m_refreshTimer->setInterval(400);
-    connect(m_refreshTimer, &QTimer::timeout, this, [this] {
-        if (m_dirty)
-            refresh();
-    });
-    connect(m_client, &RedisClient::ready, this, [this] { updateHint(); });
-
-    chartstyle::apply(m_plot, palette());
-    m_bars->setPen(QPen(chartstyle::series(0, palette())));
-    m_bars->setBrush(chartstyle::series(0, palette()));
-    m_pauseButton->setEnabled(false);
-    m_cancelButton->setEnabled(false);
-    updateHint();
 }
 
 MemoryPanel::~MemoryPanel() = default;

@@ -15,6 +15,7 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 class QTimer;
+class QVBoxLayout;
 class RedisClient;
 class TopKeysModel;
 
@@ -57,6 +58,10 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void buildControls(QVBoxLayout *layout);
+    QWidget *buildNamespaces(QWidget *parent);
+    QWidget *buildTopKeys(QWidget *parent);
+    void connectControls();
     void onKeyCount(qint64 keys);
     void onProgress(const ScanProgress &progress);
     void onFinished(const ScanProgress &progress);

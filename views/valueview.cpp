@@ -120,60 +120,8 @@ void ValueView::buildUi()
     m_placeholder->setAlignment(Qt::AlignCenter);
     m_placeholder->setEnabled(false);
 
-    // Strings.
-    m_stringPage = new QWidget(this);
-    m_stringMode = new QComboBox(m_stringPage);
-    m_stringMode->setObjectName(QStringLiteral("valueStringMode"));
-    m_stringMode->addItem(tr("Text"));
-    m_stringMode->addItem(tr("JSON"));
-    m_stringMode->addItem(tr("Hex"));
-    m_stringInfo = new QLabel(m_stringPage);
-    m_stringInfo->setObjectName(QStringLiteral("valueStringInfo"));
-    m_stringInfo->setTextFormat(Qt::PlainText);
-    m_stringText = new QPlainTextEdit(m_stringPage);
-    m_stringText->setObjectName(QStringLiteral("valueStringText"));
-    m_stringText->setReadOnly(true);
-    m_stringText->setFont(fixed);
-    connect(m_stringMode, &QComboBox::currentIndexChanged, this, &ValueView::renderString);
-    auto *stringBar = new QHBoxLayout;
-    stringBar->addWidget(m_stringMode);
-    stringBar->addWidget(m_stringInfo, 1);
-    auto *stringLayout = new QVBoxLayout(m_stringPage);
-    stringLayout->setContentsMargins(0, 0, 0, 0);
-    stringLayout->addLayout(stringBar);
-    stringLayout->addWidget(m_stringText, 1);
-
-    // Collections.
-    m_tablePage = new QWidget(this);
-    m_table = new QTableView(m_tablePage);
-    m_table->setObjectName(QStringLiteral("valueTable"));
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    // Fixed, uniform rows: a big model never asks every row for its size hint.
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setHighlightSections(false);
-    // The "load more" row spans the table, so a narrow first column does not cut its text.
-    const ValueModel *model = m_model;
-    for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
-        connect(model, signal, this, &ValueView::updateLoadMoreSpan);
-    connect(model, &QAbstractItemModel::modelReset, this, &ValueView::updateLoadMoreSpan);
-    connect(m_table, &QAbstractItemView::clicked, this, &ValueView::onRowActivated);
-    connect(m_table, &QAbstractItemView::activated, this, &ValueView::onRowActivated);
-    m_status = new QLabel(m_tablePage);
-    m_status->setObjectName(QStringLiteral("valueStatus"));
-    m_status->setTextFormat(Qt::PlainText);
-    auto *tableLayout = new QVBoxLayout(m_tablePage);
-    tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->addWidget(m_table, 1);
-    tableLayout->addWidget(m_status);
+    buildStringPage(fixed);
+    buildTablePage();
 
     m_stack = new QStackedWidget(this);
     m_stack->setObjectName(QStringLiteral("valueStack"));
@@ -208,6 +156,65 @@ void ValueView::buildUi()
     m_ttlTimer = new QTimer(this);
     m_ttlTimer->setSingleShot(true);
     connect(m_ttlTimer, &QTimer::timeout, this, &ValueView::updateTtl);
+}
+
+void ValueView::buildStringPage(const QFont &fixed)
+{
+    m_stringPage = new QWidget(this);
+    m_stringMode = new QComboBox(m_stringPage);
+    m_stringMode->setObjectName(QStringLiteral("valueStringMode"));
+    m_stringMode->addItem(tr("Text"));
+    m_stringMode->addItem(tr("JSON"));
+    m_stringMode->addItem(tr("Hex"));
+    m_stringInfo = new QLabel(m_stringPage);
+    m_stringInfo->setObjectName(QStringLiteral("valueStringInfo"));
+    m_stringInfo->setTextFormat(Qt::PlainText);
+    m_stringText = new QPlainTextEdit(m_stringPage);
+    m_stringText->setObjectName(QStringLiteral("valueStringText"));
+    m_stringText->setReadOnly(true);
+    m_stringText->setFont(fixed);
+    connect(m_stringMode, &QComboBox::currentIndexChanged, this, &ValueView::renderString);
+    auto *stringBar = new QHBoxLayout;
+    stringBar->addWidget(m_stringMode);
+    stringBar->addWidget(m_stringInfo, 1);
+    auto *stringLayout = new QVBoxLayout(m_stringPage);
+    stringLayout->setContentsMargins(0, 0, 0, 0);
+    stringLayout->addLayout(stringBar);
+    stringLayout->addWidget(m_stringText, 1);
+}
+
+void ValueView::buildTablePage()
+{
+    m_tablePage = new QWidget(this);
+    m_table = new QTableView(m_tablePage);
+    m_table->setObjectName(QStringLiteral("valueTable"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    // Fixed, uniform rows: a big model never asks every row for its size hint.
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setHighlightSections(false);
+    // The "load more" row spans the table, so a narrow first column does not cut its text.
+    const ValueModel *model = m_model;
+    for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(model, signal, this, &ValueView::updateLoadMoreSpan);
+    connect(model, &QAbstractItemModel::modelReset, this, &ValueView::updateLoadMoreSpan);
+    connect(m_table, &QAbstractItemView::clicked, this, &ValueView::onRowActivated);
+    connect(m_table, &QAbstractItemView::activated, this, &ValueView::onRowActivated);
+    m_status = new QLabel(m_tablePage);
+    m_status->setObjectName(QStringLiteral("valueStatus"));
+    m_status->setTextFormat(Qt::PlainText);
+    auto *tableLayout = new QVBoxLayout(m_tablePage);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(m_table, 1);
+    tableLayout->addWidget(m_status);
 }
 
 void ValueView::openKey(const QByteArray &key, KeyType hint)

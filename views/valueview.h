@@ -8,6 +8,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QFont;
 class QLabel;
 class QLineEdit;
 class QModelIndex;
@@ -56,6 +57,8 @@ protected:
 
 private:
     void buildUi();
+    void buildStringPage(const QFont &fixed);
+    void buildTablePage();
     void matchNameToWindow();
     void onKeyOpened(const KeyInfo &info);
     void onStringAvailable(const StringValue &value);
