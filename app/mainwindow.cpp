@@ -289,6 +289,7 @@ void MainWindow::buildDocks()
     m_browserDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
     m_browserDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
     m_browserDock->setWidget(m_browser);
+    m_browserDock->setMinimumWidth(240); // a wide panel squeezes the docks: keep the tree usable
     addDockWidget(Qt::LeftDockWidgetArea, m_browserDock);
     splitDockWidget(m_navigationDock, m_browserDock, Qt::Horizontal);
     // Fifteen panels have wide size hints; without sizes the tree would get what is left.

@@ -4,9 +4,11 @@
 #include "chartstyle.h"
 #include "panelregistry.h"
 
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QIcon>
 #include <QPainter>
+#include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -40,7 +42,7 @@ public:
         font.setBold(true);
         const QFontMetrics fm(font);
         const int h = fm.height() + 2;
-        const int w = qMax(h, fm.horizontalAdvance(text) + 10);
+        const int w = qMin(option.rect.width() - 4, qMax(h, fm.horizontalAdvance(text) + 10));
         const QRect pill(option.rect.right() - w - 4, option.rect.center().y() - h / 2, w, h);
         painter->save();
         painter->setRenderHint(QPainter::Antialiasing);
@@ -73,7 +75,6 @@ NavigationSidebar::NavigationSidebar(QWidget *parent) : QWidget(parent)
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(TitleColumn, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(BadgeColumn, QHeaderView::Fixed);
-    m_tree->header()->resizeSection(BadgeColumn, 44);
     layout->addWidget(m_tree);
 
     QFont headerFont = font();
@@ -99,6 +100,18 @@ NavigationSidebar::NavigationSidebar(QWidget *parent) : QWidget(parent)
     }
     m_tree->expandAll();
     m_tree->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    // Wide enough for the longest title beside the widest badge: a wide panel squeezes the
+    // docks, and a clipped entry name or a badge over its title helps nobody.
+    QFont bold = font();
+    bold.setBold(true);
+    const int badgeWidth = QFontMetrics(bold).horizontalAdvance(QStringLiteral("999+")) + 16;
+    m_tree->header()->resizeSection(BadgeColumn, badgeWidth);
+    int widest = QFontMetrics(headerFont).horizontalAdvance(panelregistry::groupTitle(panelregistry::Group::Patterns));
+    for (const QTreeWidgetItem *item : std::as_const(m_items))
+        widest = qMax(widest,
+                      fontMetrics().horizontalAdvance(item->text(TitleColumn)) + m_tree->indentation()
+                          + style()->pixelMetric(QStyle::PM_SmallIconSize) + 8);
+    setMinimumWidth(widest + badgeWidth + 2 * m_tree->frameWidth() + 12);
     connect(m_tree, &QTreeWidget::currentItemChanged, this, &NavigationSidebar::onCurrentItemChanged);
 }
 
