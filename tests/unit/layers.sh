@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The arrows of docs/architecture.md, checked on the sources: models/ sends nothing (no
+# connection header), and nothing below views/ includes a widget header, so every panel's data
+# can be produced without a display.
+set -eu
+src="${1:?usage: layers.sh SOURCE_DIR}"
+status=0
+bad=$(grep -lE '#include ["<](redisclient|redisworker|rediscommand|pollingreader|boundedread)\.h[">]' \
+    "$src"/models/*.h "$src"/models/*.cpp || true)
+if [ -n "$bad" ]; then
+    echo "models/ includes a connection header (the readers live in inspect/):"
+    echo "$bad"
+    status=1
+fi
+bad=$(grep -lE '#include <(QtWidgets/|QWidget|QApplication|QDialog|QMainWindow|QAbstractItemView)' \
+    "$src"/redis/* "$src"/lua/*.h "$src"/lua/*.cpp "$src"/models/* "$src"/inspect/* "$src"/headless/* || true)
+if [ -n "$bad" ]; then
+    echo "a layer below views/ includes a widget header:"
+    echo "$bad"
+    status=1
+fi
+bad=$(grep -lE '#include "[a-z]*panel\.h"|#include "mainwindow\.h"' \
+    "$src"/models/* "$src"/inspect/* "$src"/headless/* || true)
+if [ -n "$bad" ]; then
+    echo "a layer below views/ includes a panel or the window:"
+    echo "$bad"
+    status=1
+fi
+exit $status
