@@ -14,7 +14,7 @@
 // counter left without its window TTL) keep the kind the demo gave them.
 struct DemoTruthRule
 {
-    QByteArray glob; // Redis glob on bytes (globMatch in models/queues.h)
+    QByteArray glob; // Redis glob on bytes (globMatch in models/patternrules.h)
     PatternKind kind = PatternKind::Unknown; // Unknown: deliberately no pattern (binary keys, a blob)
     const char *what = ""; // which part of the demo writes it
 };
