@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "panelshow.h"
 
+#include "showcollections.h"
 #include "showkeys.h"
 #include "showpatterns.h"
 #include "showserver.h"
@@ -18,6 +19,14 @@ std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &
         return std::make_unique<ShowSlowlog>(context);
     if (panel == QLatin1String("memory"))
         return std::make_unique<ShowMemory>(context);
+    if (panel == QLatin1String("leaderboard"))
+        return std::make_unique<ShowLeaderboard>(context);
+    if (panel == QLatin1String("geo"))
+        return std::make_unique<ShowGeo>(context);
+    if (panel == QLatin1String("streams"))
+        return std::make_unique<ShowStreams>(context);
+    if (panel == QLatin1String("queues"))
+        return std::make_unique<ShowQueues>(context);
     if (panel == QLatin1String("locks"))
         return std::make_unique<ShowLocks>(context);
     if (panel == QLatin1String("ratelimits"))

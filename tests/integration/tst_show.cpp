@@ -47,6 +47,7 @@ private Q_SLOTS:
     void keysMatchTheServer();
     void keysLimitAndMatch();
     void locksShowTheDeadlock();
+    void leaderboardAndGeoMatchTheServer();
     void otherFormatsHoldTheSameRows_data();
     void otherFormatsHoldTheSameRows();
     void errorsExitTwo_data();
@@ -168,6 +169,11 @@ void TestShow::conformsToSchema_data()
         {"sessions", {"--table", "indexes"}, 1},
         {"caches", {}, 1},
         {"caches", {"--table", "tags"}, 1},
+        {"leaderboard", {"lb:weekly:2026-W49"}, 50},
+        {"geo", {"geo:cities"}, 10},
+        {"streams", {}, 2},
+        {"queues", {}, 1},
+        {"queues", {"--table", "delayed"}, 1},
     };
     for (const auto &p : panels) {
         for (const char *format : {"json", "jsonl"}) {
@@ -269,6 +275,19 @@ void TestShow::keysLimitAndMatch()
     QCOMPARE(doc.value(QStringLiteral("coverage")).toObject().value(QStringLiteral("complete")).toBool(), false);
 }
 
+void TestShow::leaderboardAndGeoMatchTheServer()
+{
+    RawConnection raw(m_demo->profile().port);
+    const QJsonObject board = document({QStringLiteral("leaderboard"), QStringLiteral("lb:weekly:2026-W49")});
+    const RedisValue top = raw.command({"ZREVRANGE", "lb:weekly:2026-W49", "0", "0", "WITHSCORES"});
+    const QJsonObject first = board.value(QStringLiteral("records")).toArray().first().toObject();
+    QCOMPARE(first.value(QStringLiteral("member")).toString().toUtf8(), top.elements().at(0).bytes());
+    QCOMPARE(board.value(QStringLiteral("subject")).toObject().value(QStringLiteral("cardinality")).toInteger(),
+             raw.command({"ZCARD", "lb:weekly:2026-W49"}).toInteger());
+    const QJsonObject geo = document({QStringLiteral("geo"), QStringLiteral("geo:cities")});
+    QCOMPARE(geo.value(QStringLiteral("records")).toArray().size(), raw.command({"ZCARD", "geo:cities"}).toInteger());
+}
+
 void TestShow::locksShowTheDeadlock()
 {
     const QJsonObject doc = document({QStringLiteral("locks")});
@@ -362,6 +381,8 @@ void TestShow::otherFormatsHoldTheSameRows_data()
     QTest::newRow("keys") << QStringList{QStringLiteral("keys")};
     QTest::newRow("locks") << QStringList{QStringLiteral("locks")};
     QTest::newRow("caches") << QStringList{QStringLiteral("caches")};
+    QTest::newRow("leaderboard") << QStringList{QStringLiteral("leaderboard"), QStringLiteral("lb:weekly:2026-W49")};
+    QTest::newRow("streams") << QStringList{QStringLiteral("streams")};
     QTest::newRow("memory top") << QStringList{QStringLiteral("memory"), QStringLiteral("--table"),
                                                QStringLiteral("top")};
 }

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "showcollections.h"
+
+#include "geo.h"
+#include "georeader.h"
+#include "keyspacescan.h"
+#include "leaderboard.h"
+#include "leaderboardreader.h"
+#include "patternrules.h"
+#include "queues.h"
+#include "queuesreader.h"
+#include "showrequest.h"
+#include "streams.h"
+#include "streamsreader.h"
+
+namespace {
+
+// What the window hands the queues panel: the scan's lists, and its sorted sets up to the
+// sorted-set detector's bound.
+constexpr int kMaxZSets = 300;
+
+} // namespace
+
+ShowStreams::ShowStreams(const Context &context, QObject *parent)
+    : TablesShow(context, parent),
+      m_scan(new KeyspaceScan(m_client, m_request, m_bar, {false, true, -1}, this)),
+      m_reader(new StreamsReader(m_client, this))
+{
+    auto *streams = new StreamsModel(this);
+    addTable(QStringLiteral("streams"), streams);
+    connect(m_scan, &KeyspaceScan::failed, this, &PanelShow::failed);
+    connect(m_scan, &KeyspaceScan::done, this, [this] {
+        const QList<QByteArray> keys = m_scan->keysOfType(KeyType::Stream, StreamsReader::kMaxStreams);
+        m_coverage.insert(QStringLiteral("streams_read"), keys.size());
+        m_coverage.insert(QStringLiteral("max_streams"), StreamsReader::kMaxStreams);
+        m_listed = true;
+        m_reader->setStreams(keys);
+    });
+    connect(m_reader, &StreamsReader::failed, this, &PanelShow::failed);
+    connect(m_reader, &StreamsReader::streamsAvailable, this, [this, streams](const QList<StreamRow> &rows) {
+        if (!m_listed)
+            return;
+        m_listed = false;
+        streams->setRows(rows);
+        tablesReady();
+    });
+}
+
+void ShowStreams::start()
+{
+    m_scan->start();
+}
+
+ShowQueues::ShowQueues(const Context &context, QObject *parent)
+    : TablesShow(context, parent),
+      m_scan(new KeyspaceScan(m_client, m_request, m_bar, {false, true, -1}, this)),
+      m_reader(new QueuesReader(m_client, this))
+{
+    auto *queues = new QueuesModel(this);
+    auto *delayed = new DelayedModel(this);
+    addTable(QStringLiteral("queues"), queues);
+    addTable(QStringLiteral("delayed"), delayed);
+    if (!m_request.rulesFile.isEmpty()) {
+        PatternRulesFile rules(m_request.rulesFile);
+        m_reader->rules().setUserRules(rules.rules());
+    }
+    connect(m_scan, &KeyspaceScan::failed, this, &PanelShow::failed);
+    connect(m_scan, &KeyspaceScan::done, this, [this] {
+        const QList<QByteArray> lists = m_scan->keysOfType(KeyType::List, QueuesReader::kMaxLists);
+        const QList<QByteArray> zsets = m_scan->keysOfType(KeyType::ZSet, kMaxZSets);
+        m_coverage.insert(QStringLiteral("lists_read"), lists.size());
+        m_coverage.insert(QStringLiteral("sorted_sets_read"), zsets.size());
+        m_reader->setKeys(lists, zsets);
+    });
+    connect(m_reader, &QueuesReader::failed, this, &PanelShow::failed);
+    connect(m_reader, &QueuesReader::queuesAvailable, this,
+            [this, queues, delayed](const QList<QueueInfo> &q, const QList<DelayedInfo> &d) {
+                queues->setRows(q);
+                delayed->setRows(d);
+                tablesReady();
+            });
+}
+
+void ShowQueues::start()
+{
+    m_scan->start();
+}
+
+ShowLeaderboard::ShowLeaderboard(const Context &context, QObject *parent)
+    : TablesShow(context, parent), m_reader(new LeaderboardReader(m_client, this)), m_page(new LeaderboardModel(this))
+{
+    addTable(QStringLiteral("page"), m_page);
+    connect(m_reader, &LeaderboardReader::headerAvailable, this, [this](const BoardHeader &h) {
+        if (!h.error.isEmpty()) {
+            Q_EMIT failed(QStringLiteral("cannot read the leaderboard: %1").arg(h.error));
+            return;
+        }
+        m_subject = {{QStringLiteral("key"), m_request.keyText},
+                     {QStringLiteral("cardinality"), h.cardinality},
+                     {QStringLiteral("memory_bytes"), h.memory},
+                     {QStringLiteral("ttl_ms"), h.pttlMs}};
+        m_header = true;
+        maybeDone();
+    });
+    connect(m_reader, &LeaderboardReader::pageAvailable, this, [this](const LeaderboardPage &page) {
+        m_page->setPage(page);
+        m_paged = true;
+        maybeDone();
+    });
+    connect(m_reader, &LeaderboardReader::pageFailed, this, &PanelShow::failed);
+}
+
+void ShowLeaderboard::start()
+{
+    if (m_request.limit > 0)
+        m_reader->setPageSize(int(qMin<qint64>(m_request.limit, 1000)));
+    m_reader->setKey(m_request.key);
+}
+
+void ShowLeaderboard::maybeDone()
+{
+    if (m_header && m_paged) {
+        m_header = false;
+        tablesReady();
+    }
+}
+
+ShowGeo::ShowGeo(const Context &context, QObject *parent)
+    : TablesShow(context, parent), m_reader(new GeoSampleReader(m_client, this)), m_points(new GeoPointsModel(this))
+{
+    addTable(QStringLiteral("points"), m_points);
+    connect(m_reader, &GeoSampleReader::failed, this, &PanelShow::failed);
+    connect(m_reader, &GeoSampleReader::sampleAvailable, this, [this](const GeoSample &sample) {
+        m_points->setResults(sample.points, GeoUnit::M);
+        m_subject = {{QStringLiteral("key"), m_request.keyText},
+                     {QStringLiteral("cardinality"), sample.zcard},
+                     {QStringLiteral("sampled"), sample.sampled},
+                     {QStringLiteral("description"), sample.description()}};
+        tablesReady();
+    });
+}
+
+void ShowGeo::start()
+{
+    m_reader->load(m_request.key);
+}

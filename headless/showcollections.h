@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "tablesshow.h"
+
+class GeoPointsModel;
+class GeoSampleReader;
+class KeyspaceScan;
+class LeaderboardModel;
+class LeaderboardReader;
+class QueuesReader;
+class StreamsReader;
+
+// `show streams` and `show queues`: the scan's streams (at most StreamsReader::kMaxStreams) or
+// lists and sorted sets, as MainWindow hands them over after its scan, read once by the panel's
+// reader into the panel's models.
+class ShowStreams final : public TablesShow
+{
+    Q_OBJECT
+public:
+    explicit ShowStreams(const Context &context, QObject *parent = nullptr);
+    void start() override;
+
+private:
+    KeyspaceScan *m_scan;
+    StreamsReader *m_reader;
+    bool m_listed = false;
+};
+
+class ShowQueues final : public TablesShow
+{
+    Q_OBJECT
+public:
+    explicit ShowQueues(const Context &context, QObject *parent = nullptr);
+    void start() override;
+
+private:
+    KeyspaceScan *m_scan;
+    QueuesReader *m_reader;
+};
+
+// `show leaderboard KEY`: the board's header and its first page, top rank first.
+class ShowLeaderboard final : public TablesShow
+{
+    Q_OBJECT
+public:
+    explicit ShowLeaderboard(const Context &context, QObject *parent = nullptr);
+    void start() override;
+    QJsonObject subject() const override { return m_subject; }
+
+private:
+    void maybeDone();
+
+    LeaderboardReader *m_reader;
+    LeaderboardModel *m_page;
+    QJsonObject m_subject;
+    bool m_header = false;
+    bool m_paged = false;
+};
+
+// `show geo KEY`: the points the geo panel's map shows (all members of a small set, a sample of
+// a big one).
+class ShowGeo final : public TablesShow
+{
+    Q_OBJECT
+public:
+    explicit ShowGeo(const Context &context, QObject *parent = nullptr);
+    void start() override;
+    QJsonObject subject() const override { return m_subject; }
+
+private:
+    GeoSampleReader *m_reader;
+    GeoPointsModel *m_points;
+    QJsonObject m_subject;
+};
