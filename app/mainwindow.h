@@ -106,6 +106,7 @@ protected:
 
 private:
     void buildUi();
+    void connectParts();
     void buildDocks();
     void buildMenus();
     void buildGoMenu();
