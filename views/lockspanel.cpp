@@ -136,6 +136,16 @@ void LocksPanel::setMatches(const QList<PatternMatch> &matches)
     m_reader->setMatches(matches);
     if (m_reader->matchCount() == 0)
         m_status->setText(tr("No locks found by the scan."));
+    // The scan read every key's TTL: the badge needs no read of its own until the panel polls.
+    int noTtl = 0;
+    for (const PatternMatch &m : matches)
+        noTtl += (m.kind == PatternKind::Lock && m.pttlMs == -1) ? 1 : 0;
+    showNoTtlBadge(noTtl);
+}
+
+void LocksPanel::showNoTtlBadge(int noTtl)
+{
+    setBadge(noTtl, Severity::Bad, tr("%n lock(s) without a TTL: a holder that dies never lets go", nullptr, noTtl));
 }
 
 void LocksPanel::activeChanged(bool active)
@@ -161,6 +171,7 @@ void LocksPanel::onLocks(const QList<LockInfo> &locks)
         notToken += (l.flags & LockInfo::NotTokenLike) ? 1 : 0;
     }
     QStringList parts{(held == 1 ? tr("1 lock held") : tr("%1 locks held").arg(held))};
+    showNoTtlBadge(noTtl);
     if (noTtl)
         parts << tr("%n without TTL", nullptr, noTtl);
     if (longTtl)

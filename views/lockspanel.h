@@ -68,6 +68,7 @@ protected:
 
 private:
     void onLocks(const QList<LockInfo> &locks);
+    void showNoTtlBadge(int noTtl);
     void onSelectionChanged();
     void onActionFinished(const LockActionResult &result);
     void updateButtons();

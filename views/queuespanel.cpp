@@ -22,6 +22,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <limits>
+
 namespace {
 
 QByteArray selectedKey(QTableView *view, int role)
@@ -235,6 +237,12 @@ void QueuesPanel::onQueuesAvailable(const QList<QueueInfo> &queues, const QList<
     int stale = 0;
     for (const QueueInfo &q : queues)
         stale += q.stale() ? 1 : 0;
+    qint64 overdue = 0;
+    for (const DelayedInfo &d : delayed)
+        overdue += d.overdue;
+    setBadge(int(qMin<qint64>(overdue, std::numeric_limits<int>::max())), Severity::Warning,
+             tr("%n job(s) overdue in the delayed-job sets: nothing claimed them when they were due", nullptr,
+                int(qMin<qint64>(overdue, std::numeric_limits<int>::max()))));
     QString text = tr("%n list queue(s), %1 delayed-job set(s).", nullptr, queueCount).arg(delayedCount);
     if (stale > 0)
         text += QLatin1Char(' ')

@@ -546,6 +546,9 @@ void StreamsPanel::updatePendingStatus()
     m_nextPage->setEnabled(m_reader->hasNextPage());
     const int poison = m_pendingModel->poisonCount();
     m_poisonLabel->setText(poison > 0 ? tr("%n poison entries on this page", nullptr, poison) : QString());
+    setBadge(poison, Severity::Bad,
+             tr("%n poison entries in the open group's pending page: delivered more than %1 times", nullptr, poison)
+                 .arg(m_pendingModel->poisonThreshold()));
 }
 
 void StreamsPanel::updateSparkline()

@@ -127,6 +127,10 @@ private Q_SLOTS:
         QCOMPARE(m->index(1, LocksModel::ResourceColumn).data().toString(), QStringLiteral("lock:invoice:2001"));
         QCOMPARE(m->index(2, LocksModel::ResourceColumn).data().toString(), QStringLiteral("lock:cron:cleanup"));
         QVERIFY(panel.summaryText().startsWith(QStringLiteral("10 locks held · 1 without TTL")));
+        // The sidebar's badge: the one lock without a TTL, as bad.
+        QCOMPARE(panel.badgeCount(), 1);
+        QCOMPARE(panel.badgeSeverity(), Severity::Bad);
+        QVERIFY(panel.badgeToolTip().contains(QStringLiteral("without a TTL")));
         // Binary keys are escaped, not mangled.
         QVERIFY(m->match(m->index(0, 0), Qt::DisplayRole, QStringLiteral("lock:bin:\\x00\\xff")).size() == 1);
 
@@ -154,6 +158,28 @@ private Q_SLOTS:
 
         panel.setActive(false);
         QVERIFY(!panel.reader()->isPolling());
+    }
+
+    // Before the panel is shown (and so before it reads anything), the badge comes from the TTLs
+    // the scan read.
+    void badgeFromTheScanBeforeAnyRead()
+    {
+        RedisClient client(m_server.profile());
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        LocksPanel panel(&client);
+        QSignalSpy badge(&panel, &Panel::badgeChanged);
+        QList<PatternMatch> matches = m_matches;
+        for (PatternMatch &m : matches)
+            m.pttlMs = m.key == "lock:report:nightly" ? -1 : 5000;
+        panel.setMatches(matches);
+        QCOMPARE(client.pendingCount(), 0);
+        QCOMPARE(badge.count(), 1);
+        QCOMPARE(panel.badgeCount(), 1);
+        for (PatternMatch &m : matches)
+            m.pttlMs = 5000;
+        panel.setMatches(matches);
+        QCOMPARE(panel.badgeCount(), 0); // no badge once every lock has a TTL
     }
 
     void releaseAndExtendThroughThePanel()

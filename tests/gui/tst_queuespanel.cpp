@@ -93,6 +93,9 @@ private Q_SLOTS:
         QVERIFY(panel.hasContent());
         QCOMPARE(panel.queuesView()->model()->rowCount(), 2);
         QCOMPARE(panel.delayedView()->model()->rowCount(), 1);
+        // The sidebar's badge: the 40 jobs due in the past, as a warning.
+        QCOMPARE(panel.badgeCount(), 40);
+        QCOMPARE(panel.badgeSeverity(), Severity::Warning);
         // The longest queue is selected and its processing lists are shown, the dead one stale.
         const QModelIndexList selected = panel.queuesView()->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);

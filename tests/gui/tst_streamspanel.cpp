@@ -130,6 +130,8 @@ private Q_SLOTS:
         QVERIFY(!h->xAxis->label().isEmpty());
         QVERIFY(!h->yAxis->label().isEmpty());
         QVERIFY(panel.pendingModel()->poisonCount() > 0);
+        QCOMPARE(panel.badgeCount(), panel.pendingModel()->poisonCount());
+        QCOMPARE(panel.badgeSeverity(), Severity::Bad);
 
         // Two XLEN samples make a sparkline.
         QSignalSpy sampled(panel.reader(), &StreamsReader::lengthsSampled);
