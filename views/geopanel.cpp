@@ -23,6 +23,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -34,6 +35,27 @@ static void initMapResources()
 }
 
 namespace {
+
+// Degrees on a world map: at equal scale a tall map shows more than 180° of latitude, and no
+// tick or grid line names a latitude beyond the poles (or a longitude beyond ±180°).
+class DegreeTicker : public QCPAxisTickerFixed
+{
+public:
+    explicit DegreeTicker(double limit) : m_limit(limit) { }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange &range) override
+    {
+        QVector<double> ticks = QCPAxisTickerFixed::createTickVector(tickStep, range);
+        const double limit = m_limit + 1e-9;
+        ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [limit](double t) { return std::abs(t) > limit; }),
+                    ticks.end());
+        return ticks;
+    }
+
+private:
+    double m_limit;
+};
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -150,7 +172,7 @@ void GeoPanel::buildMap(QSplitter *split)
     chartstyle::label(m_plot->xAxis, tr("Longitude (°)"));
     chartstyle::label(m_plot->yAxis, tr("Latitude (°)"));
     for (QCPAxis *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+        auto ticker = QSharedPointer<DegreeTicker>::create(axis == m_plot->xAxis ? 180.0 : 90.0);
         ticker->setTickStep(30);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
         axis->setTicker(ticker);
