@@ -549,7 +549,9 @@ void MainWindow::deliverPatterns()
             : isVisible() && !isMinimized() && m_pages->currentWidget() == consumer;
         return shown && m_patternsStale.removeOne(consumer);
     };
-    if (due(m_locks))
+    // The locks panel takes its matches even while hidden: its sidebar badge (locks without a
+    // TTL) comes from the TTLs the scan read, and it reads nothing until it is shown.
+    if (m_patternsStale.removeOne(m_locks))
         m_locks->setMatches(of({PatternKind::Lock}));
     if (due(m_rateLimits))
         m_rateLimits->setMatches(of({PatternKind::FixedWindow, PatternKind::SlidingWindow, PatternKind::TokenBucket}));

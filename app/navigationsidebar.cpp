@@ -4,6 +4,7 @@
 #include "chartstyle.h"
 #include "panelregistry.h"
 
+#include <QApplication>
 #include <QFontMetrics>
 #include <QHeaderView>
 #include <QIcon>
@@ -26,10 +27,13 @@ public:
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
     {
         const QString text = index.data(Qt::DisplayRole).toString();
+        // The row's background and selection, without the count as text: the pill shows it.
         QStyleOptionViewItem background = option;
         initStyleOption(&background, index);
         background.text.clear();
-        QStyledItemDelegate::paint(painter, background, index);
+        const QWidget *widget = option.widget;
+        QStyle *style = widget ? widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &background, painter, widget);
         if (text.isEmpty())
             return;
         const QPalette &palette = option.palette;
