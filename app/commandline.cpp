@@ -39,7 +39,8 @@ struct ConnectionOptions
                             QStringLiteral("Password (prefer REDISCLI_AUTH or --askpass)."),
                             QStringLiteral("password")};
     QCommandLineOption user{QStringLiteral("user"), QStringLiteral("ACL user name."), QStringLiteral("username")};
-    QCommandLineOption askPass{QStringLiteral("askpass"), QStringLiteral("Ask for the password in a dialog.")};
+    QCommandLineOption askPass{QStringLiteral("askpass"),
+                               QStringLiteral("Ask for the password (the window: a dialog; show: the terminal).")};
     QCommandLineOption db{
         {QStringLiteral("n"), QStringLiteral("db")}, QStringLiteral("Database number."), QStringLiteral("db")};
     QCommandLineOption tls{QStringLiteral("tls"), QStringLiteral("Connect with TLS.")};

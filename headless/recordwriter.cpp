@@ -121,6 +121,18 @@ void appendJsonString(Output &out, QByteArrayView utf8)
 
 void RecordWriter::bytes(QByteArrayView raw)
 {
+    // Most names are printable ASCII without quotes or backslashes: nothing to escape.
+    bool plain = true;
+    for (const char c : raw) {
+        if (uchar(c) < 0x20 || uchar(c) >= 0x7f || c == '\\' || c == '"') {
+            plain = false;
+            break;
+        }
+    }
+    if (plain) {
+        text(raw);
+        return;
+    }
     m_scratch.resize(0);
     showformat::appendRedisEscaped(m_scratch, raw);
     text(QByteArrayView(m_scratch));

@@ -21,6 +21,9 @@ private Q_SLOTS:
     void panelsFromRegistry();
     void scanRateZero();
     void demoKeepsReadOnly();
+    void showCommand();
+    void showRejected_data();
+    void showRejected();
 };
 
 void TestCommandLine::accepted_data()
@@ -224,5 +227,64 @@ void TestCommandLine::scanRateZero()
     QCOMPARE(cl->scanRate, 0);
 }
 
+void TestCommandLine::showCommand()
+{
+    QString error;
+    auto cl = CommandLine::parse({"redislens", "show", "keys", "-p", "7000", "--format", "jsonl", "--limit", "5",
+                                  "--match", "lock:\\x00*", "--read-only", "--scan-rate", "0"},
+                                 &error);
+    QVERIFY2(cl.has_value(), qPrintable(error));
+    QCOMPARE(cl->action, CommandLine::Action::Show);
+    QCOMPARE(cl->show.panel, QStringLiteral("keys"));
+    QCOMPARE(cl->show.format, ShowRequest::Format::Jsonl);
+    QCOMPARE(cl->show.limit, qint64(5));
+    QCOMPARE(cl->show.match, QByteArray("lock:\0*", 7));
+    QCOMPARE(int(cl->profile.port), 7000);
+    QVERIFY(cl->profile.readOnly);
+    QCOMPARE(cl->scanRate, 0);
+
+    cl = CommandLine::parse({"redislens", "show", "leaderboard", "\"lb:\\xff\"", "redis://h:6390/2"}, &error);
+    QVERIFY2(cl.has_value(), qPrintable(error));
+    QCOMPARE(cl->show.key, QByteArray("lb:\xff"));
+    QCOMPARE(cl->profile.host, QStringLiteral("h"));
+    QCOMPARE(cl->profile.db, 2);
+
+    cl = CommandLine::parse({"redislens", "show", "locks", "--demo", "--table", "x"}, &error);
+    QVERIFY2(cl.has_value(), qPrintable(error));
+    QVERIFY(cl->demo && cl->show.demo);
+    QCOMPARE(cl->show.table, QStringLiteral("x"));
+
+    cl = CommandLine::parse({"redislens", "show", "--help"}, &error);
+    QVERIFY2(cl.has_value(), qPrintable(error));
+    QCOMPARE(cl->action, CommandLine::Action::Help);
+    QVERIFY(cl->helpText.startsWith(QStringLiteral("Usage: redislens show [options] PANEL")));
+    QVERIFY(cl->helpText.contains(QStringLiteral("--format")));
+}
+
+void TestCommandLine::showRejected_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("no panel") << QStringList{} << "which panel";
+    QTest::newRow("unknown panel") << QStringList{"value"} << "unknown panel";
+    QTest::newRow("no key") << QStringList{"geo"} << "needs the KEY";
+    QTest::newRow("bad key escape") << QStringList{"geo", "\\xZZ"} << "KEY";
+    QTest::newRow("format") << QStringList{"keys", "--format", "yaml"} << "--format";
+    QTest::newRow("limit") << QStringList{"keys", "--limit", "many"} << "--limit";
+    QTest::newRow("match without a scan") << QStringList{"overview", "--match", "a"} << "--match";
+    QTest::newRow("two uris") << QStringList{"keys", "redis://a", "redis://b"} << "at most one URI";
+    QTest::newRow("demo and host") << QStringList{"keys", "--demo", "-h", "x"} << "--demo";
+    QTest::newRow("window option") << QStringList{"keys", "--screenshot", "a.png"} << "screenshot";
+}
+
+void TestCommandLine::showRejected()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, says);
+    QString error;
+    QVERIFY(!CommandLine::parse(QStringList{"redislens", "show"} + args, &error));
+    QVERIFY2(error.startsWith(QStringLiteral("show: ")), qPrintable(error));
+    QVERIFY2(error.contains(says), qPrintable(error));
+}
 QTEST_GUILESS_MAIN(TestCommandLine)
 #include "tst_commandline.moc"
