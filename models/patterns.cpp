@@ -3,9 +3,9 @@
 
 #include "bytesescape.h"
 #include "format.h"
-#include "zsetkind.h"
 #include "patternrules.h"
 #include "queuerules.h"
+#include "zsetkind.h"
 
 #include <QDateTime>
 #include <QJsonDocument>

@@ -3,8 +3,8 @@
 // bytes, read-only refusal, a server that dies and comes back.
 #include "commandstats.h"
 #include "confirmations.h"
-#include "georeader.h"
 #include "geopanel.h"
+#include "georeader.h"
 #include "keybrowser.h"
 #include "keyfilter.h"
 #include "keytreemodel.h"

@@ -220,8 +220,7 @@ private:
         // The oldest pending entry sits in the stream that is already open: the panel must
         // switch to its group (it did not, before).
         streams->openOldestPending();
-        QTRY_VERIFY2_WITH_TIMEOUT(streams->pendingModel()->rowCount() > 0, qPrintable(streams->statusText()),
-                                  kWaitMs);
+        QTRY_VERIFY2_WITH_TIMEOUT(streams->pendingModel()->rowCount() > 0, qPrintable(streams->statusText()), kWaitMs);
         streams->pendingView()->selectAll();
 
         if (!actions)
