@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recordwriter.h"
 
+#include "bytesescape.h"
 #include "output.h"
 
 #include <QJsonDocument>
@@ -11,39 +12,6 @@ namespace showformat {
 namespace {
 
 const char kHex[] = "0123456789abcdef";
-
-// Length of the valid UTF-8 sequence at 'at' (2..4) that bytesescape keeps readable, or 0.
-int keptUtf8Length(const uchar *at, qsizetype left)
-{
-    const uchar c = at[0];
-    int len = 0;
-    char32_t cp = 0;
-    if ((c & 0xe0) == 0xc0) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > left)
-        return 0;
-    for (int k = 1; k < len; ++k) {
-        if ((at[k] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (at[k] & 0x3f);
-    }
-    static const char32_t minimum[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < minimum[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    if ((cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff)
-        return 0;
-    return len;
-}
 
 } // namespace
 
@@ -72,7 +40,7 @@ void appendRedisEscaped(QByteArray &out, QByteArrayView raw)
         default: break;
         }
         if (!named && c >= 0x80) {
-            if (const int len = keptUtf8Length(p + i, n - i)) {
+            if (const int len = bytesescape::readableUtf8Length(reinterpret_cast<const char *>(p + i), n - i)) {
                 i += len - 1; // part of the plain run
                 continue;
             }

@@ -16,10 +16,22 @@ void appendHex(QString &out, uchar c)
     out += QLatin1Char(hexDigits[c & 0xf]);
 }
 
-// Length of the valid UTF-8 sequence starting at i (2..4), or 0 when it is not one.
-int utf8SequenceLength(const QByteArray &b, qsizetype i)
+int hexValue(char c)
 {
-    const auto c = uchar(b.at(i));
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+} // namespace
+
+int readableUtf8Length(const char *at, qsizetype left)
+{
+    const auto c = uchar(at[0]);
     int len = 0;
     char32_t cp = 0;
     if ((c & 0xe0) == 0xc0) {
@@ -34,10 +46,10 @@ int utf8SequenceLength(const QByteArray &b, qsizetype i)
     } else {
         return 0;
     }
-    if (i + len > b.size())
+    if (len > left)
         return 0;
     for (int k = 1; k < len; ++k) {
-        const auto cc = uchar(b.at(i + k));
+        const auto cc = uchar(at[k]);
         if ((cc & 0xc0) != 0x80)
             return 0;
         cp = (cp << 6) | (cc & 0x3f);
@@ -51,19 +63,6 @@ int utf8SequenceLength(const QByteArray &b, qsizetype i)
         return 0;
     return len;
 }
-
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-} // namespace
 
 QString escape(const QByteArray &bytes, bool keepUtf8)
 {
@@ -86,7 +85,7 @@ QString escape(const QByteArray &bytes, bool keepUtf8)
             continue;
         }
         if (keepUtf8 && c >= 0x80) {
-            if (const int len = utf8SequenceLength(bytes, i)) {
+            if (const int len = readableUtf8Length(bytes.constData() + i, bytes.size() - i)) {
                 out += QString::fromUtf8(bytes.constData() + i, len);
                 i += len - 1;
                 continue;

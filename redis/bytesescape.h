@@ -14,6 +14,11 @@ namespace bytesescape {
 // control characters and invalid sequences are always escaped.
 QString escape(const QByteArray &bytes, bool keepUtf8 = true);
 
+// The length (2..4) of the UTF-8 sequence at 'at' that escape() keeps readable, or 0 when it
+// escapes the byte: invalid, overlong, a surrogate, or an invisible or layout-changing code
+// point. 'left' is how many bytes there are from 'at' on.
+int readableUtf8Length(const char *at, qsizetype left);
+
 // Like escape(), but wrapped in quotes when escaping changed anything or the text is empty.
 QString quoteIfNeeded(const QByteArray &bytes);
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "keybrowser.h"
 #include "keytreemodel.h"
-#include "palettes.h"
 #include "patterngroupmodel.h"
 #include "redisclient.h"
 #include "screenshots.h"
+#include "theme.h"
 
 #include <QApplication>
 #include <QFontMetrics>
@@ -74,7 +74,7 @@ private Q_SLOTS:
         const QPalette light = QApplication::palette();
         const auto restore = qScopeGuard([&light] { QApplication::setPalette(light); }); // also on failure
         if (dark)
-            QApplication::setPalette(darkPalette());
+            QApplication::setPalette(theme::darkPalette());
         RedisClient client(ConnectionProfile{}); // never connected: the test feeds the tree
         KeyBrowser browser(&client);
         if (pointSize > 0) {

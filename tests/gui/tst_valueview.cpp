@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
-#include "palettes.h"
 #include "redisclient.h"
 #include "testdata.h"
 #include "testserver.h"
+#include "theme.h"
 #include "valueview.h"
 
 #include <QCheckBox>
@@ -404,7 +404,7 @@ void TestValueView::secretsMaskedInHash()
     {
         // The same in a dark palette: the mask and the toggle stay legible.
         const QPalette light = m_view->palette();
-        const QPalette dark = darkPalette();
+        const QPalette dark = theme::darkPalette();
         m_view->setPalette(dark);
         screenshot(QStringLiteral("valueview-masked-dark.png"));
         m_view->setPalette(light);
