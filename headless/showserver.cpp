@@ -11,6 +11,7 @@
 #include "showrequest.h"
 
 #include <QDateTime>
+#include <QTimeZone>
 #include <QTimer>
 #include <cmath>
 
@@ -81,7 +82,7 @@ QJsonObject ShowOverview::coverage() const
             {QStringLiteral("sample_ms"), kSampleMs},
             {QStringLiteral("table"), facts() ? QStringLiteral("facts") : QStringLiteral("figures")},
             {QStringLiteral("captured_at"),
-             QDateTime::fromMSecsSinceEpoch(info.capturedAtMs(), Qt::UTC).toString(Qt::ISODateWithMs)}};
+             QDateTime::fromMSecsSinceEpoch(info.capturedAtMs(), QTimeZone::utc()).toString(Qt::ISODateWithMs)}};
 }
 
 ShowTtl::ShowTtl(const Context &context, QObject *parent)

@@ -5,6 +5,7 @@
 #include "slowlogreader.h"
 
 #include <QDateTime>
+#include <QTimeZone>
 
 ShowSlowlog::ShowSlowlog(const Context &context, QObject *parent)
     : PanelShow(context, parent), m_reader(new SlowlogReader(m_client, this)), m_model(new SlowlogModel(this))
@@ -46,7 +47,7 @@ void ShowSlowlog::writeRecord(RecordWriter &w, qsizetype row) const
     const SlowlogEntry &e = m_model->entryAt(int(row));
     const auto cell = [&](int column) { return m_model->data(m_model->index(int(row), column)).toString(); };
     w.integer(e.id);
-    w.text(QDateTime::fromSecsSinceEpoch(e.timestamp, Qt::UTC).toString(Qt::ISODate));
+    w.text(QDateTime::fromSecsSinceEpoch(e.timestamp, QTimeZone::utc()).toString(Qt::ISODate));
     w.integer(e.timestamp);
     w.integer(e.durationUs);
     w.text(cell(SlowlogModel::CommandColumn));
