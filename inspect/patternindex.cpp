@@ -374,10 +374,14 @@ struct PatternIndex::Private
         }
         if (g.decided) {
             setVerdict(id, inheritedIndex(gid));
-            // A group decided on its first few keys samples again once it has grown.
-            if (g.samples.size() < g.wanted && g.live > 2 * qMax<qsizetype>(1, g.samples.size())
-                && g.type != KeyType::Unknown)
+            // A group decided on its first few keys samples its late members too, up to
+            // kSamplesPerGroup: how the scan's batches fall must not decide whether a minority
+            // (a negative marker among cache entries) is seen. 'wanted' was lowered to what
+            // there was to read when the group ran dry, so it is raised again here.
+            if (g.samples.size() < kSamplesPerGroup && g.live > g.samples.size() && g.type != KeyType::Unknown) {
+                g.wanted = qMax(g.wanted, int(qMin<qsizetype>(kSamplesPerGroup, g.live)));
                 want(gid);
+            }
             return;
         }
         dropVerdict(e);
