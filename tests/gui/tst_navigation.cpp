@@ -19,6 +19,8 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QGuiApplication>
+#include <QLibraryInfo>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
@@ -26,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+#include <QVersionNumber>
 
 namespace {
 const QByteArray kOdd("odd:\xff\x00key", 9);
@@ -293,7 +296,11 @@ void TestNavigation::dockHidesShowsAndStateSurvives()
         auto w = std::make_unique<MainWindow>(m_server.profile(), &settings);
         w->show();
         QVERIFY(!w->keyBrowserDock()->isVisible());
-        QCOMPARE(w->size(), m_savedSize);
+        // The size comes back where the platform lets a window choose its own (Qt 6.8's offscreen
+        // platform fits a restored window to its screen).
+        if (QGuiApplication::platformName() != QLatin1String("offscreen")
+            || QLibraryInfo::version() < QVersionNumber(6, 8))
+            QCOMPARE(w->size(), m_savedSize);
         // --panel keys brings it back.
         QVERIFY(w->showPanel(QStringLiteral("keys")));
         QVERIFY(w->keyBrowserDock()->isVisible());

@@ -421,7 +421,16 @@ void TestShow::otherFormatsHoldTheSameRows()
         const Run r = show(args + QStringList{QStringLiteral("--format"), QString::fromLatin1(format)} + at());
         QVERIFY2(r.code == 0, r.err.constData());
         const QList<QStringList> rows = tableRows(r.out, qstrcmp(format, "markdown") == 0);
-        QCOMPARE(rows.size(), records.size() + 1);
+        // Keys that expire between the runs (the demo has TTLs of seconds) may be gone from the
+        // second: every record is there, or its TTL was short enough to have run out.
+        QSet<QString> mayLeave;
+        for (auto it = first.cbegin(); it != first.cend(); ++it) {
+            const QJsonValue ttl = it.value().value(QStringLiteral("ttl_ms"));
+            if (ttl.isDouble() && ttl.toDouble() >= 0 && ttl.toDouble() <= 600000)
+                mayLeave.insert(it.key());
+        }
+        QVERIFY(rows.size() <= records.size() + 1);
+        QVERIFY(rows.size() >= records.size() + 1 - mayLeave.size());
         const QStringList header = rows.first();
         QCOMPARE(QSet<QString>(header.begin(), header.end()), QSet<QString>(columns.begin(), columns.end()));
         const qsizetype idColumn = header.indexOf(id);
@@ -451,7 +460,8 @@ void TestShow::otherFormatsHoldTheSameRows()
                                              cellOf(first.value(key).value(header.at(c))))));
             }
         }
-        QCOMPARE(seen.size(), first.size());
+        for (auto it = first.cbegin(); it != first.cend(); ++it)
+            QVERIFY2(seen.contains(it.key()) || mayLeave.contains(it.key()), qPrintable(it.key()));
     }
 }
 
