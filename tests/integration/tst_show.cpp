@@ -216,7 +216,7 @@ void TestShow::keysMatchTheServer()
     QList<QByteArray> keys = raw.scan();
     QCOMPARE(records.size(), keys.size());
     QHash<QString, QJsonObject> byKey;
-    for (const QJsonValue &v : records)
+    for (const QJsonValue v : records)
         byKey.insert(v.toObject().value(QStringLiteral("key")).toString(), v.toObject());
     QCOMPARE(byKey.size(), keys.size()); // each key once
     int agree = 0, known = 0;
@@ -297,7 +297,7 @@ void TestShow::locksShowTheDeadlock()
     // Every lock the demo wrote is there, each with its TTL state.
     QList<QByteArray> locks = raw.scan("lock:*");
     QHash<QString, QJsonObject> byKey;
-    for (const QJsonValue &v : records)
+    for (const QJsonValue v : records)
         byKey.insert(v.toObject().value(QStringLiteral("key")).toString(), v.toObject());
     for (const QByteArray &key : std::as_const(locks)) {
         QVERIFY2(byKey.contains(QString::fromUtf8(key)), key.constData());
@@ -398,10 +398,10 @@ void TestShow::otherFormatsHoldTheSameRows()
     // Cells that change between two runs (TTLs left, "2m 21s" in a reason) are not compared:
     // a second json run a moment later says which.
     QHash<QString, QJsonObject> first;
-    for (const QJsonValue &v : records)
+    for (const QJsonValue v : records)
         first.insert(v.toObject().value(id).toString(), v.toObject());
     QSet<QString> moving;
-    for (const QJsonValue &v : document(args).value(QStringLiteral("records")).toArray()) {
+    for (const QJsonValue v : document(args).value(QStringLiteral("records")).toArray()) {
         const QJsonObject o = v.toObject();
         const QJsonObject before = first.value(o.value(id).toString());
         for (const QString &c : columns) {
@@ -431,14 +431,14 @@ void TestShow::otherFormatsHoldTheSameRows()
         }
         QVERIFY(rows.size() <= records.size() + 1);
         QVERIFY(rows.size() >= records.size() + 1 - mayLeave.size());
-        const QStringList header = rows.first();
+        const QStringList &header = rows.first();
         QCOMPARE(QSet<QString>(header.begin(), header.end()), QSet<QString>(columns.begin(), columns.end()));
         const qsizetype idColumn = header.indexOf(id);
         QSet<QString> seen;
         for (qsizetype i = 1; i < rows.size(); ++i) {
             const QStringList &cells = rows.at(i);
             QCOMPARE(cells.size(), header.size());
-            const QString key = cells.at(idColumn);
+            const QString &key = cells.at(idColumn);
             QVERIFY2(first.contains(key), qPrintable(key));
             seen.insert(key);
             for (qsizetype c = 0; c < header.size(); ++c) {
@@ -546,7 +546,7 @@ void TestShow::demoOption()
     QCOMPARE(r.err, QByteArray());
     const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
     bool deadlock = false;
-    for (const QJsonValue &v : doc.value(QStringLiteral("records")).toArray())
+    for (const QJsonValue v : doc.value(QStringLiteral("records")).toArray())
         deadlock |= v.toObject().value(QStringLiteral("key")).toString() == QLatin1String("lock:migration:schema-v42");
     QVERIFY(deadlock);
     // The demo's server went with the command.
