@@ -225,6 +225,8 @@ void TestShow::keysMatchTheServer()
         QVERIFY2(byKey.contains(shown), qPrintable(shown));
         const QJsonObject rec = byKey.value(shown);
         const QByteArray type = raw.command({"TYPE", key}).bytes();
+        if (type == "none")
+            continue; // its TTL ran out between the scan and this check (the demo has short ones)
         QCOMPARE(rec.value(QStringLiteral("type")).toString().toUtf8(), type);
         const qint64 pttl = raw.command({"PTTL", key}).toInteger();
         const qint64 shownTtl = qint64(rec.value(QStringLiteral("ttl_ms")).toDouble());
