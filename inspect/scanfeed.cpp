@@ -3,9 +3,10 @@
 
 #include "keytreemodel.h"
 
-ScanFeed::ScanFeed(KeyScanner *scanner, KeyTreeModel *model, QObject *parent)
-    : QObject(parent), m_scanner(scanner), m_model(model)
+ScanFeed::ScanFeed(RedisClient *client, KeyTreeModel *model, QObject *parent)
+    : QObject(parent), m_scanner(new KeyScanner(client, this)), m_model(model)
 {
+    KeyScanner *scanner = m_scanner;
     connect(scanner, &KeyScanner::batchAvailable, model, &KeyTreeModel::appendBatch);
     connect(scanner, &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
         // A new scan (also one started while the previous was running) reserves again: the

@@ -7,14 +7,16 @@
 
 class KeyTreeModel;
 
-// Wires a KeyScanner to a KeyTreeModel: batches go to the model, the model reserves room once
-// DBSIZE is known, and completed() fires when the scan is over *and* the model has applied
-// every batch. The key browser and the benchmark use the same wiring.
+// Scans with a KeyScanner of its own and feeds a KeyTreeModel: batches go to the model, the
+// model reserves room once DBSIZE is known, and completed() fires when the scan is over *and*
+// the model has applied every batch. The key browser and the benchmark use the same wiring.
 class ScanFeed : public QObject
 {
     Q_OBJECT
 public:
-    ScanFeed(KeyScanner *scanner, KeyTreeModel *model, QObject *parent = nullptr);
+    ScanFeed(RedisClient *client, KeyTreeModel *model, QObject *parent = nullptr);
+    // Started, paused and cancelled by the key browser; other panels take its batches.
+    KeyScanner *scanner() const { return m_scanner; }
 
 Q_SIGNALS:
     void progressChanged(const ScanProgress &progress);

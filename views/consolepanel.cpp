@@ -5,9 +5,8 @@
 #include "format.h"
 #include "luaeditor.h"
 #include "redisclient.h"
-#include "scriptcall.h"
-#include "scriptkiller.h"
 #include "scriptlibrary.h"
+#include "scriptrunner.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -51,8 +50,10 @@ QStringList escaped(const QList<QByteArray> &values)
 } // namespace
 
 ConsolePanel::ConsolePanel(RedisClient *client, QWidget *parent)
-    : Panel(parent), m_client(client), m_result(new LuaResultModel(this))
+    : Panel(parent), m_client(client), m_runner(new ScriptRunner(client, this)), m_result(new LuaResultModel(this))
 {
+    connect(m_runner, &ScriptRunner::finished, this, [this](const RedisReply &r) { onReply(r); });
+    connect(m_runner, &ScriptRunner::killFinished, this, &ConsolePanel::onKillFinished);
     buildUi();
     QString historyError;
     if (!m_history.load(&historyError))
@@ -400,12 +401,8 @@ void ConsolePanel::run()
         return;
     }
     m_editor->clearErrorLine();
-    const QByteArray source = script.toUtf8();
-    m_runContext = new QObject(this);
-    m_runId = scriptcall::run(
-        m_client, source, scriptcall::sha1Hex(source), *k, *a, m_runContext,
-        [this, script, keys = *k, args = *a](const RedisReply &r) { onReply(r, script, keys, args); }, ro,
-        kRunTimeoutMs);
+    m_pending = {script, *k, *a};
+    m_runner->run(script.toUtf8(), *k, *a, ro, kRunTimeoutMs);
     setRunning(true);
     setNotice(ro ? tr("Running read-only… SCRIPT KILL stops it on the server (it cannot have written); Cancel only "
                       "stops waiting.")
@@ -417,8 +414,7 @@ void ConsolePanel::cancel()
 {
     if (!isRunning())
         return;
-    m_client->cancel(m_runId);
-    delete m_runContext; // the NOSCRIPT retry, if any, was made under this context
+    m_runner->cancel();
     setRunning(false);
     // Once the console no longer waits for its script, it cannot tell that script from another
     // client's: a read-only connection does not offer to kill it (see CommandPolicy::Purpose).
@@ -429,17 +425,13 @@ void ConsolePanel::cancel()
               false, !readOnly());
 }
 
-void ConsolePanel::onReply(const RedisReply &r, const QString &script, const QList<QByteArray> &keys,
-                           const QList<QByteArray> &args)
+void ConsolePanel::onReply(const RedisReply &r)
 {
-    if (m_runContext)
-        m_runContext->deleteLater();
-    m_runContext = nullptr;
     setRunning(false);
     LuaRun entry;
-    entry.script = script;
-    entry.keys = keys;
-    entry.args = args;
+    entry.script = m_pending.script;
+    entry.keys = m_pending.keys;
+    entry.args = m_pending.args;
     entry.elapsedUs = r.elapsedUs;
     entry.server = m_client->profile().displayName();
     entry.at = QDateTime::currentDateTimeUtc();
@@ -495,41 +487,40 @@ void ConsolePanel::onReply(const RedisReply &r, const QString &script, const QLi
 
 void ConsolePanel::killScript()
 {
-    if (m_killer)
+    if (m_runner->isKilling())
         return;
     // On a read-only connection only the script this console still waits for may be stopped:
     // it ran with EVAL_RO / EVALSHA_RO, so it cannot have written.
     const auto purpose
         = readOnly() && isRunning() ? CommandPolicy::Purpose::StopOwnReadOnlyScript : CommandPolicy::Purpose::Normal;
-    m_killer = new ScriptKiller(m_client->profile(), m_client->policy(), purpose, this);
-    connect(m_killer, &ScriptKiller::finished, this, [this](const RedisValue &reply, const RedisError &error) {
-        m_killer->deleteLater();
-        m_killer = nullptr; // a second kill may follow at once
-        if (error.kind == RedisError::Kind::ReadOnlyRefused) {
-            setNotice(tr("SCRIPT KILL not sent: %1. On a read-only connection RedisLens stops only the script it "
-                         "is still waiting for.")
-                          .arg(error.message),
-                      true, false);
-        } else if (error) {
-            setNotice(tr("SCRIPT KILL could not be sent: %1").arg(error.message), true, true);
-        } else if (reply.isError() && reply.errorCode() == "UNKILLABLE") {
-            setNotice(tr("UNKILLABLE: the script has already written, so SCRIPT KILL cannot stop it. Wait for "
-                         "it to end; the only other way is SHUTDOWN NOSAVE, which stops the server and loses every "
-                         "write since the last save. RedisLens never sends SHUTDOWN."),
-                      true, true);
-        } else if (reply.isError() && reply.errorCode() == "NOTBUSY") {
-            setNotice(tr("SCRIPT KILL: no script is running any more."), false);
-        } else if (reply.isError()) {
-            setNotice(tr("SCRIPT KILL failed: %1").arg(QString::fromUtf8(reply.bytes())), true, true);
-        } else {
-            setNotice(isRunning() ? tr("SCRIPT KILL: the script was stopped; its answer follows.")
-                                  : tr("SCRIPT KILL: the script was stopped."),
-                      false);
-        }
-        Q_EMIT killFinished(reply);
-    });
     setNotice(tr("Sending SCRIPT KILL on a separate connection…"), false);
-    m_killer->start();
+    m_runner->kill(purpose);
+}
+
+void ConsolePanel::onKillFinished(const RedisValue &reply, const RedisError &error)
+{
+    if (error.kind == RedisError::Kind::ReadOnlyRefused) {
+        setNotice(tr("SCRIPT KILL not sent: %1. On a read-only connection RedisLens stops only the script it "
+                     "is still waiting for.")
+                      .arg(error.message),
+                  true, false);
+    } else if (error) {
+        setNotice(tr("SCRIPT KILL could not be sent: %1").arg(error.message), true, true);
+    } else if (reply.isError() && reply.errorCode() == "UNKILLABLE") {
+        setNotice(tr("UNKILLABLE: the script has already written, so SCRIPT KILL cannot stop it. Wait for "
+                     "it to end; the only other way is SHUTDOWN NOSAVE, which stops the server and loses every "
+                     "write since the last save. RedisLens never sends SHUTDOWN."),
+                  true, true);
+    } else if (reply.isError() && reply.errorCode() == "NOTBUSY") {
+        setNotice(tr("SCRIPT KILL: no script is running any more."), false);
+    } else if (reply.isError()) {
+        setNotice(tr("SCRIPT KILL failed: %1").arg(QString::fromUtf8(reply.bytes())), true, true);
+    } else {
+        setNotice(isRunning() ? tr("SCRIPT KILL: the script was stopped; its answer follows.")
+                              : tr("SCRIPT KILL: the script was stopped."),
+                  false);
+    }
+    Q_EMIT killFinished(reply);
 }
 
 void ConsolePanel::setNotice(const QString &text, bool error, bool offerKill)
@@ -538,6 +529,11 @@ void ConsolePanel::setNotice(const QString &text, bool error, bool offerKill)
     m_notice->setVisible(!text.isEmpty());
     m_notice->setStyleSheet(error ? QStringLiteral("QLabel { color: #c0392b; }") : QString());
     m_killButton->setVisible(offerKill);
+}
+
+bool ConsolePanel::isRunning() const
+{
+    return m_runner->isRunning();
 }
 
 QString ConsolePanel::noticeText() const

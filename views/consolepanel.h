@@ -22,7 +22,7 @@ class QTableWidget;
 class QTextBrowser;
 class QTreeView;
 class RedisClient;
-class ScriptKiller;
+class ScriptRunner;
 struct RedisReply;
 struct ScriptInfo;
 
@@ -80,7 +80,7 @@ public:
     const LuaHistory &history() const { return m_history; }
     QString noticeText() const;
     QString elapsedText() const;
-    bool isRunning() const { return m_runContext != nullptr; }
+    bool isRunning() const;
     // Restores a run from the history into the editor and the tables.
     void restoreRun(int historyRow);
     void insertLibraryScript(const QString &name);
@@ -101,8 +101,8 @@ private:
     void setParams(QTableWidget *table, const QString &prefix, const QStringList &values, const QStringList &meanings);
     std::optional<QList<QByteArray>> params(QTableWidget *table, const QString &prefix, QString *error) const;
     void renumber(QTableWidget *table, const QString &prefix);
-    void onReply(const RedisReply &reply, const QString &script, const QList<QByteArray> &keys,
-                 const QList<QByteArray> &args);
+    void onReply(const RedisReply &reply);
+    void onKillFinished(const RedisValue &reply, const RedisError &error);
     void setNotice(const QString &text, bool error, bool offerKill = false);
     void setRunning(bool running);
     void showLibraryDoc();
@@ -112,6 +112,7 @@ private:
     QVersionNumber serverVersion() const;
 
     RedisClient *m_client;
+    ScriptRunner *m_runner;
     LuaEditor *m_editor = nullptr;
     LuaResultModel *m_result;
     QTreeView *m_resultView = nullptr;
@@ -129,9 +130,12 @@ private:
     QLabel *m_mode = nullptr;
     QLabel *m_notice = nullptr;
     QLabel *m_elapsed = nullptr;
-    QPointer<QObject> m_runContext; // alive while a run is awaited; deleting it drops the answer
-    RequestId m_runId = 0;
-    QPointer<ScriptKiller> m_killer;
+    struct
+    {
+        QString script;
+        QList<QByteArray> keys;
+        QList<QByteArray> args;
+    } m_pending; // what the awaited run sent, for its history entry
     LuaHistory m_history;
     QVersionNumber m_versionOverride;
     bool m_clusterMode = false;

@@ -27,9 +27,9 @@
 
 KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(parent), m_client(scanClient)
 {
-    m_scanner = new KeyScanner(scanClient, this);
     m_model = new KeyTreeModel(this);
-    m_feed = new ScanFeed(m_scanner, m_model, this);
+    m_feed = new ScanFeed(scanClient, m_model, this);
+    m_scanner = m_feed->scanner();
     m_filterModel = new KeyTreeModel(this);
     connect(m_scanner, &KeyScanner::batchAvailable, this, &KeyBrowser::onBatchForFilter);
 

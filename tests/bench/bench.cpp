@@ -168,14 +168,14 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory,
     LensResult result;
     RedisClient client(profile);
     KeyTreeModel model;
-    KeyScanner scanner(&client);
+    ScanFeed feed(&client, &model);
+    KeyScanner &scanner = *feed.scanner();
     result.error = connectBlocking(client);
     if (!result.error.isEmpty())
         return result;
     QEventLoop loop;
     StallProbe probe;
 
-    ScanFeed feed(&scanner, &model);
     // Wired as MainWindow wires it: the index samples on the scan's own connection, paced by the
     // scan's ceiling (0: none), with room for the keyspace reserved from the scan's DBSIZE, and
     // fed every batch as it arrives. No rules file: no user rules.

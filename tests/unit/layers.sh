@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The arrows of docs/architecture.md, checked on the sources: models/ sends nothing (no
-# connection header), and nothing below views/ includes a widget header, so every panel's data
+# connection header), views/ sends through inspect/ (no script runner or killer of its own, no
+# scanner it makes), and nothing below views/ includes a widget header, so every panel's data
 # can be produced without a display.
 set -eu
 src="${1:?usage: layers.sh SOURCE_DIR}"
@@ -10,6 +11,13 @@ bad=$(grep -lE '#include ["<](redisclient|redisworker|rediscommand|pollingreader
     "$src"/models/*.h "$src"/models/*.cpp || true)
 if [ -n "$bad" ]; then
     echo "models/ includes a connection header (the readers live in inspect/):"
+    echo "$bad"
+    status=1
+fi
+bad=$(grep -lE '#include "(redisworker|scriptcall|scriptkiller)\.h"|new KeyScanner' \
+    "$src"/views/*.h "$src"/views/*.cpp || true)
+if [ -n "$bad" ]; then
+    echo "a view reaches the engine without inspect/ (ScriptRunner, ScanFeed):"
     echo "$bad"
     status=1
 fi

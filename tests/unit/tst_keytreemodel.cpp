@@ -286,9 +286,9 @@ void TestKeyTreeModel::rescanReservesAgain()
 {
     // The scanner's signals are driven by hand: this is about ScanFeed's bookkeeping.
     RedisClient client(ConnectionProfile{});
-    KeyScanner scanner(&client);
     KeyTreeModel model;
-    ScanFeed feed(&scanner, &model);
+    ScanFeed feed(&client, &model);
+    KeyScanner &scanner = *feed.scanner();
     ScanProgress p;
     p.generation = 1;
     p.dbsize = 200000;

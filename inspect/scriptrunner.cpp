@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "scriptrunner.h"
+
+#include "redisclient.h"
+#include "scriptcall.h"
+#include "scriptkiller.h"
+
+ScriptRunner::ScriptRunner(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
+
+ScriptRunner::~ScriptRunner() = default;
+
+bool ScriptRunner::run(const QByteArray &source, const QList<QByteArray> &keys, const QList<QByteArray> &args,
+                       bool readOnly, int timeoutMs)
+{
+    if (isRunning())
+        return false;
+    m_runContext = new QObject(this);
+    m_runId = scriptcall::run(
+        m_client, source, scriptcall::sha1Hex(source), keys, args, m_runContext,
+        [this](const RedisReply &r) {
+            if (m_runContext)
+                m_runContext->deleteLater();
+            m_runContext = nullptr;
+            Q_EMIT finished(r);
+        },
+        readOnly, timeoutMs);
+    return true;
+}
+
+void ScriptRunner::cancel()
+{
+    if (!isRunning())
+        return;
+    m_client->cancel(m_runId);
+    delete m_runContext; // the NOSCRIPT retry, if any, was made under this context
+}
+
+bool ScriptRunner::kill(CommandPolicy::Purpose purpose)
+{
+    if (m_killer)
+        return false;
+    m_killer = new ScriptKiller(m_client->profile(), m_client->policy(), purpose, this);
+    connect(m_killer, &ScriptKiller::finished, this, [this](const RedisValue &reply, const RedisError &error) {
+        m_killer->deleteLater();
+        m_killer = nullptr; // a second kill may follow at once
+        Q_EMIT killFinished(reply, error);
+    });
+    m_killer->start();
+    return true;
+}
