@@ -260,10 +260,7 @@ QList<RedisCommand> QueuesReader::delayedCommands(const QList<DelayedInfo> &dela
 {
     QList<RedisCommand> commands;
     for (const DelayedInfo &d : delayed) {
-        const auto at = [&d, now](qint64 offsetMs) {
-            return d.unit == EpochUnit::Seconds ? QByteArray::number((now + offsetMs) / 1000)
-                                                : QByteArray::number(now + offsetMs);
-        };
+        const auto at = [&d, now](qint64 offsetMs) { return scoreAtMs(now + offsetMs, d.unit); };
         const QByteArray nowArg = at(0);
         commands.append({"ZCARD", d.key});
         commands.append(nextDueCommand(d.key, nowArg, version));

@@ -127,22 +127,65 @@ PatternKind patternKindOf(QueueKind kind)
     }
     return PatternKind::Unknown;
 }
+namespace {
+
+double scaleOf(EpochUnit unit)
+{
+    switch (unit) {
+    case EpochUnit::Seconds: return 0.001;
+    case EpochUnit::Microseconds: return 1000;
+    case EpochUnit::Nanoseconds: return 1e6;
+    case EpochUnit::MsTimes4096: return 4096;
+    case EpochUnit::Milliseconds:
+    case EpochUnit::None: break;
+    }
+    return 1;
+}
+
+} // namespace
+
+QString epochUnitName(EpochUnit unit)
+{
+    switch (unit) {
+    case EpochUnit::Seconds: return QStringLiteral("s");
+    case EpochUnit::Milliseconds: return QStringLiteral("ms");
+    case EpochUnit::Microseconds: return QStringLiteral("µs");
+    case EpochUnit::Nanoseconds: return QStringLiteral("ns");
+    case EpochUnit::MsTimes4096: return QStringLiteral("ms × 4096");
+    case EpochUnit::None: break;
+    }
+    return {};
+}
+
 qint64 dueMsOf(double score, EpochUnit unit)
 {
-    return unit == EpochUnit::Seconds ? qint64(score * 1000) : qint64(score);
+    if (unit == EpochUnit::Seconds)
+        return qint64(score * 1000);
+    return qint64(std::floor(score / scaleOf(unit)));
+}
+
+QByteArray scoreAtMs(qint64 ms, EpochUnit unit)
+{
+    switch (unit) {
+    case EpochUnit::Seconds: return QByteArray::number(ms / 1000);
+    case EpochUnit::Microseconds: return QByteArray::number(ms * 1000);
+    case EpochUnit::Nanoseconds: return QByteArray::number(ms * 1000000);
+    case EpochUnit::MsTimes4096: return QByteArray::number(ms * 4096 + 4095); // the whole millisecond
+    case EpochUnit::Milliseconds:
+    case EpochUnit::None: break;
+    }
+    return QByteArray::number(ms);
 }
 
 EpochUnit detectEpochUnit(const QList<double> &scores, qint64 nowMs)
 {
-    if (classifyZSetSample(scores, {}, nowMs) != ZSetKind::TimeScheduled)
-        return EpochUnit::None;
-    // Seconds scaled to milliseconds stay in the window; milliseconds scaled up leave it.
-    QList<double> scaled;
-    scaled.reserve(scores.size());
-    for (double s : scores)
-        scaled.append(s * 1000);
-    return classifyZSetSample(scaled, {}, nowMs) == ZSetKind::TimeScheduled ? EpochUnit::Seconds
-                                                                            : EpochUnit::Milliseconds;
+    const double scale = epochScoreScale(scores, nowMs);
+    for (EpochUnit u : {EpochUnit::Seconds, EpochUnit::Milliseconds, EpochUnit::Microseconds, EpochUnit::Nanoseconds,
+                        EpochUnit::MsTimes4096}) {
+        if (scale != 0 && scaleOf(u) == scale)
+            return u;
+    }
+    return EpochUnit::None;
 }
 
 std::optional<qint64> itemTimestampMs(const QByteArray &item, qint64 nowMs, QString *source)
@@ -152,7 +195,7 @@ std::optional<qint64> itemTimestampMs(const QByteArray &item, qint64 nowMs, QStr
         const EpochUnit u = detectEpochUnit({v}, nowMs);
         if (u == EpochUnit::None)
             return std::nullopt;
-        *unit = u == EpochUnit::Seconds ? QStringLiteral("s") : QStringLiteral("ms");
+        *unit = epochUnitName(u);
         return dueMsOf(v, u);
     };
     QString unit;

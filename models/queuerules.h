@@ -15,12 +15,17 @@ QString queueKindName(QueueKind kind); // "queue", "processing list", "delayed j
 QByteArray queueKindId(QueueKind kind); // "queue", "processing", "delayed", "none" (the JSON file's spelling)
 std::optional<QueueKind> queueKindFromId(const QByteArray &id);
 
-enum class EpochUnit : quint8 { None, Seconds, Milliseconds };
-// Seconds or milliseconds when every score is an epoch time within ten years of nowMs; the
-// test itself is ZSetKind's (models/geo.h), so queues and geo detection never disagree.
+// MsTimes4096: milliseconds × 4096 plus a sequence number below 4096 (BullMQ's and Bull's
+// delayed sets).
+enum class EpochUnit : quint8 { None, Seconds, Milliseconds, Microseconds, Nanoseconds, MsTimes4096 };
+QString epochUnitName(EpochUnit unit); // "s", "ms", "µs", "ns", "ms × 4096"
+// The unit when every score is an epoch time within ten years of nowMs; the test itself is
+// ZSetKind's (models/zsetkind.h), so queues and geo detection never disagree.
 EpochUnit detectEpochUnit(const QList<double> &scores, qint64 nowMs);
 // A score in 'unit' as epoch milliseconds.
 qint64 dueMsOf(double score, EpochUnit unit);
+// The score an epoch time in milliseconds has in 'unit' (for ZCOUNT and ZRANGE BYSCORE bounds).
+QByteArray scoreAtMs(qint64 ms, EpochUnit unit);
 
 // The epoch time an item carries, in ms: a JSON object's enqueued_at / created_at / ts /
 // timestamp / queued_at field (epoch s or ms, number or numeric string), or a leading epoch

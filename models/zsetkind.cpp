@@ -18,6 +18,19 @@ bool allWithin(const QList<double> &scores, double centre, double halfWidth)
 }
 } // namespace
 
+double epochScoreScale(const QList<double> &scores, qint64 nowMs)
+{
+    if (scores.isEmpty())
+        return 0;
+    // Seconds first: seconds read as milliseconds would be 1970. The windows do not overlap:
+    // ten years either side of now in one unit never reaches another unit's window.
+    for (double scale : {0.001, 1.0, 4096.0, 1000.0, 1e6}) {
+        if (allWithin(scores, double(nowMs) * scale, 10 * kYearMs * scale))
+            return scale;
+    }
+    return 0;
+}
+
 QString zsetKindName(ZSetKind kind)
 {
     switch (kind) {
@@ -32,11 +45,11 @@ ZSetKind classifyZSetSample(const QList<double> &scores, const QList<std::option
 {
     if (scores.isEmpty())
         return ZSetKind::Leaderboard;
-    // Due times of queues and delayed jobs: epoch seconds or milliseconds within ten years of
-    // now. Checked first: epoch milliseconds are valid geohash integers too. A geo set whose
-    // sampled points all fall in lon [-180, -168.75], lat [-85, -80] would be misread; no real
-    // data set lives only there.
-    if (allWithin(scores, double(nowMs) / 1000, 10 * kYearMs / 1000) || allWithin(scores, double(nowMs), 10 * kYearMs))
+    // Due times of queues and delayed jobs: epoch times within ten years of now (seconds,
+    // milliseconds, microseconds, nanoseconds, or milliseconds × 4096). Checked first: epoch
+    // milliseconds are valid geohash integers too. A geo set whose sampled points all fall in
+    // lon [-180, -168.75], lat [-85, -80] would be misread; no real data set lives only there.
+    if (epochScoreScale(scores, nowMs) != 0)
         return ZSetKind::TimeScheduled;
     double highest = 0;
     for (double s : scores) {
