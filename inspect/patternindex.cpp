@@ -160,6 +160,10 @@ struct PatternIndex::Private
     bool batchInFlight = false;
     int largestBatch = 0;
     bool idleReported = true;
+    // Groups whose verdict may change once a sibling key is known (PatternClassifier::
+    // mayChangeWithSiblings), decided again from their samples when the index next goes idle.
+    QSet<int> awaitingSiblings;
+    qint64 keysSinceRecheck = 0;
 
     explicit Private(PatternIndex *owner) : q(owner) { }
 
@@ -428,6 +432,7 @@ struct PatternIndex::Private
     {
         int id = slotOf(k.name);
         if (id < 0) {
+            ++keysSinceRecheck;
             id = newSlot();
             ids[shardOf(k.name)].insert(k.name, id);
             ++keyCount;
@@ -698,6 +703,8 @@ struct PatternIndex::Private
         }
         // Classify the samples again: the family may know more now (familyKind).
         const PatternContext c = contextFor(gid);
+        if (classifier.mayChangeWithSiblings(g.samples.cbegin().value()))
+            awaitingSiblings.insert(gid);
         QHash<int, int> tally;
         for (auto it = g.samples.cbegin(); it != g.samples.cend(); ++it) {
             const int v = addVerdict(classifier.classify(it.value(), c));
@@ -755,7 +762,12 @@ struct PatternIndex::Private
         }
         if (s.key.isEmpty())
             return;
-        setGroupVerdict(g, classifier.classify(s, contextFor(gid)));
+        if (classifier.mayChangeWithSiblings(s))
+            awaitingSiblings.insert(gid);
+        const PatternMatch verdict = classifier.classify(s, contextFor(gid));
+        if (g.decided && g.verdict.kind == verdict.kind && g.verdict.reason == verdict.reason)
+            return;
+        setGroupVerdict(g, verdict);
         propagations.append({gid, 0});
         scheduleSlice();
     }
@@ -928,6 +940,20 @@ struct PatternIndex::Private
             scheduleFlush();
             return;
         }
+        // Verdicts that waited for a sibling (a library's key beside its queue's other keys)
+        // are made again once the keys that arrived since are in: scan order is the server's.
+        if (keysSinceRecheck > 0 && !awaitingSiblings.isEmpty()) {
+            keysSinceRecheck = 0;
+            const QList<int> waiting(awaitingSiblings.cbegin(), awaitingSiblings.cend());
+            for (int gid : waiting) {
+                if (groups.at(gid).decided)
+                    decide(gid, false);
+            }
+            if (busy()) {
+                scheduleSlice();
+                return;
+            }
+        }
         idleReported = true;
         Q_EMIT q->idle();
     }
@@ -1014,6 +1040,8 @@ void PatternIndex::clear()
     d->verdicts.clear();
     d->counts.fill(0);
     d->groups.clear();
+    d->awaitingSiblings.clear();
+    d->keysSinceRecheck = 0;
     d->groupIds.clear();
     d->families.clear();
     d->familyIds.clear();
@@ -1062,6 +1090,30 @@ QList<PatternMatch> PatternIndex::matchesOf(PatternKind kind, int limit) const
             continue;
         out.append(d->materialize(s));
         if (out.size() == n || (limit >= 0 && out.size() >= limit))
+            break;
+    }
+    return out;
+}
+
+QList<PatternMatch> PatternIndex::matchesOf(PatternKind kind, const std::function<bool(const PatternMatch &)> &keep,
+                                            int limit) const
+{
+    QList<PatternMatch> out;
+    const int n = d->counts.at(size_t(kind));
+    if (n == 0 || limit == 0)
+        return out;
+    std::vector<qint8> kept(size_t(d->verdicts.size()), -1); // -1: not asked yet
+    for (int id = 0; id < d->slotCount; ++id) {
+        const Private::Slot &s = d->slot(id);
+        if (s.verdict < 0 || d->verdicts.at(s.verdict).kind != kind)
+            continue;
+        qint8 &k = kept[size_t(s.verdict)];
+        if (k < 0)
+            k = keep(d->materialize(s)) ? 1 : 0;
+        if (k == 0)
+            continue;
+        out.append(d->materialize(s));
+        if (limit >= 0 && out.size() >= limit)
             break;
     }
     return out;

@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -49,6 +50,10 @@ public:
     // PatternMatch is assembled on the call.
     std::optional<PatternMatch> match(const QByteArray &key) const;
     QList<PatternMatch> matchesOf(PatternKind kind, int limit = -1) const;
+    // The keys of 'kind' whose verdict passes 'keep'. Keys of a group share their verdict, so
+    // 'keep' runs once per verdict, not per key: a million job hashes cost no million calls.
+    QList<PatternMatch> matchesOf(PatternKind kind, const std::function<bool(const PatternMatch &)> &keep,
+                                  int limit = -1) const;
     QList<PatternMatch> matches() const;
     int count(PatternKind kind) const;
     int size() const; // keys known, classified or not

@@ -17,6 +17,9 @@ class QTimer;
 // Redis-style glob on bytes, as KEYS/SCAN MATCH read it: *, ?, [abc], [^a-z] / [!a-z],
 // and \ escaping the next byte. No character classes beyond byte ranges.
 bool globMatch(const QByteArray &pattern, const QByteArray &text);
+// The same match, with what each '*' took, in order; each '*' takes as much as it can, so in
+// "bull:*:*" the first takes all but the last segment. nullopt when the glob does not match.
+std::optional<QList<QByteArray>> globCaptures(const QByteArray &pattern, const QByteArray &text);
 
 // The rules file's spelling of a type: "any" (KeyType::Unknown), "string", "list", "set",
 // "zset", "hash", "stream".

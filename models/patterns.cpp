@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "patterns.h"
 
+#include "librarycatalogue.h"
+
 #include "bytesescape.h"
 #include "format.h"
 #include "patternrules.h"
@@ -294,6 +296,7 @@ QString patternKindName(PatternKind kind)
     case PatternKind::ListQueue: return QStringLiteral("list queue");
     case PatternKind::ProcessingList: return QStringLiteral("processing list");
     case PatternKind::DelayedJobs: return QStringLiteral("delayed jobs");
+    case PatternKind::JobQueue: return QStringLiteral("job queue");
     }
     return QStringLiteral("unknown");
 }
@@ -321,6 +324,7 @@ QByteArray patternKindId(PatternKind kind)
     case PatternKind::ListQueue: return "queue";
     case PatternKind::ProcessingList: return "processing";
     case PatternKind::DelayedJobs: return "delayed";
+    case PatternKind::JobQueue: return "job-queue";
     }
     return "none";
 }
@@ -798,9 +802,8 @@ Verdict classifyZSet(const KeySample &s, const QList<QByteArray> &words, qint64 
     }
     if (zk == ZSetKind::TimeScheduled) {
         const EpochUnit unit = detectEpochUnit(s.scores, now);
-        const double scale = unit == EpochUnit::Seconds ? 1000 : 1;
-        const qint64 spanMs = qint64((high - low) * scale);
-        const bool allPast = high * scale <= double(now + 2 * kSecond);
+        const qint64 spanMs = dueMsOf(high, unit) - dueMsOf(low, unit);
+        const bool allPast = dueMsOf(high, unit) <= now + 2 * kSecond;
         int timeMembers = 0, jobs = 0;
         for (qsizetype i = 0; i < s.members.size(); ++i) {
             if (isTimeMember(s.members.at(i), s.scores.value(i)))
@@ -855,6 +858,15 @@ Verdict classifyList(const KeySample &s, qint64 now)
 
 } // namespace
 
+bool PatternClassifier::mayChangeWithSiblings(const KeySample &s) const
+{
+    const LibraryCatalogue &catalogue = m_catalogue ? *m_catalogue : LibraryCatalogue::builtIn();
+    if (catalogue.awaitsSibling(s))
+        return true;
+    const qsizetype cut = s.key.lastIndexOf(':');
+    return cut > 0 && s.type != KeyType::String && LibraryCatalogue::stateRole(s.key.mid(cut + 1)).has_value();
+}
+
 PatternMatch PatternClassifier::classify(const KeySample &s, const PatternContext &context) const
 {
     if (std::optional<PatternMatch> rule = ruleMatch(s.key, s.type)) {
@@ -870,6 +882,14 @@ PatternMatch PatternClassifier::classify(const KeySample &s, const PatternContex
     m.family = context.family.isEmpty() ? familyOf(s.key) : context.family;
     PatternContext c = context;
     c.family = m.family;
+    const LibraryCatalogue &catalogue = m_catalogue ? *m_catalogue : LibraryCatalogue::builtIn();
+    if (std::optional<PatternMatch> lib = catalogue.classify(s, c)) {
+        lib->key = m.key;
+        lib->type = m.type;
+        lib->pttlMs = m.pttlMs;
+        lib->family = m.family;
+        return *lib;
+    }
     const qint64 now = context.nowMs > 0 ? context.nowMs : QDateTime::currentMSecsSinceEpoch();
     const QList<QByteArray> words = wordsOf(s.key);
     Verdict v;

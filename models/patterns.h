@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 
+class LibraryCatalogue;
 class PatternRules;
 
 // The patterns of docs/patterns.md that a key (or a family of keys) can be an instance of.
@@ -36,13 +37,14 @@ enum class PatternKind : quint8 {
     ListQueue,
     ProcessingList,
     DelayedJobs,
+    JobQueue, // any key a job-queue library keeps: its lists, job hashes, registries, workers
 };
-constexpr int kPatternKindCount = int(PatternKind::DelayedJobs) + 1;
+constexpr int kPatternKindCount = int(PatternKind::JobQueue) + 1;
 
 QString patternKindName(PatternKind kind); // "lock", "rate limit (fixed window)", …
 // The rules file's spelling: "lock", "fixed-window", "sliding-window", "token-bucket", "session",
 // "session-index", "cache", "negative-cache", "cache-tag", "dedup-set", "dedup-key", "counter",
-// "hll", "leaderboard", "geo", "stream", "queue", "processing", "delayed", and "none" for Unknown
+// "hll", "leaderboard", "geo", "stream", "queue", "processing", "delayed", "job-queue", and "none" for Unknown
 // (a rule that says "this is not a pattern"). The queue spellings are the ones rules.json used
 // before it knew other patterns, so those files still load.
 QByteArray patternKindId(PatternKind kind);
@@ -110,8 +112,10 @@ struct PatternContext
     qint64 nowMs = 0; // 0: the wall clock
 };
 
-// Decides what one key is from its sample: user rules first (PatternRules::match), then
-// structure (type, TTL, value shape, field names, members, scores), then names. Sorted sets
+// Decides what one key is from its sample: user rules first (PatternRules::match), then the
+// library catalogue (models/librarycatalogue.h: what known libraries write, and job queues of
+// unknown libraries by the names of their state keys), then structure (type, TTL, value shape,
+// field names, members, scores), then names. Sorted sets
 // reuse classifyZSetSample (models/geo.h) and lists/sorted sets the built-in QueueRules
 // (models/queues.h), so geo, queue and classifier verdicts never disagree.
 class PatternClassifier
@@ -123,8 +127,14 @@ public:
 
     explicit PatternClassifier(const PatternRules *rules = nullptr) : m_rules(rules) { }
     void setRules(const PatternRules *rules) { m_rules = rules; }
+    // Null: the built-in catalogue.
+    void setCatalogue(const LibraryCatalogue *catalogue) { m_catalogue = catalogue; }
 
     PatternMatch classify(const KeySample &sample, const PatternContext &context = {}) const;
+    // Whether the verdict for this sample may change once another key is known: a catalogue
+    // entry that fits but for a sibling it requires, or a name of a queue state (a job queue of
+    // an unknown library is told by its siblings). The index decides such keys again later.
+    bool mayChangeWithSiblings(const KeySample &sample) const;
     // The user rule's verdict for a key, without a sample; nullopt when no rule matches.
     std::optional<PatternMatch> ruleMatch(const QByteArray &key, KeyType type) const;
     // True when type (and name) alone decide, so reading a sample adds nothing (streams).
@@ -132,4 +142,5 @@ public:
 
 private:
     const PatternRules *m_rules = nullptr;
+    const LibraryCatalogue *m_catalogue = nullptr;
 };

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobqueues.h"
+
+#include "bytesescape.h"
+#include "format.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <algorithm>
+
+QByteArray JobQueueSpec::id() const
+{
+    // Readable where it shows (the key column of `show queues`), unique per queue.
+    return library.toUtf8() + ':' + (prefix.isEmpty() ? name : prefix);
+}
+
+QByteArray JobQueueSpec::keyOf(const QString &role) const
+{
+    for (const JobQueueKey &k : keys) {
+        if (k.role == role)
+            return k.key;
+    }
+    return {};
+}
+
+namespace jobqueues {
+
+const QStringList &stateRoles()
+{
+    static const QStringList roles{
+        QStringLiteral("waiting"),  QStringLiteral("prioritized"),
+        QStringLiteral("paused"),   QStringLiteral("active"),
+        QStringLiteral("delayed"),  QStringLiteral("scheduled"),
+        QStringLiteral("deferred"), QStringLiteral("waiting-children"),
+        QStringLiteral("failed"),   QStringLiteral("retry"),
+        QStringLiteral("dead"),     QStringLiteral("completed"),
+        QStringLiteral("canceled"), QStringLiteral("unacked"),
+        QStringLiteral("stalled"),
+    };
+    return roles;
+}
+
+namespace {
+
+// Roles that are neither a state nor a job's: a queue's registry of workers, its queue list.
+bool isQueueRole(const QString &role)
+{
+    static const QStringList others{QStringLiteral("workers"), QStringLiteral("queues"),  QStringLiteral("meta"),
+                                    QStringLiteral("stat"),    QStringLiteral("metrics"), QStringLiteral("binding")};
+    return stateRoles().contains(role) || others.contains(role);
+}
+
+QString text(const PatternMatch &m, const char *name)
+{
+    return m.params.value(QLatin1String(name)).toString();
+}
+
+} // namespace
+
+bool isQueueKey(const PatternMatch &match)
+{
+    return match.kind == PatternKind::JobQueue && isQueueRole(text(match, "role"));
+}
+
+QList<JobQueueSpec> group(const QList<PatternMatch> &matches)
+{
+    QHash<QByteArray, qsizetype> byId;
+    QList<JobQueueSpec> out;
+    for (const PatternMatch &m : matches) {
+        if (!isQueueKey(m))
+            continue;
+        JobQueueSpec spec;
+        spec.library = text(m, "library");
+        spec.name = text(m, "queue").toUtf8();
+        spec.prefix = text(m, "prefix").toUtf8();
+        // Celery's unacked hash and Sidekiq's retry set belong to every queue of the library;
+        // RQ's per-queue registries name their queue.
+        const QByteArray id = spec.id();
+        auto it = byId.constFind(id);
+        if (it == byId.cend()) {
+            it = byId.insert(id, out.size());
+            out.append(spec);
+        }
+        out[it.value()].keys.append({m.key, m.type, text(m, "role")});
+    }
+    for (JobQueueSpec &q : out)
+        std::sort(q.keys.begin(), q.keys.end(),
+                  [](const JobQueueKey &a, const JobQueueKey &b) { return a.key < b.key; });
+    std::sort(out.begin(), out.end(), [](const JobQueueSpec &a, const JobQueueSpec &b) {
+        if (a.library != b.library)
+            return a.library < b.library;
+        if (a.name != b.name)
+            return a.name < b.name;
+        return a.prefix < b.prefix;
+    });
+    return out;
+}
+
+} // namespace jobqueues
+
+QJsonObject jobqueues::toJson(const JobQueueInfo &q)
+{
+    QJsonObject states, growth;
+    for (auto it = q.states.cbegin(); it != q.states.cend(); ++it)
+        states.insert(it.key(), it.value());
+    for (auto it = q.growthPerMin.cbegin(); it != q.growthPerMin.cend(); ++it)
+        growth.insert(it.key(), it.value());
+    QJsonArray active, stalled, workers, keys;
+    for (const ActiveJob &a : q.active) {
+        QJsonObject o{
+            {QStringLiteral("id"), bytesescape::escape(a.id)},
+            {QStringLiteral("running_ms"), a.runningMs < 0 ? QJsonValue() : QJsonValue(a.runningMs)},
+            {QStringLiteral("lock_ttl_ms"), a.lockTtlMs == ttl::kUnknown ? QJsonValue() : QJsonValue(a.lockTtlMs)},
+            {QStringLiteral("stalled"), a.stalled}};
+        if (!a.worker.isEmpty())
+            o.insert(QStringLiteral("worker"), a.worker);
+        if (!a.why.isEmpty())
+            o.insert(QStringLiteral("why"), a.why);
+        active.append(o);
+    }
+    for (const QByteArray &id : q.stalled)
+        stalled.append(bytesescape::escape(id));
+    for (const QueueWorker &w : q.workers) {
+        QJsonArray holds;
+        for (const QByteArray &id : w.holds)
+            holds.append(bytesescape::escape(id));
+        workers.append(
+            QJsonObject{{QStringLiteral("name"), w.name},
+                        {QStringLiteral("last_seen_ms"), w.lastSeenMs < 0 ? QJsonValue() : QJsonValue(w.lastSeenMs)},
+                        {QStringLiteral("alive"), w.alive},
+                        {QStringLiteral("holds"), holds}});
+    }
+    for (const JobQueueKey &k : q.spec.keys)
+        keys.append(QJsonObject{{QStringLiteral("key"), bytesescape::escape(k.key)},
+                                {QStringLiteral("type"), keyTypeName(k.type)},
+                                {QStringLiteral("role"), k.role}});
+    QJsonObject o{
+        {QStringLiteral("name"), q.spec.isLibraryWide() ? QJsonValue() : QJsonValue(bytesescape::escape(q.spec.name))},
+        {QStringLiteral("library"), q.spec.library},
+        {QStringLiteral("version"), q.version.isEmpty() ? QJsonValue() : QJsonValue(q.version)},
+        {QStringLiteral("prefix"),
+         q.spec.prefix.isEmpty() ? QJsonValue() : QJsonValue(bytesescape::escape(q.spec.prefix))},
+        {QStringLiteral("states"), states},
+        {QStringLiteral("growth_per_min"), growth},
+        {QStringLiteral("oldest_waiting_ms"), q.oldestWaitingMs < 0 ? QJsonValue() : QJsonValue(q.oldestWaitingMs)},
+        {QStringLiteral("active"), active},
+        {QStringLiteral("stalled"), stalled},
+        {QStringLiteral("workers"), workers},
+        {QStringLiteral("keys"), keys},
+        {QStringLiteral("problems"), q.problems()}};
+    if (!q.estimated.isEmpty())
+        o.insert(QStringLiteral("estimated"), QJsonArray::fromStringList(q.estimated));
+    if (q.processedToday >= 0)
+        o.insert(QStringLiteral("processed_today"), q.processedToday);
+    if (!q.error.isEmpty())
+        o.insert(QStringLiteral("error"), q.error);
+    return o;
+}
+
+int JobQueueInfo::deadWorkers() const
+{
+    return int(std::count_if(workers.cbegin(), workers.cend(), [](const QueueWorker &w) { return !w.alive; }));
+}
+
+qint64 JobQueueInfo::heldByDeadWorkers() const
+{
+    qint64 n = 0;
+    for (const QueueWorker &w : workers) {
+        if (!w.alive)
+            n += w.holds.size();
+    }
+    return n;
+}
+
+Severity JobQueueInfo::severity() const
+{
+    if (!stalled.isEmpty() || heldByDeadWorkers() > 0)
+        return Severity::Bad;
+    if (state(QStringLiteral("failed")) > 0 || state(QStringLiteral("dead")) > 0 || deadWorkers() > 0
+        || !error.isEmpty())
+        return Severity::Warning;
+    return Severity::None;
+}
+
+QString JobQueueInfo::problems() const
+{
+    QStringList parts;
+    if (!error.isEmpty())
+        parts.append(error);
+    if (!stalled.isEmpty())
+        parts.append(QStringLiteral("%1 stalled (active without a live lock or worker)").arg(stalled.size()));
+    const int dead = deadWorkers();
+    if (dead > 0) {
+        const qint64 held = heldByDeadWorkers();
+        parts.append(held > 0 ? QStringLiteral("%1 worker(s) stopped, holding %2 job(s)").arg(dead).arg(held)
+                              : QStringLiteral("%1 worker(s) stopped").arg(dead));
+    }
+    if (state(QStringLiteral("failed")) > 0)
+        parts.append(QStringLiteral("%1 failed").arg(state(QStringLiteral("failed"))));
+    if (state(QStringLiteral("dead")) > 0)
+        parts.append(QStringLiteral("%1 dead").arg(state(QStringLiteral("dead"))));
+    return parts.join(QStringLiteral("; "));
+}
+
+namespace {
+
+using Column = RowTableModel<JobQueueInfo>::Column;
+
+QVariant rightAligned()
+{
+    return int(Qt::AlignRight | Qt::AlignVCenter);
+}
+
+// A count column that sums one or more roles; "—" where the queue has none of them.
+Column countColumn(const QString &title, QStringList roles)
+{
+    return {title, [roles = std::move(roles)](const JobQueueInfo &q, int role) -> QVariant {
+                qint64 sum = 0;
+                bool any = false;
+                double growth = 0;
+                for (const QString &r : roles) {
+                    if (q.states.contains(r)) {
+                        sum += q.states.value(r);
+                        growth += q.growthPerMin.value(r, 0);
+                        any = true;
+                    }
+                }
+                switch (role) {
+                case Qt::TextAlignmentRole: return rightAligned();
+                case RowTableRoles::SortRole: return any ? sum : -1;
+                case Qt::ToolTipRole:
+                    return any && growth != 0 ? QStringLiteral("%1%2 per minute since the last read")
+                                                    .arg(growth > 0 ? QStringLiteral("+") : QString())
+                                                    .arg(growth, 0, 'f', 1)
+                                              : QVariant();
+                case Qt::DisplayRole:
+                    if (!any)
+                        return QStringLiteral("—");
+                    return growth != 0
+                        ? QStringLiteral("%1 (%2%3/min)")
+                              .arg(format::count(quint64(sum)), growth > 0 ? QStringLiteral("+") : QString())
+                              .arg(growth, 0, 'f', 0)
+                        : format::count(quint64(sum));
+                }
+                return {};
+            }};
+}
+
+QString queueTitle(const JobQueueInfo &q)
+{
+    if (q.spec.isLibraryWide())
+        return QStringLiteral("(all queues)");
+    return bytesescape::quoteIfNeeded(q.spec.name);
+}
+
+} // namespace
+
+JobQueuesModel::JobQueuesModel(QObject *parent)
+    : RowTableModel<JobQueueInfo>(
+        {
+            {tr("Queue"),
+             [](const JobQueueInfo &q, int role) -> QVariant {
+                 if (role == Qt::ToolTipRole)
+                     return q.spec.prefix.isEmpty()
+                         ? QVariant()
+                         : QStringLiteral("keys under %1").arg(bytesescape::quoteIfNeeded(q.spec.prefix));
+                 return role == Qt::DisplayRole ? QVariant(queueTitle(q)) : QVariant();
+             }},
+            {tr("Library"),
+             [](const JobQueueInfo &q, int role) -> QVariant {
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 if (q.spec.library == QLatin1String("unknown"))
+                     return tr("unknown (by structure)");
+                 return q.version.isEmpty() ? q.spec.library : QStringLiteral("%1 (%2)").arg(q.spec.library, q.version);
+             }},
+            countColumn(tr("Waiting"), {QStringLiteral("waiting"), QStringLiteral("prioritized")}),
+            countColumn(tr("Paused"), {QStringLiteral("paused")}),
+            countColumn(tr("Active"), {QStringLiteral("active")}),
+            countColumn(tr("Delayed"),
+                        {QStringLiteral("delayed"), QStringLiteral("scheduled"), QStringLiteral("deferred")}),
+            countColumn(tr("Failed"), {QStringLiteral("failed")}),
+            countColumn(tr("Retry"), {QStringLiteral("retry")}),
+            countColumn(tr("Dead"), {QStringLiteral("dead")}),
+            countColumn(tr("Unacked"), {QStringLiteral("unacked")}),
+            countColumn(tr("Completed"), {QStringLiteral("completed")}),
+            {tr("Oldest waiting"),
+             [](const JobQueueInfo &q, int role) -> QVariant {
+                 switch (role) {
+                 case Qt::TextAlignmentRole: return rightAligned();
+                 case RowTableRoles::SortRole: return q.oldestWaitingMs;
+                 case Qt::DisplayRole:
+                     return q.oldestWaitingMs < 0 ? QStringLiteral("—") : format::duration(q.oldestWaitingMs);
+                 }
+                 return {};
+             }},
+            {tr("Stalled"),
+             [](const JobQueueInfo &q, int role) -> QVariant {
+                 switch (role) {
+                 case Qt::TextAlignmentRole: return rightAligned();
+                 case RowTableRoles::SortRole: return q.stalled.size();
+                 case Qt::ToolTipRole: {
+                     QStringList ids;
+                     for (const QByteArray &id : q.stalled.mid(0, 20))
+                         ids.append(bytesescape::quoteIfNeeded(id));
+                     return ids.isEmpty() ? QVariant() : QVariant(ids.join(QStringLiteral(", ")));
+                 }
+                 case Qt::DisplayRole: return q.stalled.isEmpty() ? QString() : QString::number(q.stalled.size());
+                 }
+                 return {};
+             }},
+            {tr("Workers"),
+             [](const JobQueueInfo &q, int role) -> QVariant {
+                 switch (role) {
+                 case Qt::TextAlignmentRole: return rightAligned();
+                 case RowTableRoles::SortRole: return q.workers.size();
+                 case Qt::DisplayRole:
+                     if (q.workers.isEmpty())
+                         return QStringLiteral("—");
+                     return q.deadWorkers() > 0
+                         ? QStringLiteral("%1 (%2 stopped)").arg(q.workers.size()).arg(q.deadWorkers())
+                         : QString::number(q.workers.size());
+                 }
+                 return {};
+             }},
+            {tr("Problems"),
+             [](const JobQueueInfo &q, int role) -> QVariant {
+                 return role == Qt::DisplayRole || role == Qt::ToolTipRole ? QVariant(q.problems()) : QVariant();
+             }},
+        },
+        {[](const JobQueueInfo &q) { return q.spec.id(); }, [](const JobQueueInfo &q) { return q.severity(); },
+         [](const JobQueueInfo &q) {
+             const QByteArray waiting = q.spec.keyOf(QStringLiteral("waiting"));
+             for (const JobQueueKey &k : q.spec.keys) {
+                 if (k.key == waiting)
+                     return k.type;
+             }
+             return KeyType::Unknown;
+         }},
+        parent)
+{ }
