@@ -13,6 +13,7 @@
 #include "demo.h"
 #include "geopanel.h"
 #include "georeader.h"
+#include "jobqueues.h"
 #include "keyactions.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
@@ -528,7 +529,7 @@ void MainWindow::classifySortedSets()
 void MainWindow::distributePatterns()
 {
     // Building the lists costs time on a big keyspace: each consumer gets them when it is shown.
-    m_patternsStale = {m_locks, m_rateLimits, m_sessions, m_caches, m_browser};
+    m_patternsStale = {m_locks, m_rateLimits, m_sessions, m_caches, m_queues, m_browser};
     deliverPatterns();
 }
 
@@ -561,6 +562,8 @@ void MainWindow::deliverPatterns()
         m_caches->setMatches(
             of({PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet, PatternKind::DedupSet,
                 PatternKind::DedupKey, PatternKind::Counter, PatternKind::HyperLogLog}));
+    if (due(m_queues))
+        m_queues->setJobQueues(jobqueues::group(m_patterns->matchesOf(PatternKind::JobQueue, jobqueues::isQueueKey)));
     if (due(m_browser))
         m_browser->setPatternMatches(m_patterns->matches());
 }

@@ -37,6 +37,8 @@ public:
     virtual QJsonObject coverage() const { return {}; }
     // The key a one-key panel shows.
     virtual QJsonObject subject() const { return {}; }
+    // Fields beside the records in a json document, for a panel whose rows nest ("queues").
+    virtual QJsonObject details() const { return {}; }
 
     // The panels of showpanels::names(); nullptr for another name.
     static std::unique_ptr<PanelShow> make(const QString &panel, const Context &context);

@@ -199,6 +199,8 @@ public:
             head.insert(QStringLiteral("coverage"), document.coverage);
         if (!document.subject.isEmpty())
             head.insert(QStringLiteral("subject"), document.subject);
+        for (auto it = document.details.constBegin(); it != document.details.constEnd(); ++it)
+            head.insert(it.key(), it.value());
         QByteArray text = QJsonDocument(head).toJson(QJsonDocument::Compact);
         text.chop(1); // the closing brace: the records follow
         m_out.append(QByteArrayView(text));

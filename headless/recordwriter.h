@@ -29,6 +29,7 @@ struct ShowDocument
     QString time; // ISO 8601, UTC
     QJsonObject coverage; // what was read and what was left out; empty: nothing to say
     QJsonObject subject; // the one key a panel shows (leaderboard, geo); empty otherwise
+    QJsonObject details; // a panel's structured view beside its records ("queues"), json only
 };
 
 // Writes records in one format. Fields come in column order, one call per field; a panel's

@@ -33,6 +33,7 @@ void writeOutput(const ShowRequest &request, const ConnectionProfile &profile, c
     document.time = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
     document.coverage = panel.coverage();
     document.subject = panel.subject();
+    document.details = panel.details();
     const auto writer = makeRecordWriter(request.format, out);
     writer->begin(document, panel.columns());
     qsizetype rows = panel.recordCount();

@@ -3,15 +3,21 @@
 
 #include "geo.h"
 #include "georeader.h"
+#include "jobqueues.h"
+#include "jobqueuesreader.h"
 #include "keyspacescan.h"
 #include "leaderboard.h"
 #include "leaderboardreader.h"
+#include "patternindex.h"
 #include "patternrules.h"
 #include "queues.h"
 #include "queuesreader.h"
 #include "showrequest.h"
 #include "streams.h"
 #include "streamsreader.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
 
 namespace {
 
@@ -53,11 +59,14 @@ void ShowStreams::start()
 
 ShowQueues::ShowQueues(const Context &context, QObject *parent)
     : TablesShow(context, parent),
-      m_scan(new KeyspaceScan(m_client, m_request, m_bar, {false, true, -1}, this)),
-      m_reader(new QueuesReader(m_client, this))
+      m_scan(new KeyspaceScan(m_client, m_request, m_bar, {true, true, -1}, this)),
+      m_reader(new QueuesReader(m_client, this)),
+      m_jobReader(new JobQueuesReader(m_client, this)),
+      m_jobs(new JobQueuesModel(this))
 {
     auto *queues = new QueuesModel(this);
     auto *delayed = new DelayedModel(this);
+    addTable(QStringLiteral("jobs"), m_jobs);
     addTable(QStringLiteral("queues"), queues);
     addTable(QStringLiteral("delayed"), delayed);
     if (!m_request.rulesFile.isEmpty()) {
@@ -70,15 +79,42 @@ ShowQueues::ShowQueues(const Context &context, QObject *parent)
         const QList<QByteArray> zsets = m_scan->keysOfType(KeyType::ZSet, kMaxZSets);
         m_coverage.insert(QStringLiteral("lists_read"), lists.size());
         m_coverage.insert(QStringLiteral("sorted_sets_read"), zsets.size());
+        const QList<JobQueueSpec> specs
+            = jobqueues::group(m_scan->index().matchesOf(PatternKind::JobQueue, jobqueues::isQueueKey));
+        m_coverage.insert(QStringLiteral("job_queues"), specs.size());
+        m_coverage.insert(QStringLiteral("keys_scanned"), qint64(m_scan->distinctKeys()));
+        m_jobReader->setQueues(specs);
+        m_jobReader->refresh();
         m_reader->setKeys(lists, zsets);
     });
     connect(m_reader, &QueuesReader::failed, this, &PanelShow::failed);
+    connect(m_jobReader, &JobQueuesReader::failed, this, &PanelShow::failed);
     connect(m_reader, &QueuesReader::queuesAvailable, this,
             [this, queues, delayed](const QList<QueueInfo> &q, const QList<DelayedInfo> &d) {
                 queues->setRows(q);
                 delayed->setRows(d);
-                tablesReady();
+                m_listsRead = true;
+                maybeReady();
             });
+    connect(m_jobReader, &JobQueuesReader::queuesAvailable, this, [this](const QList<JobQueueInfo> &q) {
+        m_jobs->setRows(q);
+        m_jobsRead = true;
+        maybeReady();
+    });
+}
+
+void ShowQueues::maybeReady()
+{
+    if (m_listsRead && m_jobsRead)
+        tablesReady();
+}
+
+QJsonObject ShowQueues::details() const
+{
+    QJsonArray queues;
+    for (const JobQueueInfo &q : m_jobs->rows())
+        queues.append(jobqueues::toJson(q));
+    return {{QStringLiteral("queues"), queues}};
 }
 
 void ShowQueues::start()

@@ -8,6 +8,8 @@ class GeoSampleReader;
 class KeyspaceScan;
 class LeaderboardModel;
 class LeaderboardReader;
+class JobQueuesModel;
+class JobQueuesReader;
 class QueuesReader;
 class StreamsReader;
 
@@ -27,16 +29,25 @@ private:
     bool m_listed = false;
 };
 
+// `show queues`: the job queues of libraries (the first table, and a "queues" array beside
+// the records in json), then list queues and delayed-job sets.
 class ShowQueues final : public TablesShow
 {
     Q_OBJECT
 public:
     explicit ShowQueues(const Context &context, QObject *parent = nullptr);
     void start() override;
+    QJsonObject details() const override;
 
 private:
+    void maybeReady();
+
     KeyspaceScan *m_scan;
     QueuesReader *m_reader;
+    JobQueuesReader *m_jobReader;
+    JobQueuesModel *m_jobs;
+    bool m_listsRead = false;
+    bool m_jobsRead = false;
 };
 
 // `show leaderboard KEY`: the board's header and its first page, top rank first.

@@ -37,9 +37,11 @@ void ShowKeys::start()
 
 QList<Column> ShowKeys::columns() const
 {
-    return {{"key", Column::Type::Text},     {"type", Column::Type::Text},        {"ttl_ms", Column::Type::Integer},
-            {"pattern", Column::Type::Text}, {"family", Column::Type::Text},      {"confidence", Column::Type::Integer},
-            {"reason", Column::Type::Text},  {"from_rule", Column::Type::Boolean}};
+    return {{"key", Column::Type::Text},       {"type", Column::Type::Text},
+            {"ttl_ms", Column::Type::Integer}, {"pattern", Column::Type::Text},
+            {"family", Column::Type::Text},    {"confidence", Column::Type::Integer},
+            {"reason", Column::Type::Text},    {"from_rule", Column::Type::Boolean},
+            {"library", Column::Type::Text},   {"role", Column::Type::Text}};
 }
 
 qsizetype ShowKeys::recordCount() const
@@ -69,6 +71,14 @@ void ShowKeys::writeRecord(RecordWriter &w, qsizetype row) const
     w.integer(m.confidence);
     w.text(utf8Of(m.reason));
     w.boolean(m.fromRule);
+    // Where the library catalogue (or a user rule in its vocabulary) knows who wrote the key.
+    for (const QLatin1String name : {QLatin1String("library"), QLatin1String("role")}) {
+        const auto it = m.params.constFind(name);
+        if (it == m.params.constEnd())
+            w.null();
+        else
+            w.text(utf8Of(it->toString()));
+    }
 }
 
 QJsonObject ShowKeys::coverage() const

@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "panelparts.h"
 #include "qcp.h"
 #include "ruleseditor.h"
 #include "tableview.h"
@@ -49,6 +50,8 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
       m_reader(new QueuesReader(client, this)),
+      m_jobReader(new JobQueuesReader(client, this)),
+      m_jobModel(new JobQueuesModel(this)),
       m_queuesModel(new QueuesModel(this)),
       m_delayedModel(new DelayedModel(this)),
       m_dueModel(new DueItemsModel(this))
@@ -60,11 +63,19 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     m_tabs = new QTabWidget(this);
     layout->addWidget(m_tabs, 1);
 
+    buildJobQueuesTab();
     buildQueuesTab();
     buildDelayedTab();
     buildRulesTab();
 
     connect(m_reader, &QueuesReader::queuesAvailable, this, &QueuesPanel::onQueuesAvailable);
+    connect(m_jobReader, &JobQueuesReader::queuesAvailable, this, &QueuesPanel::onJobQueuesAvailable);
+    connect(m_jobReader, &JobQueuesReader::failed, this,
+            [this](const QString &message) { m_jobDetails->setText(tr("Cannot read job queues: %1").arg(message)); });
+    connect(m_jobView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_selectedJobQueue = selectedKey(m_jobView, RowTableRoles::KeyRole);
+        showJobQueueDetails();
+    });
     connect(m_reader, &QueuesReader::failed, this,
             [this](const QString &message) { m_status->setText(tr("Cannot read queues: %1").arg(message)); });
     connect(m_queuesView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -90,6 +101,36 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
             Q_EMIT openKeyRequested(m_selectedDelayed, KeyType::ZSet);
     });
     styleChart();
+}
+
+void QueuesPanel::buildJobQueuesTab()
+{
+    // Job queues: one row per queue of a library, then the selected queue's active jobs.
+    auto *split = new QSplitter(Qt::Vertical, m_tabs);
+    auto *proxy = new SeverityProxyModel(this, this);
+    proxy->setSourceModel(m_jobModel);
+    proxy->setSortRole(RowTableRoles::SortRole);
+    m_jobView = tableview::make(proxy, split);
+    m_jobView->setObjectName(QStringLiteral("jobQueuesView"));
+    auto *details = new QWidget(split);
+    auto *detailsLayout = new QVBoxLayout(details);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    m_jobDetails
+        = new QLabel(tr("Job queues of libraries appear here once the scan has classified their keys."), details);
+    m_jobDetails->setWordWrap(true);
+    m_jobDetails->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    detailsLayout->addWidget(m_jobDetails);
+    m_activeJobs = new QTableWidget(0, 4, details);
+    m_activeJobs->setObjectName(QStringLiteral("activeJobs"));
+    m_activeJobs->setHorizontalHeaderLabels({tr("Active job"), tr("Running for"), tr("Lock / worker"), tr("State")});
+    m_activeJobs->verticalHeader()->hide();
+    m_activeJobs->horizontalHeader()->setStretchLastSection(true);
+    m_activeJobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_activeJobs->setSelectionBehavior(QAbstractItemView::SelectRows);
+    detailsLayout->addWidget(m_activeJobs, 1);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    m_tabs->addTab(split, tr("Job queues"));
 }
 
 void QueuesPanel::buildQueuesTab()
@@ -119,6 +160,7 @@ void QueuesPanel::buildQueuesTab()
     detailsLayout->addWidget(m_processing, 1);
     queuesSplit->setStretchFactor(0, 3);
     queuesSplit->setStretchFactor(1, 2);
+    m_listQueuesTab = queuesSplit;
     m_tabs->addTab(queuesSplit, tr("List queues"));
 }
 
@@ -215,7 +257,7 @@ void QueuesPanel::openLongest()
         if (rows.at(i).length > rows.at(best).length)
             best = i;
     }
-    m_tabs->setCurrentIndex(0);
+    m_tabs->setCurrentWidget(m_listQueuesTab);
     selectKey(m_queuesView, rows.at(best).key, RowTableRoles::KeyRole);
     const QList<DelayedInfo> &delayed = m_delayedModel->rows();
     if (!delayed.isEmpty() && m_selectedDelayed.isEmpty())
@@ -225,6 +267,80 @@ void QueuesPanel::openLongest()
 void QueuesPanel::activeChanged(bool active)
 {
     m_reader->setPolling(active);
+    m_jobReader->setPolling(active);
+}
+
+void QueuesPanel::setJobQueues(const QList<JobQueueSpec> &queues)
+{
+    m_jobReader->setQueues(queues);
+    if (isActive())
+        m_jobReader->refresh();
+}
+
+void QueuesPanel::onJobQueuesAvailable(const QList<JobQueueInfo> &queues)
+{
+    m_jobModel->setRows(queues);
+    m_jobView->resizeColumnsToContents();
+    m_jobView->setColumnWidth(0, qMin(m_jobView->columnWidth(0), 260));
+    showJobQueueDetails();
+    if (!queues.isEmpty() && !m_hasContent) {
+        m_hasContent = true;
+        Q_EMIT contentReady();
+    }
+}
+
+void QueuesPanel::showJobQueueDetails()
+{
+    const JobQueueInfo *q = m_jobModel->find(m_selectedJobQueue);
+    m_activeJobs->setRowCount(0);
+    if (!q) {
+        m_jobDetails->setText(m_jobModel->rowCount() == 0
+                                  ? tr("No job queue of a known library was found.")
+                                  : tr("%n job queue(s). Select one to see its active jobs and workers.", nullptr,
+                                       m_jobModel->rowCount()));
+        return;
+    }
+    QStringList workers;
+    for (const QueueWorker &w : q->workers) {
+        QString line = w.name.toHtmlEscaped();
+        if (w.lastSeenMs >= 0)
+            line += tr(" (beat %1 ago)").arg(format::duration(w.lastSeenMs));
+        if (!w.alive)
+            line
+                = QStringLiteral("<b>%1</b>")
+                      .arg(line + tr(" stopped")
+                           + (w.holds.isEmpty() ? QString() : tr(", holding %n job(s)", nullptr, int(w.holds.size()))));
+        workers.append(line);
+    }
+    QStringList keys;
+    for (const JobQueueKey &k : q->spec.keys)
+        keys.append(QStringLiteral("%1 (%2)").arg(bytesescape::quoteIfNeeded(k.key).toHtmlEscaped(), k.role));
+    m_jobDetails->setText(
+        tr("<b>%1</b> · %2%3<br>keys: %4<br>workers: %5%6")
+            .arg(q->spec.isLibraryWide() ? tr("all queues of %1").arg(q->spec.library)
+                                         : bytesescape::quoteIfNeeded(q->spec.name).toHtmlEscaped(),
+                 q->spec.library.toHtmlEscaped(),
+                 q->version.isEmpty() ? QString() : QStringLiteral(" ") + q->version.toHtmlEscaped(),
+                 keys.join(QStringLiteral(", ")),
+                 workers.isEmpty() ? tr("none registered") : workers.join(QStringLiteral(", ")),
+                 q->problems().isEmpty() ? QString() : QStringLiteral("<br>") + q->problems().toHtmlEscaped()));
+    m_activeJobs->setRowCount(int(q->active.size()));
+    for (int i = 0; i < q->active.size(); ++i) {
+        const ActiveJob &a = q->active.at(i);
+        m_activeJobs->setItem(i, 0, new QTableWidgetItem(bytesescape::quoteIfNeeded(a.id)));
+        m_activeJobs->setItem(i, 1, new QTableWidgetItem(a.runningMs < 0 ? tr("—") : format::duration(a.runningMs)));
+        QString lock = a.worker;
+        if (a.lockTtlMs >= 0)
+            lock = tr("lock %1 left").arg(format::duration(a.lockTtlMs));
+        else if (a.lockTtlMs == -2)
+            lock = tr("no lock");
+        m_activeJobs->setItem(i, 2, new QTableWidgetItem(lock));
+        auto *state = new QTableWidgetItem(a.stalled ? tr("stalled: %1").arg(a.why) : tr("running"));
+        if (a.stalled)
+            state->setForeground(chartstyle::bad(palette()));
+        m_activeJobs->setItem(i, 3, state);
+    }
+    m_activeJobs->resizeColumnsToContents();
 }
 
 void QueuesPanel::onQueuesAvailable(const QList<QueueInfo> &queues, const QList<DelayedInfo> &delayed)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "jobqueuesreader.h"
 #include "panel.h"
 #include "queuesreader.h"
 
@@ -14,9 +15,10 @@ class PatternRulesFile;
 class RedisClient;
 class RulesEditor;
 
-// Queues: reliable list queues with their processing lists, delayed-job sorted sets with a
-// due-time histogram, and the rules that decided what is a queue: the shared rules file's
-// editor, then the built-in rules.
+// Queues: the job queues of libraries (BullMQ, Sidekiq, Celery, RQ…) as their users see them,
+// reliable list queues with their processing lists, delayed-job sorted sets with a due-time
+// histogram, and the rules that decided what is a queue: the shared rules file's editor, then
+// the built-in rules.
 class QueuesPanel : public Panel
 {
     Q_OBJECT
@@ -27,6 +29,8 @@ public:
     bool hasContent() const override { return m_hasContent; }
     // Lists and sorted sets found by the scan.
     void setKeys(const QList<QByteArray> &lists, const QList<QByteArray> &zsets);
+    // The job queues the pattern index found (jobqueues::group of its JobQueue keys).
+    void setJobQueues(const QList<JobQueueSpec> &queues);
     // The shared user rules (owned by the main window): queues are classified again whenever
     // they change, and the rules tab edits them.
     void setRulesFile(PatternRulesFile *file);
@@ -34,6 +38,10 @@ public:
     void openLongest();
 
     QueuesReader *reader() const { return m_reader; }
+    JobQueuesReader *jobReader() const { return m_jobReader; }
+    JobQueuesModel *jobQueuesModel() const { return m_jobModel; }
+    QTableView *jobQueuesView() const { return m_jobView; }
+    QTableWidget *activeJobsTable() const { return m_activeJobs; }
     QueuesModel *queuesModel() const { return m_queuesModel; }
     DelayedModel *delayedModel() const { return m_delayedModel; }
     QTabWidget *tabs() const { return m_tabs; }
@@ -49,7 +57,10 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void buildJobQueuesTab();
     void buildQueuesTab();
+    void onJobQueuesAvailable(const QList<JobQueueInfo> &queues);
+    void showJobQueueDetails();
     void buildDelayedTab();
     void buildRulesTab();
     void onQueuesAvailable(const QList<QueueInfo> &queues, const QList<DelayedInfo> &delayed);
@@ -60,12 +71,19 @@ private:
 
     RedisClient *m_client;
     QueuesReader *m_reader;
+    JobQueuesReader *m_jobReader;
+    JobQueuesModel *m_jobModel;
     QueuesModel *m_queuesModel;
     DelayedModel *m_delayedModel;
     DueItemsModel *m_dueModel;
     QPointer<PatternRulesFile> m_rulesFile;
     QTabWidget *m_tabs = nullptr;
     QLabel *m_status = nullptr;
+    QTableView *m_jobView = nullptr;
+    QLabel *m_jobDetails = nullptr;
+    QTableWidget *m_activeJobs = nullptr;
+    QWidget *m_listQueuesTab = nullptr;
+    QByteArray m_selectedJobQueue;
     QTableView *m_queuesView = nullptr;
     QLabel *m_peek = nullptr;
     QTableWidget *m_processing = nullptr;

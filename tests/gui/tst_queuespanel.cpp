@@ -138,7 +138,7 @@ private Q_SLOTS:
         const QImage shot = panel.grab().toImage();
         QVERIFY(!shot.isNull());
         QVERIFY(shot.pixel(10, 10) != shot.pixel(600, 200) || shot.pixel(600, 200) != shot.pixel(900, 600));
-        panel.tabs()->setCurrentIndex(1);
+        panel.tabs()->setCurrentIndex(2);
         panel.plot()->replot();
         QCoreApplication::processEvents();
         const QImage delayedShot = panel.grab().toImage();
@@ -219,7 +219,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), QByteArray("{\"rules\": [\n oops\n]}"));
 
-        panel.tabs()->setCurrentIndex(2);
+        panel.tabs()->setCurrentIndex(3);
         const QImage rulesShot = panel.grab().toImage();
         QVERIFY(!rulesShot.isNull());
         const QString out = qEnvironmentVariable("REDISLENS_SCREENSHOT_DIR");

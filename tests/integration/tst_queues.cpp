@@ -276,7 +276,9 @@ private Q_SLOTS:
         QVERIFY(reader.keysOfKind(QueueKind::ProcessingList).contains("q:email:proc:worker-2"));
         for (const QByteArray &p : reader.keysOfKind(QueueKind::ProcessingList))
             QCOMPARE(reader.classifications().value(p).queue, QByteArray("q:email"));
-        QCOMPARE(reader.keysOfKind(QueueKind::DelayedJobs), QList<QByteArray>{"sched:due"});
+        // The demo's BullMQ-shaped queue keeps its delayed jobs in ms × 4096 + a sequence.
+        QCOMPARE(reader.keysOfKind(QueueKind::DelayedJobs), (QList<QByteArray>{"bull:emails:delayed", "sched:due"}));
+        QCOMPARE(reader.classifications().value("bull:emails:delayed").unit, EpochUnit::MsTimes4096);
         for (const QByteArray &key : lists + zsets) {
             if (key.startsWith("lb:")) {
                 QCOMPARE(reader.classifications().value(key).kind, QueueKind::NotAQueue);
@@ -284,9 +286,17 @@ private Q_SLOTS:
         }
         const QueueInfo &email = fed.queues.rows().first();
         QCOMPARE(email.length, raw.command({"LLEN", "q:email"}).toInteger());
-        const DelayedInfo &due = fed.delayed.rows().first();
-        QCOMPARE(due.total, raw.command({"ZCARD", "sched:due"}).toInteger());
-        QVERIFY(due.overdue > 0);
+        const DelayedInfo *due = fed.delayed.find("sched:due");
+        QVERIFY(due);
+        QCOMPARE(due->total, raw.command({"ZCARD", "sched:due"}).toInteger());
+        QVERIFY(due->overdue > 0);
+        // BullMQ's three delayed jobs are due in 15, 30 and 45 minutes: none overdue.
+        const DelayedInfo *bull = fed.delayed.find("bull:emails:delayed");
+        QVERIFY(bull);
+        QCOMPARE(bull->total, 3);
+        QCOMPARE(bull->overdue, 0);
+        QVERIFY(!bull->next.isEmpty());
+        QVERIFY(bull->next.first().dueMs > QDateTime::currentMSecsSinceEpoch() + 10 * 60000);
     }
 };
 

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobqueuesreader.h"
+
+#include "redisclient.h"
+#include "rediscommand.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QTimeZone>
+#include <QTimer>
+
+namespace {
+
+bool isBull(const QString &library)
+{
+    return library == QLatin1String("BullMQ") || library == QLatin1String("Bull");
+}
+
+// (member, score) pairs of a WITHSCORES reply: RESP2 flat, RESP3 pairs.
+QList<QPair<QByteArray, double>> scored(const RedisValue &v)
+{
+    QList<QPair<QByteArray, double>> out;
+    if (!v.elements().isEmpty() && v.at(0).isArray()) {
+        for (const RedisValue &p : v.elements())
+            out.append({p.at(0).bytes(), p.at(1).toDouble()});
+    } else {
+        for (qsizetype k = 0; k + 1 < v.size(); k += 2)
+            out.append({v.at(k).bytes(), v.at(k + 1).toDouble()});
+    }
+    return out;
+}
+
+// Epoch milliseconds from what libraries write: "1764400000000" (ms), "1764400000.25" (s),
+// "2026-12-02T10:00:00.123456Z" (RQ's ISO form). 0 when it is none of them.
+qint64 epochMs(const QByteArray &text)
+{
+    bool ok = false;
+    const double d = text.toDouble(&ok);
+    if (ok) {
+        if (d > 1e11 && d < 1e14)
+            return qint64(d);
+        if (d > 1e8 && d < 1e11)
+            return qint64(d * 1000);
+        return 0;
+    }
+    QByteArray iso = text.trimmed();
+    // Qt reads at most milliseconds: cut longer fractions to three digits.
+    const qsizetype dot = iso.indexOf('.');
+    if (dot > 0) {
+        qsizetype end = dot + 1;
+        while (end < iso.size() && std::isdigit(static_cast<unsigned char>(iso.at(end))))
+            ++end;
+        iso = iso.left(qMin(end, dot + 4)) + iso.mid(end);
+    }
+    QDateTime t = QDateTime::fromString(QString::fromLatin1(iso), Qt::ISODateWithMs);
+    if (!t.isValid())
+        return 0;
+    if (!iso.endsWith('Z') && !iso.contains('+'))
+        t.setTimeZone(QTimeZone::utc()); // RQ writes UTC without a zone in older versions
+    return t.toMSecsSinceEpoch();
+}
+
+// The enqueue time inside a job payload (Sidekiq: float seconds, or integer ms from 8.0).
+qint64 payloadEnqueuedMs(const QByteArray &payload)
+{
+    const QJsonObject o = QJsonDocument::fromJson(payload).object();
+    for (const char *field : {"enqueued_at", "created_at"}) {
+        const QJsonValue v = o.value(QLatin1String(field));
+        if (v.isDouble()) {
+            const qint64 ms = epochMs(QByteArray::number(v.toDouble(), 'f', 3));
+            if (ms > 0)
+                return ms;
+        }
+    }
+    return 0;
+}
+
+// A job payload's queue and id: Sidekiq's {"queue", "jid"}; Celery's message, whose id is in its
+// headers and whose queue is the routing key it was delivered with.
+QPair<QByteArray, QByteArray> payloadQueueAndId(const QJsonObject &o)
+{
+    QByteArray queue = o.value(QLatin1String("queue")).toString().toUtf8();
+    QByteArray id = o.value(QLatin1String("jid")).toString().toUtf8();
+    if (id.isEmpty())
+        id = o.value(QLatin1String("headers")).toObject().value(QLatin1String("id")).toString().toUtf8();
+    if (queue.isEmpty())
+        queue = o.value(QLatin1String("properties"))
+                    .toObject()
+                    .value(QLatin1String("delivery_info"))
+                    .toObject()
+                    .value(QLatin1String("routing_key"))
+                    .toString()
+                    .toUtf8();
+    return {queue, id};
+}
+
+RedisCommand lengthCommand(const JobQueueKey &k)
+{
+    switch (k.type) {
+    case KeyType::List: return {"LLEN", k.key};
+    case KeyType::ZSet: return {"ZCARD", k.key};
+    case KeyType::Set: return {"SCARD", k.key};
+    case KeyType::Hash: return {"HLEN", k.key};
+    case KeyType::Stream: return {"XLEN", k.key};
+    default: return {};
+    }
+}
+
+} // namespace
+
+// One refresh: the rows being read and, per phase, what to send and how to read the answers.
+struct JobQueuesReader::Round
+{
+    QList<JobQueueInfo> rows;
+    qint64 now = 0;
+    QList<RedisCommand> commands;
+    QList<std::function<void(const RedisValue &)>> readers;
+    // What phase 0 found, for the next phases.
+    struct Pending
+    {
+        QList<QByteArray> bullActive;
+        QByteArray oldestId;
+        QList<QPair<QByteArray, double>> rqStarted; // member, expiry score
+        QList<QByteArray> rqWorkers; // worker keys
+        QList<QByteArray> sidekiqProcesses;
+        QHash<QByteArray, QByteArray> rqJobWorker; // job id → worker name
+        // A library-wide key's jobs, each with the queue it names: Sidekiq's schedule, retry and
+        // dead sets and its processes' work, Celery's unacked messages.
+        struct Attributed
+        {
+            QString role;
+            QByteArray queue;
+            ActiveJob job;
+            QByteArray tag; // Celery: the delivery tag, to find the message's time
+        };
+        QHash<QByteArray, double> unackedAt; // Celery: delivery tag → epoch seconds
+        QList<Attributed> attributed;
+        QHash<QString, qint64> sampled; // role → jobs read of it (a page, not every one)
+        QList<QByteArray> queueNames; // queues the library lists (Sidekiq's queues set)
+    };
+    QList<Pending> pending;
+
+    void add(RedisCommand command, std::function<void(const RedisValue &)> read)
+    {
+        commands.append(std::move(command));
+        readers.append(std::move(read));
+    }
+};
+
+JobQueuesReader::JobQueuesReader(RedisClient *client, QObject *parent)
+    : QObject(parent), m_client(client), m_poll(new QTimer(this))
+{
+    m_poll->setInterval(kRefreshMs);
+    connect(m_poll, &QTimer::timeout, this, &JobQueuesReader::refresh);
+}
+
+JobQueuesReader::~JobQueuesReader() = default;
+
+qint64 JobQueuesReader::now() const
+{
+    return m_nowOverride > 0 ? m_nowOverride : QDateTime::currentMSecsSinceEpoch();
+}
+
+void JobQueuesReader::setQueues(const QList<JobQueueSpec> &queues)
+{
+    delete m_context;
+    m_context = new QObject(this);
+    m_queues = queues.mid(0, kMaxQueues);
+    m_previous.clear();
+    m_reading = false;
+    m_again = false;
+}
+
+void JobQueuesReader::setPolling(bool on)
+{
+    if (on) {
+        m_poll->start();
+        refresh();
+    } else {
+        m_poll->stop();
+    }
+}
+
+void JobQueuesReader::refresh()
+{
+    if (m_reading) {
+        m_again = true;
+        return;
+    }
+    if (!m_context)
+        m_context = new QObject(this);
+    auto round = std::make_shared<Round>();
+    round->now = now();
+    for (const JobQueueSpec &spec : std::as_const(m_queues)) {
+        JobQueueInfo info;
+        info.spec = spec;
+        info.readAtMs = round->now;
+        round->rows.append(info);
+    }
+    round->pending.resize(round->rows.size());
+    if (round->rows.isEmpty()) {
+        Q_EMIT queuesAvailable({});
+        return;
+    }
+    m_reading = true;
+    runPhase(round, 0);
+}
+
+namespace {
+
+// The row of a library's queue, made when the scan found no key of it (an empty Sidekiq queue,
+// a Celery queue whose only jobs are unacknowledged).
+JobQueueInfo &rowOf(QList<JobQueueInfo> &rows, const QString &library, const QByteArray &name, qint64 readAt)
+{
+    for (JobQueueInfo &q : rows) {
+        if (q.spec.library == library && q.spec.name == name)
+            return q;
+    }
+    JobQueueInfo q;
+    q.spec.library = library;
+    q.spec.name = name;
+    q.readAtMs = readAt;
+    rows.append(q);
+    return rows.last();
+}
+
+} // namespace
+
+// A library-wide key's jobs go to the queues they name. Where a set holds more jobs than the
+// page read of it, each queue's share of the page is scaled to the set's size and the count
+// is marked as an estimate.
+void JobQueuesReader::distribute(Round &round)
+{
+    const qsizetype wide = round.rows.size(); // rows appended below are per-queue rows
+    for (qsizetype i = 0; i < wide; ++i) {
+        const Round::Pending p = round.pending.at(i);
+        if (p.attributed.isEmpty() && p.queueNames.isEmpty())
+            continue;
+        const QString library = round.rows.at(i).spec.library;
+        const QMap<QString, qint64> totals = round.rows.at(i).states;
+        const QList<QueueWorker> workers = round.rows.at(i).workers;
+        for (const QByteArray &name : p.queueNames)
+            rowOf(round.rows, library, name, round.now);
+        QHash<QByteArray, QHash<QString, qint64>> counts;
+        for (const Round::Pending::Attributed &a : p.attributed) {
+            if (a.queue.isEmpty())
+                continue;
+            JobQueueInfo &q = rowOf(round.rows, library, a.queue, round.now);
+            ++counts[a.queue][a.role];
+            if (a.role != QLatin1String("active") && a.role != QLatin1String("unacked"))
+                continue;
+            ActiveJob job = a.job;
+            if (a.role == QLatin1String("unacked")) {
+                const double at = p.unackedAt.value(a.tag, 0);
+                if (at > 0)
+                    job.runningMs = qMax<qint64>(0, round.now - qint64(at * 1000));
+                if (job.runningMs > kCeleryVisibilityMs) {
+                    job.stalled = true;
+                    job.why = QStringLiteral("unacknowledged for longer than the visibility timeout");
+                }
+            } else {
+                for (const QueueWorker &w : workers) {
+                    if (w.name == job.worker && !w.alive) {
+                        job.stalled = true;
+                        job.why = QStringLiteral("its worker stopped beating");
+                    }
+                }
+            }
+            if (job.stalled)
+                q.stalled.append(job.id);
+            if (q.active.size() < JobQueueInfo::kActivePage)
+                q.active.append(job);
+        }
+        for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
+            JobQueueInfo &q = rowOf(round.rows, library, it.key(), round.now);
+            for (auto role = it->cbegin(); role != it->cend(); ++role) {
+                const qint64 read = p.sampled.value(role.key(), 0);
+                const qint64 total = totals.value(role.key(), -1);
+                qint64 n = role.value();
+                if (read > 0 && total > read) {
+                    n = qint64(double(n) * double(total) / double(read) + 0.5);
+                    q.estimated.append(role.key());
+                }
+                q.states.insert(role.key(), n);
+            }
+        }
+    }
+}
+
+void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
+{
+    round->commands.clear();
+    round->readers.clear();
+    const qint64 now = round->now;
+    for (qsizetype i = 0; i < round->rows.size(); ++i) {
+        JobQueueInfo *q = &round->rows[i];
+        Round::Pending *p = &round->pending[i];
+        const JobQueueSpec &spec = q->spec;
+        const QString &lib = spec.library;
+        if (phase == 0) {
+            for (const JobQueueKey &k : spec.keys) {
+                if (!jobqueues::stateRoles().contains(k.role))
+                    continue;
+                // Celery's unacked_index holds the same messages as its unacked hash: not twice.
+                if (lib == QLatin1String("Celery") && k.type == KeyType::ZSet)
+                    continue;
+                const RedisCommand c = lengthCommand(k);
+                if (c.isEmpty())
+                    continue;
+                q->states.insert(k.role, q->states.value(k.role, 0));
+                round->add(c, [q, role = k.role](const RedisValue &v) {
+                    if (v.isInteger())
+                        q->states[role] += v.toInteger();
+                });
+            }
+            if (isBull(lib)) {
+                if (const QByteArray meta = spec.keyOf(QStringLiteral("meta"));
+                    !meta.isEmpty() && lib == QLatin1String("BullMQ"))
+                    round->add({"HGET", meta, "version"},
+                               [q](const RedisValue &v) { q->version = QString::fromUtf8(v.bytes()); });
+                if (const QByteArray active = spec.keyOf(QStringLiteral("active")); !active.isEmpty())
+                    round->add({"LRANGE", active, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
+                               [p](const RedisValue &v) {
+                                   for (const RedisValue &e : v.elements())
+                                       p->bullActive.append(e.bytes());
+                               });
+                // Producers LPUSH and workers take from the right: the oldest is last.
+                if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
+                    round->add({"LINDEX", wait, "-1"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
+            } else if (lib == QLatin1String("RQ")) {
+                if (const QByteArray wip = spec.keyOf(QStringLiteral("active")); !wip.isEmpty())
+                    round->add({"ZRANGE", wip, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
+                               [p](const RedisValue &v) { p->rqStarted = scored(v); });
+                // RQ appends with RPUSH and workers pop the left: the oldest is first.
+                if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
+                    round->add({"LINDEX", wait, "0"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
+                if (const QByteArray workers = spec.keyOf(QStringLiteral("workers")); !workers.isEmpty())
+                    round->add({"SRANDMEMBER", workers, QByteArray::number(kMaxWorkers)}, [p](const RedisValue &v) {
+                        for (const RedisValue &e : v.elements())
+                            p->rqWorkers.append(e.bytes());
+                    });
+            } else if (lib == QLatin1String("Sidekiq")) {
+                if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
+                    round->add({"LINDEX", wait, "-1"}, [q, now](const RedisValue &v) {
+                        const qint64 at = payloadEnqueuedMs(v.bytes());
+                        if (at > 0)
+                            q->oldestWaitingMs = qMax<qint64>(0, now - at);
+                    });
+                for (const JobQueueKey &k : spec.keys) {
+                    // The scheduled, retry and dead sets serve every queue: a page of their jobs
+                    // says which queue each belongs to.
+                    if (k.type == KeyType::ZSet
+                        && (k.role == QLatin1String("scheduled") || k.role == QLatin1String("retry")
+                            || k.role == QLatin1String("dead"))) {
+                        round->add({"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
+                                   [p, role = k.role](const RedisValue &v) {
+                                       for (const RedisValue &e : v.elements()) {
+                                           const auto [queue, id]
+                                               = payloadQueueAndId(QJsonDocument::fromJson(e.bytes()).object());
+                                           ActiveJob job;
+                                           job.id = id;
+                                           p->attributed.append({role, queue, job, {}});
+                                       }
+                                       p->sampled[role] += v.size();
+                                   });
+                    } else if (k.role == QLatin1String("queues") && k.type == KeyType::Set) {
+                        round->add({"SRANDMEMBER", k.key, QByteArray::number(kMaxQueues)}, [p](const RedisValue &v) {
+                            for (const RedisValue &e : v.elements())
+                                p->queueNames.append(e.bytes());
+                        });
+                    }
+                }
+                if (const QByteArray processes = spec.keyOf(QStringLiteral("workers")); !processes.isEmpty()) {
+                    round->add({"SRANDMEMBER", processes, QByteArray::number(kMaxWorkers)}, [p](const RedisValue &v) {
+                        for (const RedisValue &e : v.elements())
+                            p->sidekiqProcesses.append(e.bytes());
+                    });
+                    const QByteArray today
+                        = QDateTime::fromMSecsSinceEpoch(now, QTimeZone::utc()).date().toString(Qt::ISODate).toLatin1();
+                    round->add({"GET", "stat:processed:" + today}, [q](const RedisValue &v) {
+                        bool ok = false;
+                        const qint64 n = v.toInteger(&ok);
+                        q->processedToday = ok ? n : 0;
+                    });
+                }
+            } else if (lib == QLatin1String("Celery")) {
+                for (const JobQueueKey &k : spec.keys) {
+                    if (k.role != QLatin1String("unacked"))
+                        continue;
+                    if (k.type == KeyType::ZSet) {
+                        round->add(
+                            {"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
+                            [p](const RedisValue &v) {
+                                for (const auto &[tag, score] : scored(v))
+                                    p->unackedAt.insert(tag, score);
+                            });
+                    } else if (k.type == KeyType::Hash) {
+                        // tag → [message, exchange, routing key]: the routing key names the queue.
+                        round->add(
+                            {"HSCAN", k.key, "0", "COUNT", QByteArray::number(JobQueueInfo::kActivePage)},
+                            [p](const RedisValue &v) {
+                                const RedisValue &fields = v.at(1);
+                                for (qsizetype f = 0; f + 1 < fields.size(); f += 2) {
+                                    const QJsonArray entry = QJsonDocument::fromJson(fields.at(f + 1).bytes()).array();
+                                    auto [queue, id] = payloadQueueAndId(entry.at(0).toObject());
+                                    if (!entry.at(2).toString().isEmpty())
+                                        queue = entry.at(2).toString().toUtf8();
+                                    ActiveJob job;
+                                    job.id = id;
+                                    p->attributed.append({QStringLiteral("unacked"), queue, job, fields.at(f).bytes()});
+                                }
+                                p->sampled[QStringLiteral("unacked")] += fields.size() / 2;
+                            });
+                    }
+                }
+            }
+        } else if (phase == 1) {
+            if (isBull(lib)) {
+                for (const QByteArray &id : std::as_const(p->bullActive)) {
+                    const QByteArray job = spec.prefix + ':' + id;
+                    ActiveJob active;
+                    active.id = id;
+                    q->active.append(active);
+                    const qsizetype at = q->active.size() - 1;
+                    round->add({"PTTL", job + ":lock"}, [q, at](const RedisValue &v) {
+                        ActiveJob &a = q->active[at];
+                        a.lockTtlMs = v.toInteger();
+                        if (a.lockTtlMs == -2) {
+                            a.stalled = true;
+                            a.why = QStringLiteral("active without its lock: the worker that took it has stopped");
+                            q->stalled.append(a.id);
+                        }
+                    });
+                    round->add({"HGET", job, "processedOn"}, [q, at, now](const RedisValue &v) {
+                        const qint64 started = epochMs(v.bytes());
+                        if (started > 0)
+                            q->active[at].runningMs = qMax<qint64>(0, now - started);
+                    });
+                }
+                if (!p->oldestId.isEmpty())
+                    round->add({"HGET", spec.prefix + ':' + p->oldestId, "timestamp"}, [q, now](const RedisValue &v) {
+                        const qint64 at = epochMs(v.bytes());
+                        if (at > 0)
+                            q->oldestWaitingMs = qMax<qint64>(0, now - at);
+                    });
+            } else if (lib == QLatin1String("RQ")) {
+                for (const auto &[member, expiry] : std::as_const(p->rqStarted)) {
+                    // RQ 2 writes "<job id>:<execution id>"; RQ 1 the job id alone.
+                    const qsizetype colon = member.indexOf(':');
+                    const QByteArray id = colon > 0 ? member.left(colon) : member;
+                    ActiveJob a;
+                    a.id = id;
+                    if (qint64(expiry * 1000) < now) {
+                        a.stalled = true;
+                        a.why = QStringLiteral("past its deadline in the started registry");
+                    }
+                    q->active.append(a);
+                    const qsizetype at = q->active.size() - 1;
+                    round->add({"HMGET", "rq:job:" + id, "started_at", "worker_name"},
+                               [q, p, at, now](const RedisValue &v) {
+                                   ActiveJob &job = q->active[at];
+                                   const qint64 started = epochMs(v.at(0).bytes());
+                                   if (started > 0)
+                                       job.runningMs = qMax<qint64>(0, now - started);
+                                   job.worker = QString::fromUtf8(v.at(1).bytes());
+                                   if (!job.worker.isEmpty())
+                                       p->rqJobWorker.insert(job.id, v.at(1).bytes());
+                               });
+                }
+                if (!p->oldestId.isEmpty())
+                    round->add({"HGET", "rq:job:" + p->oldestId, "enqueued_at"}, [q, now](const RedisValue &v) {
+                        const qint64 at = epochMs(v.bytes());
+                        if (at > 0)
+                            q->oldestWaitingMs = qMax<qint64>(0, now - at);
+                    });
+            } else if (lib == QLatin1String("Sidekiq")) {
+                for (const QByteArray &identity : std::as_const(p->sidekiqProcesses)) {
+                    QueueWorker worker;
+                    worker.name = QString::fromUtf8(identity);
+                    q->workers.append(worker);
+                    const qsizetype at = q->workers.size() - 1;
+                    round->add({"HMGET", identity, "beat", "busy"}, [q, at, now](const RedisValue &v) {
+                        QueueWorker &w = q->workers[at];
+                        const qint64 beat = epochMs(v.at(0).bytes());
+                        // The process hash expires 60 s after the last beat: no hash, no process.
+                        w.lastSeenMs = beat > 0 ? qMax<qint64>(0, now - beat) : -1;
+                        w.alive = beat > 0 && now - beat <= kSidekiqStoppedMs;
+                    });
+                    // Sidekiq 7 and later keep a process's work in "<identity>:work", 6 in ":workers".
+                    for (const char *suffix : {":work", ":workers"}) {
+                        round->add({"HSCAN", identity + suffix, "0", "COUNT", QByteArray::number(kMaxWorkers)},
+                                   [q, p, at, now](const RedisValue &v) {
+                                       const RedisValue &fields = v.at(1);
+                                       for (qsizetype k = 1; k < fields.size(); k += 2) {
+                                           const QJsonObject work
+                                               = QJsonDocument::fromJson(fields.at(k).bytes()).object();
+                                           const QJsonValue payload = work.value(QLatin1String("payload"));
+                                           const QJsonObject job = payload.isString()
+                                               ? QJsonDocument::fromJson(payload.toString().toUtf8()).object()
+                                               : payload.toObject();
+                                           auto [queue, id] = payloadQueueAndId(job);
+                                           if (queue.isEmpty())
+                                               queue = work.value(QLatin1String("queue")).toString().toUtf8();
+                                           ActiveJob active;
+                                           active.id = id;
+                                           active.worker = q->workers.at(at).name;
+                                           const QJsonValue runAt = work.value(QLatin1String("run_at"));
+                                           const qint64 started = runAt.isDouble()
+                                               ? epochMs(QByteArray::number(runAt.toDouble(), 'f', 3))
+                                               : 0;
+                                           if (started > 0)
+                                               active.runningMs = qMax<qint64>(0, now - started);
+                                           q->workers[at].holds.append(id);
+                                           p->attributed.append({QStringLiteral("active"), queue, active, {}});
+                                       }
+                                   });
+                    }
+                }
+            }
+            for (const QByteArray &key : std::as_const(p->rqWorkers)) {
+                QueueWorker worker;
+                worker.name = QString::fromUtf8(key.mid(qstrlen("rq:worker:")));
+                q->workers.append(worker);
+                const qsizetype at = q->workers.size() - 1;
+                round->add({"HMGET", key, "last_heartbeat", "version"}, [q, at, now](const RedisValue &v) {
+                    QueueWorker &w = q->workers[at];
+                    const qint64 beat = epochMs(v.at(0).bytes());
+                    w.lastSeenMs = beat > 0 ? qMax<qint64>(0, now - beat) : -1;
+                    w.alive = beat > 0 && now - beat <= kRqStoppedMs;
+                    if (q->version.isEmpty() && !v.at(1).bytes().isEmpty())
+                        q->version = QStringLiteral("rq %1").arg(QString::fromUtf8(v.at(1).bytes()));
+                });
+            }
+        } else if (phase == 2 && lib == QLatin1String("RQ")) {
+            // The workers that run the started jobs, read where the queue's own set missed them.
+            QSet<QByteArray> asked;
+            for (auto it = p->rqJobWorker.cbegin(); it != p->rqJobWorker.cend(); ++it) {
+                const QByteArray name = it.value();
+                if (asked.contains(name))
+                    continue;
+                asked.insert(name);
+                round->add({"HGET", "rq:worker:" + name, "last_heartbeat"}, [q, name, now](const RedisValue &v) {
+                    const qint64 beat = epochMs(v.bytes());
+                    const bool alive = beat > 0 && now - beat <= kRqStoppedMs;
+                    for (ActiveJob &a : q->active) {
+                        if (a.worker.toUtf8() != name || alive || a.stalled)
+                            continue;
+                        a.stalled = true;
+                        a.why = beat > 0 ? QStringLiteral("its worker stopped beating")
+                                         : QStringLiteral("its worker is gone");
+                    }
+                    for (QueueWorker &w : q->workers) {
+                        if (w.name.toUtf8() == name && !alive)
+                            w.alive = false;
+                    }
+                });
+            }
+        }
+    }
+    if (round->commands.isEmpty() && phase < 2) {
+        runPhase(round, phase + 1);
+        return;
+    }
+    const auto finish = [this, round] {
+        m_reading = false;
+        distribute(*round);
+        for (JobQueueInfo &q : round->rows) {
+            if (q.spec.library == QLatin1String("RQ")) {
+                for (const ActiveJob &a : std::as_const(q.active)) {
+                    if (a.stalled)
+                        q.stalled.append(a.id);
+                }
+                for (QueueWorker &w : q.workers) {
+                    if (w.alive)
+                        continue;
+                    for (const ActiveJob &a : std::as_const(q.active)) {
+                        if (a.worker == w.name)
+                            w.holds.append(a.id);
+                    }
+                }
+            }
+            for (const JobQueueInfo &before : std::as_const(m_previous)) {
+                if (before.spec.id() != q.spec.id() || before.readAtMs >= q.readAtMs)
+                    continue;
+                const double minutes = double(q.readAtMs - before.readAtMs) / 60000.0;
+                for (auto it = q.states.cbegin(); it != q.states.cend(); ++it) {
+                    if (before.states.contains(it.key()))
+                        q.growthPerMin.insert(it.key(), double(it.value() - before.states.value(it.key())) / minutes);
+                }
+            }
+        }
+        m_previous = round->rows;
+        Q_EMIT queuesAvailable(round->rows);
+        if (m_again) {
+            m_again = false;
+            refresh();
+        }
+    };
+    if (round->commands.isEmpty()) {
+        finish();
+        return;
+    }
+    m_client->sendBatch(round->commands, m_context, [this, round, phase, finish](const RedisReply &r) {
+        if (!r.ok()) {
+            m_reading = false;
+            Q_EMIT failed(r.error.message);
+            return;
+        }
+        for (qsizetype i = 0; i < round->readers.size(); ++i) {
+            const RedisValue &v = r.value(i);
+            if (!v.isError())
+                round->readers.at(i)(v);
+        }
+        if (phase < 2)
+            runPhase(round, phase + 1);
+        else
+            finish();
+    });
+}
