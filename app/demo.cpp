@@ -175,6 +175,7 @@ void Demo::seed()
     seedGeo(b);
     seedStreams(b);
     seedQueues(b);
+    seedLibraryQueue(b);
     seedMisc(b);
 
     // Replies come back in order, so the last batch to answer ends the seeding.

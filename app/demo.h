@@ -83,6 +83,7 @@ private:
     void seedGeo(Batch &b);
     void seedStreams(Batch &b);
     void seedQueues(Batch &b);
+    void seedLibraryQueue(Batch &b);
     void seedMisc(Batch &b);
     void onSeedBatch(const RedisReply &reply, const QList<RedisCommand> &commands, int remaining);
     void finishSeeding(const QString &error);

@@ -355,6 +355,77 @@ void Demo::seedQueues(Batch &b)
     b.add(script("claim_due_jobs", {"sched:due"}, {num(now), "10"}));
 }
 
+void Demo::seedLibraryQueue(Batch &b)
+{
+    // A job queue laid out as BullMQ lays one out (written here, not by BullMQ): 30 completed,
+    // 10 failed, 12 waiting, 3 active and 3 delayed jobs of queue "emails". Job 55 is active
+    // without its lock: the worker that took it died, so the job is stalled until a worker's
+    // stall check moves it back to wait.
+    const qint64 now = nowMs();
+    const QByteArray q = "bull:emails";
+    b.add({"HSET", q + ":meta", "opts.maxLenEvents", "10000", "version", "bullmq:5.34.0"});
+    b.add({"SET", q + ":id", "58"});
+    const auto job = [&](int id, qint64 createdMs) {
+        RedisCommand h{"HSET",      q + ":" + num(id),
+                       "name",      "send-email",
+                       "data",      "{\"to\":\"user" + num(id) + "@example.org\",\"template\":\"welcome\"}",
+                       "opts",      "{\"attempts\":3,\"backoff\":{\"type\":\"exponential\",\"delay\":1000}}",
+                       "timestamp", num(createdMs),
+                       "delay",     "0",
+                       "priority",  "0"};
+        return h;
+    };
+    RedisCommand completed{"ZADD", q + ":completed"}, failed{"ZADD", q + ":failed"};
+    for (int id = 1; id <= 40; ++id) {
+        const qint64 created = now - qint64(90 - id) * kMinute;
+        const qint64 finished = created + 1500;
+        RedisCommand h = job(id, created);
+        h << "processedOn" << num(created + 200) << "finishedOn" << num(finished) << "atm" << (id > 30 ? "3" : "1");
+        if (id > 30)
+            h << "failedReason"
+              << "SMTP 550: mailbox unavailable";
+        else
+            h << "returnvalue"
+              << "{\"sent\":true}";
+        b.add(h);
+        (id > 30 ? failed : completed) << num(finished) << num(id);
+    }
+    b.add(completed);
+    b.add(failed);
+    RedisCommand wait{"LPUSH", q + ":wait"};
+    for (int id = 41; id <= 52; ++id) {
+        b.add(job(id, now - qint64(53 - id) * 20000));
+        wait << num(id);
+    }
+    b.add(wait);
+    RedisCommand active{"LPUSH", q + ":active"};
+    for (int id = 53; id <= 55; ++id) {
+        RedisCommand h = job(id, now - 6 * kMinute);
+        h << "processedOn" << num(now - qint64(56 - id) * kMinute) << "atm"
+          << "0"
+          << "ats"
+          << "1";
+        b.add(h);
+        active << num(id);
+        // Locks of ten minutes (lockDuration 600000); job 55's worker died and its lock is gone.
+        if (id != 55)
+            b.add({"SET", q + ":" + num(id) + ":lock", hex(16) + ":1", "PX", "600000"});
+    }
+    b.add(active);
+    RedisCommand delayed{"ZADD", q + ":delayed"};
+    for (int id = 56; id <= 58; ++id) {
+        RedisCommand h = job(id, now);
+        h[h.indexOf("delay") + 1] = num(qint64(id - 55) * 15 * kMinute);
+        b.add(h);
+        // BullMQ's delayed scores: the due time in ms × 4096, plus a sequence number.
+        delayed << num((now + qint64(id - 55) * 15 * kMinute) * 4096 + (id - 55)) << num(id);
+    }
+    b.add(delayed);
+    for (int id = 50; id <= 58; ++id)
+        b.add({"XADD", q + ":events", "MAXLEN", "~", "10000", "*", "event", "added", "jobId", num(id), "name",
+               "send-email"});
+}
+
 void Demo::seedMisc(Batch &b)
 {
     const QDate day0 = today();

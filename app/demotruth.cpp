@@ -35,6 +35,7 @@ QList<DemoTruthRule> demoTruth()
         {"q:email", K::ListQueue, "LPUSH email jobs"},
         {"q:email:proc:*", K::ProcessingList, "workers' processing lists"},
         {"sched:due", K::DelayedJobs, "due times in epoch ms"},
+        {"bull:emails:*", K::JobQueue, "a queue laid out as BullMQ lays one out, one job stalled"},
         {"seen:webhook", K::DedupSet, "growing dedup set"},
         {"seen:evt:*", K::DedupKey, "SET NX EX per event"},
         {"hll:*", K::HyperLogLog, "PFADD per day"},
