@@ -58,9 +58,9 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     m_grouping->addItem(tr("by namespace"), int(Grouping::Namespace));
     m_grouping->addItem(tr("by pattern"), int(Grouping::Pattern));
     m_grouping->setToolTip(tr("Group the keys by name (namespace folders) or by the pattern RedisLens recognised"));
-    filters->addWidget(m_scanButton);
-    filters->addWidget(m_pauseButton);
-    filters->addWidget(m_cancelButton);
+    // Two short rows rather than one long one: the dock shares the window with the sidebar and
+    // the widest panels, and at 1400 px the window must not grow past the screen.
+    filters->addWidget(m_grouping);
     layout->addLayout(filters);
 
     auto *progressRow = new QHBoxLayout;
@@ -69,9 +69,13 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     m_progress->setTextVisible(false);
     m_status = new QLabel(tr("Not scanned yet"), this);
     m_status->setObjectName(QStringLiteral("scanStatus"));
+    // The status may be cut short in a narrow dock; its tooltip holds all of it.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    progressRow->addWidget(m_scanButton);
+    progressRow->addWidget(m_pauseButton);
+    progressRow->addWidget(m_cancelButton);
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_status, 2);
-    progressRow->addWidget(m_grouping);
     layout->addLayout(progressRow);
 
     m_filterRow = new QWidget(this);
@@ -149,11 +153,17 @@ void KeyBrowser::buildTrees(QVBoxLayout *layout)
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(KeyTreeModel::NameColumn, QHeaderView::Stretch);
-    m_view->setColumnWidth(KeyTreeModel::TypeColumn, 64);
-    m_view->setColumnWidth(KeyTreeModel::TtlColumn, 80);
-    m_view->setColumnWidth(KeyTreeModel::MemoryColumn, 80);
-    m_view->setColumnWidth(KeyTreeModel::KeysColumn, 80);
-    m_view->setColumnWidth(KeyTreeModel::PatternColumn, 120);
+    // Narrow columns beside the name: the dock may be as narrow as its two button rows, and the
+    // name, which stretches, is what the user reads.
+    const int digit = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    m_view->setColumnWidth(KeyTreeModel::TypeColumn, 7 * digit);
+    m_view->setColumnWidth(KeyTreeModel::TtlColumn, 9 * digit);
+    m_view->setColumnWidth(KeyTreeModel::MemoryColumn, 9 * digit);
+    m_view->setColumnWidth(KeyTreeModel::KeysColumn, 8 * digit);
+    m_view->setColumnWidth(KeyTreeModel::PatternColumn, 12 * digit);
+    m_view->setIndentation(digit * 2);
+    // Room for about twenty characters of a name beside those columns.
+    m_view->setMinimumWidth(58 * digit);
     m_view->setColumnHidden(KeyTreeModel::MemoryColumn, true);
     layout->addWidget(m_view, 1);
 
@@ -442,6 +452,7 @@ void KeyBrowser::onProgress(const ScanProgress &p)
     else if (p.finished && p.error)
         text = tr("Scan stopped: %1 (%2 keys kept)").arg(p.error.message, format::count(m_model->keyCount()));
     m_status->setText(text);
+    m_status->setToolTip(text);
     updateButtons();
 }
 
@@ -454,6 +465,7 @@ void KeyBrowser::onCompleted(const ScanProgress &p)
         if (p.vanished > 0)
             text += tr(" · %1 vanished during the scan").arg(format::count(p.vanished));
         m_status->setText(text);
+        m_status->setToolTip(text);
     }
     updateButtons();
     Q_EMIT scanCompleted(p);
