@@ -246,6 +246,20 @@ void QueuesPanel::setRulesFile(PatternRulesFile *file)
 
 void QueuesPanel::openLongest()
 {
+    m_openRequested = true;
+    // Job queues of libraries come first: the worst of them (stalled jobs, stopped workers).
+    if (const QList<JobQueueInfo> &jobs = m_jobModel->rows(); !jobs.isEmpty()) {
+        qsizetype worst = 0;
+        for (qsizetype i = 1; i < jobs.size(); ++i) {
+            if (int(jobs.at(i).severity()) > int(jobs.at(worst).severity()))
+                worst = i;
+        }
+        m_openLongestPending = false;
+        m_jobOpened = true;
+        m_tabs->setCurrentIndex(0);
+        selectKey(m_jobView, jobs.at(worst).spec.id(), RowTableRoles::KeyRole);
+        return;
+    }
     if (m_queuesModel->rows().isEmpty()) {
         m_openLongestPending = true;
         return;
@@ -277,9 +291,32 @@ void QueuesPanel::setJobQueues(const QList<JobQueueSpec> &queues)
         m_jobReader->refresh();
 }
 
+void QueuesPanel::updateBadge()
+{
+    // Stalled jobs first: work that nothing will finish; then overdue delayed jobs.
+    const int overdue = int(qMin<qint64>(m_overdue, std::numeric_limits<int>::max()));
+    if (m_stalled > 0)
+        setBadge(m_stalled, Severity::Bad,
+                 tr("%n job(s) stalled: active without a live lock or worker", nullptr, m_stalled)
+                     + (overdue > 0
+                            ? QStringLiteral("; ") + tr("%n job(s) overdue in the delayed-job sets", nullptr, overdue)
+                            : QString()));
+    else
+        setBadge(
+            overdue, Severity::Warning,
+            tr("%n job(s) overdue in the delayed-job sets: nothing claimed them when they were due", nullptr, overdue));
+}
+
 void QueuesPanel::onJobQueuesAvailable(const QList<JobQueueInfo> &queues)
 {
     m_jobModel->setRows(queues);
+    m_stalled = 0;
+    for (const JobQueueInfo &q : queues)
+        m_stalled += int(q.stalled.size());
+    updateBadge();
+    // Asked to open the worst queue before the job queues were read: they come first.
+    if ((m_openLongestPending || m_openRequested) && !m_jobOpened && !queues.isEmpty())
+        openLongest();
     m_jobView->resizeColumnsToContents();
     m_jobView->setColumnWidth(0, qMin(m_jobView->columnWidth(0), 260));
     showJobQueueDetails();
@@ -356,9 +393,8 @@ void QueuesPanel::onQueuesAvailable(const QList<QueueInfo> &queues, const QList<
     qint64 overdue = 0;
     for (const DelayedInfo &d : delayed)
         overdue += d.overdue;
-    setBadge(int(qMin<qint64>(overdue, std::numeric_limits<int>::max())), Severity::Warning,
-             tr("%n job(s) overdue in the delayed-job sets: nothing claimed them when they were due", nullptr,
-                int(qMin<qint64>(overdue, std::numeric_limits<int>::max()))));
+    m_overdue = overdue;
+    updateBadge();
     QString text = tr("%n list queue(s), %1 delayed-job set(s).", nullptr, queueCount).arg(delayedCount);
     if (stale > 0)
         text += QLatin1Char(' ')

@@ -61,6 +61,7 @@ private:
     void buildQueuesTab();
     void onJobQueuesAvailable(const QList<JobQueueInfo> &queues);
     void showJobQueueDetails();
+    void updateBadge();
     void buildDelayedTab();
     void buildRulesTab();
     void onQueuesAvailable(const QList<QueueInfo> &queues, const QList<DelayedInfo> &delayed);
@@ -84,6 +85,10 @@ private:
     QTableWidget *m_activeJobs = nullptr;
     QWidget *m_listQueuesTab = nullptr;
     QByteArray m_selectedJobQueue;
+    qint64 m_overdue = 0;
+    int m_stalled = 0;
+    bool m_openRequested = false;
+    bool m_jobOpened = false;
     QTableView *m_queuesView = nullptr;
     QLabel *m_peek = nullptr;
     QTableWidget *m_processing = nullptr;
