@@ -150,4 +150,17 @@ QList<int> rotate(qsizetype &cursor, qsizetype size, qsizetype max)
     return slice;
 }
 
+QList<QPair<QByteArray, double>> scoredMembers(const RedisValue &reply)
+{
+    QList<QPair<QByteArray, double>> out;
+    if (!reply.elements().isEmpty() && reply.at(0).isArray()) {
+        for (const RedisValue &p : reply.elements())
+            out.append({p.at(0).bytes(), p.at(1).toDouble()});
+    } else {
+        for (qsizetype k = 0; k + 1 < reply.size(); k += 2)
+            out.append({reply.at(k).bytes(), reply.at(k + 1).toDouble()});
+    }
+    return out;
+}
+
 } // namespace boundedread

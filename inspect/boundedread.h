@@ -29,6 +29,9 @@ void inBatches(RedisClient *client, QObject *context, int items, int perBatch, B
 void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
                 const std::function<void(const QList<RedisValue> &values, const RedisError &error)> &done);
 
+// The (member, score) pairs of a WITHSCORES reply, RESP2 (flat) or RESP3 (pairs).
+QList<QPair<QByteArray, double>> scoredMembers(const RedisValue &reply);
+
 struct ScannedSet
 {
     QList<QByteArray> members;

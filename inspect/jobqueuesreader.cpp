@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobqueuesreader.h"
 
+#include "boundedread.h"
 #include "redisclient.h"
 #include "rediscommand.h"
 
@@ -18,20 +19,6 @@ namespace {
 bool isBull(const QString &library)
 {
     return library == QLatin1String("BullMQ") || library == QLatin1String("Bull");
-}
-
-// (member, score) pairs of a WITHSCORES reply: RESP2 flat, RESP3 pairs.
-QList<QPair<QByteArray, double>> scored(const RedisValue &v)
-{
-    QList<QPair<QByteArray, double>> out;
-    if (!v.elements().isEmpty() && v.at(0).isArray()) {
-        for (const RedisValue &p : v.elements())
-            out.append({p.at(0).bytes(), p.at(1).toDouble()});
-    } else {
-        for (qsizetype k = 0; k + 1 < v.size(); k += 2)
-            out.append({v.at(k).bytes(), v.at(k + 1).toDouble()});
-    }
-    return out;
 }
 
 // Epoch milliseconds from what libraries write: "1764400000000" (ms), "1764400000.25" (s),
@@ -334,7 +321,7 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
             } else if (lib == QLatin1String("RQ")) {
                 if (const QByteArray wip = spec.keyOf(QStringLiteral("active")); !wip.isEmpty())
                     round->add({"ZRANGE", wip, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
-                               [p](const RedisValue &v) { p->rqStarted = scored(v); });
+                               [p](const RedisValue &v) { p->rqStarted = boundedread::scoredMembers(v); });
                 // RQ appends with RPUSH and workers pop the left: the oldest is first.
                 if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
                     round->add({"LINDEX", wait, "0"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
@@ -395,7 +382,7 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
                         round->add(
                             {"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
                             [p](const RedisValue &v) {
-                                for (const auto &[tag, score] : scored(v))
+                                for (const auto &[tag, score] : boundedread::scoredMembers(v))
                                     p->unackedAt.insert(tag, score);
                             });
                     } else if (k.type == KeyType::Hash) {

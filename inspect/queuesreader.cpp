@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queuesreader.h"
 
+#include "boundedread.h"
 #include "bytesescape.h"
 #include "redisclient.h"
 #include "redisvalue.h"
@@ -14,20 +15,6 @@ namespace {
 
 // Due-time bucket edges after now, in ms: the histogram's buckets lie between them.
 constexpr qint64 kEdgesMs[] = {0, 60000, 5 * 60000, 15 * 60000, 60 * 60000, 24 * 60 * 60000};
-
-// (member, score) pairs of a WITHSCORES reply: RESP2 flat, RESP3 pairs.
-QList<QPair<QByteArray, double>> scoredMembers(const RedisValue &v)
-{
-    QList<QPair<QByteArray, double>> out;
-    if (!v.elements().isEmpty() && v.at(0).isArray()) {
-        for (const RedisValue &p : v.elements())
-            out.append({p.at(0).bytes(), p.at(1).toDouble()});
-    } else {
-        for (qsizetype k = 0; k + 1 < v.size(); k += 2)
-            out.append({v.at(k).bytes(), v.at(k + 1).toDouble()});
-    }
-    return out;
-}
 
 } // namespace
 
@@ -301,13 +288,13 @@ void QueuesReader::readDelayed(const RedisReply &r, qsizetype *i, qint64 now, De
     d->total = r.value((*i)++).toInteger();
     const RedisValue &next = r.value((*i)++);
     const RedisValue &first = r.value((*i)++);
-    for (const auto &p : scoredMembers(next))
+    for (const auto &p : boundedread::scoredMembers(next))
         d->next.append({p.first, p.second, dueMsOf(p.second, d->unit)});
     d->histogram.clear();
     for (int b = 0; b < DelayedInfo::kBuckets; ++b)
         d->histogram.append(r.value((*i)++).toInteger());
     d->overdue = d->histogram.value(0);
-    const auto lowest = scoredMembers(first);
+    const auto lowest = boundedread::scoredMembers(first);
     if (d->overdue > 0 && !lowest.isEmpty())
         d->oldestOverdueAgeMs = qMax<qint64>(0, now - dueMsOf(lowest.first().second, d->unit));
 }

@@ -6,6 +6,7 @@
 // and `redislens show queues` must count every queue's jobs per state as the library does.
 // Precision and recall per kind are printed, and held across all fixtures.
 #include "bytesescape.h"
+#include "processrun.h"
 #include "testserver.h"
 
 #include <QDir>
@@ -14,19 +15,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
 namespace {
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = ProcessRun;
 
 QString sourceDir()
 {
@@ -62,27 +57,7 @@ private:
 
 Run TestLibraries::run(const QString &program, const QStringList &args, int timeoutMs) const
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("REDISCLI_AUTH"));
-    // A home of its own: no rules file of the person running the tests.
-    env.insert(QStringLiteral("HOME"), m_home.path());
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_home.path() + QStringLiteral("/config"));
-    p.setProcessEnvironment(env);
-    p.start(program, args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return runProgram(program, args, timeoutMs, isolatedEnvironment(m_home.path()));
 }
 
 Run TestLibraries::show(quint16 port, const QStringList &args) const

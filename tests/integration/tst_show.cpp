@@ -5,6 +5,7 @@
 #include "bytesescape.h"
 #include "demo.h"
 #include "demotruth.h"
+#include "processrun.h"
 #include "testserver.h"
 
 #include <QDateTime>
@@ -22,12 +23,7 @@
 
 namespace {
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = ProcessRun;
 
 const QString kPython = QStringLiteral("/usr/bin/python3");
 
@@ -72,29 +68,9 @@ private:
 
 Run TestShow::show(const QStringList &args, int timeoutMs) const
 {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    // No display and no platform plugin: show must not need them. A home of its own: no rules
-    // file of the person running the tests.
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-    env.remove(QStringLiteral("REDISCLI_AUTH"));
-    env.insert(QStringLiteral("HOME"), m_home.path());
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_home.path() + QStringLiteral("/config"));
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(REDISLENS_APP_PATH), QStringList{QStringLiteral("show")} + args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    // No display and no platform plugin: show must not need them.
+    return runProgram(QStringLiteral(REDISLENS_APP_PATH), QStringList{QStringLiteral("show")} + args, timeoutMs,
+                      isolatedEnvironment(m_home.path()));
 }
 
 QJsonObject TestShow::document(const QStringList &args)

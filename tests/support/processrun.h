@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+// A program run to its end, for the tests that run RedisLens's own binary or a fixture writer.
+struct ProcessRun
+{
+    int code = -1; // -1: it crashed or timed out
+    QByteArray out;
+    QByteArray err;
+};
+
+// Runs 'program' and waits; after 'timeoutMs' it is killed and err says "timed out".
+ProcessRun runProgram(const QString &program, const QStringList &args, int timeoutMs,
+                      const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
+
+// The environment of a headless run: no display or platform plugin, no REDISCLI_AUTH, and a
+// home and config directory of its own under 'home' (no rules file of the person testing).
+QProcessEnvironment isolatedEnvironment(const QString &home);
