@@ -384,7 +384,7 @@ void MainWindow::buildGoMenu()
     go->addSeparator();
     const QStringList names = m_sidebar->entryNames();
     for (int i = 0; i < names.size(); ++i) {
-        const QString name = names.at(i);
+        const QString &name = names.at(i);
         QAction *a = go->addAction(panelregistry::title(name), this, [this, name] { showPanel(name); });
         a->setObjectName(QStringLiteral("go-") + name);
         if (i < 9)

@@ -14,6 +14,8 @@
 #include <QTimeZone>
 #include <QTimer>
 
+#include <cmath>
+
 namespace {
 
 bool isBull(const QString &library)
@@ -269,7 +271,7 @@ void JobQueuesReader::distribute(Round &round)
                 const qint64 total = totals.value(role.key(), -1);
                 qint64 n = role.value();
                 if (read > 0 && total > read) {
-                    n = qint64(double(n) * double(total) / double(read) + 0.5);
+                    n = std::llround(double(n) * double(total) / double(read));
                     q.estimated.append(role.key());
                 }
                 q.states.insert(role.key(), n);
@@ -526,7 +528,7 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
             // The workers that run the started jobs, read where the queue's own set missed them.
             QSet<QByteArray> asked;
             for (auto it = p->rqJobWorker.cbegin(); it != p->rqJobWorker.cend(); ++it) {
-                const QByteArray name = it.value();
+                const QByteArray &name = it.value();
                 if (asked.contains(name))
                     continue;
                 asked.insert(name);
