@@ -49,6 +49,8 @@ CachesPanel::CachesPanel(RedisClient *client, QWidget *parent)
     m_status
         = panelparts::statusLabel(QStringLiteral("cachesStatus"), tr("Waiting for the scan to find caches…"), this);
     layout->addWidget(m_status);
+    m_libraries = panelparts::librariesLabel(this);
+    layout->addWidget(m_libraries);
     m_hitRatio = panelparts::statusLabel(QStringLiteral("cachesHitRatio"), {}, this);
     layout->addWidget(m_hitRatio);
     m_tabs = new QTabWidget(this);
@@ -121,6 +123,7 @@ CachesPanel::~CachesPanel() = default;
 
 void CachesPanel::setMatches(const QList<PatternMatch> &matches)
 {
+    panelparts::showLibraries(m_libraries, matches);
     m_status->setText(matches.isEmpty()
                           ? tr("The scan found no caches, tags, dedup keys or counters.")
                           : tr("%n key(s) found by the scan; reading them…", nullptr, int(matches.size())));

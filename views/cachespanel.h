@@ -58,6 +58,7 @@ private:
     DedupFamiliesModel *m_dedupFamilies;
     CountersModel *m_counters;
     QLabel *m_status = nullptr;
+    QLabel *m_libraries = nullptr; // the libraries the catalogue named among the matches
     QLabel *m_hitRatio = nullptr;
     QTabWidget *m_tabs = nullptr;
     QTableView *m_namespacesView = nullptr;

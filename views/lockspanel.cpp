@@ -49,6 +49,8 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
 
     m_status = new QLabel(tr("Waiting for the scan to find locks…"), this);
     layout->addWidget(m_status);
+    m_libraries = panelparts::librariesLabel(this);
+    layout->addWidget(m_libraries);
 
     auto *proxy = new ColumnSeverityProxy({{LocksModel::FlagsColumn, LocksModel::SeverityRole},
                                            {LocksModel::RemainingColumn, LocksModel::TtlSeverityRole}},
@@ -133,6 +135,7 @@ QString LocksPanel::explanation()
 
 void LocksPanel::setMatches(const QList<PatternMatch> &matches)
 {
+    panelparts::showLibraries(m_libraries, matches);
     m_reader->setMatches(matches);
     if (m_reader->matchCount() == 0)
         m_status->setText(tr("No locks found by the scan."));

@@ -84,6 +84,7 @@ private:
     LockActions *m_actions;
     QTimer *m_tick;
     QLabel *m_status = nullptr;
+    QLabel *m_libraries = nullptr; // the libraries the catalogue named among the matches
     QLabel *m_summary = nullptr;
     QPushButton *m_explain = nullptr;
     QLabel *m_explanation = nullptr;

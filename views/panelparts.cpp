@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "panelparts.h"
 
+#include "patterns.h"
+
 #include "chartstyle.h"
 #include "rowtablemodel.h"
 
 #include <QBrush>
 #include <QLabel>
+#include <QMap>
 #include <QMessageBox>
 #include <QWidget>
 
@@ -52,6 +55,33 @@ QLabel *heading(const QString &text, QWidget *parent)
     f.setBold(true);
     label->setFont(f);
     return label;
+}
+
+QLabel *librariesLabel(QWidget *parent)
+{
+    QLabel *label = statusLabel(QStringLiteral("libraries"), {}, parent);
+    label->hide();
+    return label;
+}
+
+void showLibraries(QLabel *label, const QList<PatternMatch> &matches)
+{
+    // library → family → keys, in a stable order.
+    QMap<QString, QMap<QString, int>> found;
+    for (const PatternMatch &m : matches) {
+        const QString library = m.params.value(QStringLiteral("library")).toString();
+        if (!library.isEmpty() && library != QLatin1String("unknown"))
+            ++found[library][m.family];
+    }
+    QStringList parts;
+    for (auto lib = found.cbegin(); lib != found.cend(); ++lib) {
+        QStringList families;
+        for (auto f = lib->cbegin(); f != lib->cend(); ++f)
+            families.append(QObject::tr("%1, %n key(s)", nullptr, f.value()).arg(f.key()));
+        parts.append(QStringLiteral("%1 (%2)").arg(lib.key(), families.join(QStringLiteral("; "))));
+    }
+    label->setText(parts.isEmpty() ? QString() : QObject::tr("Written by %1").arg(parts.join(QStringLiteral(", "))));
+    label->setVisible(!parts.isEmpty());
 }
 
 QLabel *statusLabel(const QString &objectName, const QString &text, QWidget *parent)

@@ -3,9 +3,11 @@
 
 #include <QHash>
 #include <QIdentityProxyModel>
+#include <QList>
 #include <QSortFilterProxyModel>
 
 class QLabel;
+struct PatternMatch;
 class QWidget;
 
 // Colours cells by a severity role of their row (2 and above: bad, 1: warning), in the
@@ -39,6 +41,12 @@ namespace panelparts {
 QLabel *heading(const QString &text, QWidget *parent);
 // A status line: plain text, wrapped, found by tests through 'objectName'.
 QLabel *statusLabel(const QString &objectName, const QString &text, QWidget *parent);
+
+// A line naming the libraries the catalogue (or a user rule in its vocabulary) recognised among
+// 'matches', with the name shapes of their keys: "Written by connect-redis (sess:{id}, 4 keys)".
+// Hidden when no key carries a library. Found by tests as "libraries".
+QLabel *librariesLabel(QWidget *parent);
+void showLibraries(QLabel *label, const QList<PatternMatch> &matches);
 
 // Asks before an action that changes data: a modal Yes/Cancel question with Cancel as the
 // default, so Enter or Escape on a reflex sends nothing. True on Yes. Every panel asks through

@@ -33,6 +33,8 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_summary);
     m_status = new QLabel(tr("Waiting for the scan to find rate limiters…"), this);
     layout->addWidget(m_status);
+    m_libraries = panelparts::librariesLabel(this);
+    layout->addWidget(m_libraries);
 
     auto *limiters = new ColumnSeverityProxy({{LimitersModel::AtLimitColumn, LimitersModel::SeverityRole},
                                               {LimitersModel::NoteColumn, LimitersModel::SeverityRole}},
@@ -102,6 +104,7 @@ RateLimitsPanel::RateLimitsPanel(RedisClient *client, QWidget *parent)
 
 void RateLimitsPanel::setMatches(const QList<PatternMatch> &matches)
 {
+    panelparts::showLibraries(m_libraries, matches);
     m_reader->setMatches(matches);
     if (m_reader->matchCount() == 0)
         m_status->setText(tr("No rate limiters found by the scan."));

@@ -62,6 +62,7 @@ private:
     QSortFilterProxyModel *m_filter = nullptr;
     QLabel *m_summary = nullptr;
     QLabel *m_status = nullptr;
+    QLabel *m_libraries = nullptr; // the libraries the catalogue named among the matches
     QLabel *m_note = nullptr;
     QLabel *m_callersTitle = nullptr;
     QPushButton *m_all = nullptr;

@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "panelparts.h"
 #include "qcp.h"
 #include "tableview.h"
 
@@ -30,6 +31,8 @@ SessionsPanel::SessionsPanel(RedisClient *client, QWidget *parent)
     m_status
         = panelparts::statusLabel(QStringLiteral("sessionsStatus"), tr("Waiting for the scan to find sessions…"), this);
     layout->addWidget(m_status);
+    m_libraries = panelparts::librariesLabel(this);
+    layout->addWidget(m_libraries);
     m_summary = panelparts::statusLabel(QStringLiteral("sessionsSummary"), {}, this);
     layout->addWidget(m_summary);
 
@@ -209,6 +212,7 @@ SessionsPanel::~SessionsPanel() = default;
 
 void SessionsPanel::setMatches(const QList<PatternMatch> &matches)
 {
+    panelparts::showLibraries(m_libraries, matches);
     int count = 0;
     for (const PatternMatch &m : matches)
         count += m.kind == PatternKind::Session ? 1 : 0;

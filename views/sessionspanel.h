@@ -65,6 +65,7 @@ private:
     SessionIndexesModel *m_indexes;
     SessionContentsModel *m_contentsModel;
     QLabel *m_status = nullptr;
+    QLabel *m_libraries = nullptr; // the libraries the catalogue named among the matches
     QLabel *m_summary = nullptr;
     QCustomPlot *m_plot = nullptr;
     QCPBars *m_bars = nullptr;

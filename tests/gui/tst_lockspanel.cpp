@@ -13,6 +13,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -180,6 +181,26 @@ private Q_SLOTS:
             m.pttlMs = 5000;
         panel.setMatches(matches);
         QCOMPARE(panel.badgeCount(), 0); // no badge once every lock has a TTL
+    }
+
+    // A family the library catalogue recognised is named with its library; none: no line.
+    void namesTheLibraries()
+    {
+        RedisClient client(m_server.profile());
+        LocksPanel panel(&client);
+        auto *line = panel.findChild<QLabel *>(QStringLiteral("libraries"));
+        QVERIFY(line);
+        panel.setMatches(m_matches);
+        QVERIFY(line->isHidden());
+        QList<PatternMatch> matches = m_matches;
+        for (PatternMatch &m : matches) {
+            m.params.insert(QStringLiteral("library"), QStringLiteral("python-redis-lock"));
+            m.family = QStringLiteral("lock:{id}");
+        }
+        panel.setMatches(matches);
+        QVERIFY(!line->isHidden());
+        QVERIFY2(line->text().contains(QStringLiteral("python-redis-lock (lock:{id}, %1 key(s))").arg(matches.size())),
+                 qPrintable(line->text()));
     }
 
     void releaseAndExtendThroughThePanel()
