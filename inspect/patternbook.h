@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "keysampler.h"
+#include "keytype.h"
+#include "patterns.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QString>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+// PatternIndex's book: every key it knows, the groups and families they fall into, and the
+// verdicts they share. It reads nothing and schedules nothing: PatternIndex decides what to
+// sample and when, and writes what it learns here.
+//
+// One slot per key, in a vector, so groups list their keys as small indexes and the key table
+// holds only an int. A slot's verdict is an index into 'verdicts': the keys of a group share
+// one, so a million keys cost no million copies of a PatternMatch.
+class PatternBook
+{
+public:
+    static constexpr int kSamplesPerGroup = 8;
+
+    struct Slot
+    {
+        QByteArray key; // null: a free slot
+        qint64 pttl = ttl::kUnknown;
+        qint64 elements = -1;
+        int group = -1;
+        int verdict = -1;
+        KeyType type = KeyType::Unknown;
+        bool fromRule = false;
+        bool inFlight = false;
+        bool queued = false; // in 'out'
+    };
+
+    struct Group
+    {
+        int family = -1;
+        KeyType type = KeyType::Unknown;
+        QList<int> keys; // slots; may hold slots that left the group since: checked on use
+        int live = 0; // keys whose slot is in this group and not decided by a rule
+        QHash<QByteArray, KeySample> samples;
+        QHash<QByteArray, int> own; // the sampled keys' own verdicts
+        int inFlight = 0;
+        int wanted = kSamplesPerGroup;
+        quint64 picks = 0;
+        int typed = 0; // untyped groups: keys whose TYPE was read (they moved on)
+        bool decided = false;
+        PatternMatch verdict;
+        int verdictGeneration = 0;
+        int inherited = -1; // verdicts index of inherited(), for inheritedGeneration/Samples
+        int inheritedGeneration = -1;
+        qsizetype inheritedSamples = -1;
+    };
+
+    struct Family
+    {
+        QString name;
+        int keys = 0;
+        QList<int> groups;
+    };
+
+    // key → slot, in shards: growing one big table would rehash a million keys at once on the
+    // GUI thread; a shard rehashes a 64th of them.
+    static constexpr int kShards = 64;
+    std::array<QHash<QByteArray, int>, kShards> ids;
+    int keyCount = 0;
+    // Slots in chunks that never move, so the table grows without copying what it holds.
+    static constexpr int kChunkBits = 12;
+    std::vector<std::unique_ptr<Slot[]>> chunks;
+    int slotCount = 0;
+    QList<int> freeSlots;
+    QList<PatternMatch> verdicts; // shared verdicts; key, type and pttlMs are filled in per key
+    std::array<int, kPatternKindCount> counts{};
+    QList<Group> groups;
+    QHash<quint64, int> groupIds; // family, type, TTL class, length class → group
+    QList<Family> families;
+    QHash<QString, int> familyIds;
+    QList<int> out; // slots whose verdict changed since the last 'classified'
+
+    // Forgets every key, group, family and verdict.
+    void clearBook();
+
+    static qint64 now() { return QDateTime::currentMSecsSinceEpoch(); }
+    const QString &familyName(int fid) const { return families.at(fid).name; }
+    static size_t shardOf(const QByteArray &key)
+    {
+        // A seed of its own: the shard's bits must not be the ones its buckets are chosen by.
+        return (qHash(key, size_t(0x9e3779b97f4a7c15ULL)) >> 17) % kShards;
+    }
+    int slotOf(const QByteArray &key) const { return ids[shardOf(key)].value(key, -1); }
+    bool known(const QByteArray &key) const { return ids[shardOf(key)].contains(key); }
+    Slot &slot(int id) { return chunks[size_t(id) >> kChunkBits][size_t(id) & ((1u << kChunkBits) - 1)]; }
+    const Slot &slot(int id) const { return chunks[size_t(id) >> kChunkBits][size_t(id) & ((1u << kChunkBits) - 1)]; }
+
+    // The family's id, a new one for a name not seen before.
+    int familyId(const QString &name);
+    // The group of family 'fid' that a key with this type, TTL and length falls into.
+    int groupFor(int fid, const Slot &e);
+    int newSlot();
+    // The key's PatternMatch: its verdict with its own key, type and TTL.
+    PatternMatch materialize(const Slot &s) const;
+    int addVerdict(PatternMatch m);
+    // What the family's other decided groups are, weighted by their keys.
+    PatternKind familyKind(const Group &g, int except) const;
+    PatternContext contextFor(int gid) const;
+    void queue(int id);
+    // Gives the slot verdict 'v'; the slot goes to 'out' when the verdict reads differently.
+    void setVerdict(int id, int v);
+    void dropVerdict(Slot &s);
+    void leaveGroup(Slot &e);
+    int ownVerdict(const Group &g, const QByteArray &key) const;
+    PatternMatch inherited(const Group &g) const;
+    // The group's verdict as its keys read it, built once per verdict and sample count.
+    int inheritedIndex(int gid);
+    void setGroupVerdict(Group &g, const PatternMatch &verdict);
+    // A key whose type or TTL changed moves to the group they now put it in.
+    void moveToGroup(int id);
+    // Drops the key; its slot is free for the next.
+    void forget(const QByteArray &key);
+    // Picks up to 'need' keys of the group that are not sampled, spread over the group.
+    QList<int> pick(int gid, int need);
+};
