@@ -106,7 +106,7 @@ void ConsolePanel::buildUi()
     left->setStretchFactor(1, 1);
 
     m_tabs = new QTabWidget(split);
-    m_tabs->setMinimumWidth(400); // room for a readable value column next to element and type
+    m_tabs->setMinimumWidth(370); // room for a readable value column next to element and type
     // Result
     auto *resultPage = new QWidget(m_tabs);
     auto *rl = new QVBoxLayout(resultPage);

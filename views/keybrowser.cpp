@@ -162,8 +162,8 @@ void KeyBrowser::buildTrees(QVBoxLayout *layout)
     m_view->setColumnWidth(KeyTreeModel::KeysColumn, 8 * digit);
     m_view->setColumnWidth(KeyTreeModel::PatternColumn, 12 * digit);
     m_view->setIndentation(digit * 2);
-    // Room for about twenty characters of a name beside those columns.
-    m_view->setMinimumWidth(58 * digit);
+    // Room for about fifteen characters of a name beside those columns.
+    m_view->setMinimumWidth(52 * digit);
     m_view->setColumnHidden(KeyTreeModel::MemoryColumn, true);
     layout->addWidget(m_view, 1);
 

@@ -146,13 +146,18 @@ void LeaderboardPanel::buildControls(QVBoxLayout *layout)
     controls->addWidget(m_next);
     controls->addWidget(m_pageLabel);
     controls->addStretch(1);
-    controls->addWidget(m_search, 2);
-    controls->addWidget(findButton);
     layout->addLayout(controls);
+    // The search and what it found on a row of their own: beside the paging they set the
+    // window's minimum width.
+    auto *find = new QHBoxLayout;
+    find->addWidget(m_search, 2);
+    find->addWidget(findButton);
     m_searchStatus = new QLabel(this);
     m_searchStatus->setObjectName(QStringLiteral("searchStatus"));
     m_searchStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_searchStatus);
+    m_searchStatus->setWordWrap(true);
+    find->addWidget(m_searchStatus, 3);
+    layout->addLayout(find);
 
     connect(m_boards, &QComboBox::activated, this,
             [this](int index) { openBoard(m_boards->itemData(index, kBoardRole).toByteArray()); });

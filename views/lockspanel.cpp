@@ -33,6 +33,7 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *top = new QHBoxLayout;
     m_summary = new QLabel(this);
+    m_summary->setWordWrap(true); // counts and libraries: a long line must not widen the window
     top->addWidget(m_summary, 1);
     m_explain = new QPushButton(tr("What does a lock guarantee?"), this);
     m_explain->setCheckable(true);
@@ -48,6 +49,7 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_explanation);
 
     m_status = new QLabel(tr("Waiting for the scan to find locks…"), this);
+    m_status->setWordWrap(true);
     layout->addWidget(m_status);
     m_libraries = panelparts::librariesLabel(this);
     layout->addWidget(m_libraries);

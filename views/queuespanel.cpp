@@ -149,6 +149,8 @@ void QueuesPanel::buildQueuesTab()
     m_peek = new QLabel(details);
     m_peek->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_peek->setWordWrap(true);
+    // An item without spaces cannot wrap: it is cut at the edge rather than widening the window.
+    m_peek->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     detailsLayout->addWidget(m_peek);
     m_processing = new QTableWidget(0, 5, details);
     m_processing->setHorizontalHeaderLabels(

@@ -186,7 +186,9 @@ void StreamsPanel::buildUi()
     m_entriesView->setColumnWidth(StreamEntriesModel::TimeColumn, idWidth + 20);
     m_groupsView->setColumnWidth(StreamGroupsModel::LastDeliveredColumn, idWidth);
     m_streamsView->setColumnWidth(StreamsModel::KeyColumn, 140);
-    m_sparkline->xAxis->ticker()->setTickCount(3);
+    // A narrow chart: two time labels, however the ticker would round its steps.
+    m_sparkline->xAxis->ticker()->setTickCount(2);
+    m_sparkline->xAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
 
     connect(m_streamsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &StreamsPanel::onStreamSelected);
@@ -214,6 +216,7 @@ void StreamsPanel::buildStreamsSide(QWidget *split)
 {
     // Left: streams, the selected stream's length over time and facts.
     auto *left = new QWidget(split);
+    left->setMinimumWidth(190); // the length chart's time labels need about this much
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     m_streamsView = tableview::make(m_streamsModel, left);
@@ -222,7 +225,6 @@ void StreamsPanel::buildStreamsSide(QWidget *split)
     m_sparkline->setMinimumHeight(110);
     m_sparkGraph = m_sparkline->addGraph();
     chartstyle::useTimeAxis(m_sparkline->xAxis);
-    m_sparkline->xAxis->ticker()->setTickCount(2); // a narrow chart: more labels would overlap
     chartstyle::label(m_sparkline->yAxis, tr("Length (entries)"));
     leftLayout->addWidget(m_sparkline);
     m_streamFacts = new QLabel(left);
@@ -293,7 +295,9 @@ QWidget *StreamsPanel::buildGroupsTab()
     m_prevPage = new QPushButton(tr("Previous"), groupsTab);
     m_nextPage = new QPushButton(tr("Next"), groupsTab);
     m_pageLabel = new QLabel(groupsTab);
+    m_pageLabel->setWordWrap(true);
     m_poisonLabel = new QLabel(groupsTab);
+    m_poisonLabel->setWordWrap(true);
     paging->addWidget(first);
     paging->addWidget(m_prevPage);
     paging->addWidget(m_nextPage);
@@ -310,7 +314,7 @@ QWidget *StreamsPanel::buildGroupsTab()
 QWidget *StreamsPanel::buildActions(QWidget *parent)
 {
     auto *actionsBox = new QGroupBox(tr("Actions"), parent);
-    // Two rows: in one the panel would set the window's minimum width.
+    // Three rows: in fewer the panel would set the window's minimum width.
     auto *a = new QGridLayout(actionsBox);
     m_targetConsumer = new QLineEdit(actionsBox);
     m_targetConsumer->setPlaceholderText(tr("target consumer"));
@@ -333,13 +337,13 @@ QWidget *StreamsPanel::buildActions(QWidget *parent)
     auto *trim = new QPushButton(tr("Trim"), actionsBox);
     a->addWidget(m_targetConsumer, 0, 0);
     a->addWidget(claim, 0, 1);
-    a->addWidget(m_claimIdle, 0, 2);
-    a->addWidget(autoClaim, 0, 3);
-    a->addWidget(ack, 0, 4);
-    a->addWidget(m_deadKey, 1, 0);
-    a->addWidget(dead, 1, 1);
-    a->addWidget(m_trimLen, 1, 2);
-    a->addWidget(trim, 1, 3);
+    a->addWidget(ack, 0, 2);
+    a->addWidget(m_claimIdle, 1, 0);
+    a->addWidget(autoClaim, 1, 1);
+    a->addWidget(m_deadKey, 2, 0);
+    a->addWidget(dead, 2, 1);
+    a->addWidget(m_trimLen, 2, 2);
+    a->addWidget(trim, 2, 3);
     a->setColumnStretch(0, 1);
     m_actionButtons = {claim, autoClaim, ack, dead, trim};
     connect(claim, &QPushButton::clicked, this, [this] { claimSelected(m_targetConsumer->text().toUtf8()); });
@@ -590,6 +594,8 @@ void StreamsPanel::updateHistogram()
     }
     m_bars->setData(keys, values, true);
     m_histogram->xAxis->setTicker(ticker);
+    // Seven buckets in a narrow chart: their labels slant rather than overlap.
+    m_histogram->xAxis->setTickLabelRotation(m_histogram->axisRect()->width() < 70 * h.counts.size() ? 40 : 0);
     m_histogram->xAxis->setRange(-0.6, h.counts.size() - 0.4);
     m_histogram->yAxis->setRange(0, qMax(1.0, top * 1.15));
     QString title = tr("Idle time");
