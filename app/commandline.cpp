@@ -2,6 +2,7 @@
 #include "commandline.h"
 
 #include "bytesescape.h"
+#include "jobpage.h"
 #include "panelregistry.h"
 
 #include <QCommandLineParser>
@@ -207,13 +208,22 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
                                                   "dedup_families, counters; queues: queues, delayed; streams: "
                                                   "streams, groups). Default: the first."),
                                    QStringLiteral("name"));
+    const QCommandLineOption jobs(QStringLiteral("jobs"),
+                                  QStringLiteral("queues: also list each job queue's jobs in this state (waiting, "
+                                                 "active, delayed, failed, retry, dead…), a page of %1, the next "
+                                                 "to run or the newest first.")
+                                      .arg(jobpages::kPageSize),
+                                  QStringLiteral("state"));
+    const QCommandLineOption page(QStringLiteral("page"),
+                                  QStringLiteral("queues --jobs: which page of the jobs (from 1; default 1)."),
+                                  QStringLiteral("n"));
     const QCommandLineOption progress(QStringLiteral("progress"),
                                       QStringLiteral("Draw the progress bar on stderr even when it is not a "
                                                      "terminal."));
     parser.addOptions(
         {help,     c.host,     c.port,     c.socket,         c.pass,    c.user, c.askPass,   c.db,       c.tls,
          c.caCert, c.insecure, c.readOnly, c.connectTimeout, c.timeout, c.demo, c.separator, c.scanRate, format,
-         match,    limit,      table,      progress});
+         match,    limit,      table,      jobs,           page,      progress});
     parser.addPositionalArgument(QStringLiteral("panel"), panels, QStringLiteral("PANEL"));
     parser.addPositionalArgument(QStringLiteral("key"), QStringLiteral("leaderboard, geo: the key to show."),
                                  QStringLiteral("[KEY]"));
@@ -271,6 +281,22 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     }
     if (parser.isSet(table))
         r.table = parser.value(table);
+    if ((parser.isSet(jobs) || parser.isSet(page)) && r.panel != QLatin1String("queues"))
+        return fail(QStringLiteral("--jobs and --page list a job queue's jobs: redislens show queues --jobs STATE"));
+    if (parser.isSet(page) && !parser.isSet(jobs))
+        return fail(QStringLiteral("--page pages the jobs of --jobs STATE"));
+    if (parser.isSet(jobs)) {
+        r.jobsState = parser.value(jobs);
+        if (!jobqueues::stateRoles().contains(r.jobsState))
+            return fail(QStringLiteral("unknown --jobs state '%1' (known: %2)")
+                            .arg(r.jobsState, jobqueues::stateRoles().join(QLatin1String(", "))));
+    }
+    if (parser.isSet(page)) {
+        int n = 0;
+        if (!parseInt(parser.value(page), 1, std::numeric_limits<int>::max(), &n))
+            return fail(QStringLiteral("invalid --page '%1': expected a page number from 1").arg(parser.value(page)));
+        r.jobsPage = n - 1;
+    }
     if (parser.isSet(progress))
         r.progress = ShowRequest::Progress::Always;
     r.demo = cl.demo;

@@ -4,6 +4,7 @@
 #include "geo.h"
 #include "georeader.h"
 #include "jobqueues.h"
+#include "jobpagereader.h"
 #include "jobqueuesreader.h"
 #include "keyspacescan.h"
 #include "leaderboard.h"
@@ -62,7 +63,8 @@ ShowQueues::ShowQueues(const Context &context, QObject *parent)
       m_scan(new KeyspaceScan(m_client, m_request, m_bar, {true, true, -1}, this)),
       m_reader(new QueuesReader(m_client, this)),
       m_jobReader(new JobQueuesReader(m_client, this)),
-      m_jobs(new JobQueuesModel(this))
+      m_jobs(new JobQueuesModel(this)),
+      m_pageReader(new JobPageReader(m_client, this))
 {
     auto *queues = new QueuesModel(this);
     auto *delayed = new DelayedModel(this);
@@ -98,9 +100,31 @@ ShowQueues::ShowQueues(const Context &context, QObject *parent)
             });
     connect(m_jobReader, &JobQueuesReader::queuesAvailable, this, [this](const QList<JobQueueInfo> &q) {
         m_jobs->setRows(q);
+        if (!m_request.jobsState.isEmpty()) {
+            for (const JobQueueInfo &info : q) {
+                if (jobpages::browsableRoles(info.spec).contains(m_request.jobsState))
+                    m_pagesToRead.append(info.spec);
+            }
+        }
+        readNextJobPage();
+    });
+    connect(m_pageReader, &JobPageReader::failed, this, &PanelShow::failed);
+    connect(m_pageReader, &JobPageReader::pageAvailable, this, [this](const JobPage &page) {
+        m_pages.insert(page.queue, page);
+        m_pagesToRead.removeFirst();
+        readNextJobPage();
+    });
+}
+
+// --jobs: one queue's page after the other, then the document is ready.
+void ShowQueues::readNextJobPage()
+{
+    if (m_pagesToRead.isEmpty()) {
         m_jobsRead = true;
         maybeReady();
-    });
+        return;
+    }
+    m_pageReader->read(m_pagesToRead.first(), m_request.jobsState, m_request.jobsPage);
 }
 
 void ShowQueues::maybeReady()
@@ -112,8 +136,20 @@ void ShowQueues::maybeReady()
 QJsonObject ShowQueues::details() const
 {
     QJsonArray queues;
-    for (const JobQueueInfo &q : m_jobs->rows())
-        queues.append(jobqueues::toJson(q));
+    for (const JobQueueInfo &q : m_jobs->rows()) {
+        QJsonObject o = jobqueues::toJson(q);
+        if (const auto page = m_pages.constFind(q.spec.id()); page != m_pages.cend()) {
+            QJsonArray items;
+            for (const JobEntry &job : page->jobs)
+                items.append(jobpages::toJson(job));
+            o.insert(QStringLiteral("jobs"), QJsonObject{{QStringLiteral("state"), page->role},
+                                                         {QStringLiteral("total"), page->total},
+                                                         {QStringLiteral("page"), page->page + 1},
+                                                         {QStringLiteral("pages"), page->pageCount()},
+                                                         {QStringLiteral("items"), items}});
+        }
+        queues.append(o);
+    }
     return {{QStringLiteral("queues"), queues}};
 }
 

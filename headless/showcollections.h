@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "jobpage.h"
 #include "tablesshow.h"
+
+#include <QHash>
 
 class GeoPointsModel;
 class GeoSampleReader;
@@ -9,6 +12,7 @@ class KeyspaceScan;
 class LeaderboardModel;
 class LeaderboardReader;
 class JobQueuesModel;
+class JobPageReader;
 class JobQueuesReader;
 class QueuesReader;
 class StreamsReader;
@@ -42,10 +46,15 @@ public:
 private:
     void maybeReady();
 
+    void readNextJobPage();
+
     KeyspaceScan *m_scan;
     QueuesReader *m_reader;
     JobQueuesReader *m_jobReader;
     JobQueuesModel *m_jobs;
+    JobPageReader *m_pageReader;
+    QList<JobQueueSpec> m_pagesToRead; // --jobs: the queues whose page is still to read
+    QHash<QByteArray, JobPage> m_pages; // queue id → its page of --jobs
     bool m_listsRead = false;
     bool m_jobsRead = false;
 };

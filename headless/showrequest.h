@@ -20,6 +20,8 @@ struct ShowRequest
     QByteArray match; // SCAN MATCH glob of the scanning panels; empty: every key
     qint64 limit = -1; // at most this many records; -1: all
     QString table; // panels with several tables: which one; empty: the first
+    QString jobsState; // queues: list each job queue's jobs in this state; empty: none
+    int jobsPage = 0; // queues: the page of those jobs, from 0
     Progress progress = Progress::Auto;
     int scanRate = 0; // commands per second for the scan and the pattern sampling; 0: none
     QByteArray separator = ":"; // namespace separator (memory, ttl)

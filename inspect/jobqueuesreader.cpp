@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobqueuesreader.h"
 
+#include "jobpage.h"
+
 #include "boundedread.h"
 #include "redisclient.h"
 #include "rediscommand.h"
@@ -23,35 +25,7 @@ bool isBull(const QString &library)
     return library == QLatin1String("BullMQ") || library == QLatin1String("Bull");
 }
 
-// Epoch milliseconds from what libraries write: "1764400000000" (ms), "1764400000.25" (s),
-// "2026-12-02T10:00:00.123456Z" (RQ's ISO form). 0 when it is none of them.
-qint64 epochMs(const QByteArray &text)
-{
-    bool ok = false;
-    const double d = text.toDouble(&ok);
-    if (ok) {
-        if (d > 1e11 && d < 1e14)
-            return qint64(d);
-        if (d > 1e8 && d < 1e11)
-            return qint64(d * 1000);
-        return 0;
-    }
-    QByteArray iso = text.trimmed();
-    // Qt reads at most milliseconds: cut longer fractions to three digits.
-    const qsizetype dot = iso.indexOf('.');
-    if (dot > 0) {
-        qsizetype end = dot + 1;
-        while (end < iso.size() && std::isdigit(static_cast<unsigned char>(iso.at(end))))
-            ++end;
-        iso = iso.left(qMin(end, dot + 4)) + iso.mid(end);
-    }
-    QDateTime t = QDateTime::fromString(QString::fromLatin1(iso), Qt::ISODateWithMs);
-    if (!t.isValid())
-        return 0;
-    if (!iso.endsWith('Z') && !iso.contains('+'))
-        t.setTimeZone(QTimeZone::utc()); // RQ writes UTC without a zone in older versions
-    return t.toMSecsSinceEpoch();
-}
+using jobpages::epochMs;
 
 // The enqueue time inside a job payload (Sidekiq: float seconds, or integer ms from 8.0).
 qint64 payloadEnqueuedMs(const QByteArray &payload)

@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "jobbrowser.h"
 #include "panelparts.h"
 #include "qcp.h"
 #include "ruleseditor.h"
@@ -120,14 +121,23 @@ void QueuesPanel::buildJobQueuesTab()
     m_jobDetails->setWordWrap(true);
     m_jobDetails->setTextInteractionFlags(Qt::TextSelectableByMouse);
     detailsLayout->addWidget(m_jobDetails);
-    m_activeJobs = new QTableWidget(0, 4, details);
+    // The selected queue's active jobs, and its jobs by state, a page at a time.
+    m_jobTabs = new QTabWidget(details);
+    m_jobTabs->setObjectName(QStringLiteral("jobTabs"));
+    m_activeJobs = new QTableWidget(0, 4, m_jobTabs);
     m_activeJobs->setObjectName(QStringLiteral("activeJobs"));
     m_activeJobs->setHorizontalHeaderLabels({tr("Active job"), tr("Running for"), tr("Lock / worker"), tr("State")});
     m_activeJobs->verticalHeader()->hide();
     m_activeJobs->horizontalHeader()->setStretchLastSection(true);
     m_activeJobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_activeJobs->setSelectionBehavior(QAbstractItemView::SelectRows);
-    detailsLayout->addWidget(m_activeJobs, 1);
+    m_jobTabs->addTab(m_activeJobs, tr("Active jobs"));
+    m_jobBrowser = new JobBrowser(m_client, m_jobTabs);
+    m_jobTabs->addTab(m_jobBrowser, tr("Jobs by state"));
+    detailsLayout->addWidget(m_jobTabs, 1);
+    connect(m_jobBrowser, &JobBrowser::openKeyRequested, this, &Panel::openKeyRequested);
+    connect(m_jobTabs, &QTabWidget::currentChanged, this, [this] { updateJobBrowserActive(); });
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { updateJobBrowserActive(); });
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     m_tabs->addTab(split, tr("Job queues"));
@@ -284,6 +294,12 @@ void QueuesPanel::activeChanged(bool active)
 {
     m_reader->setPolling(active);
     m_jobReader->setPolling(active);
+    updateJobBrowserActive();
+}
+
+void QueuesPanel::updateJobBrowserActive()
+{
+    m_jobBrowser->setActive(isActive() && m_tabs->currentIndex() == 0 && m_jobTabs->currentWidget() == m_jobBrowser);
 }
 
 void QueuesPanel::setJobQueues(const QList<JobQueueSpec> &queues)
@@ -332,6 +348,7 @@ void QueuesPanel::showJobQueueDetails()
 {
     const JobQueueInfo *q = m_jobModel->find(m_selectedJobQueue);
     m_activeJobs->setRowCount(0);
+    m_jobBrowser->setQueue(q);
     if (!q) {
         m_jobDetails->setText(m_jobModel->rowCount() == 0
                                   ? tr("No job queue of a known library was found.")

@@ -5,6 +5,7 @@
 #include "panel.h"
 #include "queuesreader.h"
 
+class JobBrowser;
 class QCPBars;
 class QCustomPlot;
 class QLabel;
@@ -42,6 +43,8 @@ public:
     JobQueuesModel *jobQueuesModel() const { return m_jobModel; }
     QTableView *jobQueuesView() const { return m_jobView; }
     QTableWidget *activeJobsTable() const { return m_activeJobs; }
+    JobBrowser *jobBrowser() const { return m_jobBrowser; }
+    QTabWidget *jobTabs() const { return m_jobTabs; }
     QueuesModel *queuesModel() const { return m_queuesModel; }
     DelayedModel *delayedModel() const { return m_delayedModel; }
     QTabWidget *tabs() const { return m_tabs; }
@@ -61,6 +64,7 @@ private:
     void buildQueuesTab();
     void onJobQueuesAvailable(const QList<JobQueueInfo> &queues);
     void showJobQueueDetails();
+    void updateJobBrowserActive();
     void updateBadge();
     void buildDelayedTab();
     void buildRulesTab();
@@ -83,6 +87,8 @@ private:
     QTableView *m_jobView = nullptr;
     QLabel *m_jobDetails = nullptr;
     QTableWidget *m_activeJobs = nullptr;
+    QTabWidget *m_jobTabs = nullptr;
+    JobBrowser *m_jobBrowser = nullptr;
     QWidget *m_listQueuesTab = nullptr;
     QByteArray m_selectedJobQueue;
     qint64 m_overdue = 0;

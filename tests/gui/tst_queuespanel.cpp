@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "commandstats.h"
+#include "jobbrowser.h"
+#include "jobpagereader.h"
 #include "qcp.h"
 #include "queuespanel.h"
 #include "redisclient.h"
@@ -6,6 +9,8 @@
 #include "testserver.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QPlainTextEdit>
 #include <QDateTime>
 #include <QFile>
 #include <QImage>
@@ -148,6 +153,98 @@ private Q_SLOTS:
             QVERIFY(shot.save(out + QStringLiteral("/queues.png")));
             QVERIFY(delayedShot.save(out + QStringLiteral("/queues-delayed.png")));
         }
+    }
+
+    // A BullMQ-shaped queue (written here: the real libraries' jobs are read in tst_libraries)
+    // with 150 failed jobs and 3 waiting, paged on a read-only connection: the browser opens on
+    // the failures, newest first, pages, shows a job's hash, lists the waiting jobs next to run
+    // first, and nothing but reads reaches the server.
+    void jobBrowserPagesAQueue()
+    {
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        QList<QList<QByteArray>> cmds;
+        QList<QByteArray> failed{"ZADD", "bull:mail:failed"};
+        for (int id = 1; id <= 150; ++id) {
+            const qint64 finished = now - (200 - id) * kMinute;
+            cmds.append({"HSET", "bull:mail:" + num(id), "name", "send", "data", R"({"to":"u)" + num(id) + R"("})",
+                         "timestamp", num(finished - 5000), "finishedOn", num(finished), "atm", num(1 + id % 3),
+                         "failedReason", "SMTP 550 for job " + num(id)});
+            failed << num(finished) << num(id);
+        }
+        cmds.append(failed);
+        for (int id = 151; id <= 153; ++id)
+            cmds.append({"HSET", "bull:mail:" + num(id), "name", "send", "timestamp", num(now - (160 - id) * 1000)});
+        cmds.append({"LPUSH", "bull:mail:wait", "151", "152", "153"}); // 151 was added first: it runs next
+        for (const RedisValue &v : m_server.pipeline(cmds))
+            QVERIFY2(!v.isError(), qPrintable(v.toDisplayString()));
+        RawConnection raw(m_server.port());
+        const QByteArray digest = raw.command({"DEBUG", "DIGEST"}).bytes();
+        raw.command({"CONFIG", "RESETSTAT"});
+
+        ConnectionProfile profile = m_server.profile();
+        profile.readOnly = true;
+        RedisClient client(profile);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        JobQueueInfo queue;
+        queue.spec.library = QStringLiteral("BullMQ");
+        queue.spec.name = "mail";
+        queue.spec.prefix = "bull:mail";
+        queue.spec.keys = {{"bull:mail:wait", KeyType::List, QStringLiteral("waiting")},
+                           {"bull:mail:failed", KeyType::ZSet, QStringLiteral("failed")}};
+        queue.states = {{QStringLiteral("waiting"), 3}, {QStringLiteral("failed"), 150}};
+        JobBrowser browser(&client);
+        QAbstractItemModelTester tester(browser.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        browser.resize(1000, 500);
+        browser.show();
+        QSignalSpy pages(browser.reader(), &JobPageReader::pageAvailable);
+        browser.setQueue(&queue);
+        QCOMPARE(pages.count(), 0); // nothing is read while the tab is hidden
+        browser.setActive(true);
+        QVERIFY(pages.wait(kWaitMs));
+        QCOMPARE(browser.stateBox()->currentData().toString(), QStringLiteral("failed"));
+        QCOMPARE(browser.model()->rowCount(), 100);
+        const auto cell = [&](int row, int column) { return browser.model()->index(row, column).data().toString(); };
+        QCOMPARE(cell(0, 0), QStringLiteral("150")); // the newest failure first
+        QCOMPARE(cell(0, 6), QStringLiteral("SMTP 550 for job 150"));
+        QCOMPARE(cell(0, 5), QStringLiteral("1"));
+        QCOMPARE(browser.model()->index(0, 0).data(RowTableRoles::SeverityRole).toInt(), int(Severity::Bad));
+        QCOMPARE(browser.pageLabel()->text(), QStringLiteral("page 1 of 2"));
+        browser.goToPage(1);
+        QVERIFY(pages.wait(kWaitMs));
+        QCOMPARE(browser.model()->rowCount(), 50);
+        QCOMPARE(cell(49, 0), QStringLiteral("1"));
+        // A job's detail: its hash as JSON.
+        QSignalSpy detail(browser.reader(), &JobPageReader::jobAvailable);
+        browser.view()->selectRow(0);
+        QVERIFY(detail.wait(kWaitMs));
+        QVERIFY2(browser.detail()->toPlainText().contains(QStringLiteral("\"failedReason\": \"SMTP 550 for job 50\"")),
+                 qPrintable(browser.detail()->toPlainText()));
+        QVERIFY(browser.detail()->toPlainText().contains(QStringLiteral("\"to\": \"u50\"")));
+        QCoreApplication::processEvents();
+        const QImage shot = browser.grab().toImage();
+        // The waiting jobs, the next to run first.
+        browser.stateBox()->setCurrentIndex(browser.stateBox()->findData(QStringLiteral("waiting")));
+        Q_EMIT browser.stateBox()->activated(browser.stateBox()->currentIndex());
+        QVERIFY(pages.wait(kWaitMs));
+        QCOMPARE(browser.model()->rowCount(), 3);
+        QCOMPARE(cell(0, 0), QStringLiteral("151"));
+        QCOMPARE(cell(2, 0), QStringLiteral("153"));
+
+        // Read-only: the data is as it was, and only reads were executed.
+        QCOMPARE(raw.command({"DEBUG", "DIGEST"}).bytes(), digest);
+        // The connection's handshake and the test's own DEBUG DIGEST and CONFIG RESETSTAT, then
+        // the browser's reads.
+        const QSet<QByteArray> reads{"hello",  "auth", "ping", "info",  "command", "command|docs", "client|setname",
+                                     "client|setinfo", "select", "config|resetstat", "debug",     "llen",
+                                     "zcard",  "lrange", "zrevrange", "zrange", "hmget", "hscan"};
+        const QHash<QByteArray, qint64> calls = commandCalls(raw);
+        for (auto it = calls.cbegin(); it != calls.cend(); ++it)
+            QVERIFY2(reads.contains(it.key()), it.key().constData());
+        QVERIFY(calls.value("hmget") >= 150);
+        const QString out = qEnvironmentVariable("REDISLENS_SCREENSHOT_DIR");
+        if (!out.isEmpty())
+            QVERIFY(shot.save(out + QStringLiteral("/queues-jobbrowser.png")));
     }
 
     void rulesTabEditsAndSaves()

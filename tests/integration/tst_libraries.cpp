@@ -49,6 +49,7 @@ private Q_SLOTS:
 private:
     Run run(const QString &program, const QStringList &args, int timeoutMs = 180000) const;
     Run show(quint16 port, const QStringList &args) const;
+    void checkJobPages(quint16 port, const QJsonArray &truthJobs) const;
 
     QTemporaryDir m_home;
     QHash<QString, Tally> m_tally; // kind → counts, across the fixtures
@@ -66,6 +67,47 @@ Run TestLibraries::show(quint16 port, const QStringList &args) const
                QStringList{QStringLiteral("show")} + args
                    + QStringList{QStringLiteral("-p"), QString::number(port), QStringLiteral("--scan-rate"),
                                  QStringLiteral("0")});
+}
+
+// The jobs the library lists in a state (failed, retry, dead), each with the reason and the
+// attempts the library's API gives: `show queues --jobs STATE` must list them under their queue
+// (a library-wide set under the row whose name is null).
+void TestLibraries::checkJobPages(quint16 port, const QJsonArray &truthJobs) const
+{
+    QHash<QString, QList<QJsonObject>> byState;
+    for (const QJsonValue v : truthJobs)
+        byState[v.toObject().value(QStringLiteral("state")).toString()].append(v.toObject());
+    for (auto it = byState.cbegin(); it != byState.cend(); ++it) {
+        const Run r = show(port, {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json"),
+                                  QStringLiteral("--jobs"), it.key()});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonArray queues = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("queues")).toArray();
+        for (const QJsonObject &t : it.value()) {
+            const QJsonValue queue = t.value(QStringLiteral("queue"));
+            const QString id = t.value(QStringLiteral("id")).toString();
+            QJsonObject shown;
+            for (const QJsonValue q : queues) {
+                if (q.toObject().value(QStringLiteral("name")) != queue)
+                    continue;
+                for (const QJsonValue item : q.toObject().value(QStringLiteral("jobs")).toObject().value(
+                         QStringLiteral("items")).toArray()) {
+                    if (item.toObject().value(QStringLiteral("id")).toString() == id)
+                        shown = item.toObject();
+                }
+            }
+            const QString where = QStringLiteral("%1 job %2 of %3").arg(it.key(), id, queue.toString(QStringLiteral("(all queues)")));
+            QVERIFY2(!shown.isEmpty(), qPrintable(where + QStringLiteral(" not listed")));
+            QCOMPARE(shown.value(QStringLiteral("reason")).toString(), t.value(QStringLiteral("reason")).toString());
+            if (!t.value(QStringLiteral("attempts")).isNull())
+                QVERIFY2(shown.value(QStringLiteral("attempts")).toInt(-1) == t.value(QStringLiteral("attempts")).toInt(),
+                         qPrintable(QStringLiteral("%1: %2 attempts, the library says %3")
+                                        .arg(where)
+                                        .arg(shown.value(QStringLiteral("attempts")).toInt(-1))
+                                        .arg(t.value(QStringLiteral("attempts")).toInt())));
+        }
+        qInfo("%lld %s job(s): listed with the library's reason and attempts", qlonglong(it.value().size()),
+              qPrintable(it.key()));
+    }
 }
 
 void TestLibraries::initTestCase()
@@ -213,6 +255,7 @@ void TestLibraries::library()
             QVERIFY2(stalled.contains(s.toString()) || (!lockKnows && active.contains(s.toString())),
                      qPrintable(QStringLiteral("%1: job %2 not shown stalled").arg(name, s.toString())));
     }
+    checkJobPages(server.port(), truth.value(QStringLiteral("jobs")).toArray());
     if (!notCounted.isEmpty()) {
         QStringList names(notCounted.cbegin(), notCounted.cend());
         names.sort();
