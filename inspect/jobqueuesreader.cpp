@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobqueuesreader.h"
 
+#include "format.h"
 #include "jobpage.h"
 
 #include "boundedread.h"
@@ -59,6 +60,27 @@ QPair<QByteArray, QByteArray> payloadQueueAndId(const QJsonObject &o)
                     .toString()
                     .toUtf8();
     return {queue, id};
+}
+
+// BullMQ and Bull renew a running job's lock every half of its duration, so the longest lock
+// TTL among the active jobs is close to the duration. A job that has run many times longer
+// still holds its lock, but it is likely stuck (an await that never settles).
+void flagLongRunning(JobQueueInfo &q)
+{
+    qint64 lockMs = 0;
+    for (const ActiveJob &a : std::as_const(q.active))
+        lockMs = qMax(lockMs, a.lockTtlMs);
+    if (lockMs <= 0)
+        return;
+    for (ActiveJob &a : q.active) {
+        if (a.stalled || a.lockTtlMs < 0 || a.runningMs < JobQueuesReader::kLongRunningLocks * lockMs)
+            continue;
+        a.longRunning = true;
+        a.why = QStringLiteral("running for %1, %2× its lock's duration (about %3)")
+                    .arg(format::duration(a.runningMs))
+                    .arg(a.runningMs / lockMs)
+                    .arg(format::duration(lockMs));
+    }
 }
 
 RedisCommand lengthCommand(const JobQueueKey &k)
@@ -532,6 +554,8 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
         m_reading = false;
         distribute(*round);
         for (JobQueueInfo &q : round->rows) {
+            if (isBull(q.spec.library))
+                flagLongRunning(q);
             if (q.spec.library == QLatin1String("RQ")) {
                 for (const ActiveJob &a : std::as_const(q.active)) {
                     if (a.stalled)

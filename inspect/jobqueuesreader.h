@@ -31,6 +31,10 @@ public:
     static constexpr qint64 kSidekiqStoppedMs = 30000;
     // An RQ worker beats while it works (every 30 s by default, with 60 s of grace).
     static constexpr qint64 kRqStoppedMs = 90000;
+    // BullMQ and Bull: an active job that has run this many times its lock's duration (the
+    // longest lock TTL among the queue's active jobs: workers renew it at half its duration)
+    // is flagged as running far past it.
+    static constexpr int kLongRunningLocks = 20;
     // Celery's redis transport redelivers unacked messages after its visibility timeout.
     static constexpr qint64 kCeleryVisibilityMs = 3600 * 1000;
 

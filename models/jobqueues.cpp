@@ -115,6 +115,8 @@ QJsonObject jobqueues::toJson(const JobQueueInfo &q)
             {QStringLiteral("stalled"), a.stalled}};
         if (!a.worker.isEmpty())
             o.insert(QStringLiteral("worker"), a.worker);
+        if (a.longRunning)
+            o.insert(QStringLiteral("long_running"), true);
         if (!a.why.isEmpty())
             o.insert(QStringLiteral("why"), a.why);
         active.append(o);
@@ -178,9 +180,17 @@ Severity JobQueueInfo::severity() const
     if (!stalled.isEmpty() || heldByDeadWorkers() > 0)
         return Severity::Bad;
     if (state(QStringLiteral("failed")) > 0 || state(QStringLiteral("dead")) > 0 || deadWorkers() > 0
-        || !error.isEmpty())
+        || longRunning() > 0 || !error.isEmpty())
         return Severity::Warning;
     return Severity::None;
+}
+
+int JobQueueInfo::longRunning() const
+{
+    int n = 0;
+    for (const ActiveJob &a : active)
+        n += a.longRunning ? 1 : 0;
+    return n;
 }
 
 QString JobQueueInfo::problems() const
@@ -196,6 +206,8 @@ QString JobQueueInfo::problems() const
         parts.append(held > 0 ? QStringLiteral("%1 worker(s) stopped, holding %2 job(s)").arg(dead).arg(held)
                               : QStringLiteral("%1 worker(s) stopped").arg(dead));
     }
+    if (const int n = longRunning(); n > 0)
+        parts.append(QStringLiteral("%1 running far past their lock's duration").arg(n));
     if (state(QStringLiteral("failed")) > 0)
         parts.append(QStringLiteral("%1 failed").arg(state(QStringLiteral("failed"))));
     if (state(QStringLiteral("dead")) > 0)

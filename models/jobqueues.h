@@ -56,7 +56,10 @@ struct ActiveJob
     qint64 lockTtlMs = ttl::kUnknown; // BullMQ and Bull: the job's lock; kMissing: none (stalled)
     QString worker; // who runs it, where the library says
     bool stalled = false;
-    QString why; // when stalled: "no lock", "worker stopped beating 2m ago"
+    // BullMQ and Bull: it holds its lock but has run far longer than the lock lasts (the worker
+    // renews it while the job runs, so a job stuck in an endless await keeps it for ever).
+    bool longRunning = false;
+    QString why; // when stalled: "no lock", "worker stopped beating 2m ago"; when long running
 };
 
 struct QueueWorker
@@ -86,6 +89,7 @@ struct JobQueueInfo
     static constexpr int kActivePage = 100;
     qint64 state(const QString &role) const { return states.value(role, -1); }
     int deadWorkers() const;
+    int longRunning() const;
     qint64 heldByDeadWorkers() const;
     Severity severity() const;
     QString problems() const; // one line: "2 stalled; 1 worker stopped holding 3 jobs"
