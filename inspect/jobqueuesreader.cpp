@@ -18,6 +18,7 @@
 #include <QTimer>
 
 #include <cmath>
+#include <optional>
 
 namespace {
 
@@ -102,6 +103,8 @@ struct JobQueuesReader::Round
 {
     QList<JobQueueInfo> rows;
     qint64 now = 0;
+    bool readClients = false; // CLIENT LIST is due this round
+    std::optional<QByteArray> clients;
     QList<RedisCommand> commands;
     QList<std::function<void(const RedisValue &)>> readers;
     // What phase 0 found, for the next phases.
@@ -152,6 +155,7 @@ qint64 JobQueuesReader::now() const
 
 void JobQueuesReader::setQueues(const QList<JobQueueSpec> &queues)
 {
+    m_clientsAtMs = 0;
     delete m_context;
     m_context = new QObject(this);
     m_queues = queues.mid(0, kMaxQueues);
@@ -187,6 +191,10 @@ void JobQueuesReader::refresh()
         round->rows.append(info);
     }
     round->pending.resize(round->rows.size());
+    for (const JobQueueInfo &q : std::as_const(round->rows)) {
+        if (isBull(q.spec.library) && (m_clientsAtMs == 0 || round->now - m_clientsAtMs >= kClientListMs))
+            round->readClients = true;
+    }
     if (round->rows.isEmpty()) {
         Q_EMIT queuesAvailable({});
         return;
@@ -281,6 +289,8 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
     round->commands.clear();
     round->readers.clear();
     const qint64 now = round->now;
+    if (phase == 0 && round->readClients)
+        round->add({"CLIENT", "LIST"}, [round](const RedisValue &v) { round->clients = v.bytes(); });
     for (qsizetype i = 0; i < round->rows.size(); ++i) {
         JobQueueInfo *q = &round->rows[i];
         Round::Pending *p = &round->pending[i];
@@ -553,9 +563,15 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
     const auto finish = [this, round] {
         m_reading = false;
         distribute(*round);
+        if (round->clients) {
+            m_clients = *round->clients;
+            m_clientsAtMs = round->now;
+        }
         for (JobQueueInfo &q : round->rows) {
-            if (isBull(q.spec.library))
+            if (isBull(q.spec.library)) {
                 flagLongRunning(q);
+                q.workers += jobqueues::connectionWorkers(m_clients, q.spec);
+            }
             if (q.spec.library == QLatin1String("RQ")) {
                 for (const ActiveJob &a : std::as_const(q.active)) {
                     if (a.stalled)

@@ -35,6 +35,9 @@ public:
     // longest lock TTL among the queue's active jobs: workers renew it at half its duration)
     // is flagged as running far past it.
     static constexpr int kLongRunningLocks = 20;
+    // BullMQ and Bull workers are connections (jobqueues::connectionWorkers): CLIENT LIST, whose
+    // reply grows with every client of the server, is read at most this often.
+    static constexpr qint64 kClientListMs = 30000;
     // Celery's redis transport redelivers unacked messages after its visibility timeout.
     static constexpr qint64 kCeleryVisibilityMs = 3600 * 1000;
 
@@ -63,6 +66,8 @@ private:
     QTimer *m_poll;
     QList<JobQueueSpec> m_queues;
     QList<JobQueueInfo> m_previous; // for growth
+    QByteArray m_clients; // the last CLIENT LIST reply, for BullMQ and Bull workers
+    qint64 m_clientsAtMs = 0;
     QPointer<QObject> m_context; // replaced on setQueues: older replies are dropped
     qint64 m_nowOverride = 0;
     bool m_reading = false;

@@ -99,6 +99,36 @@ QList<JobQueueSpec> group(const QList<PatternMatch> &matches)
 
 } // namespace jobqueues
 
+QList<QueueWorker> jobqueues::connectionWorkers(const QByteArray &clientList, const JobQueueSpec &queue)
+{
+    QList<QueueWorker> workers;
+    if (queue.name.isEmpty() || !queue.prefix.endsWith(QByteArray(':' + queue.name)))
+        return workers;
+    const QByteArray base = queue.prefix.left(queue.prefix.size() - queue.name.size()) + queue.name.toBase64();
+    const QByteArray named = base + ":w:";
+    for (const QByteArray &line : clientList.split('\n')) {
+        QByteArray name, addr;
+        qint64 idle = -1;
+        // id=7 addr=127.0.0.1:50124 laddr=… fd=9 name=bull:ZW1haWw=:w:mailer age=12 idle=3 …
+        for (const QByteArray &field : line.trimmed().split(' ')) {
+            if (field.startsWith("name="))
+                name = field.mid(5);
+            else if (field.startsWith("addr="))
+                addr = field.mid(5);
+            else if (field.startsWith("idle="))
+                idle = field.mid(5).toLongLong();
+        }
+        if (name != base && !name.startsWith(named))
+            continue;
+        QueueWorker w;
+        w.name = name.startsWith(named) ? QString::fromUtf8(name.mid(named.size())) : QString::fromUtf8(addr);
+        w.lastSeenMs = idle < 0 ? -1 : idle * 1000;
+        w.alive = true; // connected: its connection is the worker
+        workers.append(w);
+    }
+    return workers;
+}
+
 QJsonObject jobqueues::toJson(const JobQueueInfo &q)
 {
     QJsonObject states, growth;

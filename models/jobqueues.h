@@ -97,6 +97,12 @@ struct JobQueueInfo
 
 class QJsonObject;
 namespace jobqueues {
+// BullMQ and Bull workers are connections, found by the name each library gives its workers'
+// connections: "<prefix>:<base64 of the queue's name>", then ":w:<worker name>" for a named
+// BullMQ worker (BullMQ's Queue.getWorkers and Bull's read CLIENT LIST the same way). From a
+// CLIENT LIST reply, the workers of 'queue' (spec.prefix is "<prefix>:<name>"): one per
+// connection, named by its worker name or its address, last seen 'idle' seconds ago.
+QList<QueueWorker> connectionWorkers(const QByteArray &clientList, const JobQueueSpec &queue);
 // What `redislens show queues` prints of a queue (docs/schemas/show-queues.schema.json):
 // name, library, version, prefix, states, growth, oldest_waiting_ms, active, stalled, workers.
 QJsonObject toJson(const JobQueueInfo &queue);

@@ -9,13 +9,16 @@
 #include "processrun.h"
 #include "testserver.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSet>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -50,6 +53,7 @@ private:
     Run run(const QString &program, const QStringList &args, int timeoutMs = 180000) const;
     Run show(quint16 port, const QStringList &args) const;
     void checkJobPages(quint16 port, const QJsonArray &truthJobs) const;
+    void checkLiveWorkers(quint16 port) const;
 
     QTemporaryDir m_home;
     QHash<QString, Tally> m_tally; // kind → counts, across the fixtures
@@ -108,6 +112,47 @@ void TestLibraries::checkJobPages(quint16 port, const QJsonArray &truthJobs) con
         qInfo("%lld %s job(s): listed with the library's reason and attempts", qlonglong(it.value().size()),
               qPrintable(it.key()));
     }
+}
+
+// BullMQ's workers are connections: while a named Worker is connected, `show queues` lists it
+// under its queue, as Queue.getWorkers() does (the names it gives, after ":w:").
+void TestLibraries::checkLiveWorkers(quint16 port) const
+{
+    QProcess worker;
+    worker.setProcessEnvironment(isolatedEnvironment(m_home.path()));
+    worker.start(QStandardPaths::findExecutable(QStringLiteral("node")),
+                 {sourceDir() + QStringLiteral("/tests/fixtures/libraries/node/bullmq_fixture.mjs"),
+                  QStringLiteral("--port"), QString::number(port), QStringLiteral("--live-worker")});
+    QVERIFY2(worker.waitForStarted(10000), qPrintable(worker.errorString()));
+    QByteArray out;
+    QDeadlineTimer deadline(30000);
+    while (!out.contains('\n') && !deadline.hasExpired() && worker.state() == QProcess::Running) {
+        worker.waitForReadyRead(200);
+        out += worker.readAllStandardOutput();
+    }
+    QVERIFY2(out.startsWith("READY "), QByteArray(out + worker.readAllStandardError()).constData());
+    QSet<QString> expected;
+    for (const QJsonValue v : QJsonDocument::fromJson(out.mid(6).trimmed()).array()) {
+        const QString raw = v.toString();
+        const qsizetype at = raw.indexOf(QLatin1String(":w:"));
+        expected.insert(at < 0 ? raw : raw.mid(at + 3));
+    }
+    QVERIFY(!expected.isEmpty());
+    const Run r = show(port, {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json")});
+    worker.closeWriteChannel(); // the worker closes its connections and exits
+    QVERIFY(worker.waitForFinished(20000));
+    QVERIFY2(r.code == 0, r.err.constData());
+    QSet<QString> listed;
+    for (const QJsonValue q : QJsonDocument::fromJson(r.out).object().value(QStringLiteral("queues")).toArray()) {
+        if (q.toObject().value(QStringLiteral("name")).toString() != QLatin1String("reports"))
+            continue;
+        for (const QJsonValue w : q.toObject().value(QStringLiteral("workers")).toArray()) {
+            QVERIFY(w.toObject().value(QStringLiteral("alive")).toBool());
+            listed.insert(w.toObject().value(QStringLiteral("name")).toString());
+        }
+    }
+    QCOMPARE(listed, expected);
+    qInfo("bullmq: the live worker %s is listed under its queue", qPrintable(QStringList(listed.cbegin(), listed.cend()).join(QLatin1Char(','))));
 }
 
 void TestLibraries::initTestCase()
@@ -256,6 +301,8 @@ void TestLibraries::library()
                      qPrintable(QStringLiteral("%1: job %2 not shown stalled").arg(name, s.toString())));
     }
     checkJobPages(server.port(), truth.value(QStringLiteral("jobs")).toArray());
+    if (lib == QLatin1String("bullmq"))
+        checkLiveWorkers(server.port());
     if (!notCounted.isEmpty()) {
         QStringList names(notCounted.cbegin(), notCounted.cend());
         names.sort();

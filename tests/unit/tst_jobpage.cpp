@@ -22,6 +22,7 @@ private Q_SLOTS:
     void attemptsAndReasonsByLibrary();
     void browsableRolesAndOrder();
     void modelSeverityAndPages();
+    void workersFromClientNames();
 };
 
 void TestJobPage::epochTimes_data()
@@ -164,6 +165,28 @@ void TestJobPage::modelSeverityAndPages()
     QCOMPARE(jobpages::toJson(failed).value(QStringLiteral("reason")).toString(), QStringLiteral("boom"));
     JobPage empty;
     QCOMPARE(empty.pageCount(), 1);
+}
+
+void TestJobPage::workersFromClientNames()
+{
+    JobQueueSpec email;
+    email.library = QStringLiteral("BullMQ");
+    email.name = "email";
+    email.prefix = "bull:email";
+    // "email" is ZW1haWw= in base64; "emails" is ZW1haWxz.
+    const QByteArray list = "id=3 addr=127.0.0.1:5001 fd=8 name=bull:ZW1haWw=:w:mailer age=9 idle=2 cmd=bzpopmin\n"
+                            "id=4 addr=127.0.0.1:5002 fd=9 name=bull:ZW1haWw= age=9 idle=0 cmd=bzpopmin\n"
+                            "id=5 addr=127.0.0.1:5003 fd=10 name=bull:ZW1haWxz:w:other age=9 idle=0 cmd=bzpopmin\n"
+                            "id=6 addr=127.0.0.1:5004 fd=11 name=bull:ZW1haWw=:qe age=9 idle=0 cmd=xread\n"
+                            "id=7 addr=127.0.0.1:5005 fd=12 name= age=1 idle=1 cmd=client|list\n";
+    const QList<QueueWorker> workers = jobqueues::connectionWorkers(list, email);
+    QCOMPARE(workers.size(), 2); // not another queue's worker, nor the queue's event listener
+    QCOMPARE(workers.at(0).name, QStringLiteral("mailer"));
+    QCOMPARE(workers.at(0).lastSeenMs, qint64(2000));
+    QVERIFY(workers.at(0).alive);
+    QCOMPARE(workers.at(1).name, QStringLiteral("127.0.0.1:5002")); // an unnamed worker: its address
+    email.prefix = "email"; // not "<prefix>:<name>": nothing to match by
+    QVERIFY(jobqueues::connectionWorkers(list, email).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestJobPage)
