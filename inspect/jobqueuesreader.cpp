@@ -312,6 +312,30 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
                         q->states[role] += v.toInteger();
                 });
             }
+            if (lib == QLatin1String("BullMQ") && !spec.prefix.isEmpty()) {
+                // Metrics: a count since they began, and one data point per minute, newest first.
+                for (auto [type, m] : {std::pair{"completed", &q->completed}, std::pair{"failed", &q->failed}}) {
+                    const QByteArray key = spec.prefix + ":metrics:" + type;
+                    round->add({"HGET", key, "count"}, [m](const RedisValue &v) {
+                        bool ok = false;
+                        const qint64 n = v.bytes().toLongLong(&ok);
+                        if (ok)
+                            m->total = n;
+                    });
+                    round->add({"LRANGE", key + ":data", "0", "59"}, [m](const RedisValue &v) {
+                        if (v.size() == 0) {
+                            // Kept, but no minute has closed yet (getMetrics' data is empty too).
+                            if (m->total >= 0)
+                                m->lastHour = 0;
+                            return;
+                        }
+                        qint64 sum = 0;
+                        for (const RedisValue &point : v.elements())
+                            sum += point.bytes().toLongLong();
+                        m->lastHour = sum;
+                    });
+                }
+            }
             if (isBull(lib)) {
                 if (const QByteArray meta = spec.keyOf(QStringLiteral("meta"));
                     !meta.isEmpty() && lib == QLatin1String("BullMQ"))

@@ -185,6 +185,17 @@ QJsonObject jobqueues::toJson(const JobQueueInfo &q)
         o.insert(QStringLiteral("estimated"), QJsonArray::fromStringList(q.estimated));
     if (q.processedToday >= 0)
         o.insert(QStringLiteral("processed_today"), q.processedToday);
+    QJsonObject metrics;
+    const auto metric = [&metrics](const char *name, const JobQueueInfo::Metrics &m) {
+        if (m.total >= 0)
+            metrics.insert(QLatin1String(name) + QLatin1String("_total"), m.total);
+        if (m.lastHour >= 0)
+            metrics.insert(QLatin1String(name) + QLatin1String("_last_hour"), m.lastHour);
+    };
+    metric("completed", q.completed);
+    metric("failed", q.failed);
+    if (!metrics.isEmpty())
+        o.insert(QStringLiteral("metrics"), metrics);
     if (!q.error.isEmpty())
         o.insert(QStringLiteral("error"), q.error);
     return o;
@@ -363,6 +374,31 @@ JobQueuesModel::JobQueuesModel(QObject *parent)
                      return q.deadWorkers() > 0
                          ? QStringLiteral("%1 (%2 stopped)").arg(q.workers.size()).arg(q.deadWorkers())
                          : QString::number(q.workers.size());
+                 }
+                 return {};
+             }},
+            {tr("Throughput"),
+             [](const JobQueueInfo &q, int role) -> QVariant {
+                 switch (role) {
+                 case Qt::TextAlignmentRole: return rightAligned();
+                 case RowTableRoles::SortRole: return q.completed.lastHour >= 0 ? q.completed.lastHour : q.processedToday;
+                 case Qt::ToolTipRole:
+                     if (q.completed.lastHour >= 0)
+                         return QStringLiteral("%1 completed and %2 failed in the last hour; %3 and %4 since the "
+                                               "metrics began (BullMQ metrics)")
+                             .arg(q.completed.lastHour)
+                             .arg(qMax<qint64>(0, q.failed.lastHour))
+                             .arg(q.completed.total)
+                             .arg(qMax<qint64>(0, q.failed.total));
+                     return q.processedToday >= 0
+                         ? QVariant(QStringLiteral("%1 processed today, UTC (Sidekiq stat:processed)").arg(q.processedToday))
+                         : QVariant();
+                 case Qt::DisplayRole:
+                     if (q.completed.lastHour >= 0)
+                         return QStringLiteral("%1/h").arg(format::count(quint64(q.completed.lastHour)));
+                     if (q.processedToday >= 0)
+                         return QStringLiteral("%1 today").arg(format::count(quint64(q.processedToday)));
+                     return QStringLiteral("—");
                  }
                  return {};
              }},

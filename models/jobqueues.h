@@ -83,6 +83,14 @@ struct JobQueueInfo
     QList<QByteArray> stalled;
     QList<QueueWorker> workers;
     qint64 processedToday = -1; // where the library counts it (Sidekiq stat:processed:<date>)
+    // BullMQ's metrics (a worker with the metrics option): jobs completed and failed since the
+    // metrics began, and in the last hour (the per-minute data points); -1 where not kept.
+    struct Metrics
+    {
+        qint64 total = -1;
+        qint64 lastHour = -1;
+    };
+    Metrics completed, failed;
     qint64 readAtMs = 0;
     QString error; // a read that failed for this queue
 

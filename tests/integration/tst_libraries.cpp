@@ -286,6 +286,15 @@ void TestLibraries::library()
                                     .arg(states.value(it.key()).toInteger())
                                     .arg(expected)));
         }
+        // Throughput where the library keeps metrics (BullMQ): the same totals and last hour.
+        const QJsonObject truthMetrics = tq.value(QStringLiteral("metrics")).toObject();
+        const QJsonObject metrics = mineQueue.value(QStringLiteral("metrics")).toObject();
+        for (auto it = truthMetrics.constBegin(); it != truthMetrics.constEnd(); ++it)
+            QVERIFY2(metrics.value(it.key()).toInteger(-1) == it.value().toInteger(),
+                     qPrintable(QStringLiteral("%1 metrics %2: %3, the library says %4")
+                                    .arg(name, it.key())
+                                    .arg(metrics.value(it.key()).toInteger(-1))
+                                    .arg(it.value().toInteger())));
         // What the fixture left stalled: BullMQ and Bull say so in Redis at once (the job's lock
         // is gone), so it must be shown stalled. Elsewhere a killed worker's heartbeat is fresh
         // for a while (RQ: 90 s, Sidekiq: 30 s), and nothing in Redis tells it from a live one
