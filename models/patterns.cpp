@@ -94,10 +94,41 @@ bool isUuid(const QByteArray &s)
     return true;
 }
 
-// An id inside a key name: shorter than a token may be (hex from 12 characters).
+// A short random id (shortid, hashids, a nanoid cut short, a video id: "PPBqWA9", "dQw4w9WgXcQ"):
+// 6 to 15 letters and digits (and - or _), both present, changing between lower case, upper case
+// and digits at least three times. Words with a number ("sha256", "user42", "x86_64", "schema-v42")
+// change once or twice.
+bool isShortRandomId(const QByteArray &s)
+{
+    if (s.size() < 6 || s.size() > 15)
+        return false;
+    bool digit = false, letter = false;
+    int changes = 0, previous = -1;
+    for (char c : s) {
+        int cls;
+        if (isDigit(c))
+            cls = 0;
+        else if (isLower(c))
+            cls = 1;
+        else if (isUpper(c))
+            cls = 2;
+        else if (c == '-' || c == '_')
+            continue;
+        else
+            return false;
+        digit |= cls == 0;
+        letter |= cls != 0;
+        changes += previous >= 0 && cls != previous ? 1 : 0;
+        previous = cls;
+    }
+    return digit && letter && changes >= 3;
+}
+
+// An id inside a key name: shorter than a token may be (hex from 12 characters, a short random
+// id from 6).
 bool isIdSegment(const QByteArray &s)
 {
-    if (patternshape::isRandomToken(s))
+    if (patternshape::isRandomToken(s) || isShortRandomId(s))
         return true;
     if (s.size() < 12 || !std::all_of(s.cbegin(), s.cend(), isHexChar))
         return false;

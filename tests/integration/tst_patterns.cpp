@@ -260,7 +260,8 @@ void TestPatterns::fixtures()
 
 void TestPatterns::sampleReadsArePerFamily()
 {
-    // 5,000 keys in three families: the reads are per family and TTL class, not per key.
+    // 5,500 keys in four families: the reads are per family and TTL class, not per key. The
+    // fourth family's ids are short random ones ("Qa7kR2m"): they group like long ones.
     QList<QList<QByteArray>> cmds;
     for (int i = 0; i < 2000; ++i)
         cmds.append({"SET", "cache:bulk:item:" + num(i), "{\"id\":" + num(i) + '}', "PX", num(30 * kMinute + i * 100)});
@@ -275,21 +276,29 @@ void TestPatterns::sampleReadsArePerFamily()
         cmds.append({"HSET", key, "user_id", num(i), "created_at", num(now())});
         cmds.append({"PEXPIRE", key, num(2 * kHour)});
     }
+    for (int i = 0; i < 500; ++i) {
+        const QByteArray id = QByteArray(1, char('A' + i % 26)) + char('a' + (i / 26) % 26) + char('0' + i % 10)
+            + char('k' + i % 7) + char('R' + i % 5) + char('0' + (i / 10) % 10) + 'm';
+        const QByteArray key = "sess:" + id;
+        cmds.append({"SET", key, R"({"cookie":{"originalMaxAge":86400000,"httpOnly":true,"path":"/"},"user":)" + num(i) + '}',
+                     "PX", num(kHour + i * 1000)});
+    }
     m_server.pipeline(cmds);
     m_server.command({"CONFIG", "RESETSTAT"});
 
     Classified c;
     QVERIFY(classifyAll(m_server.profile(), &c));
-    QCOMPARE(c.keys, 5000);
-    QCOMPARE(c.matches.size(), 5000);
+    QCOMPARE(c.keys, 5500);
+    QCOMPARE(c.matches.size(), 5500);
     QMap<PatternKind, int> kinds;
     for (const PatternMatch &m : std::as_const(c.matches))
         ++kinds[m.kind];
     QCOMPARE(kinds.value(PatternKind::CacheEntry), 2000);
     QCOMPARE(kinds.value(PatternKind::FixedWindow), 2000);
-    QCOMPARE(kinds.value(PatternKind::Session), 1000);
-    qInfo("5000 keys in 3 families: %lld sample commands", static_cast<long long>(c.commands));
-    QVERIFY2(c.commands > 0 && c.commands <= 3 * 2 * PatternIndex::kSamplesPerGroup * 4,
+    QCOMPARE(kinds.value(PatternKind::Session), 1500);
+    QCOMPARE(c.matches.value("sess:Aa0kR0m").family, QStringLiteral("sess:{id}"));
+    qInfo("5500 keys in 4 families: %lld sample commands", static_cast<long long>(c.commands));
+    QVERIFY2(c.commands > 0 && c.commands <= 4 * 2 * PatternIndex::kSamplesPerGroup * 4,
              qPrintable(QString::number(c.commands)));
     // The server agrees: value reads were a handful per family.
     const QByteArray stats = m_server.command({"INFO", "commandstats"}).bytes();
@@ -300,7 +309,7 @@ void TestPatterns::sampleReadsArePerFamily()
                 reads += line.mid(line.indexOf("calls=") + 6).split(',').first().toLongLong();
         }
     }
-    QVERIFY2(reads > 0 && reads <= 3 * 2 * PatternIndex::kSamplesPerGroup, qPrintable(QString::number(reads)));
+    QVERIFY2(reads > 0 && reads <= 4 * 2 * PatternIndex::kSamplesPerGroup, qPrintable(QString::number(reads)));
 }
 
 // --scan-rate 0 means no ceiling for the classifier too: its batches are no longer cut to

@@ -214,6 +214,16 @@ void TestPatternClassifier::familyOf_data()
     QTest::newRow("no separator") << QByteArray("counter") << QStringLiteral("counter");
     QTest::newRow("binary") << QByteArray("bin:\x00\xff", 6) << QStringLiteral("bin:\\x00\\xff");
     QTest::newRow("empty segment") << QByteArray("a::1") << QStringLiteral("a::{n}");
+    // Short random ids group into one family, so a family of them costs a few samples, not one
+    // per key; words with a number stay words.
+    QTest::newRow("shortid") << QByteArray("sess:PPBqWA9") << QStringLiteral("sess:{id}");
+    QTest::newRow("video id") << QByteArray("video:dQw4w9WgXcQ:views") << QStringLiteral("video:{id}:views");
+    QTest::newRow("hashid") << QByteArray("order:k5Rj9x") << QStringLiteral("order:{id}");
+    QTest::newRow("nanoid cut") << QByteArray("cart:V1StGXR8_Z5") << QStringLiteral("cart:{id}");
+    QTest::newRow("sha256 kept") << QByteArray("digest:sha256") << QStringLiteral("digest:sha256");
+    QTest::newRow("h264 kept") << QByteArray("codec:h264:profile") << QStringLiteral("codec:h264:profile");
+    QTest::newRow("user42 kept") << QByteArray("profile:user42") << QStringLiteral("profile:user42");
+    QTest::newRow("camelCase kept") << QByteArray("flags:darkMode") << QStringLiteral("flags:darkMode");
 }
 
 void TestPatternClassifier::familyOf()
