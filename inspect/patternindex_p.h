@@ -94,6 +94,7 @@ struct PatternIndex::Private : PatternBook
     // Siblings decided without knowing what this family is may read differently now (a lock
     // without TTL next to locks with one), and untyped keys wait for a verdict.
     void revisitSiblings(int gid);
+    QString disagreement(int gid, PatternKind kind) const;
     // Keys of unknown type: a few have their TYPE read and move to typed groups; the rest take
     // the family's verdict once one exists.
     void decideUntyped(int gid);

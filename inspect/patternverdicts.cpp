@@ -3,6 +3,8 @@
 // scheduling half (patternindex.cpp) reads the samples; this half only decides.
 #include "patternindex_p.h"
 
+#include "bytesescape.h"
+
 // The verdict of a user rule for this key, shared by the keys of its group that match it.
 int PatternIndex::Private::ruleVerdict(const Slot &e)
 {
@@ -177,6 +179,17 @@ void PatternIndex::Private::decide(int gid, bool cascade)
             verdict = m;
     }
     verdict.confidence = int(verdict.confidence * bestCount / n);
+    if (const QString note = disagreement(gid, verdict.kind); !note.isEmpty()) {
+        verdict.reason += note;
+        // The sampled keys that read this way say so too.
+        for (auto it = g.own.begin(); it != g.own.end(); ++it) {
+            PatternMatch own = verdicts.at(it.value());
+            if (own.kind == verdict.kind && !own.reason.endsWith(note)) {
+                own.reason += note;
+                it.value() = addVerdict(own);
+            }
+        }
+    }
     const bool changed = !g.decided || g.verdict.kind != verdict.kind || g.verdict.reason != verdict.reason
         || g.verdict.confidence != verdict.confidence;
     setGroupVerdict(g, verdict);
@@ -186,6 +199,52 @@ void PatternIndex::Private::decide(int gid, bool cascade)
     }
     if (cascade)
         revisitSiblings(gid);
+}
+
+// Keys of one family get one kind unless their structure differs; a group whose kind is not its
+// family's says so, naming a key that read this way and how it differs from the family's largest
+// group of the other kind: its type, whether it expires, or (same type and TTL) its value. Empty
+// when the group agrees with its family or the family has no kind yet.
+QString PatternIndex::Private::disagreement(int gid, PatternKind kind) const
+{
+    const Group &g = groups.at(gid);
+    const PatternKind family = familyKind(g, gid);
+    if (family == PatternKind::Unknown || kind == PatternKind::Unknown || kind == family)
+        return {};
+    // Only a minority disagrees: the family's other kind must hold more keys than this group.
+    const Group *rest = nullptr;
+    int others = 0;
+    for (int other : families.at(g.family).groups) {
+        const Group &o = groups.at(other);
+        if (other == gid || !o.decided || o.verdict.kind != family)
+            continue;
+        others += o.live;
+        if (!rest || o.live > rest->live)
+            rest = &o;
+    }
+    if (others <= g.live)
+        return {};
+    QByteArray key;
+    for (auto it = g.own.cbegin(); it != g.own.cend() && key.isEmpty(); ++it) {
+        if (verdicts.at(it.value()).kind == kind)
+            key = it.key();
+    }
+    if (key.isEmpty() && !g.samples.isEmpty())
+        key = g.samples.cbegin().key();
+    if (key.isEmpty() || !rest)
+        return {};
+    const KeySample &mine = g.samples.value(key);
+    const bool expires = mine.pttlMs >= 0;
+    const bool restExpires = !rest->samples.isEmpty() && rest->samples.cbegin()->pttlMs >= 0;
+    QString how;
+    if (rest->type != g.type)
+        how = QStringLiteral("is a %1, the others %2").arg(keyTypeName(g.type), keyTypeName(rest->type));
+    else if (expires != restExpires)
+        how = expires ? QStringLiteral("expires, the others do not") : QStringLiteral("has no TTL, the others expire");
+    else
+        how = QStringLiteral("holds another kind of value");
+    return QStringLiteral("; unlike the rest of %1 (%2): %3 %4")
+        .arg(familyName(g.family), patternKindName(family), bytesescape::quoteIfNeeded(key), how);
 }
 
 // The type alone decides (no reads): one key of the group stands for all.
@@ -224,7 +283,10 @@ void PatternIndex::Private::revisitSiblings(int gid)
         Group &o = groups[other];
         if (o.type == KeyType::Unknown)
             decideUntyped(other);
-        else if (o.decided && (o.verdict.kind == PatternKind::Unknown || o.verdict.confidence < 60))
+        // A sibling of another kind says how it differs once the family has a kind.
+        else if (o.decided
+                 && (o.verdict.kind == PatternKind::Unknown || o.verdict.confidence < 60
+                     || o.verdict.kind != groups.at(gid).verdict.kind))
             decide(other, false);
     }
 }

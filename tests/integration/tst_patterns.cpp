@@ -128,6 +128,7 @@ private Q_SLOTS:
 
     void fixtures();
     void sampleReadsArePerFamily();
+    void minorityNamesTheKeyThatDisagreed();
     void keysGoneBeforeSamplingAreDropped();
     void noCeilingIsUnpaced();
     void demoMatchesItsTruth();
@@ -310,6 +311,42 @@ void TestPatterns::sampleReadsArePerFamily()
         }
     }
     QVERIFY2(reads > 0 && reads <= 4 * 2 * PatternIndex::kSamplesPerGroup, qPrintable(QString::number(reads)));
+}
+
+// One family, two structures: 17 counters of a fixed window and 3 token buckets (hashes) under the
+// same name shape. Each keeps its kind, and the three say why they differ from the family,
+// naming a key that read that way; the majority says nothing of the kind.
+void TestPatterns::minorityNamesTheKeyThatDisagreed()
+{
+    QList<QList<QByteArray>> cmds;
+    for (int i = 0; i < 17; ++i) {
+        cmds.append({"INCRBY", "rl:api:" + num(1000 + i), num(3 + i)});
+        cmds.append({"PEXPIRE", "rl:api:" + num(1000 + i), "55000"});
+    }
+    for (int i = 0; i < 3; ++i) {
+        const QByteArray key = "rl:api:" + num(2000 + i);
+        cmds.append({"HSET", key, "tokens", num(7 + i), "last_refill_ms", num(now())});
+        cmds.append({"PEXPIRE", key, "55000"});
+    }
+    m_server.pipeline(cmds);
+    Classified c;
+    QVERIFY(classifyAll(m_server.profile(), &c));
+    QCOMPARE(c.keys, 20);
+    int notes = 0;
+    for (const PatternMatch &m : std::as_const(c.matches)) {
+        const bool hash = m.key.startsWith("rl:api:2");
+        QCOMPARE(m.family, QStringLiteral("rl:api:{n}"));
+        QCOMPARE(m.kind, hash ? PatternKind::TokenBucket : PatternKind::FixedWindow);
+        if (!hash) {
+            QVERIFY2(!m.reason.contains(QLatin1String("unlike")), qPrintable(m.reason));
+            continue;
+        }
+        QVERIFY2(m.reason.contains(QLatin1String("unlike the rest of rl:api:{n} (")), qPrintable(m.reason));
+        QVERIFY2(m.reason.contains(QLatin1String("is a hash, the others string")), qPrintable(m.reason));
+        QVERIFY2(m.reason.contains(QLatin1String("rl:api:200")), qPrintable(m.reason)); // the key that disagreed
+        ++notes;
+    }
+    QCOMPARE(notes, 3);
 }
 
 // --scan-rate 0 means no ceiling for the classifier too: its batches are no longer cut to
