@@ -94,10 +94,11 @@ bool isUuid(const QByteArray &s)
     return true;
 }
 
-// A short random id (shortid, hashids, a nanoid cut short, a video id: "PPBqWA9", "dQw4w9WgXcQ"):
-// 6 to 15 letters and digits (and - or _), both present, changing between lower case, upper case
-// and digits at least three times. Words with a number ("sha256", "user42", "x86_64", "schema-v42")
-// change once or twice.
+// A short random id (shortid, hashids, a video id: "PPBqWA9", "dQw4w9WgXcQ"): 6 to 15 letters and
+// digits, both present, changing between lower case, upper case and digits at least three times.
+// Words with a number ("sha256", "user42", "h264") change once or twice, and a segment with a
+// separator is a name with parts ("ReportJob-03-17", Sidekiq's histogram of a job class), left to
+// the suffix rules.
 bool isShortRandomId(const QByteArray &s)
 {
     if (s.size() < 6 || s.size() > 15)
@@ -112,8 +113,6 @@ bool isShortRandomId(const QByteArray &s)
             cls = 1;
         else if (isUpper(c))
             cls = 2;
-        else if (c == '-' || c == '_')
-            continue;
         else
             return false;
         digit |= cls == 0;

@@ -219,7 +219,8 @@ void TestPatternClassifier::familyOf_data()
     QTest::newRow("shortid") << QByteArray("sess:PPBqWA9") << QStringLiteral("sess:{id}");
     QTest::newRow("video id") << QByteArray("video:dQw4w9WgXcQ:views") << QStringLiteral("video:{id}:views");
     QTest::newRow("hashid") << QByteArray("order:k5Rj9x") << QStringLiteral("order:{id}");
-    QTest::newRow("nanoid cut") << QByteArray("cart:V1StGXR8_Z5") << QStringLiteral("cart:{id}");
+    QTest::newRow("nanoid cut") << QByteArray("cart:V1StGXR8Z5") << QStringLiteral("cart:{id}");
+    QTest::newRow("parts kept") << QByteArray("ReportJob-03-17:5") << QStringLiteral("ReportJob-03-{n}:{n}");
     QTest::newRow("sha256 kept") << QByteArray("digest:sha256") << QStringLiteral("digest:sha256");
     QTest::newRow("h264 kept") << QByteArray("codec:h264:profile") << QStringLiteral("codec:h264:profile");
     QTest::newRow("user42 kept") << QByteArray("profile:user42") << QStringLiteral("profile:user42");
