@@ -150,6 +150,12 @@ QList<int> rotate(qsizetype &cursor, qsizetype size, qsizetype max)
     return slice;
 }
 
+RedisCommand lengthOf(const QByteArray &key, KeyType type)
+{
+    const QByteArray command = keyTypeLengthCommand(type);
+    return command.isEmpty() ? RedisCommand() : RedisCommand{command, key};
+}
+
 QList<QPair<QByteArray, double>> scoredMembers(const RedisValue &reply)
 {
     QList<QPair<QByteArray, double>> out;

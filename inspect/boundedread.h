@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "keytype.h"
 #include "rediscommand.h"
 #include "rediserror.h"
 
@@ -28,6 +29,10 @@ void inBatches(RedisClient *client, QObject *context, int items, int perBatch, B
 // value in order, or the first batch-level error (then the values stop where it happened).
 void runBatches(RedisClient *client, QObject *context, const QList<RedisCommand> &commands, int chunk,
                 const std::function<void(const QList<RedisValue> &values, const RedisError &error)> &done);
+
+// The command that sizes a key of 'type' (keyTypeLengthCommand: STRLEN, LLEN, SCARD, ZCARD,
+// HLEN, XLEN), or an empty command for a type without one.
+RedisCommand lengthOf(const QByteArray &key, KeyType type);
 
 // The (member, score) pairs of a WITHSCORES reply, RESP2 (flat) or RESP3 (pairs).
 QList<QPair<QByteArray, double>> scoredMembers(const RedisValue &reply);

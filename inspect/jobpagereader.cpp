@@ -28,15 +28,10 @@ QByteArray inflated(const QByteArray &value)
     return text.isEmpty() ? value : text;
 }
 
+// The state key's length: how many jobs it holds (a string holds none).
 RedisCommand lengthCommand(const JobQueueKey &k)
 {
-    switch (k.type) {
-    case KeyType::List: return {"LLEN", k.key};
-    case KeyType::ZSet: return {"ZCARD", k.key};
-    case KeyType::Set: return {"SCARD", k.key};
-    case KeyType::Hash: return {"HLEN", k.key};
-    default: return {};
-    }
+    return k.type == KeyType::String ? RedisCommand() : boundedread::lengthOf(k.key, k.type);
 }
 
 // RQ's latest result of a job (XREVRANGE rq:results:<id> + - COUNT 1): a failure's traceback,

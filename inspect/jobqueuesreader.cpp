@@ -84,16 +84,10 @@ void flagLongRunning(JobQueueInfo &q)
     }
 }
 
+// The state key's length: how many jobs it holds (a string holds none).
 RedisCommand lengthCommand(const JobQueueKey &k)
 {
-    switch (k.type) {
-    case KeyType::List: return {"LLEN", k.key};
-    case KeyType::ZSet: return {"ZCARD", k.key};
-    case KeyType::Set: return {"SCARD", k.key};
-    case KeyType::Hash: return {"HLEN", k.key};
-    case KeyType::Stream: return {"XLEN", k.key};
-    default: return {};
-    }
+    return k.type == KeyType::String ? RedisCommand() : boundedread::lengthOf(k.key, k.type);
 }
 
 } // namespace

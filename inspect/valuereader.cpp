@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "valuereader.h"
 
+#include "boundedread.h"
+
 #include "hyperloglog.h"
 
 #include "bytesescape.h"
@@ -202,15 +204,7 @@ void ValueReader::send(const QList<RedisCommand> &commands, std::function<void(c
 
 RedisCommand ValueReader::sizeCommand(KeyType type) const
 {
-    switch (type) {
-    case KeyType::String: return {"STRLEN", m_key};
-    case KeyType::Hash: return {"HLEN", m_key};
-    case KeyType::List: return {"LLEN", m_key};
-    case KeyType::Set: return {"SCARD", m_key};
-    case KeyType::ZSet: return {"ZCARD", m_key};
-    case KeyType::Stream: return {"XLEN", m_key};
-    default: return {};
-    }
+    return boundedread::lengthOf(m_key, type);
 }
 
 QList<RedisCommand> ValueReader::pageCommands() const
