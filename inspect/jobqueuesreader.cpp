@@ -278,354 +278,362 @@ void JobQueuesReader::distribute(Round &round)
     }
 }
 
+// Phase 0 of every queue: each state key's length; BullMQ's metrics.
+void JobQueuesReader::addCounts(Round &round, qsizetype row)
+{
+    JobQueueInfo *q = &round.rows[row];
+    const JobQueueSpec &spec = q->spec;
+    const QString &lib = spec.library;
+    for (const JobQueueKey &k : spec.keys) {
+        if (!jobqueues::stateRoles().contains(k.role))
+            continue;
+        // Celery's unacked_index holds the same messages as its unacked hash: not twice.
+        if (lib == QLatin1String("Celery") && k.type == KeyType::ZSet)
+            continue;
+        const RedisCommand c = lengthCommand(k);
+        if (c.isEmpty())
+            continue;
+        q->states.insert(k.role, q->states.value(k.role, 0));
+        round.add(c, [q, role = k.role](const RedisValue &v) {
+            if (v.isInteger())
+                q->states[role] += v.toInteger();
+        });
+    }
+    if (lib == QLatin1String("BullMQ") && !spec.prefix.isEmpty()) {
+        // Metrics: a count since they began, and one data point per minute, newest first.
+        for (auto [type, m] : {std::pair{"completed", &q->completed}, std::pair{"failed", &q->failed}}) {
+            const QByteArray key = spec.prefix + ":metrics:" + type;
+            round.add({"HGET", key, "count"}, [m](const RedisValue &v) {
+                bool ok = false;
+                const qint64 n = v.bytes().toLongLong(&ok);
+                if (ok)
+                    m->total = n;
+            });
+            round.add({"LRANGE", key + ":data", "0", "59"}, [m](const RedisValue &v) {
+                if (v.size() == 0) {
+                    // Kept, but no minute has closed yet (getMetrics' data is empty too).
+                    if (m->total >= 0)
+                        m->lastHour = 0;
+                    return;
+                }
+                qint64 sum = 0;
+                for (const RedisValue &point : v.elements())
+                    sum += point.bytes().toLongLong();
+                m->lastHour = sum;
+            });
+        }
+    }
+}
+
+// BullMQ and Bull: the version, the first page of active jobs and the oldest waiting job (phase
+// 0); each active job's lock and start, the oldest job's enqueue time (phase 1).
+void JobQueuesReader::readBull(Round &round, qsizetype row, int phase)
+{
+    JobQueueInfo *q = &round.rows[row];
+    Round::Pending *p = &round.pending[row];
+    const JobQueueSpec &spec = q->spec;
+    const QString &lib = spec.library;
+    const qint64 now = round.now;
+    if (phase == 0) {
+        if (const QByteArray meta = spec.keyOf(QStringLiteral("meta"));
+            !meta.isEmpty() && lib == QLatin1String("BullMQ"))
+            round.add({"HGET", meta, "version"},
+                       [q](const RedisValue &v) { q->version = QString::fromUtf8(v.bytes()); });
+        if (const QByteArray active = spec.keyOf(QStringLiteral("active")); !active.isEmpty())
+            round.add({"LRANGE", active, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
+                       [p](const RedisValue &v) {
+                           for (const RedisValue &e : v.elements())
+                               p->bullActive.append(e.bytes());
+                       });
+        // Producers LPUSH and workers take from the right: the oldest is last.
+        if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
+            round.add({"LINDEX", wait, "-1"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
+    } else if (phase == 1) {
+        for (const QByteArray &id : std::as_const(p->bullActive)) {
+            const QByteArray job = spec.prefix + ':' + id;
+            ActiveJob active;
+            active.id = id;
+            q->active.append(active);
+            const qsizetype at = q->active.size() - 1;
+            round.add({"PTTL", job + ":lock"}, [q, at](const RedisValue &v) {
+                ActiveJob &a = q->active[at];
+                a.lockTtlMs = v.toInteger();
+                if (a.lockTtlMs == -2) {
+                    a.stalled = true;
+                    a.why = QStringLiteral("active without its lock: the worker that took it has stopped");
+                    q->stalled.append(a.id);
+                }
+            });
+            round.add({"HGET", job, "processedOn"}, [q, at, now](const RedisValue &v) {
+                const qint64 started = epochMs(v.bytes());
+                if (started > 0)
+                    q->active[at].runningMs = qMax<qint64>(0, now - started);
+            });
+        }
+        if (!p->oldestId.isEmpty())
+            round.add({"HGET", spec.prefix + ':' + p->oldestId, "timestamp"}, [q, now](const RedisValue &v) {
+                const qint64 at = epochMs(v.bytes());
+                if (at > 0)
+                    q->oldestWaitingMs = qMax<qint64>(0, now - at);
+            });
+    }
+}
+
+// RQ: the started registry, the oldest waiting job and the workers (phase 0); the started
+// jobs' start and worker, the workers' heartbeats (phase 1); the heartbeats of the workers the
+// started jobs name (phase 2).
+void JobQueuesReader::readRq(Round &round, qsizetype row, int phase)
+{
+    JobQueueInfo *q = &round.rows[row];
+    Round::Pending *p = &round.pending[row];
+    const JobQueueSpec &spec = q->spec;
+    const qint64 now = round.now;
+    if (phase == 0) {
+        if (const QByteArray wip = spec.keyOf(QStringLiteral("active")); !wip.isEmpty())
+            round.add({"ZRANGE", wip, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
+                       [p](const RedisValue &v) { p->rqStarted = boundedread::scoredMembers(v); });
+        // RQ appends with RPUSH and workers pop the left: the oldest is first.
+        if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
+            round.add({"LINDEX", wait, "0"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
+        if (const QByteArray workers = spec.keyOf(QStringLiteral("workers")); !workers.isEmpty())
+            round.add({"SRANDMEMBER", workers, QByteArray::number(kMaxWorkers)}, [p](const RedisValue &v) {
+                for (const RedisValue &e : v.elements())
+                    p->rqWorkers.append(e.bytes());
+            });
+    } else if (phase == 1) {
+        for (const auto &[member, expiry] : std::as_const(p->rqStarted)) {
+            // RQ 2 writes "<job id>:<execution id>"; RQ 1 the job id alone.
+            const qsizetype colon = member.indexOf(':');
+            const QByteArray id = colon > 0 ? member.left(colon) : member;
+            ActiveJob a;
+            a.id = id;
+            if (qint64(expiry * 1000) < now) {
+                a.stalled = true;
+                a.why = QStringLiteral("past its deadline in the started registry");
+            }
+            q->active.append(a);
+            const qsizetype at = q->active.size() - 1;
+            round.add({"HMGET", "rq:job:" + id, "started_at", "worker_name"},
+                       [q, p, at, now](const RedisValue &v) {
+                           ActiveJob &job = q->active[at];
+                           const qint64 started = epochMs(v.at(0).bytes());
+                           if (started > 0)
+                               job.runningMs = qMax<qint64>(0, now - started);
+                           job.worker = QString::fromUtf8(v.at(1).bytes());
+                           if (!job.worker.isEmpty())
+                               p->rqJobWorker.insert(job.id, v.at(1).bytes());
+                       });
+        }
+        if (!p->oldestId.isEmpty())
+            round.add({"HGET", "rq:job:" + p->oldestId, "enqueued_at"}, [q, now](const RedisValue &v) {
+                const qint64 at = epochMs(v.bytes());
+                if (at > 0)
+                    q->oldestWaitingMs = qMax<qint64>(0, now - at);
+            });
+        for (const QByteArray &key : std::as_const(p->rqWorkers)) {
+            QueueWorker worker;
+            worker.name = QString::fromUtf8(key.mid(qstrlen("rq:worker:")));
+            q->workers.append(worker);
+            const qsizetype at = q->workers.size() - 1;
+            round.add({"HMGET", key, "last_heartbeat", "version"}, [q, at, now](const RedisValue &v) {
+                QueueWorker &w = q->workers[at];
+                const qint64 beat = epochMs(v.at(0).bytes());
+                w.lastSeenMs = beat > 0 ? qMax<qint64>(0, now - beat) : -1;
+                w.alive = beat > 0 && now - beat <= kRqStoppedMs;
+                if (q->version.isEmpty() && !v.at(1).bytes().isEmpty())
+                    q->version = QStringLiteral("rq %1").arg(QString::fromUtf8(v.at(1).bytes()));
+            });
+        }
+    } else if (phase == 2) {
+        // The workers that run the started jobs, read where the queue's own set missed them.
+        QSet<QByteArray> asked;
+        for (auto it = p->rqJobWorker.cbegin(); it != p->rqJobWorker.cend(); ++it) {
+            const QByteArray &name = it.value();
+            if (asked.contains(name))
+                continue;
+            asked.insert(name);
+            round.add({"HGET", "rq:worker:" + name, "last_heartbeat"}, [q, name, now](const RedisValue &v) {
+                const qint64 beat = epochMs(v.bytes());
+                const bool alive = beat > 0 && now - beat <= kRqStoppedMs;
+                for (ActiveJob &a : q->active) {
+                    if (a.worker.toUtf8() != name || alive || a.stalled)
+                        continue;
+                    a.stalled = true;
+                    a.why = beat > 0 ? QStringLiteral("its worker stopped beating")
+                                     : QStringLiteral("its worker is gone");
+                }
+                for (QueueWorker &w : q->workers) {
+                    if (w.name.toUtf8() == name && !alive)
+                        w.alive = false;
+                }
+            });
+        }
+    }
+}
+
+// Sidekiq: the oldest waiting job, a page of the shared sets, the queues and processes, today's
+// processed count (phase 0); each process's beat and its work (phase 1).
+void JobQueuesReader::readSidekiq(Round &round, qsizetype row, int phase)
+{
+    JobQueueInfo *q = &round.rows[row];
+    Round::Pending *p = &round.pending[row];
+    const JobQueueSpec &spec = q->spec;
+    const qint64 now = round.now;
+    if (phase == 0) {
+        if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
+            round.add({"LINDEX", wait, "-1"}, [q, now](const RedisValue &v) {
+                const qint64 at = payloadEnqueuedMs(v.bytes());
+                if (at > 0)
+                    q->oldestWaitingMs = qMax<qint64>(0, now - at);
+            });
+        for (const JobQueueKey &k : spec.keys) {
+            // The scheduled, retry and dead sets serve every queue: a page of their jobs
+            // says which queue each belongs to.
+            if (k.type == KeyType::ZSet
+                && (k.role == QLatin1String("scheduled") || k.role == QLatin1String("retry")
+                    || k.role == QLatin1String("dead"))) {
+                round.add({"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
+                           [p, role = k.role](const RedisValue &v) {
+                               for (const RedisValue &e : v.elements()) {
+                                   const auto [queue, id]
+                                       = payloadQueueAndId(QJsonDocument::fromJson(e.bytes()).object());
+                                   ActiveJob job;
+                                   job.id = id;
+                                   p->attributed.append({role, queue, job, {}});
+                               }
+                               p->sampled[role] += v.size();
+                           });
+            } else if (k.role == QLatin1String("queues") && k.type == KeyType::Set) {
+                round.add({"SRANDMEMBER", k.key, QByteArray::number(kMaxQueues)}, [p](const RedisValue &v) {
+                    for (const RedisValue &e : v.elements())
+                        p->queueNames.append(e.bytes());
+                });
+            }
+        }
+        if (const QByteArray processes = spec.keyOf(QStringLiteral("workers")); !processes.isEmpty()) {
+            round.add({"SRANDMEMBER", processes, QByteArray::number(kMaxWorkers)}, [p](const RedisValue &v) {
+                for (const RedisValue &e : v.elements())
+                    p->sidekiqProcesses.append(e.bytes());
+            });
+            const QByteArray today
+                = QDateTime::fromMSecsSinceEpoch(now, QTimeZone::utc()).date().toString(Qt::ISODate).toLatin1();
+            round.add({"GET", "stat:processed:" + today}, [q](const RedisValue &v) {
+                bool ok = false;
+                const qint64 n = v.toInteger(&ok);
+                q->processedToday = ok ? n : 0;
+            });
+        }
+    } else if (phase == 1) {
+        for (const QByteArray &identity : std::as_const(p->sidekiqProcesses)) {
+            QueueWorker worker;
+            worker.name = QString::fromUtf8(identity);
+            q->workers.append(worker);
+            const qsizetype at = q->workers.size() - 1;
+            round.add({"HMGET", identity, "beat", "busy"}, [q, at, now](const RedisValue &v) {
+                QueueWorker &w = q->workers[at];
+                const qint64 beat = epochMs(v.at(0).bytes());
+                // The process hash expires 60 s after the last beat: no hash, no process.
+                w.lastSeenMs = beat > 0 ? qMax<qint64>(0, now - beat) : -1;
+                w.alive = beat > 0 && now - beat <= kSidekiqStoppedMs;
+            });
+            // Sidekiq 7 and later keep a process's work in "<identity>:work", 6 in ":workers".
+            for (const char *suffix : {":work", ":workers"}) {
+                round.add({"HSCAN", identity + suffix, "0", "COUNT", QByteArray::number(kMaxWorkers)},
+                           [q, p, at, now](const RedisValue &v) {
+                               const RedisValue &fields = v.at(1);
+                               for (qsizetype k = 1; k < fields.size(); k += 2) {
+                                   const QJsonObject work
+                                       = QJsonDocument::fromJson(fields.at(k).bytes()).object();
+                                   const QJsonValue payload = work.value(QLatin1String("payload"));
+                                   const QJsonObject job = payload.isString()
+                                       ? QJsonDocument::fromJson(payload.toString().toUtf8()).object()
+                                       : payload.toObject();
+                                   auto [queue, id] = payloadQueueAndId(job);
+                                   if (queue.isEmpty())
+                                       queue = work.value(QLatin1String("queue")).toString().toUtf8();
+                                   ActiveJob active;
+                                   active.id = id;
+                                   active.worker = q->workers.at(at).name;
+                                   const QJsonValue runAt = work.value(QLatin1String("run_at"));
+                                   const qint64 started = runAt.isDouble()
+                                       ? epochMs(QByteArray::number(runAt.toDouble(), 'f', 3))
+                                       : 0;
+                                   if (started > 0)
+                                       active.runningMs = qMax<qint64>(0, now - started);
+                                   q->workers[at].holds.append(id);
+                                   p->attributed.append({QStringLiteral("active"), queue, active, {}});
+                               }
+                           });
+            }
+        }
+    }
+}
+
+// Celery: a page of the unacknowledged messages and when each was delivered (phase 0).
+void JobQueuesReader::readCelery(Round &round, qsizetype row)
+{
+    JobQueueInfo *q = &round.rows[row];
+    Round::Pending *p = &round.pending[row];
+    const JobQueueSpec &spec = q->spec;
+    for (const JobQueueKey &k : spec.keys) {
+        if (k.role != QLatin1String("unacked"))
+            continue;
+        if (k.type == KeyType::ZSet) {
+            round.add(
+                {"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
+                [p](const RedisValue &v) {
+                    for (const auto &[tag, score] : boundedread::scoredMembers(v))
+                        p->unackedAt.insert(tag, score);
+                });
+        } else if (k.type == KeyType::Hash) {
+            // tag → [message, exchange, routing key]: the routing key names the queue.
+            round.add(
+                {"HSCAN", k.key, "0", "COUNT", QByteArray::number(JobQueueInfo::kActivePage)},
+                [p](const RedisValue &v) {
+                    const RedisValue &fields = v.at(1);
+                    for (qsizetype f = 0; f + 1 < fields.size(); f += 2) {
+                        const QJsonArray entry = QJsonDocument::fromJson(fields.at(f + 1).bytes()).array();
+                        auto [queue, id] = payloadQueueAndId(entry.at(0).toObject());
+                        if (!entry.at(2).toString().isEmpty())
+                            queue = entry.at(2).toString().toUtf8();
+                        ActiveJob job;
+                        job.id = id;
+                        p->attributed.append({QStringLiteral("unacked"), queue, job, fields.at(f).bytes()});
+                    }
+                    p->sampled[QStringLiteral("unacked")] += fields.size() / 2;
+                });
+        }
+    }
+}
+
 void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
 {
     round->commands.clear();
     round->readers.clear();
-    const qint64 now = round->now;
     if (phase == 0 && round->readClients)
         round->add({"CLIENT", "LIST"}, [round](const RedisValue &v) { round->clients = v.bytes(); });
     for (qsizetype i = 0; i < round->rows.size(); ++i) {
-        JobQueueInfo *q = &round->rows[i];
-        Round::Pending *p = &round->pending[i];
-        const JobQueueSpec &spec = q->spec;
-        const QString &lib = spec.library;
-        if (phase == 0) {
-            for (const JobQueueKey &k : spec.keys) {
-                if (!jobqueues::stateRoles().contains(k.role))
-                    continue;
-                // Celery's unacked_index holds the same messages as its unacked hash: not twice.
-                if (lib == QLatin1String("Celery") && k.type == KeyType::ZSet)
-                    continue;
-                const RedisCommand c = lengthCommand(k);
-                if (c.isEmpty())
-                    continue;
-                q->states.insert(k.role, q->states.value(k.role, 0));
-                round->add(c, [q, role = k.role](const RedisValue &v) {
-                    if (v.isInteger())
-                        q->states[role] += v.toInteger();
-                });
-            }
-            if (lib == QLatin1String("BullMQ") && !spec.prefix.isEmpty()) {
-                // Metrics: a count since they began, and one data point per minute, newest first.
-                for (auto [type, m] : {std::pair{"completed", &q->completed}, std::pair{"failed", &q->failed}}) {
-                    const QByteArray key = spec.prefix + ":metrics:" + type;
-                    round->add({"HGET", key, "count"}, [m](const RedisValue &v) {
-                        bool ok = false;
-                        const qint64 n = v.bytes().toLongLong(&ok);
-                        if (ok)
-                            m->total = n;
-                    });
-                    round->add({"LRANGE", key + ":data", "0", "59"}, [m](const RedisValue &v) {
-                        if (v.size() == 0) {
-                            // Kept, but no minute has closed yet (getMetrics' data is empty too).
-                            if (m->total >= 0)
-                                m->lastHour = 0;
-                            return;
-                        }
-                        qint64 sum = 0;
-                        for (const RedisValue &point : v.elements())
-                            sum += point.bytes().toLongLong();
-                        m->lastHour = sum;
-                    });
-                }
-            }
-            if (isBull(lib)) {
-                if (const QByteArray meta = spec.keyOf(QStringLiteral("meta"));
-                    !meta.isEmpty() && lib == QLatin1String("BullMQ"))
-                    round->add({"HGET", meta, "version"},
-                               [q](const RedisValue &v) { q->version = QString::fromUtf8(v.bytes()); });
-                if (const QByteArray active = spec.keyOf(QStringLiteral("active")); !active.isEmpty())
-                    round->add({"LRANGE", active, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
-                               [p](const RedisValue &v) {
-                                   for (const RedisValue &e : v.elements())
-                                       p->bullActive.append(e.bytes());
-                               });
-                // Producers LPUSH and workers take from the right: the oldest is last.
-                if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
-                    round->add({"LINDEX", wait, "-1"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
-            } else if (lib == QLatin1String("RQ")) {
-                if (const QByteArray wip = spec.keyOf(QStringLiteral("active")); !wip.isEmpty())
-                    round->add({"ZRANGE", wip, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
-                               [p](const RedisValue &v) { p->rqStarted = boundedread::scoredMembers(v); });
-                // RQ appends with RPUSH and workers pop the left: the oldest is first.
-                if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
-                    round->add({"LINDEX", wait, "0"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
-                if (const QByteArray workers = spec.keyOf(QStringLiteral("workers")); !workers.isEmpty())
-                    round->add({"SRANDMEMBER", workers, QByteArray::number(kMaxWorkers)}, [p](const RedisValue &v) {
-                        for (const RedisValue &e : v.elements())
-                            p->rqWorkers.append(e.bytes());
-                    });
-            } else if (lib == QLatin1String("Sidekiq")) {
-                if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
-                    round->add({"LINDEX", wait, "-1"}, [q, now](const RedisValue &v) {
-                        const qint64 at = payloadEnqueuedMs(v.bytes());
-                        if (at > 0)
-                            q->oldestWaitingMs = qMax<qint64>(0, now - at);
-                    });
-                for (const JobQueueKey &k : spec.keys) {
-                    // The scheduled, retry and dead sets serve every queue: a page of their jobs
-                    // says which queue each belongs to.
-                    if (k.type == KeyType::ZSet
-                        && (k.role == QLatin1String("scheduled") || k.role == QLatin1String("retry")
-                            || k.role == QLatin1String("dead"))) {
-                        round->add({"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
-                                   [p, role = k.role](const RedisValue &v) {
-                                       for (const RedisValue &e : v.elements()) {
-                                           const auto [queue, id]
-                                               = payloadQueueAndId(QJsonDocument::fromJson(e.bytes()).object());
-                                           ActiveJob job;
-                                           job.id = id;
-                                           p->attributed.append({role, queue, job, {}});
-                                       }
-                                       p->sampled[role] += v.size();
-                                   });
-                    } else if (k.role == QLatin1String("queues") && k.type == KeyType::Set) {
-                        round->add({"SRANDMEMBER", k.key, QByteArray::number(kMaxQueues)}, [p](const RedisValue &v) {
-                            for (const RedisValue &e : v.elements())
-                                p->queueNames.append(e.bytes());
-                        });
-                    }
-                }
-                if (const QByteArray processes = spec.keyOf(QStringLiteral("workers")); !processes.isEmpty()) {
-                    round->add({"SRANDMEMBER", processes, QByteArray::number(kMaxWorkers)}, [p](const RedisValue &v) {
-                        for (const RedisValue &e : v.elements())
-                            p->sidekiqProcesses.append(e.bytes());
-                    });
-                    const QByteArray today
-                        = QDateTime::fromMSecsSinceEpoch(now, QTimeZone::utc()).date().toString(Qt::ISODate).toLatin1();
-                    round->add({"GET", "stat:processed:" + today}, [q](const RedisValue &v) {
-                        bool ok = false;
-                        const qint64 n = v.toInteger(&ok);
-                        q->processedToday = ok ? n : 0;
-                    });
-                }
-            } else if (lib == QLatin1String("Celery")) {
-                for (const JobQueueKey &k : spec.keys) {
-                    if (k.role != QLatin1String("unacked"))
-                        continue;
-                    if (k.type == KeyType::ZSet) {
-                        round->add(
-                            {"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
-                            [p](const RedisValue &v) {
-                                for (const auto &[tag, score] : boundedread::scoredMembers(v))
-                                    p->unackedAt.insert(tag, score);
-                            });
-                    } else if (k.type == KeyType::Hash) {
-                        // tag → [message, exchange, routing key]: the routing key names the queue.
-                        round->add(
-                            {"HSCAN", k.key, "0", "COUNT", QByteArray::number(JobQueueInfo::kActivePage)},
-                            [p](const RedisValue &v) {
-                                const RedisValue &fields = v.at(1);
-                                for (qsizetype f = 0; f + 1 < fields.size(); f += 2) {
-                                    const QJsonArray entry = QJsonDocument::fromJson(fields.at(f + 1).bytes()).array();
-                                    auto [queue, id] = payloadQueueAndId(entry.at(0).toObject());
-                                    if (!entry.at(2).toString().isEmpty())
-                                        queue = entry.at(2).toString().toUtf8();
-                                    ActiveJob job;
-                                    job.id = id;
-                                    p->attributed.append({QStringLiteral("unacked"), queue, job, fields.at(f).bytes()});
-                                }
-                                p->sampled[QStringLiteral("unacked")] += fields.size() / 2;
-                            });
-                    }
-                }
-            }
-        } else if (phase == 1) {
-            if (isBull(lib)) {
-                for (const QByteArray &id : std::as_const(p->bullActive)) {
-                    const QByteArray job = spec.prefix + ':' + id;
-                    ActiveJob active;
-                    active.id = id;
-                    q->active.append(active);
-                    const qsizetype at = q->active.size() - 1;
-                    round->add({"PTTL", job + ":lock"}, [q, at](const RedisValue &v) {
-                        ActiveJob &a = q->active[at];
-                        a.lockTtlMs = v.toInteger();
-                        if (a.lockTtlMs == -2) {
-                            a.stalled = true;
-                            a.why = QStringLiteral("active without its lock: the worker that took it has stopped");
-                            q->stalled.append(a.id);
-                        }
-                    });
-                    round->add({"HGET", job, "processedOn"}, [q, at, now](const RedisValue &v) {
-                        const qint64 started = epochMs(v.bytes());
-                        if (started > 0)
-                            q->active[at].runningMs = qMax<qint64>(0, now - started);
-                    });
-                }
-                if (!p->oldestId.isEmpty())
-                    round->add({"HGET", spec.prefix + ':' + p->oldestId, "timestamp"}, [q, now](const RedisValue &v) {
-                        const qint64 at = epochMs(v.bytes());
-                        if (at > 0)
-                            q->oldestWaitingMs = qMax<qint64>(0, now - at);
-                    });
-            } else if (lib == QLatin1String("RQ")) {
-                for (const auto &[member, expiry] : std::as_const(p->rqStarted)) {
-                    // RQ 2 writes "<job id>:<execution id>"; RQ 1 the job id alone.
-                    const qsizetype colon = member.indexOf(':');
-                    const QByteArray id = colon > 0 ? member.left(colon) : member;
-                    ActiveJob a;
-                    a.id = id;
-                    if (qint64(expiry * 1000) < now) {
-                        a.stalled = true;
-                        a.why = QStringLiteral("past its deadline in the started registry");
-                    }
-                    q->active.append(a);
-                    const qsizetype at = q->active.size() - 1;
-                    round->add({"HMGET", "rq:job:" + id, "started_at", "worker_name"},
-                               [q, p, at, now](const RedisValue &v) {
-                                   ActiveJob &job = q->active[at];
-                                   const qint64 started = epochMs(v.at(0).bytes());
-                                   if (started > 0)
-                                       job.runningMs = qMax<qint64>(0, now - started);
-                                   job.worker = QString::fromUtf8(v.at(1).bytes());
-                                   if (!job.worker.isEmpty())
-                                       p->rqJobWorker.insert(job.id, v.at(1).bytes());
-                               });
-                }
-                if (!p->oldestId.isEmpty())
-                    round->add({"HGET", "rq:job:" + p->oldestId, "enqueued_at"}, [q, now](const RedisValue &v) {
-                        const qint64 at = epochMs(v.bytes());
-                        if (at > 0)
-                            q->oldestWaitingMs = qMax<qint64>(0, now - at);
-                    });
-            } else if (lib == QLatin1String("Sidekiq")) {
-                for (const QByteArray &identity : std::as_const(p->sidekiqProcesses)) {
-                    QueueWorker worker;
-                    worker.name = QString::fromUtf8(identity);
-                    q->workers.append(worker);
-                    const qsizetype at = q->workers.size() - 1;
-                    round->add({"HMGET", identity, "beat", "busy"}, [q, at, now](const RedisValue &v) {
-                        QueueWorker &w = q->workers[at];
-                        const qint64 beat = epochMs(v.at(0).bytes());
-                        // The process hash expires 60 s after the last beat: no hash, no process.
-                        w.lastSeenMs = beat > 0 ? qMax<qint64>(0, now - beat) : -1;
-                        w.alive = beat > 0 && now - beat <= kSidekiqStoppedMs;
-                    });
-                    // Sidekiq 7 and later keep a process's work in "<identity>:work", 6 in ":workers".
-                    for (const char *suffix : {":work", ":workers"}) {
-                        round->add({"HSCAN", identity + suffix, "0", "COUNT", QByteArray::number(kMaxWorkers)},
-                                   [q, p, at, now](const RedisValue &v) {
-                                       const RedisValue &fields = v.at(1);
-                                       for (qsizetype k = 1; k < fields.size(); k += 2) {
-                                           const QJsonObject work
-                                               = QJsonDocument::fromJson(fields.at(k).bytes()).object();
-                                           const QJsonValue payload = work.value(QLatin1String("payload"));
-                                           const QJsonObject job = payload.isString()
-                                               ? QJsonDocument::fromJson(payload.toString().toUtf8()).object()
-                                               : payload.toObject();
-                                           auto [queue, id] = payloadQueueAndId(job);
-                                           if (queue.isEmpty())
-                                               queue = work.value(QLatin1String("queue")).toString().toUtf8();
-                                           ActiveJob active;
-                                           active.id = id;
-                                           active.worker = q->workers.at(at).name;
-                                           const QJsonValue runAt = work.value(QLatin1String("run_at"));
-                                           const qint64 started = runAt.isDouble()
-                                               ? epochMs(QByteArray::number(runAt.toDouble(), 'f', 3))
-                                               : 0;
-                                           if (started > 0)
-                                               active.runningMs = qMax<qint64>(0, now - started);
-                                           q->workers[at].holds.append(id);
-                                           p->attributed.append({QStringLiteral("active"), queue, active, {}});
-                                       }
-                                   });
-                    }
-                }
-            }
-            for (const QByteArray &key : std::as_const(p->rqWorkers)) {
-                QueueWorker worker;
-                worker.name = QString::fromUtf8(key.mid(qstrlen("rq:worker:")));
-                q->workers.append(worker);
-                const qsizetype at = q->workers.size() - 1;
-                round->add({"HMGET", key, "last_heartbeat", "version"}, [q, at, now](const RedisValue &v) {
-                    QueueWorker &w = q->workers[at];
-                    const qint64 beat = epochMs(v.at(0).bytes());
-                    w.lastSeenMs = beat > 0 ? qMax<qint64>(0, now - beat) : -1;
-                    w.alive = beat > 0 && now - beat <= kRqStoppedMs;
-                    if (q->version.isEmpty() && !v.at(1).bytes().isEmpty())
-                        q->version = QStringLiteral("rq %1").arg(QString::fromUtf8(v.at(1).bytes()));
-                });
-            }
-        } else if (phase == 2 && lib == QLatin1String("RQ")) {
-            // The workers that run the started jobs, read where the queue's own set missed them.
-            QSet<QByteArray> asked;
-            for (auto it = p->rqJobWorker.cbegin(); it != p->rqJobWorker.cend(); ++it) {
-                const QByteArray &name = it.value();
-                if (asked.contains(name))
-                    continue;
-                asked.insert(name);
-                round->add({"HGET", "rq:worker:" + name, "last_heartbeat"}, [q, name, now](const RedisValue &v) {
-                    const qint64 beat = epochMs(v.bytes());
-                    const bool alive = beat > 0 && now - beat <= kRqStoppedMs;
-                    for (ActiveJob &a : q->active) {
-                        if (a.worker.toUtf8() != name || alive || a.stalled)
-                            continue;
-                        a.stalled = true;
-                        a.why = beat > 0 ? QStringLiteral("its worker stopped beating")
-                                         : QStringLiteral("its worker is gone");
-                    }
-                    for (QueueWorker &w : q->workers) {
-                        if (w.name.toUtf8() == name && !alive)
-                            w.alive = false;
-                    }
-                });
-            }
-        }
+        const QString lib = round->rows.at(i).spec.library;
+        if (phase == 0)
+            addCounts(*round, i);
+        if (isBull(lib))
+            readBull(*round, i, phase);
+        else if (lib == QLatin1String("RQ"))
+            readRq(*round, i, phase);
+        else if (lib == QLatin1String("Sidekiq"))
+            readSidekiq(*round, i, phase);
+        else if (lib == QLatin1String("Celery") && phase == 0)
+            readCelery(*round, i);
     }
     if (round->commands.isEmpty() && phase < 2) {
         runPhase(round, phase + 1);
         return;
     }
-    const auto finish = [this, round] {
-        m_reading = false;
-        distribute(*round);
-        if (round->clients) {
-            m_clients = *round->clients;
-            m_clientsAtMs = round->now;
-        }
-        for (JobQueueInfo &q : round->rows) {
-            if (isBull(q.spec.library)) {
-                flagLongRunning(q);
-                q.workers += jobqueues::connectionWorkers(m_clients, q.spec);
-            }
-            if (q.spec.library == QLatin1String("RQ")) {
-                for (const ActiveJob &a : std::as_const(q.active)) {
-                    if (a.stalled)
-                        q.stalled.append(a.id);
-                }
-                for (QueueWorker &w : q.workers) {
-                    if (w.alive)
-                        continue;
-                    for (const ActiveJob &a : std::as_const(q.active)) {
-                        if (a.worker == w.name)
-                            w.holds.append(a.id);
-                    }
-                }
-            }
-            for (const JobQueueInfo &before : std::as_const(m_previous)) {
-                if (before.spec.id() != q.spec.id() || before.readAtMs >= q.readAtMs)
-                    continue;
-                const double minutes = double(q.readAtMs - before.readAtMs) / 60000.0;
-                for (auto it = q.states.cbegin(); it != q.states.cend(); ++it) {
-                    if (before.states.contains(it.key()))
-                        q.growthPerMin.insert(it.key(), double(it.value() - before.states.value(it.key())) / minutes);
-                }
-            }
-        }
-        m_previous = round->rows;
-        Q_EMIT queuesAvailable(round->rows);
-        if (m_again) {
-            m_again = false;
-            refresh();
-        }
-    };
     if (round->commands.isEmpty()) {
-        finish();
+        finishRound(round);
         return;
     }
-    m_client->sendBatch(round->commands, m_context, [this, round, phase, finish](const RedisReply &r) {
+    m_client->sendBatch(round->commands, m_context, [this, round, phase](const RedisReply &r) {
         if (!r.ok()) {
             m_reading = false;
             Q_EMIT failed(r.error.message);
@@ -639,6 +647,53 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
         if (phase < 2)
             runPhase(round, phase + 1);
         else
-            finish();
+            finishRound(round);
     });
 }
+
+// The round is read: the library-wide sets go to their queues, then stalls, workers, growth.
+void JobQueuesReader::finishRound(const std::shared_ptr<Round> &round)
+{
+    m_reading = false;
+    distribute(*round);
+    if (round->clients) {
+        m_clients = *round->clients;
+        m_clientsAtMs = round->now;
+    }
+    for (JobQueueInfo &q : round->rows) {
+        if (isBull(q.spec.library)) {
+            flagLongRunning(q);
+            q.workers += jobqueues::connectionWorkers(m_clients, q.spec);
+        }
+        if (q.spec.library == QLatin1String("RQ")) {
+            for (const ActiveJob &a : std::as_const(q.active)) {
+                if (a.stalled)
+                    q.stalled.append(a.id);
+            }
+            for (QueueWorker &w : q.workers) {
+                if (w.alive)
+                    continue;
+                for (const ActiveJob &a : std::as_const(q.active)) {
+                    if (a.worker == w.name)
+                        w.holds.append(a.id);
+                }
+            }
+        }
+        for (const JobQueueInfo &before : std::as_const(m_previous)) {
+            if (before.spec.id() != q.spec.id() || before.readAtMs >= q.readAtMs)
+                continue;
+            const double minutes = double(q.readAtMs - before.readAtMs) / 60000.0;
+            for (auto it = q.states.cbegin(); it != q.states.cend(); ++it) {
+                if (before.states.contains(it.key()))
+                    q.growthPerMin.insert(it.key(), double(it.value() - before.states.value(it.key())) / minutes);
+            }
+        }
+    }
+    m_previous = round->rows;
+    Q_EMIT queuesAvailable(round->rows);
+    if (m_again) {
+        m_again = false;
+        refresh();
+    }
+}
+

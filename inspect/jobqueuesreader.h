@@ -59,6 +59,13 @@ Q_SIGNALS:
 private:
     struct Round;
     void runPhase(const std::shared_ptr<Round> &round, int phase);
+    // What one queue adds to a phase's batch, by library (a row of round.rows).
+    static void addCounts(Round &round, qsizetype row);
+    static void readBull(Round &round, qsizetype row, int phase);
+    static void readRq(Round &round, qsizetype row, int phase);
+    static void readSidekiq(Round &round, qsizetype row, int phase);
+    static void readCelery(Round &round, qsizetype row);
+    void finishRound(const std::shared_ptr<Round> &round);
     static void distribute(Round &round);
     qint64 now() const;
 
