@@ -59,6 +59,66 @@ void readRqResult(const RedisValue &reply, JobEntry *job)
         job->finishedMs = at;
 }
 
+// A range read's reply as (member, score) pairs, in the order the page lists them; the score is
+// NaN where the key is not a sorted set.
+QList<QPair<QByteArray, double>> membersOf(const RedisValue &v, KeyType type, const QString &library)
+{
+    QList<QPair<QByteArray, double>> members;
+    if (type == KeyType::ZSet)
+        return boundedread::scoredMembers(v);
+    if (type == KeyType::Hash) {
+        // Celery's unacked: delivery tag → [message, exchange, routing key].
+        const RedisValue &fields = v.at(1);
+        for (qsizetype f = 1; f < fields.size(); f += 2) {
+            const QJsonObject message = QJsonDocument::fromJson(fields.at(f).bytes()).array().at(0).toObject();
+            members.append({message.isEmpty() ? fields.at(f).bytes()
+                                              : QJsonDocument(message).toJson(QJsonDocument::Compact),
+                            qQNaN()});
+        }
+        return members;
+    }
+    QList<RedisValue> elements = v.elements();
+    if (type == KeyType::List && jobpages::takesFromRight(library))
+        std::reverse(elements.begin(), elements.end());
+    for (const RedisValue &e : elements)
+        members.append({e.bytes(), qQNaN()});
+    return members;
+}
+
+// The page's jobs from one key's members: ids (the libraries that keep job hashes) or payloads,
+// with the due or end time a sorted set's scores give, in whatever epoch unit they are.
+void appendJobs(JobPage &page, const QList<QPair<QByteArray, double>> &members, const QString &library, qint64 now)
+{
+    QList<double> scores;
+    for (const auto &m : members) {
+        if (!std::isnan(m.second))
+            scores.append(m.second);
+    }
+    const double scale = scores.isEmpty() ? 0 : epochScoreScale(scores, now);
+    const bool hashes = jobpages::keepsJobHashes(library);
+    for (const auto &[member, score] : members) {
+        JobEntry job;
+        if (hashes) {
+            // RQ 2 lists a started job as "<job id>:<execution id>".
+            const qsizetype colon = library == QLatin1String("RQ") ? member.indexOf(':') : -1;
+            job.id = colon > 0 ? member.left(colon) : member;
+        } else {
+            job = jobpages::entryFromPayload(member);
+        }
+        if (scale > 0 && !std::isnan(score)) {
+            const qint64 ms = qint64(score / scale);
+            if (jobpages::newestFirst(page.role)) {
+                // RQ scores its failed and finished registries by when they expire.
+                if (library != QLatin1String("RQ") && job.finishedMs < 0)
+                    job.finishedMs = ms;
+            } else if (job.dueMs < 0) {
+                job.dueMs = ms;
+            }
+        }
+        page.jobs.append(job);
+    }
+}
+
 } // namespace
 
 // One page being read: the keys of the state, their lengths, and the page's members.
@@ -168,61 +228,14 @@ void JobPageReader::readMembers(const std::shared_ptr<Read> &read)
             Q_EMIT failed(r.error.message);
             return;
         }
-        const QString &library = read->queue.library;
-        const bool hashes = !jobpages::jobHashKey(read->queue, "x").isEmpty();
+        const bool hashes = jobpages::keepsJobHashes(read->queue.library);
         for (qsizetype i = 0; i < sources.size(); ++i) {
-            const JobQueueKey &k = sources.at(i);
             const RedisValue &v = r.value(i);
-            if (v.isError()) {
+            if (v.isError())
                 read->page.error = QString::fromUtf8(v.bytes());
-                continue;
-            }
-            QList<QPair<QByteArray, double>> members;
-            if (k.type == KeyType::ZSet) {
-                members = boundedread::scoredMembers(v);
-            } else if (k.type == KeyType::Hash) {
-                // Celery's unacked: delivery tag → [message, exchange, routing key].
-                const RedisValue &fields = v.at(1);
-                for (qsizetype f = 1; f < fields.size(); f += 2) {
-                    const QJsonObject message = QJsonDocument::fromJson(fields.at(f).bytes()).array().at(0).toObject();
-                    members.append({message.isEmpty() ? fields.at(f).bytes()
-                                                      : QJsonDocument(message).toJson(QJsonDocument::Compact),
-                                    qQNaN()});
-                }
-            } else {
-                QList<RedisValue> elements = v.elements();
-                if (k.type == KeyType::List && jobpages::takesFromRight(library))
-                    std::reverse(elements.begin(), elements.end());
-                for (const RedisValue &e : elements)
-                    members.append({e.bytes(), qQNaN()});
-            }
-            QList<double> scores;
-            for (const auto &m : members) {
-                if (!std::isnan(m.second))
-                    scores.append(m.second);
-            }
-            const double scale = scores.isEmpty() ? 0 : epochScoreScale(scores, read->now);
-            for (const auto &[member, score] : members) {
-                JobEntry job;
-                if (hashes) {
-                    // RQ 2 lists a started job as "<job id>:<execution id>".
-                    const qsizetype colon = library == QLatin1String("RQ") ? member.indexOf(':') : -1;
-                    job.id = colon > 0 ? member.left(colon) : member;
-                } else {
-                    job = jobpages::entryFromPayload(member);
-                }
-                if (scale > 0 && !std::isnan(score)) {
-                    const qint64 ms = qint64(score / scale);
-                    if (jobpages::newestFirst(read->page.role)) {
-                        // RQ scores its failed and finished registries by when they expire.
-                        if (library != QLatin1String("RQ") && job.finishedMs < 0)
-                            job.finishedMs = ms;
-                    } else if (job.dueMs < 0) {
-                        job.dueMs = ms;
-                    }
-                }
-                read->page.jobs.append(job);
-            }
+            else
+                appendJobs(read->page, membersOf(v, sources.at(i).type, read->queue.library), read->queue.library,
+                           read->now);
         }
         if (hashes && !read->page.jobs.isEmpty())
             readHashes(read);

@@ -81,6 +81,11 @@ QStringList browsableRoles(const JobQueueSpec &spec)
     return roles;
 }
 
+bool keepsJobHashes(const QString &library)
+{
+    return library == QLatin1String("BullMQ") || library == QLatin1String("Bull") || library == QLatin1String("RQ");
+}
+
 QByteArray jobHashKey(const JobQueueSpec &queue, const QByteArray &id)
 {
     if (queue.library == QLatin1String("RQ"))

@@ -47,6 +47,9 @@ constexpr int kPageSize = 100;
 // The states of the queue whose jobs can be listed: the roles of its own state keys, in the
 // order of jobqueues::stateRoles().
 QStringList browsableRoles(const JobQueueSpec &spec);
+// Whether the library keeps each job in a hash of its own (BullMQ, Bull, RQ) rather than in
+// the payload its state keys hold.
+bool keepsJobHashes(const QString &library);
 // The hash a job of this queue lives in (BullMQ, Bull: "<prefix>:<id>"; RQ: "rq:job:<id>"), or
 // empty where the library keeps the job in its payload.
 QByteArray jobHashKey(const JobQueueSpec &queue, const QByteArray &id);
