@@ -107,7 +107,49 @@ void ConsolePanel::buildUi()
 
     m_tabs = new QTabWidget(split);
     m_tabs->setMinimumWidth(370); // room for a readable value column next to element and type
-    // Result
+    m_tabs->addTab(buildResultPage(), tr("Result"));
+
+    m_tabs->addTab(buildLibraryPage(), tr("Library"));
+
+    m_tabs->addTab(buildHistoryPage(), tr("History"));
+
+    split->addWidget(left);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    outer->addWidget(split, 1);
+
+    connect(m_runButton, &QPushButton::clicked, this, &ConsolePanel::run);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ConsolePanel::cancel);
+    connect(m_editor, &LuaEditor::runRequested, this, &ConsolePanel::run);
+    // Ctrl+Enter from the tables too, not only from the editor.
+    auto *runAction = new QAction(tr("Run"), this);
+    runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    runAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(runAction, &QAction::triggered, this, &ConsolePanel::run);
+    addAction(runAction);
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path
+            = QFileDialog::getOpenFileName(this, tr("Open Lua script"), {}, tr("Lua scripts (*.lua);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !openFrom(path, &error))
+            setNotice(error, true);
+    });
+    connect(save, &QPushButton::clicked, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save Lua script"), {}, tr("Lua scripts (*.lua)"));
+        if (path.isEmpty())
+            return;
+        if (!path.endsWith(QLatin1String(".lua")))
+            path += QLatin1String(".lua");
+        QString error;
+        if (!saveTo(path, &error))
+            setNotice(error, true);
+    });
+}
+
+// The result: a notice with SCRIPT KILL, the typed result tree, the time taken and the hex switch.
+QWidget *ConsolePanel::buildResultPage()
+{
     auto *resultPage = new QWidget(m_tabs);
     auto *rl = new QVBoxLayout(resultPage);
     auto *noticeRow = new QHBoxLayout;
@@ -136,9 +178,17 @@ void ConsolePanel::buildUi()
     resultBar->addWidget(m_elapsed, 1);
     resultBar->addWidget(m_hex);
     rl->addLayout(resultBar);
-    m_tabs->addTab(resultPage, tr("Result"));
+    connect(m_killButton, &QPushButton::clicked, this, &ConsolePanel::killScript);
+    connect(m_hex, &QCheckBox::toggled, this, [this](bool on) {
+        m_result->setHexMode(on);
+        m_resultView->expandAll();
+    });
+    return resultPage;
+}
 
-    // Library
+// The library of scripts, with the selected one's documentation.
+QWidget *ConsolePanel::buildLibraryPage()
+{
     auto *libraryPage = new QWidget(m_tabs);
     auto *ll = new QVBoxLayout(libraryPage);
     m_library = new QListWidget(libraryPage);
@@ -151,9 +201,19 @@ void ConsolePanel::buildUi()
     ll->addWidget(m_library, 1);
     ll->addWidget(m_libraryDoc, 2);
     ll->addWidget(insert, 0, Qt::AlignRight);
-    m_tabs->addTab(libraryPage, tr("Library"));
+    connect(m_library, &QListWidget::currentRowChanged, this, &ConsolePanel::showLibraryDoc);
+    connect(m_library, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem *item) { insertLibraryScript(item->text()); });
+    connect(insert, &QPushButton::clicked, this, [this] {
+        if (QListWidgetItem *item = m_library->currentItem())
+            insertLibraryScript(item->text());
+    });
+    return libraryPage;
+}
 
-    // History
+// The runs so far, to restore into the editor.
+QWidget *ConsolePanel::buildHistoryPage()
+{
     auto *historyPage = new QWidget(m_tabs);
     auto *hl = new QVBoxLayout(historyPage);
     m_historyList = new QListWidget(historyPage);
@@ -168,59 +228,14 @@ void ConsolePanel::buildUi()
     historyButtons->addWidget(restore);
     hl->addWidget(m_historyList, 1);
     hl->addLayout(historyButtons);
-    m_tabs->addTab(historyPage, tr("History"));
-
-    split->addWidget(left);
-    split->addWidget(m_tabs);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    outer->addWidget(split, 1);
-
     connect(m_keepArguments, &QCheckBox::toggled, this, [this](bool keep) {
         m_history.setKeepArguments(keep);
         refreshHistory();
         Q_EMIT historyKeepsArgumentsChanged(keep);
     });
-    connect(m_runButton, &QPushButton::clicked, this, &ConsolePanel::run);
-    connect(m_cancelButton, &QPushButton::clicked, this, &ConsolePanel::cancel);
-    connect(m_killButton, &QPushButton::clicked, this, &ConsolePanel::killScript);
-    connect(m_editor, &LuaEditor::runRequested, this, &ConsolePanel::run);
-    // Ctrl+Enter from the tables too, not only from the editor.
-    auto *runAction = new QAction(tr("Run"), this);
-    runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
-    runAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    connect(runAction, &QAction::triggered, this, &ConsolePanel::run);
-    addAction(runAction);
-    connect(m_hex, &QCheckBox::toggled, this, [this](bool on) {
-        m_result->setHexMode(on);
-        m_resultView->expandAll();
-    });
-    connect(open, &QPushButton::clicked, this, [this] {
-        const QString path
-            = QFileDialog::getOpenFileName(this, tr("Open Lua script"), {}, tr("Lua scripts (*.lua);;All files (*)"));
-        QString error;
-        if (!path.isEmpty() && !openFrom(path, &error))
-            setNotice(error, true);
-    });
-    connect(save, &QPushButton::clicked, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save Lua script"), {}, tr("Lua scripts (*.lua)"));
-        if (path.isEmpty())
-            return;
-        if (!path.endsWith(QLatin1String(".lua")))
-            path += QLatin1String(".lua");
-        QString error;
-        if (!saveTo(path, &error))
-            setNotice(error, true);
-    });
-    connect(m_library, &QListWidget::currentRowChanged, this, &ConsolePanel::showLibraryDoc);
-    connect(m_library, &QListWidget::itemActivated, this,
-            [this](QListWidgetItem *item) { insertLibraryScript(item->text()); });
-    connect(insert, &QPushButton::clicked, this, [this] {
-        if (QListWidgetItem *item = m_library->currentItem())
-            insertLibraryScript(item->text());
-    });
     connect(m_historyList, &QListWidget::itemActivated, this, [this] { restoreRun(m_historyList->currentRow()); });
     connect(restore, &QPushButton::clicked, this, [this] { restoreRun(m_historyList->currentRow()); });
+    return historyPage;
 }
 
 QWidget *ConsolePanel::buildParamTable(const QString &title, const QString &prefix, QTableWidget **table)

@@ -97,6 +97,9 @@ Q_SIGNALS:
 
 private:
     void buildUi();
+    QWidget *buildResultPage();
+    QWidget *buildLibraryPage();
+    QWidget *buildHistoryPage();
     QWidget *buildParamTable(const QString &title, const QString &prefix, QTableWidget **table);
     void setParams(QTableWidget *table, const QString &prefix, const QStringList &values, const QStringList &meanings);
     std::optional<QList<QByteArray>> params(QTableWidget *table, const QString &prefix, QString *error) const;
