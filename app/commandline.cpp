@@ -220,10 +220,30 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     const QCommandLineOption progress(QStringLiteral("progress"),
                                       QStringLiteral("Draw the progress bar on stderr even when it is not a "
                                                      "terminal."));
-    parser.addOptions(
-        {help,     c.host,     c.port,     c.socket,         c.pass,    c.user, c.askPass,   c.db,       c.tls,
-         c.caCert, c.insecure, c.readOnly, c.connectTimeout, c.timeout, c.demo, c.separator, c.scanRate, format,
-         match,    limit,      table,      jobs,           page,      progress});
+    parser.addOptions({help,
+                       c.host,
+                       c.port,
+                       c.socket,
+                       c.pass,
+                       c.user,
+                       c.askPass,
+                       c.db,
+                       c.tls,
+                       c.caCert,
+                       c.insecure,
+                       c.readOnly,
+                       c.connectTimeout,
+                       c.timeout,
+                       c.demo,
+                       c.separator,
+                       c.scanRate,
+                       format,
+                       match,
+                       limit,
+                       table,
+                       jobs,
+                       page,
+                       progress});
     parser.addPositionalArgument(QStringLiteral("panel"), panels, QStringLiteral("PANEL"));
     parser.addPositionalArgument(QStringLiteral("key"), QStringLiteral("leaderboard, geo: the key to show."),
                                  QStringLiteral("[KEY]"));

@@ -3,8 +3,8 @@
 
 #include "geo.h"
 #include "georeader.h"
-#include "jobqueues.h"
 #include "jobpagereader.h"
+#include "jobqueues.h"
 #include "jobqueuesreader.h"
 #include "keyspacescan.h"
 #include "leaderboard.h"
@@ -142,11 +142,12 @@ QJsonObject ShowQueues::details() const
             QJsonArray items;
             for (const JobEntry &job : page->jobs)
                 items.append(jobpages::toJson(job));
-            o.insert(QStringLiteral("jobs"), QJsonObject{{QStringLiteral("state"), page->role},
-                                                         {QStringLiteral("total"), page->total},
-                                                         {QStringLiteral("page"), page->page + 1},
-                                                         {QStringLiteral("pages"), page->pageCount()},
-                                                         {QStringLiteral("items"), items}});
+            o.insert(QStringLiteral("jobs"),
+                     QJsonObject{{QStringLiteral("state"), page->role},
+                                 {QStringLiteral("total"), page->total},
+                                 {QStringLiteral("page"), page->page + 1},
+                                 {QStringLiteral("pages"), page->pageCount()},
+                                 {QStringLiteral("items"), items}});
         }
         queues.append(o);
     }

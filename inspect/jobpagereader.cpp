@@ -17,8 +17,8 @@ QList<QByteArray> pageFields(const QString &library)
 {
     if (library == QLatin1String("RQ"))
         return {"description", "created_at", "enqueued_at", "ended_at", "status", "exc_info"};
-    return {"name", "timestamp", "delay", "processedOn", "finishedOn", "failedReason", "atm", "attemptsMade",
-            "stacktrace"};
+    return {"name",         "timestamp", "delay",        "processedOn", "finishedOn",
+            "failedReason", "atm",       "attemptsMade", "stacktrace"};
 }
 
 // RQ compresses a job's exc_info with zlib; older versions kept the text as it was.
@@ -71,9 +71,9 @@ QList<QPair<QByteArray, double>> membersOf(const RedisValue &v, KeyType type, co
         const RedisValue &fields = v.at(1);
         for (qsizetype f = 1; f < fields.size(); f += 2) {
             const QJsonObject message = QJsonDocument::fromJson(fields.at(f).bytes()).array().at(0).toObject();
-            members.append({message.isEmpty() ? fields.at(f).bytes()
-                                              : QJsonDocument(message).toJson(QJsonDocument::Compact),
-                            qQNaN()});
+            members.append(
+                {message.isEmpty() ? fields.at(f).bytes() : QJsonDocument(message).toJson(QJsonDocument::Compact),
+                 qQNaN()});
         }
         return members;
     }
@@ -131,7 +131,8 @@ struct JobPageReader::Read
     qint64 now = 0;
 };
 
-JobPageReader::JobPageReader(RedisClient *client, QObject *parent) : QObject(parent), m_client(client) { }
+JobPageReader::JobPageReader(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
 
 JobPageReader::~JobPageReader() = default;
 

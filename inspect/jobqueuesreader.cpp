@@ -338,13 +338,13 @@ void JobQueuesReader::readBull(Round &round, qsizetype row, int phase)
         if (const QByteArray meta = spec.keyOf(QStringLiteral("meta"));
             !meta.isEmpty() && lib == QLatin1String("BullMQ"))
             round.add({"HGET", meta, "version"},
-                       [q](const RedisValue &v) { q->version = QString::fromUtf8(v.bytes()); });
+                      [q](const RedisValue &v) { q->version = QString::fromUtf8(v.bytes()); });
         if (const QByteArray active = spec.keyOf(QStringLiteral("active")); !active.isEmpty())
             round.add({"LRANGE", active, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
-                       [p](const RedisValue &v) {
-                           for (const RedisValue &e : v.elements())
-                               p->bullActive.append(e.bytes());
-                       });
+                      [p](const RedisValue &v) {
+                          for (const RedisValue &e : v.elements())
+                              p->bullActive.append(e.bytes());
+                      });
         // Producers LPUSH and workers take from the right: the oldest is last.
         if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
             round.add({"LINDEX", wait, "-1"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
@@ -391,7 +391,7 @@ void JobQueuesReader::readRq(Round &round, qsizetype row, int phase)
     if (phase == 0) {
         if (const QByteArray wip = spec.keyOf(QStringLiteral("active")); !wip.isEmpty())
             round.add({"ZRANGE", wip, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
-                       [p](const RedisValue &v) { p->rqStarted = boundedread::scoredMembers(v); });
+                      [p](const RedisValue &v) { p->rqStarted = boundedread::scoredMembers(v); });
         // RQ appends with RPUSH and workers pop the left: the oldest is first.
         if (const QByteArray wait = spec.keyOf(QStringLiteral("waiting")); !wait.isEmpty())
             round.add({"LINDEX", wait, "0"}, [p](const RedisValue &v) { p->oldestId = v.bytes(); });
@@ -413,16 +413,15 @@ void JobQueuesReader::readRq(Round &round, qsizetype row, int phase)
             }
             q->active.append(a);
             const qsizetype at = q->active.size() - 1;
-            round.add({"HMGET", "rq:job:" + id, "started_at", "worker_name"},
-                       [q, p, at, now](const RedisValue &v) {
-                           ActiveJob &job = q->active[at];
-                           const qint64 started = epochMs(v.at(0).bytes());
-                           if (started > 0)
-                               job.runningMs = qMax<qint64>(0, now - started);
-                           job.worker = QString::fromUtf8(v.at(1).bytes());
-                           if (!job.worker.isEmpty())
-                               p->rqJobWorker.insert(job.id, v.at(1).bytes());
-                       });
+            round.add({"HMGET", "rq:job:" + id, "started_at", "worker_name"}, [q, p, at, now](const RedisValue &v) {
+                ActiveJob &job = q->active[at];
+                const qint64 started = epochMs(v.at(0).bytes());
+                if (started > 0)
+                    job.runningMs = qMax<qint64>(0, now - started);
+                job.worker = QString::fromUtf8(v.at(1).bytes());
+                if (!job.worker.isEmpty())
+                    p->rqJobWorker.insert(job.id, v.at(1).bytes());
+            });
         }
         if (!p->oldestId.isEmpty())
             round.add({"HGET", "rq:job:" + p->oldestId, "enqueued_at"}, [q, now](const RedisValue &v) {
@@ -493,16 +492,16 @@ void JobQueuesReader::readSidekiq(Round &round, qsizetype row, int phase)
                 && (k.role == QLatin1String("scheduled") || k.role == QLatin1String("retry")
                     || k.role == QLatin1String("dead"))) {
                 round.add({"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1)},
-                           [p, role = k.role](const RedisValue &v) {
-                               for (const RedisValue &e : v.elements()) {
-                                   const auto [queue, id]
-                                       = payloadQueueAndId(QJsonDocument::fromJson(e.bytes()).object());
-                                   ActiveJob job;
-                                   job.id = id;
-                                   p->attributed.append({role, queue, job, {}});
-                               }
-                               p->sampled[role] += v.size();
-                           });
+                          [p, role = k.role](const RedisValue &v) {
+                              for (const RedisValue &e : v.elements()) {
+                                  const auto [queue, id]
+                                      = payloadQueueAndId(QJsonDocument::fromJson(e.bytes()).object());
+                                  ActiveJob job;
+                                  job.id = id;
+                                  p->attributed.append({role, queue, job, {}});
+                              }
+                              p->sampled[role] += v.size();
+                          });
             } else if (k.role == QLatin1String("queues") && k.type == KeyType::Set) {
                 round.add({"SRANDMEMBER", k.key, QByteArray::number(kMaxQueues)}, [p](const RedisValue &v) {
                     for (const RedisValue &e : v.elements())
@@ -539,31 +538,29 @@ void JobQueuesReader::readSidekiq(Round &round, qsizetype row, int phase)
             // Sidekiq 7 and later keep a process's work in "<identity>:work", 6 in ":workers".
             for (const char *suffix : {":work", ":workers"}) {
                 round.add({"HSCAN", identity + suffix, "0", "COUNT", QByteArray::number(kMaxWorkers)},
-                           [q, p, at, now](const RedisValue &v) {
-                               const RedisValue &fields = v.at(1);
-                               for (qsizetype k = 1; k < fields.size(); k += 2) {
-                                   const QJsonObject work
-                                       = QJsonDocument::fromJson(fields.at(k).bytes()).object();
-                                   const QJsonValue payload = work.value(QLatin1String("payload"));
-                                   const QJsonObject job = payload.isString()
-                                       ? QJsonDocument::fromJson(payload.toString().toUtf8()).object()
-                                       : payload.toObject();
-                                   auto [queue, id] = payloadQueueAndId(job);
-                                   if (queue.isEmpty())
-                                       queue = work.value(QLatin1String("queue")).toString().toUtf8();
-                                   ActiveJob active;
-                                   active.id = id;
-                                   active.worker = q->workers.at(at).name;
-                                   const QJsonValue runAt = work.value(QLatin1String("run_at"));
-                                   const qint64 started = runAt.isDouble()
-                                       ? epochMs(QByteArray::number(runAt.toDouble(), 'f', 3))
-                                       : 0;
-                                   if (started > 0)
-                                       active.runningMs = qMax<qint64>(0, now - started);
-                                   q->workers[at].holds.append(id);
-                                   p->attributed.append({QStringLiteral("active"), queue, active, {}});
-                               }
-                           });
+                          [q, p, at, now](const RedisValue &v) {
+                              const RedisValue &fields = v.at(1);
+                              for (qsizetype k = 1; k < fields.size(); k += 2) {
+                                  const QJsonObject work = QJsonDocument::fromJson(fields.at(k).bytes()).object();
+                                  const QJsonValue payload = work.value(QLatin1String("payload"));
+                                  const QJsonObject job = payload.isString()
+                                      ? QJsonDocument::fromJson(payload.toString().toUtf8()).object()
+                                      : payload.toObject();
+                                  auto [queue, id] = payloadQueueAndId(job);
+                                  if (queue.isEmpty())
+                                      queue = work.value(QLatin1String("queue")).toString().toUtf8();
+                                  ActiveJob active;
+                                  active.id = id;
+                                  active.worker = q->workers.at(at).name;
+                                  const QJsonValue runAt = work.value(QLatin1String("run_at"));
+                                  const qint64 started
+                                      = runAt.isDouble() ? epochMs(QByteArray::number(runAt.toDouble(), 'f', 3)) : 0;
+                                  if (started > 0)
+                                      active.runningMs = qMax<qint64>(0, now - started);
+                                  q->workers[at].holds.append(id);
+                                  p->attributed.append({QStringLiteral("active"), queue, active, {}});
+                              }
+                          });
             }
         }
     }
@@ -579,29 +576,27 @@ void JobQueuesReader::readCelery(Round &round, qsizetype row)
         if (k.role != QLatin1String("unacked"))
             continue;
         if (k.type == KeyType::ZSet) {
-            round.add(
-                {"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
-                [p](const RedisValue &v) {
-                    for (const auto &[tag, score] : boundedread::scoredMembers(v))
-                        p->unackedAt.insert(tag, score);
-                });
+            round.add({"ZRANGE", k.key, "0", QByteArray::number(JobQueueInfo::kActivePage - 1), "WITHSCORES"},
+                      [p](const RedisValue &v) {
+                          for (const auto &[tag, score] : boundedread::scoredMembers(v))
+                              p->unackedAt.insert(tag, score);
+                      });
         } else if (k.type == KeyType::Hash) {
             // tag → [message, exchange, routing key]: the routing key names the queue.
-            round.add(
-                {"HSCAN", k.key, "0", "COUNT", QByteArray::number(JobQueueInfo::kActivePage)},
-                [p](const RedisValue &v) {
-                    const RedisValue &fields = v.at(1);
-                    for (qsizetype f = 0; f + 1 < fields.size(); f += 2) {
-                        const QJsonArray entry = QJsonDocument::fromJson(fields.at(f + 1).bytes()).array();
-                        auto [queue, id] = payloadQueueAndId(entry.at(0).toObject());
-                        if (!entry.at(2).toString().isEmpty())
-                            queue = entry.at(2).toString().toUtf8();
-                        ActiveJob job;
-                        job.id = id;
-                        p->attributed.append({QStringLiteral("unacked"), queue, job, fields.at(f).bytes()});
-                    }
-                    p->sampled[QStringLiteral("unacked")] += fields.size() / 2;
-                });
+            round.add({"HSCAN", k.key, "0", "COUNT", QByteArray::number(JobQueueInfo::kActivePage)},
+                      [p](const RedisValue &v) {
+                          const RedisValue &fields = v.at(1);
+                          for (qsizetype f = 0; f + 1 < fields.size(); f += 2) {
+                              const QJsonArray entry = QJsonDocument::fromJson(fields.at(f + 1).bytes()).array();
+                              auto [queue, id] = payloadQueueAndId(entry.at(0).toObject());
+                              if (!entry.at(2).toString().isEmpty())
+                                  queue = entry.at(2).toString().toUtf8();
+                              ActiveJob job;
+                              job.id = id;
+                              p->attributed.append({QStringLiteral("unacked"), queue, job, fields.at(f).bytes()});
+                          }
+                          p->sampled[QStringLiteral("unacked")] += fields.size() / 2;
+                      });
         }
     }
 }
@@ -696,4 +691,3 @@ void JobQueuesReader::finishRound(const std::shared_ptr<Round> &round)
         refresh();
     }
 }
-

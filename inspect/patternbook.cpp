@@ -155,8 +155,7 @@ void PatternBook::setVerdict(int id, int v)
     bool changed = true;
     if (s.verdict >= 0) {
         const PatternMatch &o = verdicts.at(s.verdict);
-        changed
-            = o.kind != m.kind || o.confidence != m.confidence || o.fromRule != m.fromRule || o.reason != m.reason;
+        changed = o.kind != m.kind || o.confidence != m.confidence || o.fromRule != m.fromRule || o.reason != m.reason;
         --counts[size_t(o.kind)];
     }
     ++counts[size_t(m.kind)];

@@ -80,8 +80,8 @@ void PatternIndex::Private::paceTick()
     if (!paceClock.isValid())
         paceClock.start();
     // No ceiling (0): one bounded batch in flight at a time, the next as soon as it answers.
-    allowance = maxCps <= 0 ? double(kUnpacedBatch)
-                            : qMin(allowance + elapsed * maxCps / 1000.0, qMax(8.0, maxCps / 4.0));
+    allowance
+        = maxCps <= 0 ? double(kUnpacedBatch) : qMin(allowance + elapsed * maxCps / 1000.0, qMax(8.0, maxCps / 4.0));
     if (allowance < 4)
         return;
     const QVersionNumber version = client->facts().version;
@@ -162,8 +162,7 @@ void PatternIndex::Private::scheduleSlice()
 // Work that will change verdicts is still queued or on the wire.
 bool PatternIndex::Private::working() const
 {
-    return !intake.isEmpty() || !propagations.isEmpty() || !reassign.isEmpty() || !wanting.isEmpty()
-        || batchInFlight;
+    return !intake.isEmpty() || !propagations.isEmpty() || !reassign.isEmpty() || !wanting.isEmpty() || batchInFlight;
 }
 
 void PatternIndex::Private::scheduleFlush()

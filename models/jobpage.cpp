@@ -97,15 +97,15 @@ QByteArray jobHashKey(const JobQueueSpec &queue, const QByteArray &id)
 
 bool takesFromRight(const QString &library)
 {
-    return library == QLatin1String("BullMQ") || library == QLatin1String("Bull")
-        || library == QLatin1String("Sidekiq") || library == QLatin1String("Celery");
+    return library == QLatin1String("BullMQ") || library == QLatin1String("Bull") || library == QLatin1String("Sidekiq")
+        || library == QLatin1String("Celery");
 }
 
 bool newestFirst(const QString &role)
 {
-    static const QStringList ended = {QStringLiteral("completed"), QStringLiteral("failed"), QStringLiteral("dead"),
-                                      QStringLiteral("finished"), QStringLiteral("canceled"),
-                                      QStringLiteral("succeeded")};
+    static const QStringList ended
+        = {QStringLiteral("completed"), QStringLiteral("failed"),   QStringLiteral("dead"),
+           QStringLiteral("finished"),  QStringLiteral("canceled"), QStringLiteral("succeeded")};
     return ended.contains(role);
 }
 
@@ -359,7 +359,8 @@ JobPageModel::JobPageModel(QObject *parent)
         },
         {[](const JobEntry &j) { return j.id; },
          [this](const JobEntry &j) {
-             if (!j.reason.isEmpty() && (m_page.role == QLatin1String("failed") || m_page.role == QLatin1String("dead")))
+             if (!j.reason.isEmpty()
+                 && (m_page.role == QLatin1String("failed") || m_page.role == QLatin1String("dead")))
                  return Severity::Bad;
              if (!j.reason.isEmpty() || (j.dueMs > 0 && j.dueMs < now()))
                  return Severity::Warning;
@@ -367,8 +368,7 @@ JobPageModel::JobPageModel(QObject *parent)
          },
          {}},
         parent)
-{
-}
+{ }
 
 void JobPageModel::setPage(const JobPage &page)
 {

@@ -381,7 +381,8 @@ JobQueuesModel::JobQueuesModel(QObject *parent)
              [](const JobQueueInfo &q, int role) -> QVariant {
                  switch (role) {
                  case Qt::TextAlignmentRole: return rightAligned();
-                 case RowTableRoles::SortRole: return q.completed.lastHour >= 0 ? q.completed.lastHour : q.processedToday;
+                 case RowTableRoles::SortRole:
+                     return q.completed.lastHour >= 0 ? q.completed.lastHour : q.processedToday;
                  case Qt::ToolTipRole:
                      if (q.completed.lastHour >= 0)
                          return QStringLiteral("%1 completed and %2 failed in the last hour; %3 and %4 since the "
@@ -391,7 +392,8 @@ JobQueuesModel::JobQueuesModel(QObject *parent)
                              .arg(q.completed.total)
                              .arg(qMax<qint64>(0, q.failed.total));
                      return q.processedToday >= 0
-                         ? QVariant(QStringLiteral("%1 processed today, UTC (Sidekiq stat:processed)").arg(q.processedToday))
+                         ? QVariant(
+                             QStringLiteral("%1 processed today, UTC (Sidekiq stat:processed)").arg(q.processedToday))
                          : QVariant();
                  case Qt::DisplayRole:
                      if (q.completed.lastHour >= 0)

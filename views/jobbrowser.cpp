@@ -107,7 +107,8 @@ void JobBrowser::setQueue(const JobQueueInfo *queue)
         // A new queue opens on its failures where it has any: what someone looking is after.
         at = 0;
         for (const char *role : {"failed", "dead", "retry"}) {
-            if (const int i = m_state->findData(QLatin1String(role)); i >= 0 && m_counts.value(QLatin1String(role)) > 0) {
+            if (const int i = m_state->findData(QLatin1String(role));
+                i >= 0 && m_counts.value(QLatin1String(role)) > 0) {
                 at = i;
                 break;
             }
@@ -175,13 +176,15 @@ void JobBrowser::onPage(const JobPage &page)
 void JobBrowser::showSelected()
 {
     const QModelIndexList rows = m_view->selectionModel()->selectedRows();
-    const JobEntry *job = rows.isEmpty() ? nullptr : m_model->find(rows.first().data(RowTableRoles::KeyRole).toByteArray());
+    const JobEntry *job
+        = rows.isEmpty() ? nullptr : m_model->find(rows.first().data(RowTableRoles::KeyRole).toByteArray());
     if (!job) {
         m_detail->clear();
         return;
     }
     if (!jobpages::jobHashKey(m_queue, job->id).isEmpty() && !job->missing) {
-        m_detail->setPlainText(tr("Reading %1…").arg(bytesescape::quoteIfNeeded(jobpages::jobHashKey(m_queue, job->id))));
+        m_detail->setPlainText(
+            tr("Reading %1…").arg(bytesescape::quoteIfNeeded(jobpages::jobHashKey(m_queue, job->id))));
         m_reader->readJob(m_queue, job->id);
         return;
     }

@@ -391,9 +391,9 @@ void QueuesPanel::showJobQueueDetails()
         else if (a.lockTtlMs == -2)
             lock = tr("no lock");
         m_activeJobs->setItem(i, 2, new QTableWidgetItem(lock));
-        auto *state = new QTableWidgetItem(a.stalled       ? tr("stalled: %1").arg(a.why)
-                                           : a.longRunning ? tr("long running: %1").arg(a.why)
-                                                           : tr("running"));
+        auto *state = new QTableWidgetItem(a.stalled           ? tr("stalled: %1").arg(a.why)
+                                               : a.longRunning ? tr("long running: %1").arg(a.why)
+                                                               : tr("running"));
         if (a.stalled)
             state->setForeground(chartstyle::bad(palette()));
         else if (a.longRunning)

@@ -10,11 +10,11 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
-#include <QPlainTextEdit>
 #include <QDateTime>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -235,9 +235,10 @@ private Q_SLOTS:
         QCOMPARE(raw.command({"DEBUG", "DIGEST"}).bytes(), digest);
         // The connection's handshake and the test's own DEBUG DIGEST and CONFIG RESETSTAT, then
         // the browser's reads.
-        const QSet<QByteArray> reads{"hello",  "auth", "ping", "info",  "command", "command|docs", "client|setname",
-                                     "client|setinfo", "select", "config|resetstat", "debug",     "llen",
-                                     "zcard",  "lrange", "zrevrange", "zrange", "hmget", "hscan"};
+        const QSet<QByteArray> reads{"hello",        "auth",           "ping",           "info",   "command",
+                                     "command|docs", "client|setname", "client|setinfo", "select", "config|resetstat",
+                                     "debug",        "llen",           "zcard",          "lrange", "zrevrange",
+                                     "zrange",       "hmget",          "hscan"};
         const QHash<QByteArray, qint64> calls = commandCalls(raw);
         for (auto it = calls.cbegin(); it != calls.cend(); ++it)
             QVERIFY2(reads.contains(it.key()), it.key().constData());

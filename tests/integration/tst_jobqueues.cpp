@@ -32,8 +32,10 @@ void TestJobQueues::flagsStalledAndLongRunningJobs()
     // ago; job 3 lost its lock.
     cmds.append({"HSET", "bull:img:1", "name", "resize", "timestamp", num(now - 21 * 60000), "processedOn",
                  num(now - 20 * 60000)});
-    cmds.append({"HSET", "bull:img:2", "name", "resize", "timestamp", num(now - 61000), "processedOn", num(now - 60000)});
-    cmds.append({"HSET", "bull:img:3", "name", "resize", "timestamp", num(now - 61000), "processedOn", num(now - 60000)});
+    cmds.append(
+        {"HSET", "bull:img:2", "name", "resize", "timestamp", num(now - 61000), "processedOn", num(now - 60000)});
+    cmds.append(
+        {"HSET", "bull:img:3", "name", "resize", "timestamp", num(now - 61000), "processedOn", num(now - 60000)});
     cmds.append({"SET", "bull:img:1:lock", "token-1", "PX", "30000"});
     cmds.append({"SET", "bull:img:2:lock", "token-2", "PX", "29000"});
     cmds.append({"LPUSH", "bull:img:active", "1", "2", "3"});
@@ -68,7 +70,8 @@ void TestJobQueues::flagsStalledAndLongRunningJobs()
     QVERIFY(!byId.value("3").longRunning);
     QCOMPARE(q.longRunning(), 1);
     QCOMPARE(q.stalled, QList<QByteArray>{"3"});
-    QVERIFY2(q.problems().contains(QStringLiteral("1 running far past their lock's duration")), qPrintable(q.problems()));
+    QVERIFY2(q.problems().contains(QStringLiteral("1 running far past their lock's duration")),
+             qPrintable(q.problems()));
     bool flagged = false;
     for (const QJsonValue a : jobqueues::toJson(q).value(QStringLiteral("active")).toArray())
         flagged |= a.toObject().value(QStringLiteral("long_running")).toBool();

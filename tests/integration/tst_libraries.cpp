@@ -82,8 +82,9 @@ void TestLibraries::checkJobPages(quint16 port, const QJsonArray &truthJobs) con
     for (const QJsonValue v : truthJobs)
         byState[v.toObject().value(QStringLiteral("state")).toString()].append(v.toObject());
     for (auto it = byState.cbegin(); it != byState.cend(); ++it) {
-        const Run r = show(port, {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json"),
-                                  QStringLiteral("--jobs"), it.key()});
+        const Run r = show(port,
+                           {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json"),
+                            QStringLiteral("--jobs"), it.key()});
         QVERIFY2(r.code == 0, r.err.constData());
         const QJsonArray queues = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("queues")).toArray();
         for (const QJsonObject &t : it.value()) {
@@ -93,17 +94,19 @@ void TestLibraries::checkJobPages(quint16 port, const QJsonArray &truthJobs) con
             for (const QJsonValue q : queues) {
                 if (q.toObject().value(QStringLiteral("name")) != queue)
                     continue;
-                for (const QJsonValue item : q.toObject().value(QStringLiteral("jobs")).toObject().value(
-                         QStringLiteral("items")).toArray()) {
+                for (const QJsonValue item :
+                     q.toObject().value(QStringLiteral("jobs")).toObject().value(QStringLiteral("items")).toArray()) {
                     if (item.toObject().value(QStringLiteral("id")).toString() == id)
                         shown = item.toObject();
                 }
             }
-            const QString where = QStringLiteral("%1 job %2 of %3").arg(it.key(), id, queue.toString(QStringLiteral("(all queues)")));
+            const QString where
+                = QStringLiteral("%1 job %2 of %3").arg(it.key(), id, queue.toString(QStringLiteral("(all queues)")));
             QVERIFY2(!shown.isEmpty(), qPrintable(where + QStringLiteral(" not listed")));
             QCOMPARE(shown.value(QStringLiteral("reason")).toString(), t.value(QStringLiteral("reason")).toString());
             if (!t.value(QStringLiteral("attempts")).isNull())
-                QVERIFY2(shown.value(QStringLiteral("attempts")).toInt(-1) == t.value(QStringLiteral("attempts")).toInt(),
+                QVERIFY2(shown.value(QStringLiteral("attempts")).toInt(-1)
+                             == t.value(QStringLiteral("attempts")).toInt(),
                          qPrintable(QStringLiteral("%1: %2 attempts, the library says %3")
                                         .arg(where)
                                         .arg(shown.value(QStringLiteral("attempts")).toInt(-1))
@@ -152,7 +155,8 @@ void TestLibraries::checkLiveWorkers(quint16 port) const
         }
     }
     QCOMPARE(listed, expected);
-    qInfo("bullmq: the live worker %s is listed under its queue", qPrintable(QStringList(listed.cbegin(), listed.cend()).join(QLatin1Char(','))));
+    qInfo("bullmq: the live worker %s is listed under its queue",
+          qPrintable(QStringList(listed.cbegin(), listed.cend()).join(QLatin1Char(','))));
 }
 
 void TestLibraries::initTestCase()

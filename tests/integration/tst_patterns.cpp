@@ -281,8 +281,9 @@ void TestPatterns::sampleReadsArePerFamily()
         const QByteArray id = QByteArray(1, char('A' + i % 26)) + char('a' + (i / 26) % 26) + char('0' + i % 10)
             + char('k' + i % 7) + char('R' + i % 5) + char('0' + (i / 10) % 10) + 'm';
         const QByteArray key = "sess:" + id;
-        cmds.append({"SET", key, R"({"cookie":{"originalMaxAge":86400000,"httpOnly":true,"path":"/"},"user":)" + num(i) + '}',
-                     "PX", num(kHour + i * 1000)});
+        cmds.append({"SET", key,
+                     R"({"cookie":{"originalMaxAge":86400000,"httpOnly":true,"path":"/"},"user":)" + num(i) + '}', "PX",
+                     num(kHour + i * 1000)});
     }
     m_server.pipeline(cmds);
     m_server.command({"CONFIG", "RESETSTAT"});
