@@ -301,7 +301,9 @@ void JobQueuesReader::addCounts(Round &round, qsizetype row)
     }
     if (lib == QLatin1String("BullMQ") && !spec.prefix.isEmpty()) {
         // Metrics: a count since they began, and one data point per minute, newest first.
-        for (auto [type, m] : {std::pair{"completed", &q->completed}, std::pair{"failed", &q->failed}}) {
+        for (const auto &metric : {std::pair{"completed", &q->completed}, std::pair{"failed", &q->failed}}) {
+            const char *type = metric.first;
+            JobQueueInfo::Metrics *m = metric.second;
             const QByteArray key = spec.prefix + ":metrics:" + type;
             round.add({"HGET", key, "count"}, [m](const RedisValue &v) {
                 bool ok = false;
