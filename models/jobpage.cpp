@@ -249,7 +249,7 @@ JobEntry entryFrom(const QJsonObject &o)
         e.reason = cls.isEmpty() ? message : QStringLiteral("%1: %2").arg(cls, message);
         const QJsonArray backtrace = o.value(QLatin1String("error_backtrace")).toArray();
         e.error = e.reason;
-        for (const QJsonValue &line : backtrace)
+        for (const QJsonValue line : backtrace)
             e.error += QLatin1Char('\n') + line.toString();
     } else if (const QString exc = text(o.value(QLatin1String("exc_info"))); !exc.isEmpty()) {
         e.error = exc;
@@ -258,7 +258,7 @@ JobEntry entryFrom(const QJsonObject &o)
         const QString error = text(o.value(QLatin1String("error")));
         e.reason = error.isEmpty() ? exception : QStringLiteral("%1: %2").arg(exception, error);
         e.error = e.reason;
-        for (const QJsonValue &line : o.value(QLatin1String("backtrace")).toArray())
+        for (const QJsonValue line : o.value(QLatin1String("backtrace")).toArray())
             e.error += QLatin1Char('\n') + line.toString();
     }
     return e;

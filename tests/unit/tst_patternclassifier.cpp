@@ -5,6 +5,8 @@
 #include <QDateTime>
 #include <QTest>
 
+#include <cmath>
+
 Q_DECLARE_METATYPE(KeySample)
 
 // The classifier decides from a sample alone: one table row per kind, and the near misses that
@@ -144,7 +146,8 @@ void TestPatternClassifier::kinds_data()
     row("delayed", zset("sched:due", {{"{\"id\":1}", double(t - 60000)}, {"{\"id\":2}", double(t + 600000)}}, -1),
         PatternKind::DelayedJobs);
     row("delayed by future",
-        zset("mail:later", {{"job-1", double(t / 1000 + 60)}, {"job-2", double(t / 1000 + 7200)}}, -1),
+        zset("mail:later",
+             {{"job-1", std::floor(double(t) / 1000) + 60}, {"job-2", std::floor(double(t) / 1000) + 7200}}, -1),
         PatternKind::DelayedJobs);
     row("queue", coll(KeyType::List, "q:email", {"{\"id\":1}"}, -1), PatternKind::ListQueue);
     row("processing", coll(KeyType::List, "q:email:proc:worker-1", {"{\"id\":1}"}, -1), PatternKind::ProcessingList);
