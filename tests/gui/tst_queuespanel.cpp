@@ -7,6 +7,7 @@
 #include "redisclient.h"
 #include "ruleseditor.h"
 #include "testserver.h"
+#include "theme.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -223,6 +224,13 @@ private Q_SLOTS:
         QVERIFY(browser.detail()->toPlainText().contains(QStringLiteral("\"to\": \"u50\"")));
         QCoreApplication::processEvents();
         const QImage shot = browser.grab().toImage();
+        QImage darkShot;
+        if (qEnvironmentVariableIsSet("REDISLENS_SCREENSHOT_DIR")) {
+            theme::apply(theme::Theme::Dark);
+            QCoreApplication::processEvents();
+            darkShot = browser.grab().toImage();
+            theme::apply(theme::Theme::System);
+        }
         // The waiting jobs, the next to run first.
         browser.stateBox()->setCurrentIndex(browser.stateBox()->findData(QStringLiteral("waiting")));
         Q_EMIT browser.stateBox()->activated(browser.stateBox()->currentIndex());
@@ -245,7 +253,8 @@ private Q_SLOTS:
         QVERIFY(calls.value("hmget") >= 150);
         const QString out = qEnvironmentVariable("REDISLENS_SCREENSHOT_DIR");
         if (!out.isEmpty())
-            QVERIFY(shot.save(out + QStringLiteral("/queues-jobbrowser.png")));
+            QVERIFY(shot.save(out + QStringLiteral("/queues-jobbrowser.png"))
+                    && darkShot.save(out + QStringLiteral("/queues-jobbrowser-dark.png")));
     }
 
     void rulesTabEditsAndSaves()
