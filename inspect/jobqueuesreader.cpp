@@ -654,13 +654,13 @@ void JobQueuesReader::finishRound(const std::shared_ptr<Round> &round)
     m_reading = false;
     distribute(*round);
     if (round->clients) {
-        m_clients = *round->clients;
+        m_clients = jobqueues::connectionWorkers(*round->clients); // parsed once, not per queue
         m_clientsAtMs = round->now;
     }
     for (JobQueueInfo &q : round->rows) {
         if (isBull(q.spec.library)) {
             flagLongRunning(q);
-            q.workers += jobqueues::connectionWorkers(m_clients, q.spec);
+            q.workers += jobqueues::workersOf(m_clients, q.spec);
         }
         if (q.spec.library == QLatin1String("RQ")) {
             for (const ActiveJob &a : std::as_const(q.active)) {

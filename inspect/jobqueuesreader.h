@@ -73,7 +73,7 @@ private:
     QTimer *m_poll;
     QList<JobQueueSpec> m_queues;
     QList<JobQueueInfo> m_previous; // for growth
-    QByteArray m_clients; // the last CLIENT LIST reply, for BullMQ and Bull workers
+    jobqueues::ConnectionWorkers m_clients; // the last CLIENT LIST, for BullMQ and Bull workers
     qint64 m_clientsAtMs = 0;
     QPointer<QObject> m_context; // replaced on setQueues: older replies are dropped
     qint64 m_nowOverride = 0;

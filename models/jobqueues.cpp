@@ -99,13 +99,9 @@ QList<JobQueueSpec> group(const QList<PatternMatch> &matches)
 
 } // namespace jobqueues
 
-QList<QueueWorker> jobqueues::connectionWorkers(const QByteArray &clientList, const JobQueueSpec &queue)
+jobqueues::ConnectionWorkers jobqueues::connectionWorkers(const QByteArray &clientList)
 {
-    QList<QueueWorker> workers;
-    if (queue.name.isEmpty() || !queue.prefix.endsWith(QByteArray(':' + queue.name)))
-        return workers;
-    const QByteArray base = queue.prefix.left(queue.prefix.size() - queue.name.size()) + queue.name.toBase64();
-    const QByteArray named = base + ":w:";
+    ConnectionWorkers out;
     for (const QByteArray &line : clientList.split('\n')) {
         QByteArray name, addr;
         qint64 idle = -1;
@@ -118,15 +114,23 @@ QList<QueueWorker> jobqueues::connectionWorkers(const QByteArray &clientList, co
             else if (field.startsWith("idle="))
                 idle = field.mid(5).toLongLong();
         }
-        if (name != base && !name.startsWith(named))
+        if (name.isEmpty())
             continue;
+        const qsizetype named = name.indexOf(":w:");
         QueueWorker w;
-        w.name = name.startsWith(named) ? QString::fromUtf8(name.mid(named.size())) : QString::fromUtf8(addr);
+        w.name = named >= 0 ? QString::fromUtf8(name.mid(named + 3)) : QString::fromUtf8(addr);
         w.lastSeenMs = idle < 0 ? -1 : idle * 1000;
         w.alive = true; // connected: its connection is the worker
-        workers.append(w);
+        out[named >= 0 ? name.left(named) : name].append(w);
     }
-    return workers;
+    return out;
+}
+
+QList<QueueWorker> jobqueues::workersOf(const ConnectionWorkers &workers, const JobQueueSpec &queue)
+{
+    if (queue.name.isEmpty() || !queue.prefix.endsWith(QByteArray(':' + queue.name)))
+        return {};
+    return workers.value(queue.prefix.left(queue.prefix.size() - queue.name.size()) + queue.name.toBase64());
 }
 
 QJsonObject jobqueues::toJson(const JobQueueInfo &q)

@@ -7,6 +7,7 @@
 #include "ttl.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -108,9 +109,12 @@ namespace jobqueues {
 // BullMQ and Bull workers are connections, found by the name each library gives its workers'
 // connections: "<prefix>:<base64 of the queue's name>", then ":w:<worker name>" for a named
 // BullMQ worker (BullMQ's Queue.getWorkers and Bull's read CLIENT LIST the same way). From a
-// CLIENT LIST reply, the workers of 'queue' (spec.prefix is "<prefix>:<name>"): one per
-// connection, named by its worker name or its address, last seen 'idle' seconds ago.
-QList<QueueWorker> connectionWorkers(const QByteArray &clientList, const JobQueueSpec &queue);
+// CLIENT LIST reply, read once, every named connection as a worker (named by what follows ":w:",
+// or by its address; last seen 'idle' seconds ago), by the name before ":w:"; then the workers
+// of 'queue' (spec.prefix is "<prefix>:<name>") are one lookup.
+using ConnectionWorkers = QHash<QByteArray, QList<QueueWorker>>;
+ConnectionWorkers connectionWorkers(const QByteArray &clientList);
+QList<QueueWorker> workersOf(const ConnectionWorkers &workers, const JobQueueSpec &queue);
 // What `redislens show queues` prints of a queue (docs/schemas/show-queues.schema.json):
 // name, library, version, prefix, states, growth, oldest_waiting_ms, active, stalled, workers.
 QJsonObject toJson(const JobQueueInfo &queue);

@@ -98,6 +98,16 @@ void JobBrowser::setQueue(const JobQueueInfo *queue)
     m_queue = queue ? queue->spec : JobQueueSpec();
     m_counts = queue ? queue->states : QMap<QString, qint64>();
     const QStringList roles = queue ? jobpages::browsableRoles(m_queue) : QStringList();
+    // Each poll brings the same queue again: its counts change, not its states. Relabel in place
+    // (the choice, and an open drop-down, stay as they are).
+    QStringList shown;
+    for (int i = 0; i < m_state->count(); ++i)
+        shown.append(m_state->itemData(i).toString());
+    if (queue && m_queue.id() == before && shown == roles) {
+        for (int i = 0; i < roles.size(); ++i)
+            m_state->setItemText(i, stateTitle(roles.at(i), m_counts.value(roles.at(i), -1)));
+        return;
+    }
     m_state->clear();
     for (const QString &role : roles)
         m_state->addItem(stateTitle(role, m_counts.value(role, -1)), role);

@@ -238,6 +238,14 @@ private Q_SLOTS:
         QCOMPARE(browser.model()->rowCount(), 3);
         QCOMPARE(cell(0, 0), QStringLiteral("151"));
         QCOMPARE(cell(2, 0), QStringLiteral("153"));
+        // The next poll brings the queue again with new counts: relabelled, the choice kept, no read.
+        queue.states[QStringLiteral("waiting")] = 4;
+        const int pagesBefore = int(pages.count());
+        browser.setQueue(&queue);
+        QCOMPARE(browser.stateBox()->currentData().toString(), QStringLiteral("waiting"));
+        QCOMPARE(browser.stateBox()->currentText(), QStringLiteral("waiting (4)"));
+        QCOMPARE(browser.model()->rowCount(), 3);
+        QCOMPARE(int(pages.count()), pagesBefore);
 
         // Read-only: the data is as it was, and only reads were executed.
         QCOMPARE(raw.command({"DEBUG", "DIGEST"}).bytes(), digest);

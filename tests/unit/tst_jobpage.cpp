@@ -179,14 +179,15 @@ void TestJobPage::workersFromClientNames()
                             "id=5 addr=127.0.0.1:5003 fd=10 name=bull:ZW1haWxz:w:other age=9 idle=0 cmd=bzpopmin\n"
                             "id=6 addr=127.0.0.1:5004 fd=11 name=bull:ZW1haWw=:qe age=9 idle=0 cmd=xread\n"
                             "id=7 addr=127.0.0.1:5005 fd=12 name= age=1 idle=1 cmd=client|list\n";
-    const QList<QueueWorker> workers = jobqueues::connectionWorkers(list, email);
+    const jobqueues::ConnectionWorkers clients = jobqueues::connectionWorkers(list);
+    const QList<QueueWorker> workers = jobqueues::workersOf(clients, email);
     QCOMPARE(workers.size(), 2); // not another queue's worker, nor the queue's event listener
     QCOMPARE(workers.at(0).name, QStringLiteral("mailer"));
     QCOMPARE(workers.at(0).lastSeenMs, qint64(2000));
     QVERIFY(workers.at(0).alive);
     QCOMPARE(workers.at(1).name, QStringLiteral("127.0.0.1:5002")); // an unnamed worker: its address
     email.prefix = "email"; // not "<prefix>:<name>": nothing to match by
-    QVERIFY(jobqueues::connectionWorkers(list, email).isEmpty());
+    QVERIFY(jobqueues::workersOf(clients, email).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestJobPage)
