@@ -241,7 +241,9 @@ private Q_SLOTS:
         // The next poll brings the queue again with new counts: relabelled, the choice kept, no read.
         queue.states[QStringLiteral("waiting")] = 4;
         const int pagesBefore = int(pages.count());
+        QSignalSpy emptied(browser.stateBox()->model(), &QAbstractItemModel::rowsRemoved); // an open drop-down closes
         browser.setQueue(&queue);
+        QCOMPARE(emptied.count(), 0);
         QCOMPARE(browser.stateBox()->currentData().toString(), QStringLiteral("waiting"));
         QCOMPARE(browser.stateBox()->currentText(), QStringLiteral("waiting (4)"));
         QCOMPARE(browser.model()->rowCount(), 3);
