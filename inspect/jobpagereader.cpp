@@ -249,21 +249,23 @@ void JobPageReader::readHashes(const std::shared_ptr<Read> &read)
 {
     const QString &library = read->queue.library;
     const bool rq = library == QLatin1String("RQ");
+    // RQ's latest result holds a failure's traceback: read it for failed jobs only.
+    const bool results = rq && read->page.role == QLatin1String("failed");
     const QList<QByteArray> fields = pageFields(library);
     QList<RedisCommand> commands;
     for (const JobEntry &job : std::as_const(read->page.jobs)) {
         RedisCommand c{"HMGET", jobpages::jobHashKey(read->queue, job.id)};
         c += fields;
         commands.append(c);
-        if (rq)
+        if (results)
             commands.append({"XREVRANGE", "rq:results:" + job.id, "+", "-", "COUNT", "1"});
     }
-    m_client->sendBatch(commands, m_context, [this, read, fields, rq](const RedisReply &r) {
+    m_client->sendBatch(commands, m_context, [this, read, fields, rq, results](const RedisReply &r) {
         if (!r.ok()) {
             Q_EMIT failed(r.error.message);
             return;
         }
-        const int per = rq ? 2 : 1;
+        const int per = results ? 2 : 1;
         for (qsizetype i = 0; i < read->page.jobs.size(); ++i) {
             JobEntry &job = read->page.jobs[i];
             const RedisValue &v = r.value(i * per);
@@ -291,7 +293,7 @@ void JobPageReader::readHashes(const std::shared_ptr<Read> &read)
                 job.dueMs = due;
             if (job.finishedMs < 0)
                 job.finishedMs = finished;
-            if (rq && job.reason.isEmpty())
+            if (results && job.reason.isEmpty())
                 readRqResult(r.value(i * per + 1), &job);
         }
         Q_EMIT pageAvailable(read->page);
