@@ -37,11 +37,15 @@ JobBrowser::JobBrowser(RedisClient *client, QWidget *parent)
     bar->addWidget(new QLabel(tr("State"), this));
     m_state = new QComboBox(this);
     m_state->setObjectName(QStringLiteral("jobState"));
-    m_state->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Sized for "completed (1,234,567)", not for the longest label it ever held: the bar must
+    // not widen the window.
+    m_state->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_state->setMinimumContentsLength(20);
     bar->addWidget(m_state);
     m_prev = new QPushButton(tr("‹ Previous"), this);
     m_next = new QPushButton(tr("Next ›"), this);
     m_pageLabel = new QLabel(this);
+    m_pageLabel->setWordWrap(true); // "cannot read: …" may be long
     auto *refresh = new QPushButton(tr("Refresh"), this);
     bar->addWidget(m_prev);
     bar->addWidget(m_pageLabel);
