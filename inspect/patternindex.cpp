@@ -24,17 +24,11 @@ void PatternIndex::Private::want(int gid)
 
 void PatternIndex::Private::ingest(const ScannedKey &k)
 {
-    int id = slotOf(k.name);
-    if (id < 0) {
+    bool created = false;
+    const int id = slotFor(k.name, &created);
+    if (created) {
         ++keysSinceRecheck;
-        id = newSlot();
-        ids[shardOf(k.name)].insert(k.name, id);
-        ++keyCount;
         Slot &e = slot(id);
-        const bool queued = e.queued; // a reused slot may still be listed in 'out'
-        e = Slot();
-        e.queued = queued;
-        e.key = k.name;
         e.type = k.type;
         e.pttl = k.pttlMs;
         e.elements = k.elements;
@@ -332,10 +326,8 @@ void PatternIndex::reserve(qsizetype keys)
 {
     // Growing the key table while a big scan arrives rehashes it all at once on the GUI thread.
     const qsizetype perShard = keys / Private::kShards + keys / Private::kShards / 8 + 16;
-    for (QHash<QByteArray, int> &shard : d->ids) {
-        if (perShard > shard.capacity())
-            shard.reserve(perShard);
-    }
+    for (Private::HashSlots &shard : d->ids)
+        shard.reserve(perShard);
 }
 
 void PatternIndex::addKeys(const QList<ScannedKey> &keys)
