@@ -3,7 +3,6 @@
 
 #include "keyspacescan.h"
 #include "keytype.h"
-#include "patternindex.h"
 #include "showrequest.h"
 
 ShowKeys::ShowKeys(const Context &context, QObject *parent)
@@ -16,7 +15,7 @@ ShowKeys::ShowKeys(const Context &context, QObject *parent)
     }
     connect(m_scan, &KeyspaceScan::failed, this, &PanelShow::failed);
     connect(m_scan, &KeyspaceScan::done, this, [this] {
-        m_matches = m_scan->index().matches();
+        m_keys = m_scan->index().keyVerdicts();
         Q_EMIT finished();
     });
 }
@@ -46,7 +45,7 @@ QList<Column> ShowKeys::columns() const
 
 qsizetype ShowKeys::recordCount() const
 {
-    return m_matches.size();
+    return m_keys.size();
 }
 
 QByteArray ShowKeys::patternId(const PatternMatch &match)
@@ -58,14 +57,15 @@ QByteArray ShowKeys::patternId(const PatternMatch &match)
 
 void ShowKeys::writeRecord(RecordWriter &w, qsizetype row) const
 {
-    const PatternMatch &m = m_matches.at(row);
-    w.bytes(m.key);
-    w.text(QByteArrayView(m_typeNames.at(int(m.type))));
+    const PatternIndex::KeyVerdict &k = m_keys.at(row);
+    const PatternMatch &m = *k.verdict; // the group's: its key, type and TTL are not this key's
+    w.bytes(*k.key);
+    w.text(QByteArrayView(m_typeNames.at(int(k.type))));
     // -1: no TTL; a TTL the scan could not read is null, never "none".
-    if (m.pttlMs == ttl::kUnknown)
+    if (k.pttlMs == ttl::kUnknown)
         w.null();
     else
-        w.integer(m.pttlMs);
+        w.integer(k.pttlMs);
     w.text(QByteArrayView(patternId(m)));
     w.text(utf8Of(m.family));
     w.integer(m.confidence);
@@ -86,9 +86,9 @@ QJsonObject ShowKeys::coverage() const
     const ScanProgress &p = m_scan->progress();
     // Complete: every key of the keyspace (or of --match) is among the records.
     const bool complete
-        = !m_scan->stoppedEarly() && !p.error && (m_request.limit < 0 || m_matches.size() <= m_request.limit);
+        = !m_scan->stoppedEarly() && !p.error && (m_request.limit < 0 || m_keys.size() <= m_request.limit);
     QJsonObject c{{QStringLiteral("complete"), complete},
-                  {QStringLiteral("keys"), qint64(m_matches.size())},
+                  {QStringLiteral("keys"), qint64(m_keys.size())},
                   {QStringLiteral("scan_returned"), qint64(p.returned)},
                   {QStringLiteral("vanished"), qint64(p.vanished)},
                   {QStringLiteral("dbsize"), p.dbsize},

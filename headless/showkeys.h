@@ -2,7 +2,7 @@
 #pragma once
 
 #include "panelshow.h"
-#include "patterns.h"
+#include "patternindex.h"
 
 #include <QHash>
 
@@ -31,5 +31,5 @@ private:
     KeyspaceScan *m_scan;
     QList<QByteArray> m_typeNames; // by KeyType
     mutable QHash<const void *, QByteArray> m_utf8;
-    QList<PatternMatch> m_matches;
+    QList<PatternIndex::KeyVerdict> m_keys; // read from the index once the scan is done
 };

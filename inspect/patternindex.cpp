@@ -6,6 +6,7 @@
 #include "patternindex_p.h"
 #include "threadcheck.h"
 
+#include <QMetaMethod>
 #include <QVersionNumber>
 
 void PatternIndex::Private::want(int gid)
@@ -228,6 +229,15 @@ void PatternIndex::Private::flushNow()
         gone.clear();
         Q_EMIT q->removed(g);
     }
+    if (!q->isSignalConnected(QMetaMethod::fromSignal(&PatternIndex::classified))) {
+        // Nobody listens (`show keys` reads the book when the scan is done): a million keys
+        // need not be assembled into matches no one reads.
+        for (const int id : std::as_const(out))
+            slot(id).queued = false;
+        out = QList<int>();
+        checkIdle();
+        return;
+    }
     // Bounded batches: the receivers (the key tree looks every key up) run in this slice too.
     QElapsedTimer t;
     t.start();
@@ -434,6 +444,18 @@ QList<PatternMatch> PatternIndex::matches() const
         const Private::Slot &s = d->slot(id);
         if (s.verdict >= 0)
             out.append(d->materialize(s));
+    }
+    return out;
+}
+
+QList<PatternIndex::KeyVerdict> PatternIndex::keyVerdicts() const
+{
+    QList<KeyVerdict> out;
+    out.reserve(d->keyCount);
+    for (int id = 0; id < d->slotCount; ++id) {
+        const Private::Slot &s = d->slot(id);
+        if (s.verdict >= 0)
+            out.append({&s.key, &d->verdicts.at(s.verdict), s.pttl, s.type});
     }
     return out;
 }

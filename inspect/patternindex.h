@@ -55,6 +55,17 @@ public:
     QList<PatternMatch> matchesOf(PatternKind kind, const std::function<bool(const PatternMatch &)> &keep,
                                   int limit = -1) const;
     QList<PatternMatch> matches() const;
+    // One key as the index holds it, its PatternMatch not assembled: 'verdict' is the one its
+    // group shares, whose key, type and TTL are not this key's. Valid until the index changes.
+    struct KeyVerdict
+    {
+        const QByteArray *key;
+        const PatternMatch *verdict;
+        qint64 pttlMs;
+        KeyType type;
+    };
+    // Every key with a verdict, as matches() lists them, at a fraction of the cost.
+    QList<KeyVerdict> keyVerdicts() const;
     int count(PatternKind kind) const;
     int size() const; // keys known, classified or not
     bool isIdle() const;
