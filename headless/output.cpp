@@ -5,10 +5,8 @@
 #include <charconv>
 #include <unistd.h>
 
-Output::Output(int fd) : m_fd(fd)
-{
-    m_buffer.reserve(kBlock + 4096);
-}
+Output::Output(int fd) : m_fd(fd), m_data(new char[kBlock])
+{ }
 
 Output::~Output()
 {
@@ -29,10 +27,25 @@ void Output::appendNumber(double value)
     append(QByteArrayView(digits, r.ptr - digits));
 }
 
+void Output::appendLong(QByteArrayView bytes)
+{
+    flush();
+    if (bytes.size() >= kBlock) {
+        writeAll(bytes.data(), bytes.size());
+        return;
+    }
+    std::memcpy(m_data.get(), bytes.data(), size_t(bytes.size()));
+    m_used = bytes.size();
+}
+
 void Output::flush()
 {
-    const char *at = m_buffer.constData();
-    qsizetype left = m_buffer.size();
+    writeAll(m_data.get(), m_used);
+    m_used = 0;
+}
+
+void Output::writeAll(const char *at, qsizetype left)
+{
     while (left > 0 && !m_failed) {
         const ssize_t n = ::write(m_fd, at, size_t(left));
         if (n < 0 && errno == EINTR)
@@ -44,5 +57,4 @@ void Output::flush()
         at += n;
         left -= n;
     }
-    m_buffer.resize(0);
 }
