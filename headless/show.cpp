@@ -50,14 +50,15 @@ void writeOutput(const ShowRequest &request, const ConnectionProfile &profile, c
 
 } // namespace
 
-int show(const ShowRequest &request, const ConnectionProfile &profile)
+int show(const ShowRequest &request, const ConnectionProfile &profile, Teardown teardown)
 {
     const bool bar = request.progress == ShowRequest::Progress::Always
         || (request.progress == ShowRequest::Progress::Auto && ProgressBar::stderrIsTerminal());
     ProgressBar progress(bar);
-    RedisClient client(profile);
+    auto owned = std::make_unique<RedisClient>(profile);
+    RedisClient &client = *owned;
     const PanelShow::Context context{&client, &request, &progress};
-    const std::unique_ptr<PanelShow> panel = PanelShow::make(request.panel, context);
+    std::unique_ptr<PanelShow> panel = PanelShow::make(request.panel, context);
     if (!panel) {
         reportError(QStringLiteral("unknown panel '%1'").arg(request.panel));
         return 2;
@@ -104,6 +105,12 @@ int show(const ShowRequest &request, const ConnectionProfile &profile)
         progress.status(QStringLiteral("connecting to %1…").arg(profile.displayName()));
     client.connectToServer();
     loop.exec();
+    if (teardown == Teardown::LeaveToExit) {
+        // Nothing runs an event loop again: the queued signals of the client's thread stay
+        // undelivered until the caller ends the process.
+        Q_UNUSED(panel.release());
+        Q_UNUSED(owned.release());
+    }
     return code;
 }
 
