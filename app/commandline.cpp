@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "jobpage.h"
 #include "panelregistry.h"
+#include "tlsconfig.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -47,6 +48,20 @@ struct ConnectionOptions
     QCommandLineOption tls{QStringLiteral("tls"), QStringLiteral("Connect with TLS.")};
     QCommandLineOption caCert{QStringLiteral("cacert"), QStringLiteral("TLS: CA certificate file (PEM) to trust."),
                               QStringLiteral("file")};
+    QCommandLineOption caCertDir{QStringLiteral("cacertdir"),
+                                 QStringLiteral("TLS: directory of CA certificates (PEM) to trust."),
+                                 QStringLiteral("dir")};
+    QCommandLineOption cert{QStringLiteral("cert"),
+                            QStringLiteral("TLS: client certificate (PEM), for servers that authenticate clients."),
+                            QStringLiteral("file")};
+    QCommandLineOption key{QStringLiteral("key"),
+                           QStringLiteral("TLS: the client certificate's private key (PEM; asked for its "
+                                          "passphrase when encrypted)."),
+                           QStringLiteral("file")};
+    QCommandLineOption sni{QStringLiteral("sni"),
+                           QStringLiteral("TLS: server name to send and to verify the certificate against "
+                                          "(default: the host)."),
+                           QStringLiteral("host")};
     QCommandLineOption insecure{QStringLiteral("insecure"),
                                 QStringLiteral("TLS: do not verify the server's certificate.")};
     QCommandLineOption readOnly{QStringLiteral("read-only"),
@@ -63,6 +78,12 @@ struct ConnectionOptions
     QCommandLineOption scanRate{QStringLiteral("scan-rate"),
                                 QStringLiteral("SCAN pacing ceiling in commands per second (0: none)."),
                                 QStringLiteral("n")};
+
+    QList<QCommandLineOption> list() const
+    {
+        return {host, port, socket, pass,     user,     askPass,        db,      tls,  caCert,    caCertDir,
+                cert, key,  sni,    insecure, readOnly, connectTimeout, timeout, demo, separator, scanRate};
+    }
 };
 
 // Fills cl.profile (and the scan options) from a parsed line whose URI, if any, is 'uris'.
@@ -135,9 +156,31 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
         if (QSslCertificate::fromPath(p.caCertFile, QSsl::Pem).isEmpty())
             return QStringLiteral("--cacert file '%1' holds no PEM certificate").arg(p.caCertFile);
     }
+    if (parser.isSet(o.caCertDir))
+        p.caCertDir = parser.value(o.caCertDir);
+    if (parser.isSet(o.cert))
+        p.clientCertFile = parser.value(o.cert);
+    if (parser.isSet(o.key))
+        p.clientKeyFile = parser.value(o.key);
+    if (parser.isSet(o.sni)) {
+        p.sni = parser.value(o.sni);
+        if (p.sni.isEmpty())
+            return QStringLiteral("--sni needs a host name");
+    }
     p.tlsInsecure = parser.isSet(o.insecure);
-    if ((parser.isSet(o.caCert) || p.tlsInsecure) && !p.tls)
-        return QStringLiteral("--cacert and --insecure need --tls or a rediss:// URI");
+    for (const QCommandLineOption *tlsOnly : {&o.caCert, &o.caCertDir, &o.cert, &o.key, &o.sni, &o.insecure}) {
+        if (parser.isSet(*tlsOnly) && !p.tls)
+            return QStringLiteral("--%1 needs --tls or a rediss:// URI").arg(tlsOnly->names().constLast());
+    }
+    // The files are read now, so a typo is one line before anything connects. An encrypted key
+    // passes: its passphrase is asked for once the line is parsed.
+    if (p.tls) {
+        QString why;
+        ConnectionProfile probe = p;
+        probe.keyPassphrase = QStringLiteral("?");
+        if (!tlsconfig::forProfile(probe, &why) && !why.contains(QLatin1String("passphrase")))
+            return why;
+    }
     p.readOnly = parser.isSet(o.readOnly);
     if (parser.isSet(o.connectTimeout) && !parseInt(parser.value(o.connectTimeout), 1, 3600000, &p.connectTimeoutMs))
         return QStringLiteral("invalid --connect-timeout '%1': expected milliseconds")
@@ -220,30 +263,9 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     const QCommandLineOption progress(QStringLiteral("progress"),
                                       QStringLiteral("Draw the progress bar on stderr even when it is not a "
                                                      "terminal."));
-    parser.addOptions({help,
-                       c.host,
-                       c.port,
-                       c.socket,
-                       c.pass,
-                       c.user,
-                       c.askPass,
-                       c.db,
-                       c.tls,
-                       c.caCert,
-                       c.insecure,
-                       c.readOnly,
-                       c.connectTimeout,
-                       c.timeout,
-                       c.demo,
-                       c.separator,
-                       c.scanRate,
-                       format,
-                       match,
-                       limit,
-                       table,
-                       jobs,
-                       page,
-                       progress});
+    parser.addOptions({help});
+    parser.addOptions(c.list());
+    parser.addOptions({format, match, limit, table, jobs, page, progress});
     parser.addPositionalArgument(QStringLiteral("panel"), panels, QStringLiteral("PANEL"));
     parser.addPositionalArgument(QStringLiteral("key"), QStringLiteral("leaderboard, geo: the key to show."),
                                  QStringLiteral("[KEY]"));
@@ -362,9 +384,9 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         QStringLiteral("name"));
     const QCommandLineOption open(QStringLiteral("open"), QStringLiteral("Open this key once connected."),
                                   QStringLiteral("key"));
-    parser.addOptions({help,      version, c.host,     c.port,   c.socket,   c.pass,      c.user,
-                       c.askPass, c.db,    c.tls,      c.caCert, c.insecure, c.readOnly,  c.connectTimeout,
-                       c.timeout, c.demo,  screenshot, panel,    open,       c.separator, c.scanRate});
+    parser.addOptions({help, version});
+    parser.addOptions(c.list());
+    parser.addOptions({screenshot, panel, open});
     parser.addPositionalArgument(QStringLiteral("uri"), kUriSyntax, QStringLiteral("[uri]"));
 
     if (!parser.parse(arguments))

@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "settings.h"
 #include "show.h"
+#include "tlsconfig.h"
 
 #include <QApplication>
 #include <QInputDialog>
@@ -93,6 +94,16 @@ int runShow(int argc, char **argv, const CommandLine &cl)
         }
         profile.password = *pw;
     }
+    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)) {
+        const auto pw = passwordFromTerminal(QStringLiteral("Passphrase for %1: ").arg(profile.clientKeyFile));
+        if (!pw) {
+            headless::reportError(QStringLiteral("the client key %1 is encrypted: its passphrase is asked for on "
+                                                 "a terminal, and stdin is not one")
+                                      .arg(profile.clientKeyFile));
+            return 2;
+        }
+        profile.keyPassphrase = *pw;
+    }
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     // Sanitizer builds free everything: a leak or a race in the teardown is found there.
     return headless::show(request, profile);
@@ -176,6 +187,15 @@ int main(int argc, char **argv)
         if (!ok)
             return 1;
         profile.password = pw;
+    }
+    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)) {
+        bool ok = false;
+        profile.keyPassphrase
+            = QInputDialog::getText(nullptr, QStringLiteral("RedisLens"),
+                                    QStringLiteral("Passphrase for the client key %1:").arg(profile.clientKeyFile),
+                                    QLineEdit::Password, QString(), &ok);
+        if (!ok)
+            return 1;
     }
 
     MainWindow window(profile, &settings);

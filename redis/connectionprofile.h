@@ -20,6 +20,11 @@ struct ConnectionProfile
     QString password;
     bool tls = false;
     QString caCertFile; // TLS: trust these CA certificates (PEM) besides the system's
+    QString caCertDir; // TLS: and the PEM certificates of this directory
+    QString clientCertFile; // TLS: our certificate (PEM), for servers with tls-auth-clients
+    QString clientKeyFile; // TLS: its private key (PEM, RSA or EC, possibly encrypted)
+    QString keyPassphrase; // secret, like the password: memory only
+    QString sni; // TLS: the server name sent and verified; empty: the host
     bool tlsInsecure = false; // TLS: do not verify the server's certificate (redis-cli --insecure)
     bool readOnly = false;
     int connectTimeoutMs = 5000;

@@ -2,9 +2,9 @@
 #include "transport.h"
 
 #include "connectionprofile.h"
+#include "tlsconfig.h"
 
 #include <QLocalSocket>
-#include <QSslConfiguration>
 #include <QSslSocket>
 #include <QTcpSocket>
 
@@ -28,20 +28,20 @@ qint64 readAvailable(QIODevice *device, QByteArray &into)
 class TcpTransport final : public Transport
 {
 public:
-    explicit TcpTransport(const ConnectionProfile &p) : m_host(p.host), m_port(p.port), m_tls(p.tls)
+    explicit TcpTransport(const ConnectionProfile &p)
+        : m_host(p.host),
+          m_peerName(p.sni.isEmpty() ? p.host : p.sni),
+          m_port(p.port),
+          m_tls(p.tls),
+          m_clientCertificate(!p.clientCertFile.isEmpty())
     {
         m_socket = m_tls ? new QSslSocket(this) : new QTcpSocket(this);
         if (auto *ssl = qobject_cast<QSslSocket *>(m_socket)) {
-            QSslConfiguration conf = QSslConfiguration::defaultConfiguration();
-            if (!p.caCertFile.isEmpty()) {
-                const QList<QSslCertificate> cas = QSslCertificate::fromPath(p.caCertFile, QSsl::Pem);
-                if (cas.isEmpty())
-                    m_lastError = QStringLiteral("no PEM certificate in %1").arg(p.caCertFile);
-                conf.setCaCertificates(conf.caCertificates() + cas);
-            }
-            if (p.tlsInsecure)
-                conf.setPeerVerifyMode(QSslSocket::VerifyNone);
-            ssl->setSslConfiguration(conf);
+            QString error;
+            if (const auto conf = tlsconfig::forProfile(p, &error))
+                ssl->setSslConfiguration(*conf);
+            else
+                m_configError = error;
         }
         m_socket->setReadBufferSize(0);
         connect(m_socket, &QAbstractSocket::connected, this, [this] {
@@ -52,16 +52,16 @@ public:
         });
         if (auto *ssl = qobject_cast<QSslSocket *>(m_socket)) {
             connect(ssl, &QSslSocket::encrypted, this, &Transport::opened);
-            connect(ssl, &QSslSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
-                m_lastError = errors.isEmpty() ? QStringLiteral("TLS handshake failed") : errors.first().errorString();
-            });
+            connect(ssl, &QSslSocket::sslErrors, this,
+                    [this](const QList<QSslError> &errors) { m_lastError = tlsconfig::describe(errors, m_peerName); });
         }
         connect(m_socket, &QIODevice::readyRead, this, &Transport::readyRead);
-        connect(m_socket, &QAbstractSocket::errorOccurred, this, [this](QAbstractSocket::SocketError error) {
+        connect(m_socket, &QAbstractSocket::errorOccurred, this, [this](QAbstractSocket::SocketError) {
             const bool wasOpen = m_everOpened;
-            const QString reason = m_lastError.isEmpty() ? m_socket->errorString() : m_lastError;
+            QString reason = m_lastError.isEmpty() ? m_socket->errorString() : m_lastError;
+            if (m_tls && m_lastError.isEmpty())
+                reason = tlsconfig::describeClosed(reason, m_clientCertificate);
             m_lastError.clear();
-            Q_UNUSED(error)
             m_socket->abort();
             Q_EMIT closed(wasOpen ? RedisError::Kind::ConnectionLost : RedisError::Kind::ConnectionRefused, reason);
         });
@@ -71,8 +71,15 @@ public:
     void open() override
     {
         m_everOpened = false;
+        if (!m_configError.isEmpty()) {
+            // A file that cannot be used fails every attempt the same way, without a socket.
+            QMetaObject::invokeMethod(
+                this, [this] { Q_EMIT closed(RedisError::Kind::ConnectionRefused, m_configError); },
+                Qt::QueuedConnection);
+            return;
+        }
         if (auto *ssl = qobject_cast<QSslSocket *>(m_socket))
-            ssl->connectToHostEncrypted(m_host, m_port);
+            ssl->connectToHostEncrypted(m_host, m_port, m_peerName);
         else
             m_socket->connectToHost(m_host, m_port);
     }
@@ -82,10 +89,13 @@ public:
 
 private:
     QString m_host;
+    QString m_peerName; // the name sent (SNI) and verified
     quint16 m_port;
     bool m_tls;
+    bool m_clientCertificate;
     bool m_everOpened = false;
     QString m_lastError;
+    QString m_configError;
     QTcpSocket *m_socket;
 };
 

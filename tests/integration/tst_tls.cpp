@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// TLS against a real redis-server with a certificate made for the test by openssl.
+// TLS against real redis-servers with a throwaway CA and certificates made for the test by
+// openssl: a good certificate, an expired one, one for another name, and a server that wants a
+// client certificate. Each failure has its own one-line reason.
 #include "testserver.h"
+#include "tlsconfig.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -17,14 +20,31 @@ private Q_SLOTS:
     void unknownCaIsRefusedWithReason();
     void insecureSkipsVerification();
     void plainClientOnTlsPortFailsCleanly();
+    void caCertDirTrustsItsCertificates();
+    void wrongHostNameIsRefusedWithReason();
+    void expiredCertificateIsRefusedWithReason();
+    void sniNamesTheHostToVerify();
+    void missingClientCertificateIsRefusedWithReason();
+    void clientCertificateWithEncryptedKey();
+    void unusableFilesFailWithoutConnecting();
 
 private:
     bool openssl(const QStringList &args);
-    ConnectionProfile tlsProfile() const;
+    // A key and a certificate signed by the test CA for 'subjectAltName' ("IP:127.0.0.1",
+    // "DNS:redis.test"); 'start'/'end' (YYYYMMDDHHMMSSZ) backdate it through `openssl ca`.
+    bool makeCertificate(const QString &name, const QString &subjectAltName, const QString &start = {},
+                         const QString &end = {});
+    std::unique_ptr<TestServer> tlsServer(const QString &certName, bool authClients, quint16 *port);
+    ConnectionProfile tlsProfile(quint16 port = 0) const;
+    RedisError refusal(const ConnectionProfile &profile);
 
     QTemporaryDir m_dir;
     quint16 m_tlsPort = 0;
     std::unique_ptr<TestServer> m_server;
+    quint16 m_expiredPort = 0;
+    std::unique_ptr<TestServer> m_expired;
+    quint16 m_mutualPort = 0; // tls-auth-clients yes, a certificate for redis.test only
+    std::unique_ptr<TestServer> m_mutual;
 };
 
 bool TestTls::openssl(const QStringList &args)
@@ -39,47 +59,110 @@ bool TestTls::openssl(const QStringList &args)
     return true;
 }
 
+bool TestTls::makeCertificate(const QString &name, const QString &subjectAltName, const QString &start,
+                              const QString &end)
+{
+    const QStringList ec{QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
+                         QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-nodes")};
+    if (!openssl(QStringList{QStringLiteral("req")} + ec
+                 + QStringList{QStringLiteral("-keyout"), name + QStringLiteral(".key"), QStringLiteral("-out"),
+                               name + QStringLiteral(".csr"), QStringLiteral("-subj"), QStringLiteral("/CN=") + name}))
+        return false;
+    // `openssl ca` signs with any dates (x509 -req cannot backdate on OpenSSL 3.0).
+    QFile conf(m_dir.filePath(name + QStringLiteral(".cnf")));
+    if (!conf.open(QIODevice::WriteOnly))
+        return false;
+    conf.write(QStringLiteral("[ca]\ndefault_ca = test\n[test]\ndatabase = index.txt\nnew_certs_dir = .\n"
+                              "serial = serial\ndefault_md = sha256\npolicy = any\nx509_extensions = ext\n"
+                              "unique_subject = no\ndefault_days = 2\n[any]\ncommonName = supplied\n"
+                              "[ext]\nsubjectAltName = %1\n")
+                   .arg(subjectAltName)
+                   .toUtf8());
+    conf.close();
+    QStringList args{QStringLiteral("ca"),          QStringLiteral("-batch"), QStringLiteral("-config"),
+                     name + QStringLiteral(".cnf"), QStringLiteral("-cert"),  QStringLiteral("ca.crt"),
+                     QStringLiteral("-keyfile"),    QStringLiteral("ca.key"), QStringLiteral("-in"),
+                     name + QStringLiteral(".csr"), QStringLiteral("-out"),   name + QStringLiteral(".crt"),
+                     QStringLiteral("-notext")};
+    if (!start.isEmpty())
+        args << QStringLiteral("-startdate") << start << QStringLiteral("-enddate") << end;
+    return openssl(args);
+}
+
+std::unique_ptr<TestServer> TestTls::tlsServer(const QString &certName, bool authClients, quint16 *port)
+{
+    *port = LocalServer::freePort();
+    auto server = std::make_unique<TestServer>(
+        QStringList{QStringLiteral("--tls-port"), QString::number(*port), QStringLiteral("--tls-cert-file"),
+                    m_dir.filePath(certName + QStringLiteral(".crt")), QStringLiteral("--tls-key-file"),
+                    m_dir.filePath(certName + QStringLiteral(".key")), QStringLiteral("--tls-ca-cert-file"),
+                    m_dir.filePath(QStringLiteral("ca.crt")), QStringLiteral("--tls-auth-clients"),
+                    authClients ? QStringLiteral("yes") : QStringLiteral("no")});
+    QString error;
+    if (!server->start(&error)) {
+        qWarning() << error;
+        return nullptr;
+    }
+    return server;
+}
+
 void TestTls::initTestCase()
 {
     // script/bootstrap installs openssl: its absence is a failure, not a reason to skip.
     QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("openssl")).isEmpty(),
              "openssl is not installed (script/bootstrap installs it)");
-    const QStringList ec{QStringLiteral("-newkey"), QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
-                         QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-nodes")};
-    QVERIFY(openssl(QStringList{QStringLiteral("req"), QStringLiteral("-x509")} + ec
-                    + QStringList{QStringLiteral("-keyout"), QStringLiteral("ca.key"), QStringLiteral("-out"),
-                                  QStringLiteral("ca.crt"), QStringLiteral("-days"), QStringLiteral("2"),
-                                  QStringLiteral("-subj"), QStringLiteral("/CN=RedisLens test CA")}));
-    QVERIFY(
-        openssl(QStringList{QStringLiteral("req")} + ec
-                + QStringList{QStringLiteral("-keyout"), QStringLiteral("server.key"), QStringLiteral("-out"),
-                              QStringLiteral("server.csr"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1")}));
-    QFile ext(m_dir.filePath(QStringLiteral("san.ext")));
-    QVERIFY(ext.open(QIODevice::WriteOnly));
-    ext.write("subjectAltName=IP:127.0.0.1\n");
-    ext.close();
-    QVERIFY(
-        openssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"), QStringLiteral("server.csr"),
-                 QStringLiteral("-CA"), QStringLiteral("ca.crt"), QStringLiteral("-CAkey"), QStringLiteral("ca.key"),
-                 QStringLiteral("-CAcreateserial"), QStringLiteral("-out"), QStringLiteral("server.crt"),
-                 QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-extfile"), QStringLiteral("san.ext")}));
-    m_tlsPort = LocalServer::freePort();
-    m_server = std::make_unique<TestServer>(QStringList{
-        QStringLiteral("--tls-port"), QString::number(m_tlsPort), QStringLiteral("--tls-cert-file"),
-        m_dir.filePath(QStringLiteral("server.crt")), QStringLiteral("--tls-key-file"),
-        m_dir.filePath(QStringLiteral("server.key")), QStringLiteral("--tls-ca-cert-file"),
-        m_dir.filePath(QStringLiteral("ca.crt")), QStringLiteral("--tls-auth-clients"), QStringLiteral("no")});
-    QString error;
-    QVERIFY2(m_server->start(&error), qPrintable(error));
+    QVERIFY(openssl({QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("ec"),
+                     QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"),
+                     QStringLiteral("-nodes"), QStringLiteral("-keyout"), QStringLiteral("ca.key"),
+                     QStringLiteral("-out"), QStringLiteral("ca.crt"), QStringLiteral("-days"), QStringLiteral("2"),
+                     QStringLiteral("-subj"), QStringLiteral("/CN=RedisLens test CA")}));
+    QFile index(m_dir.filePath(QStringLiteral("index.txt")));
+    QVERIFY(index.open(QIODevice::WriteOnly));
+    index.close();
+    QFile serial(m_dir.filePath(QStringLiteral("serial")));
+    QVERIFY(serial.open(QIODevice::WriteOnly));
+    serial.write("1000\n");
+    serial.close();
+    QVERIFY(makeCertificate(QStringLiteral("server"), QStringLiteral("IP:127.0.0.1")));
+    QVERIFY(makeCertificate(QStringLiteral("expired"), QStringLiteral("IP:127.0.0.1"),
+                            QStringLiteral("20200101000000Z"), QStringLiteral("20200102000000Z")));
+    QVERIFY(makeCertificate(QStringLiteral("named"), QStringLiteral("DNS:redis.test")));
+    QVERIFY(makeCertificate(QStringLiteral("client"), QStringLiteral("DNS:client.test")));
+    // The client key again, encrypted.
+    QVERIFY(openssl({QStringLiteral("pkey"), QStringLiteral("-in"), QStringLiteral("client.key"),
+                     QStringLiteral("-aes256"), QStringLiteral("-passout"), QStringLiteral("pass:tls-key-passphrase"),
+                     QStringLiteral("-out"), QStringLiteral("client-encrypted.key")}));
+
+    m_server = tlsServer(QStringLiteral("server"), false, &m_tlsPort);
+    QVERIFY(m_server);
+    m_expired = tlsServer(QStringLiteral("expired"), false, &m_expiredPort);
+    QVERIFY(m_expired);
+    m_mutual = tlsServer(QStringLiteral("named"), true, &m_mutualPort);
+    QVERIFY(m_mutual);
     m_server->command({"SET", "tls:key", QByteArray("over\x00tls", 8)});
 }
 
-ConnectionProfile TestTls::tlsProfile() const
+ConnectionProfile TestTls::tlsProfile(quint16 port) const
 {
     ConnectionProfile p = m_server->profile();
-    p.port = m_tlsPort;
+    p.port = port == 0 ? m_tlsPort : port;
     p.tls = true;
+    p.connectTimeoutMs = 5000;
     return p;
+}
+
+// The one-line reason a connection with 'profile' is refused.
+RedisError TestTls::refusal(const ConnectionProfile &profile)
+{
+    RedisClient client(profile);
+    QSignalSpy errors(&client, &RedisClient::connectionError);
+    client.connectToServer();
+    if (!errors.wait(10000))
+        return {};
+    const auto e = errors.first().first().value<RedisError>();
+    if (client.isReady() || e.message.contains(QLatin1Char('\n')))
+        return {};
+    return e;
 }
 
 void TestTls::trustedCaConnects()
@@ -105,6 +188,7 @@ void TestTls::unknownCaIsRefusedWithReason()
     QCOMPARE(e.kind, RedisError::Kind::ConnectionRefused);
     QVERIFY2(e.message.contains(QLatin1String("certificate"), Qt::CaseInsensitive), qPrintable(e.message));
     QVERIFY(!client.isReady());
+    QVERIFY2(e.message.contains(QLatin1String("unknown CA \"RedisLens test CA\"")), qPrintable(e.message));
 }
 
 void TestTls::insecureSkipsVerification()
@@ -127,6 +211,100 @@ void TestTls::plainClientOnTlsPortFailsCleanly()
     client.connectToServer();
     QVERIFY(errors.wait(10000));
     QVERIFY(!client.isReady());
+}
+
+void TestTls::caCertDirTrustsItsCertificates()
+{
+    QTemporaryDir cas;
+    QVERIFY(QFile::copy(m_dir.filePath(QStringLiteral("ca.crt")), cas.filePath(QStringLiteral("test-ca.pem"))));
+    QFile other(cas.filePath(QStringLiteral("README")));
+    QVERIFY(other.open(QIODevice::WriteOnly)); // not a certificate: skipped
+    other.write("certificates of the team\n");
+    other.close();
+    ConnectionProfile p = tlsProfile();
+    p.caCertDir = cas.path();
+    const auto client = connectedClient(p);
+    QVERIFY(client);
+    QCOMPARE(waitForReply(*client, {{"GET", "tls:key"}}).value().bytes(), QByteArray("over\x00tls", 8));
+}
+
+void TestTls::wrongHostNameIsRefusedWithReason()
+{
+    ConnectionProfile p = tlsProfile();
+    p.caCertFile = m_dir.filePath(QStringLiteral("ca.crt"));
+    p.sni = QStringLiteral("cache.other.test"); // the certificate is for IP 127.0.0.1 only
+    const RedisError e = refusal(p);
+    QCOMPARE(e.kind, RedisError::Kind::ConnectionRefused);
+    QVERIFY2(e.message.contains(QLatin1String("certificate is for 127.0.0.1, not cache.other.test")),
+             qPrintable(e.message));
+}
+
+void TestTls::expiredCertificateIsRefusedWithReason()
+{
+    ConnectionProfile p = tlsProfile(m_expiredPort);
+    p.caCertFile = m_dir.filePath(QStringLiteral("ca.crt"));
+    const RedisError e = refusal(p);
+    QCOMPARE(e.kind, RedisError::Kind::ConnectionRefused);
+    QVERIFY2(e.message.contains(QLatin1String("certificate expired on 2020-01-02")), qPrintable(e.message));
+}
+
+void TestTls::sniNamesTheHostToVerify()
+{
+    // The certificate names redis.test, not the address: --sni verifies that name.
+    ConnectionProfile p = tlsProfile(m_mutualPort);
+    p.caCertFile = m_dir.filePath(QStringLiteral("ca.crt"));
+    p.clientCertFile = m_dir.filePath(QStringLiteral("client.crt"));
+    p.clientKeyFile = m_dir.filePath(QStringLiteral("client.key"));
+    const RedisError withoutSni = refusal(p);
+    QVERIFY2(withoutSni.message.contains(QLatin1String("certificate is for redis.test, not 127.0.0.1")),
+             qPrintable(withoutSni.message));
+    p.sni = QStringLiteral("redis.test");
+    const auto client = connectedClient(p);
+    QVERIFY(client);
+    QCOMPARE(waitForReply(*client, {{"PING"}}).value().bytes(), QByteArray("PONG"));
+}
+
+void TestTls::missingClientCertificateIsRefusedWithReason()
+{
+    ConnectionProfile p = tlsProfile(m_mutualPort);
+    p.caCertFile = m_dir.filePath(QStringLiteral("ca.crt"));
+    p.sni = QStringLiteral("redis.test");
+    const RedisError e = refusal(p);
+    QVERIFY2(e.message.contains(QLatin1String("the server requires a client certificate (--cert and --key)")),
+             qPrintable(e.message));
+}
+
+void TestTls::clientCertificateWithEncryptedKey()
+{
+    ConnectionProfile p = tlsProfile(m_mutualPort);
+    p.caCertFile = m_dir.filePath(QStringLiteral("ca.crt"));
+    p.sni = QStringLiteral("redis.test");
+    p.clientCertFile = m_dir.filePath(QStringLiteral("client.crt"));
+    p.clientKeyFile = m_dir.filePath(QStringLiteral("client-encrypted.key"));
+    QVERIFY(tlsconfig::keyIsEncrypted(p.clientKeyFile));
+    QVERIFY(!tlsconfig::keyIsEncrypted(m_dir.filePath(QStringLiteral("client.key"))));
+    QVERIFY2(refusal(p).message.contains(QLatin1String("is encrypted: its passphrase is needed")),
+             qPrintable(refusal(p).message));
+    p.keyPassphrase = QStringLiteral("not-the-passphrase");
+    QVERIFY2(refusal(p).message.contains(QLatin1String("wrong passphrase for the client key")),
+             qPrintable(refusal(p).message));
+    p.keyPassphrase = QStringLiteral("tls-key-passphrase");
+    const auto client = connectedClient(p);
+    QVERIFY(client);
+    QCOMPARE(waitForReply(*client, {{"PING"}}).value().bytes(), QByteArray("PONG"));
+}
+
+void TestTls::unusableFilesFailWithoutConnecting()
+{
+    ConnectionProfile p = tlsProfile();
+    p.caCertFile = m_dir.filePath(QStringLiteral("missing-ca.crt"));
+    QVERIFY2(refusal(p).message.contains(QLatin1String("cannot read the CA certificate file")),
+             qPrintable(refusal(p).message));
+    p.caCertFile.clear();
+    p.clientCertFile = m_dir.filePath(QStringLiteral("client.crt"));
+    QVERIFY2(refusal(p).message.contains(QLatin1String("needs its key")), qPrintable(refusal(p).message));
+    p.clientKeyFile = m_dir.filePath(QStringLiteral("ca.crt")); // a certificate, not a key
+    QVERIFY2(refusal(p).message.contains(QLatin1String("no PEM private key")), qPrintable(refusal(p).message));
 }
 
 QTEST_GUILESS_MAIN(TestTls)

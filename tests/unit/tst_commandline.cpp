@@ -96,6 +96,16 @@ void TestCommandLine::rejected_data()
                                         << "rediss:// URI (TLS) cannot be used with -s";
     QTest::newRow("empty socket") << QStringList{"-s", ""} << "-s needs a socket path";
     QTest::newRow("unknown panel") << QStringList{"--panel", "nope"} << "unknown panel 'nope' (known: keys, value,";
+    QTest::newRow("cert without tls") << QStringList{"--cert", "/etc/hostname"} << "--cert needs --tls";
+    QTest::newRow("sni without tls") << QStringList{"--sni", "redis.test"} << "--sni needs --tls";
+    QTest::newRow("cacertdir without tls") << QStringList{"--cacertdir", "/etc"} << "--cacertdir needs --tls";
+    QTest::newRow("empty sni") << QStringList{"--tls", "--sni", ""} << "--sni needs a host name";
+    QTest::newRow("cert without key") << QStringList{"--tls", "--cert", "/etc/hostname"}
+                                      << "a client certificate needs its key (--key)";
+    QTest::newRow("unreadable key") << QStringList{"--tls", "--cert", "/etc/hostname", "--key", "/nonexistent.key"}
+                                    << "no PEM certificate in the client certificate '/etc/hostname'";
+    QTest::newRow("missing cacertdir") << QStringList{"--tls", "--cacertdir", "/nonexistent/cas"}
+                                       << "cannot read the CA certificate directory '/nonexistent/cas'";
 }
 
 void TestCommandLine::rejected()
