@@ -215,6 +215,13 @@ void RedisWorker::queryServer()
         facts.policyFromServer = m_policy.fromServer();
         m_facts = facts;
         m_attempt = 0;
+        // Named so operators can tell RedisLens apart in CLIENT LIST: SETNAME above, and on 7.2+
+        // the library fields (an older server would count an unknown subcommand as an error).
+        if (facts.version >= QVersionNumber(7, 2)) {
+            submitInternal({RedisCommand{"CLIENT", "SETINFO", "LIB-NAME", "redislens"},
+                            RedisCommand{"CLIENT", "SETINFO", "LIB-VER", REDISLENS_VERSION}},
+                           [](const RedisReply &) {});
+        }
         m_connectTimer->stop();
         setState(State::Ready, QStringLiteral("connected to %1").arg(m_profile.displayName()));
         Q_EMIT ready(m_facts);

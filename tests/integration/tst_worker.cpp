@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QVersionNumber>
 
 // RedisClient + RedisWorker against a real redis-server: ordering, binary safety, error kinds,
 // read-only enforcement, timeouts, losing and regaining the server, and dropped replies.
@@ -87,6 +88,30 @@ private Q_SLOTS:
     {
         ensureServer();
         m_server.flushAll();
+    }
+
+    // Operators tell RedisLens apart in CLIENT LIST: its name always, its library on 7.2+; an
+    // older server is not sent the subcommand it would count as an error.
+    void namesItselfInClientList()
+    {
+        const auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        const RedisReply r = waitForReply(*client, {{"CLIENT", "INFO"}, {"INFO", "server"}, {"INFO", "errorstats"}});
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        const QByteArray info = r.value(0).bytes();
+        QVERIFY2(info.contains(" name=redislens "), info.constData());
+        const QByteArray server = r.value(1).bytes();
+        const qsizetype at = server.indexOf("redis_version:") + 14;
+        const auto version
+            = QVersionNumber::fromString(QString::fromLatin1(server.mid(at, server.indexOf('\r', at) - at)));
+        if (version >= QVersionNumber(7, 2)) {
+            QVERIFY2(info.contains(" lib-name=redislens "), info.constData());
+            QVERIFY2(QRegularExpression(QStringLiteral(" lib-ver=[0-9]+\\.[0-9]+"))
+                         .match(QString::fromUtf8(info))
+                         .hasMatch(),
+                     info.constData());
+        }
+        QVERIFY2(!r.value(2).bytes().contains("errorstat_"), r.value(2).bytes().constData());
     }
 
     // The worker's thread rule is checked: a debug build stops at a call from another thread.
