@@ -3,8 +3,10 @@
 // jsonl, validated against its schema in docs/schemas/ by Debian's python3-jsonschema, checked
 // against what the demo wrote, the other formats against json, and the errors that exit 2.
 #include "bytesescape.h"
+#include "commandstats.h"
 #include "demo.h"
 #include "demotruth.h"
+#include "panelneeds.h"
 #include "processrun.h"
 #include "testserver.h"
 
@@ -55,6 +57,8 @@ private Q_SLOTS:
     void demoOption();
     void passwordNeverPrinted();
     void helpNamesShow();
+    void panelNeedsNameWhatPanelsSend_data();
+    void panelNeedsNameWhatPanelsSend();
 
 private:
     Run show(const QStringList &args, int timeoutMs = 120000) const;
@@ -596,4 +600,52 @@ void TestShow::helpNamesShow()
 }
 
 QTEST_GUILESS_MAIN(TestShow)
+void TestShow::panelNeedsNameWhatPanelsSend_data()
+{
+    QTest::addColumn<QString>("panel");
+    QTest::addColumn<QStringList>("extra");
+    QTest::newRow("keys") << QStringLiteral("keys") << QStringList();
+    QTest::newRow("overview") << QStringLiteral("overview") << QStringList();
+    QTest::newRow("ttl") << QStringLiteral("ttl") << QStringList();
+    QTest::newRow("slowlog") << QStringLiteral("slowlog") << QStringList();
+    QTest::newRow("memory") << QStringLiteral("memory") << QStringList();
+    QTest::newRow("caches") << QStringLiteral("caches") << QStringList();
+    QTest::newRow("sessions") << QStringLiteral("sessions") << QStringList();
+    QTest::newRow("ratelimits") << QStringLiteral("ratelimits") << QStringList();
+    QTest::newRow("locks") << QStringLiteral("locks") << QStringList();
+    QTest::newRow("queues") << QStringLiteral("queues") << QStringList();
+    QTest::newRow("queues --jobs") << QStringLiteral("queues") << QStringList{"--jobs", "failed"};
+    QTest::newRow("streams") << QStringLiteral("streams") << QStringList();
+    QTest::newRow("leaderboard") << QStringLiteral("leaderboard") << QStringList{"lb:weekly:2026-W49"};
+    QTest::newRow("geo") << QStringLiteral("geo") << QStringList{"geo:cities"};
+}
+
+// What `check` and the window ask the server about a panel is what the panel sends: every
+// command the server counted while `show` read the panel is among the panel's needs (or the
+// connection's own). A command a panel starts to send without a need here fails this.
+void TestShow::panelNeedsNameWhatPanelsSend()
+{
+    QFETCH(QString, panel);
+    QFETCH(QStringList, extra);
+    RawConnection raw(m_demo->profile().port);
+    QVERIFY(raw.command({"CONFIG", "RESETSTAT"}).isString());
+    const Run r = show(QStringList{panel} + extra + at());
+    QVERIFY2(r.code == 0, r.err.constData());
+    QSet<QString> allowed;
+    for (const panelneeds::Need &n : panelneeds::of(panel))
+        allowed.insert(panelneeds::aclRule(n.argv).mid(1));
+    for (const QList<QByteArray> &c : panelneeds::connection())
+        allowed.insert(panelneeds::aclRule(c).mid(1));
+    allowed.insert(QStringLiteral("config|resetstat")); // this test's own
+    QStringList unnamed;
+    const QHash<QByteArray, qint64> calls = commandCalls(raw);
+    for (auto it = calls.cbegin(); it != calls.cend(); ++it) {
+        if (it.value() > 0 && !allowed.contains(QString::fromLatin1(it.key())))
+            unnamed.append(QString::fromLatin1(it.key()));
+    }
+    unnamed.sort();
+    QVERIFY2(unnamed.isEmpty(), qPrintable(QStringLiteral("%1 sends, without a need: %2")
+                                               .arg(panel, unnamed.join(QLatin1String(", ")))));
+}
+
 #include "tst_show.moc"
