@@ -210,20 +210,23 @@ void Demo::onSeedBatch(const RedisReply &reply, const QList<RedisCommand> &comma
 
 void Demo::finishSeeding(const QString &error)
 {
-    m_seeding = false;
     m_seedMs = m_seedClock.elapsed();
     if (!error.isEmpty()) {
+        m_seeding = false;
         m_seedError = error;
         Q_EMIT failed(error);
         return;
     }
-    m_seeded = true;
     // Loading the seed is not what the slowlog panel is there to show: start it empty, so
-    // what it fills with is the simulator's traffic.
-    m_client->send({"SLOWLOG", "RESET"}, this, [](const RedisReply &) {});
-    Q_EMIT seeded();
-    if (m_simulate && !m_timer->isActive())
-        m_timer->start(m_intervalMs);
+    // what it fills with is the simulator's traffic. Seeded means after it: a reader that
+    // starts then finds the state it will keep (and a command counter that stays still).
+    m_client->send({"SLOWLOG", "RESET"}, this, [this](const RedisReply &) {
+        m_seeding = false;
+        m_seeded = true;
+        Q_EMIT seeded();
+        if (m_simulate && !m_timer->isActive())
+            m_timer->start(m_intervalMs);
+    });
 }
 
 // ---- simulation ----------------------------------------------------------------------------
