@@ -210,6 +210,50 @@ QString withUsage(QString help, const QString &program)
     return help;
 }
 
+std::optional<CommandLine> parseCheck(const QStringList &arguments, QString *error, const QString &redisCliAuth)
+{
+    auto fail = [error](const QString &why) -> std::optional<CommandLine> {
+        *error = QStringLiteral("check: ") + why;
+        return std::nullopt;
+    };
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Connects step by step and says where it fails: name resolution, TCP, the TLS handshake, "
+                       "the certificate's chain and host name, AUTH, PING, the server's version and mode, "
+                       "ACL WHOAMI, and which panels this user may use (ACL DRYRUN on 7.0+, trials of the "
+                       "panels' reads otherwise).\n"
+                       "Exit status: 0 everything works, 1 a panel is unavailable, 2 no connection or bad "
+                       "arguments."));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help({QStringLiteral("help"), QStringLiteral("?")}, QStringLiteral("Show this help."));
+    const ConnectionOptions c;
+    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("Output format: text, json."),
+                                    QStringLiteral("format"), QStringLiteral("text"));
+    parser.addOptions({help});
+    parser.addOptions(c.list());
+    parser.addOptions({format});
+    parser.addPositionalArgument(QStringLiteral("uri"), kUriSyntax, QStringLiteral("[uri]"));
+    QStringList line = arguments;
+    line.removeAt(1); // "check"
+    if (!parser.parse(line))
+        return fail(parser.errorText());
+    CommandLine cl;
+    cl.helpText = withUsage(parser.helpText(), QStringLiteral("redislens check"));
+    if (parser.isSet(help)) {
+        cl.action = CommandLine::Action::Help;
+        return cl;
+    }
+    cl.action = CommandLine::Action::Check;
+    if (const QString why = applyConnectionOptions(parser, c, parser.positionalArguments(), redisCliAuth, cl);
+        !why.isEmpty())
+        return fail(why);
+    const QString f = parser.value(format);
+    if (f != QLatin1String("text") && f != QLatin1String("json"))
+        return fail(QStringLiteral("unknown --format '%1' (known: text, json)").arg(f));
+    cl.checkJson = f == QLatin1String("json");
+    return cl;
+}
+
 std::optional<CommandLine> parseShow(const QStringList &arguments, QString *error, const QString &redisCliAuth)
 {
     auto fail = [error](const QString &why) -> std::optional<CommandLine> {
@@ -363,6 +407,8 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     };
     if (arguments.size() > 1 && arguments.at(1) == QLatin1String("show"))
         return parseShow(arguments, error, redisCliAuth);
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("check"))
+        return parseCheck(arguments, error, redisCliAuth);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("RedisLens shows the state of Redis patterns: locks, rate limits, sessions, caches, "

@@ -11,7 +11,7 @@
 // with one line and exit status 2 by the caller.
 struct CommandLine
 {
-    enum class Action { Run, Help, Version, Show };
+    enum class Action { Run, Help, Version, Show, Check };
 
     Action action = Action::Run;
     ConnectionProfile profile;
@@ -24,6 +24,7 @@ struct CommandLine
     QByteArray separator; // empty: from settings
     int scanRate = -1; // -1: from settings
     ShowRequest show; // Action::Show: `redislens show PANEL …`
+    bool checkJson = false; // Action::Check: `redislens check --format json`
     QString helpText;
     QStringList warnings;
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bytesescape.h"
+#include "check.h"
 #include "commandline.h"
 #include "demo.h"
 #include "mainwindow.h"
@@ -54,6 +55,58 @@ std::optional<QString> passwordFromTerminal(const QString &prompt)
     return QString::fromLocal8Bit(line);
 }
 
+// The headless commands' profile: the line's, or the demo's (seeded, its simulator off, so one
+// read sees one state), with the password and the key passphrase asked on the terminal. Exit
+// status 2 and one line when that fails.
+std::optional<ConnectionProfile> headlessProfile(const CommandLine &cl, std::unique_ptr<Demo> &demo, int *status)
+{
+    *status = 2;
+    ConnectionProfile profile = cl.profile;
+    if (cl.demo) {
+        demo = std::make_unique<Demo>();
+        QString error;
+        if (!demo->seedBlocking(&error)) {
+            headless::reportError(QStringLiteral("cannot start the demo: %1").arg(error));
+            return std::nullopt;
+        }
+        profile = cl.applyOptionsTo(demo->profile());
+        profile.name = QStringLiteral("demo");
+    }
+    if (cl.askPass) {
+        const auto pw = passwordFromTerminal(QStringLiteral("Password for %1: ").arg(profile.displayName()));
+        if (!pw) {
+            headless::reportError(QStringLiteral("--askpass needs a terminal on stdin; use REDISCLI_AUTH"));
+            return std::nullopt;
+        }
+        profile.password = *pw;
+    }
+    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)) {
+        const auto pw = passwordFromTerminal(QStringLiteral("Passphrase for %1: ").arg(profile.clientKeyFile));
+        if (!pw) {
+            headless::reportError(QStringLiteral("the client key %1 is encrypted: its passphrase is asked for on "
+                                                 "a terminal, and stdin is not one")
+                                      .arg(profile.clientKeyFile));
+            return std::nullopt;
+        }
+        profile.keyPassphrase = *pw;
+    }
+    return profile;
+}
+
+int runCheck(int argc, char **argv, const CommandLine &cl)
+{
+    QCoreApplication app(argc, argv);
+    setIdentity();
+    for (const QString &w : std::as_const(cl.warnings))
+        std::fprintf(stderr, "%s\n", qPrintable(w));
+    std::unique_ptr<Demo> demo;
+    int status = 0;
+    const auto profile = headlessProfile(cl, demo, &status);
+    if (!profile)
+        return status;
+    return headless::check(*profile, cl.checkJson);
+}
+
 // `redislens show`: a QCoreApplication, never a display.
 int runShow(int argc, char **argv, const CommandLine &cl)
 {
@@ -74,36 +127,11 @@ int runShow(int argc, char **argv, const CommandLine &cl)
         = QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/rules.json");
 
     std::unique_ptr<Demo> demo;
-    ConnectionProfile profile = cl.profile;
-    if (cl.demo) {
-        // The demo's data as seeded; the simulator stays off, so one read sees one state.
-        demo = std::make_unique<Demo>();
-        QString error;
-        if (!demo->seedBlocking(&error)) {
-            headless::reportError(QStringLiteral("cannot start the demo: %1").arg(error));
-            return 2;
-        }
-        profile = cl.applyOptionsTo(demo->profile());
-        profile.name = QStringLiteral("demo");
-    }
-    if (cl.askPass) {
-        const auto pw = passwordFromTerminal(QStringLiteral("Password for %1: ").arg(profile.displayName()));
-        if (!pw) {
-            headless::reportError(QStringLiteral("--askpass needs a terminal on stdin; use REDISCLI_AUTH"));
-            return 2;
-        }
-        profile.password = *pw;
-    }
-    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)) {
-        const auto pw = passwordFromTerminal(QStringLiteral("Passphrase for %1: ").arg(profile.clientKeyFile));
-        if (!pw) {
-            headless::reportError(QStringLiteral("the client key %1 is encrypted: its passphrase is asked for on "
-                                                 "a terminal, and stdin is not one")
-                                      .arg(profile.clientKeyFile));
-            return 2;
-        }
-        profile.keyPassphrase = *pw;
-    }
+    int status = 0;
+    const auto found = headlessProfile(cl, demo, &status);
+    if (!found)
+        return status;
+    const ConnectionProfile &profile = *found;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     // Sanitizer builds free everything: a leak or a race in the teardown is found there.
     return headless::show(request, profile);
@@ -126,7 +154,7 @@ int main(int argc, char **argv)
         arguments << QString::fromLocal8Bit(argv[i]);
     QString error;
     const auto parsed = CommandLine::parse(arguments, &error, qEnvironmentVariable("REDISCLI_AUTH"));
-    if (!parsed && arguments.value(1) == QLatin1String("show")) {
+    if (!parsed && (arguments.value(1) == QLatin1String("show") || arguments.value(1) == QLatin1String("check"))) {
         headless::reportError(error); // one line: scripts read it
         return 2;
     }
@@ -145,6 +173,8 @@ int main(int argc, char **argv)
     }
     if (cl.action == CommandLine::Action::Show)
         return runShow(argc, argv, cl);
+    if (cl.action == CommandLine::Action::Check)
+        return runCheck(argc, argv, cl);
     QByteArray openKey;
     if (!cl.openKey.isEmpty()) {
         const auto key = bytesescape::unescape(cl.openKey, &error);

@@ -108,7 +108,8 @@ QHash<QString, QList<Need>> build()
              patterns + QList<Need>{extra({"MEMORY", "USAGE", kKey}, "the sessions' sizes")}
                  + scripts("touching sessions"));
     t.insert(QStringLiteral("ratelimits"),
-             patterns + reads({{"GET", kKey}, {"HMGET", kKey, "tokens"}, {"TIME"}, {"ZCOUNT", kKey, "0", "1"}}));
+             patterns + reads({{"GET", kKey}, {"HMGET", kKey, "tokens"}, {"ZCOUNT", kKey, "0", "1"}})
+                 + QList<Need>{extra({"TIME"}, "the server's clock (windows are placed by this machine's)")});
     t.insert(QStringLiteral("locks"), patterns + scripts("releasing and extending locks"));
     t.insert(QStringLiteral("queues"),
              patterns

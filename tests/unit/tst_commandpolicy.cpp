@@ -214,9 +214,11 @@ private Q_SLOTS:
         // "admin" slips through, except the introspection the panels need.
         QList<RedisValue> values;
         QVERIFY(resp::parseAll(recordedReply(QStringLiteral("command-7.0.resp")), &values));
-        const QSet<QByteArray> readingAdmin{"config|get",      "slowlog|get",    "slowlog|len",   "latency|latest",
+        const QSet<QByteArray> readingAdmin{"config|get", "slowlog|get", "slowlog|len", "latency|latest",
                                             "latency|history", "latency|doctor", "latency|graph", "latency|histogram",
-                                            "client|list",     "module|list"};
+                                            "client|list", "module|list",
+                                            // asks what a user may run; `check` and the window's panel gating
+                                            "acl|dryrun"};
         int writes = 0, reads = 0;
         auto check = [&](const RedisValue &entry) {
             const QByteArray name = entry.at(0).bytes();

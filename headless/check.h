@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+struct ConnectionProfile;
+
+namespace headless {
+
+// `redislens check`: connects with 'profile' step by step (name resolution, TCP, TLS handshake,
+// certificate, AUTH, PING, server, ACL WHOAMI, then which panels the user may use) and prints
+// each step on stdout, as text or one JSON document. Needs a QCoreApplication. Returns 0 when
+// everything works, 1 when a panel is unavailable, 2 when it cannot connect.
+int check(const ConnectionProfile &profile, bool json);
+
+} // namespace headless
