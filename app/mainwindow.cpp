@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "navigationsidebar.h"
+#include "panelaccess.h"
 #include "panelparts.h"
 #include "panelregistry.h"
 #include "quickswitcher.h"
@@ -83,6 +84,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     connect(m_scanClient, &RedisClient::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_scanClient, &RedisClient::ready, this, &MainWindow::maybeStartFirstScan);
     connect(m_client, &RedisClient::ready, this, [this] {
+        m_access->refresh();
         updateTitle();
         onStateChanged(); // the facts (version, read-only) arrive with ready, after the state
         openPendingKey();
@@ -184,11 +186,20 @@ void MainWindow::buildUi()
     addPanel(m_console, QStringLiteral("console"));
     connect(m_pages, &QStackedWidget::currentChanged, this, [this] {
         m_sidebar->setCurrent(currentPanel());
+        if (m_access)
+            m_access->showFor(currentPanel());
         updateActivePanels();
     });
+    // What the connection's user may not do on the page shown (PanelAccess).
+    auto *accessLine = new QLabel(central);
+    accessLine->setObjectName(QStringLiteral("accessLine"));
+    accessLine->setWordWrap(true);
+    accessLine->setContentsMargins(8, 2, 8, 2);
+    layout->addWidget(accessLine);
     layout->addWidget(m_pages, 1);
     setCentralWidget(central);
     buildDocks();
+    m_access = new PanelAccess(m_client, m_sidebar, accessLine, this);
 
     m_stateLabel = new QLabel(this);
     statusBar()->addPermanentWidget(m_stateLabel);

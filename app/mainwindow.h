@@ -28,6 +28,7 @@ class Panel;
 class SlowlogPanel;
 class TtlPanel;
 class NavigationSidebar;
+class PanelAccess;
 class QDockWidget;
 class QLabel;
 class QStackedWidget;
@@ -86,6 +87,7 @@ public:
     // The panel behind a --panel name; nullptr for "keys" and "value".
     Panel *panel(const QString &name) const;
     RedisClient *client() const { return m_client; }
+    PanelAccess *panelAccess() const { return m_access; }
     QString bannerText() const;
 
     // Key operations on exact bytes. With 'confirm' a dialog says what will change first.
@@ -163,6 +165,7 @@ private:
     QDockWidget *m_browserDock = nullptr;
     QuickSwitcher *m_quickSwitcher = nullptr;
     QLabel *m_banner = nullptr;
+    PanelAccess *m_access = nullptr; // which panels the user may use
     QPushButton *m_bannerButton = nullptr;
     QLabel *m_stateLabel = nullptr;
     QPointer<Demo> m_demo;

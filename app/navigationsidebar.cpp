@@ -161,7 +161,38 @@ void NavigationSidebar::setBadge(const QString &name, int count, Severity severi
     item->setData(BadgeColumn, kSeverityRole, int(severity));
     const QString tip = count > 0 ? toolTip : QString();
     item->setToolTip(BadgeColumn, tip);
-    item->setToolTip(TitleColumn, tip);
+    updateToolTip(item, name);
+}
+
+void NavigationSidebar::setAccess(const QString &name, bool usable, const QString &note)
+{
+    QTreeWidgetItem *item = m_items.value(name);
+    if (!item)
+        return;
+    if (note.isEmpty())
+        m_notes.remove(name);
+    else
+        m_notes.insert(name, note);
+    if (usable)
+        m_unusable.remove(name);
+    else
+        m_unusable.insert(name);
+    // Greyed, still selectable: the page says why it shows nothing.
+    if (usable)
+        item->setData(TitleColumn, Qt::ForegroundRole, QVariant());
+    else
+        item->setForeground(TitleColumn, palette().brush(QPalette::Disabled, QPalette::Text));
+    updateToolTip(item, name);
+}
+
+void NavigationSidebar::updateToolTip(QTreeWidgetItem *item, const QString &name)
+{
+    QStringList parts;
+    if (m_notes.contains(name))
+        parts << m_notes.value(name);
+    if (!item->toolTip(BadgeColumn).isEmpty())
+        parts << item->toolTip(BadgeColumn);
+    item->setToolTip(TitleColumn, parts.join(QLatin1Char('\n')));
 }
 
 QString NavigationSidebar::badgeText(const QString &name) const

@@ -4,6 +4,7 @@
 #include "rowtablemodel.h"
 
 #include <QHash>
+#include <QSet>
 #include <QWidget>
 
 class QTreeWidget;
@@ -28,6 +29,12 @@ public:
     // What the badge shows ("3"), empty without one; and its tool tip.
     QString badgeText(const QString &name) const;
     QString badgeToolTip(const QString &name) const;
+    // What the connection's user may do with the entry's panel (AccessCheck): an unusable one
+    // is greyed, and 'note' ("unavailable: needs +slowlog|get") is its tool tip, before it is
+    // opened. An empty note with 'usable' clears it.
+    void setAccess(const QString &name, bool usable, const QString &note);
+    bool isUsable(const QString &name) const { return !m_unusable.contains(name); }
+    QString accessNote(const QString &name) const { return m_notes.value(name); }
     // Whether the group header of this title is shown.
     bool isGroupShown(const QString &groupTitle) const;
     QTreeWidget *tree() const { return m_tree; }
@@ -44,4 +51,7 @@ private:
     QHash<QString, QTreeWidgetItem *> m_items;
     QStringList m_order;
     bool m_settingCurrent = false;
+    QHash<QString, QString> m_notes; // access notes by entry
+    QSet<QString> m_unusable;
+    void updateToolTip(QTreeWidgetItem *item, const QString &name);
 };

@@ -12,7 +12,9 @@
 #include "lockspanel.h"
 #include "mainwindow.h"
 #include "memorypanel.h"
+#include "navigationsidebar.h"
 #include "panel.h"
+#include "panelaccess.h"
 #include "panelparts.h"
 #include "patterngroupmodel.h"
 #include "patternindex.h"
@@ -32,6 +34,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <QTreeWidgetItem>
 
 namespace {
 const QByteArray kNul("bin:a\x00z", 7);
@@ -50,6 +53,7 @@ private Q_SLOTS:
     void deleteExactBytes();
     void renameExactBytes();
     void readOnlyRefusesDelete();
+    void panelsTheUserMayNotUseSaySo();
     void deleteAndRenameAsk();
     void serverDiesAndComesBack();
     void screenshot();
@@ -263,6 +267,41 @@ void TestMainWindow::readOnlyRefusesDelete()
     QVERIFY2(failed.first().first().toString().contains(QLatin1String("read-only")),
              qPrintable(failed.first().first().toString()));
     QCOMPARE(m_server.command({"EXISTS", "app:item:1"}).toInteger(), 1);
+}
+
+// An ACL user without the slowlog sees it greyed with the reason before opening it, and the
+// page says what it lacks; the panels it may use say nothing.
+void TestMainWindow::panelsTheUserMayNotUseSaySo()
+{
+    QCOMPARE(m_server
+                 .command({"ACL", "SETUSER", "gui-reader", "on", ">gui-reader-pw", "~*", "+@read", "+ping", "+info",
+                           "+client|setname", "+acl|whoami", "-slowlog"})
+                 .bytes(),
+             QByteArray("OK"));
+    ConnectionProfile p = m_server.profile();
+    p.username = QStringLiteral("gui-reader");
+    p.password = QStringLiteral("gui-reader-pw");
+    MainWindow w(p, m_settings);
+    w.resize(1200, 800);
+    w.show();
+    QSignalSpy checked(w.panelAccess(), &PanelAccess::checked);
+    w.start();
+    QVERIFY(checked.wait(15000));
+    NavigationSidebar *bar = w.sidebar();
+    QVERIFY(!bar->isUsable(QStringLiteral("slowlog")));
+    QVERIFY2(bar->item(QStringLiteral("slowlog"))->toolTip(0).contains(QLatin1String("needs +slowlog|get")),
+             qPrintable(bar->item(QStringLiteral("slowlog"))->toolTip(0)));
+    QVERIFY(bar->isUsable(QStringLiteral("ttl")));
+    QVERIFY(bar->item(QStringLiteral("ttl"))->toolTip(0).isEmpty());
+    QVERIFY(w.showPanel(QStringLiteral("slowlog")));
+    QVERIFY2(w.panelAccess()->lineText().contains(QLatin1String("Slowlog is unavailable to gui-reader")),
+             qPrintable(w.panelAccess()->lineText()));
+    QVERIFY(w.showPanel(QStringLiteral("ttl")));
+    QVERIFY(w.panelAccess()->lineText().isEmpty());
+    QVERIFY(w.showPanel(QStringLiteral("overview"))); // works without CONFIG GET
+    QVERIFY2(w.panelAccess()->lineText().contains(QLatin1String("without the persistence settings")),
+             qPrintable(w.panelAccess()->lineText()));
+    QVERIFY(bar->isUsable(QStringLiteral("overview")));
 }
 
 void TestMainWindow::serverDiesAndComesBack()

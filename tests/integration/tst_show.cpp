@@ -644,8 +644,8 @@ void TestShow::panelNeedsNameWhatPanelsSend()
             unnamed.append(QString::fromLatin1(it.key()));
     }
     unnamed.sort();
-    QVERIFY2(unnamed.isEmpty(), qPrintable(QStringLiteral("%1 sends, without a need: %2")
-                                               .arg(panel, unnamed.join(QLatin1String(", ")))));
+    QVERIFY2(unnamed.isEmpty(),
+             qPrintable(QStringLiteral("%1 sends, without a need: %2").arg(panel, unnamed.join(QLatin1String(", ")))));
 }
 
 #include "tst_show.moc"
