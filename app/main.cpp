@@ -2,8 +2,10 @@
 #include "bytesescape.h"
 #include "check.h"
 #include "commandline.h"
+#include "connectiondialog.h"
 #include "demo.h"
 #include "mainwindow.h"
+#include "secretstore.h"
 #include "settings.h"
 #include "show.h"
 #include "tlsconfig.h"
@@ -16,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <termios.h>
 #include <unistd.h>
 
@@ -105,6 +108,31 @@ int runCheck(int argc, char **argv, const CommandLine &cl)
     if (!profile)
         return status;
     return headless::check(*profile, cl.checkJson);
+}
+
+// The window's prompts: the password (--askpass) and an encrypted client key's passphrase,
+// each in a dialog. False when the user cancels one.
+bool askWindowSecrets(ConnectionProfile &profile, bool askPass, QWidget *parent)
+{
+    if (askPass) {
+        bool ok = false;
+        const QString pw = QInputDialog::getText(parent, QStringLiteral("RedisLens"),
+                                                 QStringLiteral("Password for %1:").arg(profile.displayName()),
+                                                 QLineEdit::Password, QString(), &ok);
+        if (!ok)
+            return false;
+        profile.password = pw;
+    }
+    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)) {
+        bool ok = false;
+        profile.keyPassphrase
+            = QInputDialog::getText(parent, QStringLiteral("RedisLens"),
+                                    QStringLiteral("Passphrase for the client key %1:").arg(profile.clientKeyFile),
+                                    QLineEdit::Password, QString(), &ok);
+        if (!ok)
+            return false;
+    }
+    return true;
 }
 
 // `redislens show`: a QCoreApplication, never a display.
@@ -209,26 +237,41 @@ int main(int argc, char **argv)
         profile = cl.applyOptionsTo(demo->profile());
         profile.name = QStringLiteral("demo");
     }
-    if (cl.askPass) {
-        bool ok = false;
-        const QString pw = QInputDialog::getText(nullptr, QStringLiteral("RedisLens"),
-                                                 QStringLiteral("Password for %1:").arg(profile.displayName()),
-                                                 QLineEdit::Password, QString(), &ok);
-        if (!ok)
-            return 1;
-        profile.password = pw;
-    }
-    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)) {
-        bool ok = false;
-        profile.keyPassphrase
-            = QInputDialog::getText(nullptr, QStringLiteral("RedisLens"),
-                                    QStringLiteral("Passphrase for the client key %1:").arg(profile.clientKeyFile),
-                                    QLineEdit::Password, QString(), &ok);
-        if (!ok)
+    if (!askWindowSecrets(profile, cl.askPass, nullptr))
+        return 1;
+    const std::unique_ptr<SecretStore> secrets = SecretStore::system();
+    SavedConnection chosen;
+    // Started without saying where to connect: the connection manager first.
+    if (!cl.connectGiven && !cl.demo && cl.screenshot.isEmpty()) {
+        ConnectionDialog dialog(&settings, secrets.get());
+        if (dialog.exec() != QDialog::Accepted)
+            return 0;
+        chosen = dialog.chosen();
+        profile = cl.applyOptionsTo(dialog.chosenProfile());
+        profile.readOnly = profile.readOnly || dialog.chosenProfile().readOnly;
+        if (!askWindowSecrets(profile, false, nullptr))
             return 1;
     }
+    // File → Connect… in any window opens the manager and, for its choice, one more window.
+    std::function<void(QWidget *)> openAnother = [&](QWidget *parent) {
+        ConnectionDialog dialog(&settings, secrets.get(), parent);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        ConnectionProfile p = dialog.chosenProfile();
+        if (!askWindowSecrets(p, false, parent))
+            return;
+        auto *w = new MainWindow(p, &settings);
+        w->setAttribute(Qt::WA_DeleteOnClose);
+        w->setConnection(dialog.chosen());
+        QObject::connect(w, &MainWindow::connectRequested, w, [&openAnother, w] { openAnother(w); });
+        w->show();
+        w->start();
+    };
 
     MainWindow window(profile, &settings);
+    if (!chosen.id.isEmpty())
+        window.setConnection(chosen);
+    QObject::connect(&window, &MainWindow::connectRequested, &window, [&] { openAnother(&window); });
     if (demo)
         window.attachDemo(demo.get());
     if (!cl.openKey.isEmpty()) // an empty name is a key too: '--open ""'

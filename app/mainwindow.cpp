@@ -111,6 +111,13 @@ void MainWindow::buildUi()
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(6, 6, 6, 6);
 
+    // A production connection says so above everything, in its colour.
+    m_environment = new QLabel(central);
+    m_environment->setObjectName(QStringLiteral("environmentBanner"));
+    m_environment->setAutoFillBackground(true);
+    m_environment->setContentsMargins(8, 3, 8, 3);
+    m_environment->hide();
+    layout->addWidget(m_environment);
     auto *bannerRow = new QHBoxLayout;
     m_banner = new QLabel(central);
     m_banner->setObjectName(QStringLiteral("connectionBanner"));
@@ -313,6 +320,7 @@ void MainWindow::buildDocks()
 void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Connect…"), QKeySequence::New, this, &MainWindow::connectRequested);
     file->addAction(tr("&Rescan"), QKeySequence::Refresh, m_browser, &KeyBrowser::startScan);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -403,9 +411,35 @@ void MainWindow::buildGoMenu()
     }
 }
 
+void MainWindow::setConnection(const SavedConnection &connection)
+{
+    m_connection = connection;
+    const bool production = connection.tag == SavedConnection::Tag::Production;
+    m_environment->setVisible(production);
+    if (production) {
+        const QColor colour = connection.colour.isValid() ? connection.colour : QColor(0xc0, 0x39, 0x2b);
+        QPalette pal = m_environment->palette();
+        pal.setColor(QPalette::Window, colour);
+        pal.setColor(QPalette::WindowText, colour.lightnessF() > 0.6 ? Qt::black : Qt::white);
+        m_environment->setPalette(pal);
+        m_environment->setText(tr("<b>PRODUCTION</b> · %1 · %2")
+                                   .arg(m_profile.displayName().toHtmlEscaped(),
+                                        m_profile.readOnly ? tr("read-only") : tr("writes allowed")));
+    }
+    updateTitle();
+}
+
+QString MainWindow::environmentBannerText() const
+{
+    return m_environment->isHidden() ? QString() : m_environment->text();
+}
+
 void MainWindow::updateTitle()
 {
+    // displayName() holds the saved connection's name: "orders (10.0.0.5:6379/2)".
     QString title = QStringLiteral("RedisLens — ") + m_profile.displayName();
+    if (!m_connection.id.isEmpty())
+        title += QStringLiteral(" [%1]").arg(SavedConnection::tagName(m_connection.tag));
     if (m_demo)
         title += tr(" (demo)");
     if (m_profile.readOnly)

@@ -3,6 +3,7 @@
 
 #include "connectionprofile.h"
 #include "keyscanner.h"
+#include "savedconnection.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -53,6 +54,10 @@ public:
     bool showPanel(const QString &name);
     QString currentPanel() const;
 
+    // A saved connection's name, colour and environment tag: in the title, and a production
+    // connection shows a banner in its colour.
+    void setConnection(const SavedConnection &connection);
+    QString environmentBannerText() const;
     // In demo mode the scan waits for the seed to finish and the simulator starts after it.
     void attachDemo(Demo *demo);
     // Starts connecting; the first scan starts when the scan connection is ready.
@@ -95,6 +100,8 @@ public:
     void renameKey(const QByteArray &from, const QByteArray &to, bool confirm = true);
 
 Q_SIGNALS:
+    // File → Connect… (Ctrl+N): the connection manager, for another window.
+    void connectRequested();
     void screenshotDone(bool ok, const QString &message);
     void keyDeleted(const QByteArray &key);
     void keyRenamed(const QByteArray &from, const QByteArray &to);
@@ -134,6 +141,8 @@ private:
     void showRulesEditor();
 
     ConnectionProfile m_profile;
+    SavedConnection m_connection; // name, colour and tag when opened from the manager
+    QLabel *m_environment = nullptr; // the production banner
     Settings *m_settings;
     RedisClient *m_client = nullptr; // values and actions
     RedisClient *m_scanClient = nullptr; // the scan only

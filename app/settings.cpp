@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settings.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QSettings>
 
 namespace {
@@ -92,6 +94,32 @@ void Settings::setTheme(theme::Theme theme)
         return;
     m_settings->setValue(QStringLiteral("window/theme"), theme::name(theme));
     Q_EMIT themeChanged(theme);
+}
+
+QList<SavedConnection> Settings::connections() const
+{
+    // One JSON array, the export's format: readable, and one key to write atomically.
+    const QJsonArray list
+        = QJsonDocument::fromJson(m_settings->value(QStringLiteral("connections/saved")).toByteArray()).array();
+    QList<SavedConnection> out;
+    for (const QJsonValue &v : list) {
+        QString error;
+        if (auto c = SavedConnection::fromJson(v.toObject(), &error))
+            out.append(*c);
+        else
+            qWarning("a saved connection was skipped: %s", qPrintable(error));
+    }
+    return out;
+}
+
+void Settings::setConnections(const QList<SavedConnection> &connections)
+{
+    QJsonArray list;
+    for (const SavedConnection &c : connections)
+        list.append(c.toJson());
+    m_settings->setValue(QStringLiteral("connections/saved"),
+                         QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact)));
+    m_settings->sync(); // a saved connection survives a crash of the window it opens
 }
 
 QByteArray Settings::windowGeometry() const

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "savedconnection.h"
 #include "theme.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QObject>
 #include <QString>
 #include <optional>
@@ -44,6 +46,9 @@ public:
     // System (the desktop's look), or Fusion light or dark.
     theme::Theme theme() const;
     void setTheme(theme::Theme theme);
+    // The saved connections, in the manager's order (no secret: SavedConnection holds none).
+    QList<SavedConnection> connections() const;
+    void setConnections(const QList<SavedConnection> &connections);
     QByteArray windowGeometry() const;
     QByteArray windowState() const;
     void setWindowGeometry(const QByteArray &geometry, const QByteArray &state);

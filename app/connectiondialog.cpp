@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "connectiondialog.h"
+
+#include "connectionimport.h"
+#include "secretstore.h"
+#include "settings.h"
+
+#include <QCheckBox>
+#include <QColorDialog>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QUuid>
+#include <QVBoxLayout>
+
+namespace {
+
+QIcon swatch(const QColor &colour)
+{
+    QPixmap pixmap(14, 14);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(colour.isValid() ? colour : QColor(Qt::gray));
+    p.drawEllipse(1, 1, 12, 12);
+    return QIcon(pixmap);
+}
+
+QString newId()
+{
+    return QUuid::createUuid().toString(QUuid::WithoutBraces);
+}
+
+} // namespace
+
+ConnectionDialog::ConnectionDialog(Settings *settings, SecretStore *secrets, QWidget *parent)
+    : QDialog(parent), m_settings(settings), m_secrets(secrets), m_connections(settings->connections())
+{
+    setWindowTitle(tr("Connect to Redis"));
+    auto *layout = new QHBoxLayout(this);
+    auto *left = new QVBoxLayout;
+    m_list = new QListWidget(this);
+    m_list->setObjectName(QStringLiteral("connections"));
+    m_list->setMinimumWidth(220);
+    left->addWidget(m_list, 1);
+    auto *buttons = new QHBoxLayout;
+    auto *add = new QPushButton(tr("New"), this);
+    auto *remove = new QPushButton(tr("Delete"), this);
+    auto *import = new QPushButton(tr("Import"), this);
+    auto *importMenu = new QMenu(import);
+    importMenu->addAction(tr("Paste a URI, a redis-cli line or an export…"), this, [this] { importFromUser(false); });
+    importMenu->addAction(tr("From a file…"), this, [this] { importFromUser(true); });
+    import->setMenu(importMenu);
+    auto *exportButton = new QPushButton(tr("Export…"), this);
+    for (QPushButton *b : {add, remove, import, exportButton})
+        buttons->addWidget(b);
+    left->addLayout(buttons);
+    layout->addLayout(left);
+
+    auto *right = new QVBoxLayout;
+    auto *form = new QWidget(this);
+    buildForm(form);
+    right->addWidget(form, 1);
+    auto *box = new QDialogButtonBox(this);
+    QPushButton *saveButton = box->addButton(tr("Save"), QDialogButtonBox::ApplyRole);
+    QPushButton *connectButton = box->addButton(tr("Connect"), QDialogButtonBox::AcceptRole);
+    box->addButton(QDialogButtonBox::Cancel);
+    connectButton->setDefault(true);
+    right->addWidget(box);
+    layout->addLayout(right, 1);
+
+    connect(add, &QPushButton::clicked, this, &ConnectionDialog::newConnection);
+    connect(remove, &QPushButton::clicked, this, &ConnectionDialog::deleteSelected);
+    connect(exportButton, &QPushButton::clicked, this, &ConnectionDialog::exportToFile);
+    connect(saveButton, &QPushButton::clicked, this, &ConnectionDialog::save);
+    connect(box, &QDialogButtonBox::accepted, this, &ConnectionDialog::connectChosen);
+    connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_list, &QListWidget::currentRowChanged, this, &ConnectionDialog::load);
+    connect(m_list, &QListWidget::itemDoubleClicked, this, &ConnectionDialog::connectChosen);
+    refillList(m_connections.isEmpty() ? -1 : 0);
+    if (m_connections.isEmpty())
+        newConnection();
+}
+
+void ConnectionDialog::buildForm(QWidget *form)
+{
+    auto *f = new QFormLayout(form);
+    m_name = new QLineEdit(form);
+    m_name->setObjectName(QStringLiteral("name"));
+    m_colour = new QPushButton(form);
+    connect(m_colour, &QPushButton::clicked, this, [this] {
+        const QColor c = QColorDialog::getColor(m_colourValue.isValid() ? m_colourValue : QColor(Qt::gray), this,
+                                                tr("Colour of the connection"));
+        if (c.isValid()) {
+            m_colourValue = c;
+            m_colour->setIcon(swatch(c));
+        }
+    });
+    m_tag = new QComboBox(form);
+    m_tag->setObjectName(QStringLiteral("tag"));
+    for (const auto t : {SavedConnection::Tag::Local, SavedConnection::Tag::Staging, SavedConnection::Tag::Production})
+        m_tag->addItem(SavedConnection::tagName(t), int(t));
+    m_host = new QLineEdit(form);
+    m_host->setObjectName(QStringLiteral("host"));
+    m_port = new QSpinBox(form);
+    m_port->setObjectName(QStringLiteral("port"));
+    m_port->setRange(1, 65535);
+    m_socket = new QLineEdit(form);
+    m_socket->setPlaceholderText(tr("a Unix socket instead of host and port"));
+    m_db = new QSpinBox(form);
+    m_db->setRange(0, 1 << 20);
+    m_user = new QLineEdit(form);
+    m_user->setObjectName(QStringLiteral("user"));
+    m_user->setPlaceholderText(tr("default"));
+    m_password = new QLineEdit(form);
+    m_password->setObjectName(QStringLiteral("password"));
+    m_password->setEchoMode(QLineEdit::Password);
+    m_remember = new QCheckBox(tr("Remember in %1").arg(m_secrets->description()), form);
+    m_remember->setObjectName(QStringLiteral("remember"));
+    m_keychain = new QLabel(form);
+    m_keychain->setWordWrap(true);
+    m_keychain->setObjectName(QStringLiteral("keychainNote"));
+    const auto noKeychain = [this](const QString &reason) {
+        m_remember->setChecked(false);
+        m_remember->setEnabled(false);
+        m_keychain->setText(
+            tr("No keychain service: passwords are asked for each time and stored nowhere (%1).").arg(reason));
+        m_keychain->show();
+    };
+    if (!m_secrets->persistent())
+        noKeychain(m_secrets->description());
+    else
+        m_keychain->hide();
+    connect(m_secrets, &SecretStore::unavailable, this, noKeychain);
+    m_tls = new QCheckBox(tr("TLS"), form);
+    m_caCert = new QLineEdit(form);
+    m_caDir = new QLineEdit(form);
+    m_cert = new QLineEdit(form);
+    m_key = new QLineEdit(form);
+    m_sni = new QLineEdit(form);
+    m_insecure = new QCheckBox(tr("Do not verify the server's certificate"), form);
+    m_readOnly = new QCheckBox(tr("Read-only: refuse every command the server flags as writing"), form);
+    m_readOnly->setObjectName(QStringLiteral("readOnly"));
+    m_colour->setMaximumWidth(80);
+    // The TLS files mean nothing without TLS.
+    const auto tlsFields = [this](bool on) {
+        for (QWidget *w : std::initializer_list<QWidget *>{m_caCert, m_caDir, m_cert, m_key, m_sni, m_insecure})
+            w->setEnabled(on);
+    };
+    connect(m_tls, &QCheckBox::toggled, this, tlsFields);
+    tlsFields(false);
+    m_ssh = new QLabel(form);
+    m_ssh->setWordWrap(true);
+    connect(m_tag, &QComboBox::currentIndexChanged, this, [this] {
+        // Production opens read-only unless the user unticks it.
+        if (SavedConnection::readOnlyByDefault(SavedConnection::Tag(m_tag->currentData().toInt())))
+            m_readOnly->setChecked(true);
+    });
+    f->addRow(tr("Name"), m_name);
+    f->addRow(tr("Colour"), m_colour);
+    f->addRow(tr("Environment"), m_tag);
+    f->addRow(tr("Host"), m_host);
+    f->addRow(tr("Port"), m_port);
+    f->addRow(tr("Socket"), m_socket);
+    f->addRow(tr("Database"), m_db);
+    f->addRow(tr("User"), m_user);
+    f->addRow(tr("Password"), m_password);
+    f->addRow(QString(), m_remember);
+    f->addRow(QString(), m_keychain);
+    f->addRow(QString(), m_tls);
+    f->addRow(tr("CA certificate"), m_caCert);
+    f->addRow(tr("CA directory"), m_caDir);
+    f->addRow(tr("Client certificate"), m_cert);
+    f->addRow(tr("Client key"), m_key);
+    f->addRow(tr("Server name (SNI)"), m_sni);
+    f->addRow(QString(), m_insecure);
+    f->addRow(QString(), m_readOnly);
+    f->addRow(tr("SSH"), m_ssh);
+}
+
+QString ConnectionDialog::keychainNote() const
+{
+    return m_keychain->isHidden() ? QString() : m_keychain->text();
+}
+
+void ConnectionDialog::refillList(int select)
+{
+    const QSignalBlocker block(m_list);
+    m_list->clear();
+    for (const SavedConnection &c : std::as_const(m_connections)) {
+        auto *item = new QListWidgetItem(
+            swatch(c.colour), QStringLiteral("%1  (%2)").arg(c.profile.name, SavedConnection::tagName(c.tag)));
+        item->setToolTip(c.profile.displayName());
+        m_list->addItem(item);
+    }
+    m_list->setCurrentRow(select);
+    load(select);
+}
+
+void ConnectionDialog::load(int row)
+{
+    m_current = row;
+    const SavedConnection c = row >= 0 && row < m_connections.size() ? m_connections.at(row) : SavedConnection();
+    const ConnectionProfile &p = c.profile;
+    m_name->setText(p.name);
+    m_colourValue = c.colour;
+    m_colour->setIcon(swatch(c.colour));
+    m_tag->setCurrentIndex(m_tag->findData(int(c.tag)));
+    m_host->setText(p.host);
+    m_port->setValue(p.port);
+    m_socket->setText(p.socketPath);
+    m_db->setValue(p.db);
+    m_user->setText(p.username);
+    m_password->clear();
+    m_tls->setChecked(p.tls);
+    m_caCert->setText(p.caCertFile);
+    m_caDir->setText(p.caCertDir);
+    m_cert->setText(p.clientCertFile);
+    m_key->setText(p.clientKeyFile);
+    m_sni->setText(p.sni);
+    m_insecure->setChecked(p.tlsInsecure);
+    m_readOnly->setChecked(p.readOnly);
+    m_ssh->setText(c.ssh.host.isEmpty() ? tr("none")
+                                        : tr("%1@%2:%3 (kept with the connection; tunnels are not available yet)")
+                                              .arg(c.ssh.user, c.ssh.host)
+                                              .arg(c.ssh.port));
+    m_loadedId = c.id;
+    if (c.id.isEmpty())
+        return;
+    // The remembered password, if any, fills the field (masked).
+    const QString id = c.id;
+    m_secrets->read(SecretStore::keyOf(id, "password"),
+                    [this, id](const std::optional<QString> &secret, const QString &) {
+                        if (m_loadedId != id)
+                            return; // another connection was selected meanwhile
+                        if (secret) {
+                            m_password->setText(*secret);
+                            m_remember->setChecked(true);
+                        }
+                        Q_EMIT passwordLoaded();
+                    });
+}
+
+SavedConnection ConnectionDialog::edited() const
+{
+    SavedConnection c
+        = m_current >= 0 && m_current < m_connections.size() ? m_connections.at(m_current) : SavedConnection();
+    if (c.id.isEmpty())
+        c.id = newId();
+    ConnectionProfile &p = c.profile;
+    p.name = m_name->text().trimmed();
+    p.host = m_host->text().trimmed();
+    p.port = quint16(m_port->value());
+    p.socketPath = m_socket->text().trimmed();
+    p.db = m_db->value();
+    p.username = m_user->text();
+    p.tls = m_tls->isChecked();
+    p.caCertFile = m_caCert->text().trimmed();
+    p.caCertDir = m_caDir->text().trimmed();
+    p.clientCertFile = m_cert->text().trimmed();
+    p.clientKeyFile = m_key->text().trimmed();
+    p.sni = m_sni->text().trimmed();
+    p.tlsInsecure = m_insecure->isChecked();
+    p.readOnly = m_readOnly->isChecked();
+    p.password.clear();
+    if (p.name.isEmpty())
+        p.name = p.displayName();
+    c.colour = m_colourValue;
+    c.tag = SavedConnection::Tag(m_tag->currentData().toInt());
+    return c;
+}
+
+void ConnectionDialog::setPassword(const QString &password)
+{
+    m_password->setText(password);
+}
+
+void ConnectionDialog::save()
+{
+    const SavedConnection c = edited();
+    if (m_current >= 0 && m_current < m_connections.size())
+        m_connections[m_current] = c;
+    else
+        m_connections.append(c);
+    const int row = m_current >= 0 ? m_current : int(m_connections.size() - 1);
+    m_settings->setConnections(m_connections);
+    const QString key = SecretStore::keyOf(c.id, "password");
+    if (m_remember->isChecked() && !m_password->text().isEmpty())
+        m_secrets->write(key, m_password->text(), [](bool, const QString &) {});
+    else
+        m_secrets->remove(key);
+    const QString typed = m_password->text();
+    const bool remember = m_remember->isChecked();
+    refillList(row);
+    // load() clears the field before the keychain answers: keep what was typed on screen.
+    m_password->setText(typed);
+    m_remember->setChecked(remember);
+}
+
+ConnectionProfile ConnectionDialog::chosenProfile() const
+{
+    ConnectionProfile p = m_chosen.profile;
+    p.password = m_chosenPassword;
+    return p;
+}
+
+void ConnectionDialog::connectChosen()
+{
+    save();
+    m_chosen = m_connections.value(m_current);
+    m_chosenPassword = m_password->text();
+    accept();
+}
+
+void ConnectionDialog::newConnection()
+{
+    m_list->clearSelection();
+    m_current = -1;
+    load(-1);
+    m_name->setFocus();
+}
+
+void ConnectionDialog::deleteSelected()
+{
+    if (m_current < 0 || m_current >= m_connections.size())
+        return;
+    const SavedConnection c = m_connections.takeAt(m_current);
+    for (const char *what : {"password", "key-passphrase", "ssh-password", "ssh-passphrase"})
+        m_secrets->remove(SecretStore::keyOf(c.id, what));
+    m_settings->setConnections(m_connections);
+    refillList(m_connections.isEmpty() ? -1 : 0);
+}
+
+QString ConnectionDialog::keepPem(const QString &id, const char *what, const QByteArray &pem)
+{
+    // An export's PEM text becomes a file beside the settings, readable by this user only:
+    // TLS reads files, and a private key must not sit in the settings.
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/tls");
+    QDir().mkpath(dir);
+    const QString path = QStringLiteral("%1/%2-%3.pem").arg(dir, id, QLatin1String(what));
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    f.write(pem);
+    return f.commit() ? path : QString();
+}
+
+QStringList ConnectionDialog::importText(const QByteArray &text, QString *error)
+{
+    const auto imported = connectionimport::fromText(text, error);
+    if (!imported)
+        return {};
+    QStringList notes;
+    for (connectionimport::Imported in : *imported) {
+        SavedConnection &c = in.connection;
+        if (c.id.isEmpty())
+            c.id = newId();
+        if (!in.caPem.isEmpty())
+            c.profile.caCertFile = keepPem(c.id, "ca", in.caPem);
+        if (!in.certPem.isEmpty())
+            c.profile.clientCertFile = keepPem(c.id, "cert", in.certPem);
+        if (!in.keyPem.isEmpty())
+            c.profile.clientKeyFile = keepPem(c.id, "key", in.keyPem);
+        const std::pair<const char *, QString> secrets[]
+            = {{"password", in.password}, {"ssh-password", in.sshPassword}, {"ssh-passphrase", in.sshPassphrase}};
+        for (const auto &[what, secret] : secrets) {
+            if (!secret.isEmpty())
+                m_secrets->write(SecretStore::keyOf(c.id, what), secret, [](bool, const QString &) {});
+        }
+        if (!in.sshKeyPem.isEmpty())
+            c.ssh.keyFile = keepPem(c.id, "ssh-key", in.sshKeyPem);
+        for (const QString &n : std::as_const(in.notes))
+            notes << QStringLiteral("%1: %2").arg(c.profile.name, n);
+        m_connections.append(c);
+    }
+    m_settings->setConnections(m_connections);
+    refillList(int(m_connections.size() - 1));
+    return notes;
+}
+
+void ConnectionDialog::importFromUser(bool fromFile)
+{
+    QByteArray text;
+    if (fromFile) {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Import connections"));
+        if (file.isEmpty())
+            return;
+        QFile f(file);
+        if (!f.open(QIODevice::ReadOnly)) {
+            QMessageBox::warning(this, tr("Import"), tr("Cannot read %1: %2").arg(file, f.errorString()));
+            return;
+        }
+        text = f.readAll();
+    } else {
+        bool ok = false;
+        text = QInputDialog::getMultiLineText(this, tr("Import connections"),
+                                              tr("A redis:// URI, a redis-cli command line, or the export of "
+                                                 "RedisInsight, Another Redis Desktop Manager or RedisLens:"),
+                                              QString(), &ok)
+                   .toUtf8();
+        if (!ok)
+            return;
+    }
+    QString error;
+    const QStringList notes = importText(text, &error);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Import"), error);
+    else if (!notes.isEmpty())
+        QMessageBox::information(this, tr("Import"), notes.join(QLatin1Char('\n')));
+}
+
+void ConnectionDialog::exportToFile()
+{
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export connections (no passwords)"),
+                                                      QStringLiteral("redislens-connections.json"));
+    if (file.isEmpty())
+        return;
+    QSaveFile f(file);
+    if (!f.open(QIODevice::WriteOnly) || f.write(connectionimport::exportJson(m_connections)) < 0 || !f.commit())
+        QMessageBox::warning(this, tr("Export"), tr("Cannot write %1: %2").arg(file, f.errorString()));
+}

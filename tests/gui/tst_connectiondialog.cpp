@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The connection manager: a connection is saved without its password (which goes to the
+// keychain), read back and connected to; imports keep their secrets out of the settings; a box
+// without a keychain says so; a production connection marks its window.
+#include "connectiondialog.h"
+#include "mainwindow.h"
+#include "screenshots.h"
+#include "secretstore.h"
+#include "settings.h"
+#include "testserver.h"
+#include "theme.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+namespace {
+
+// A keychain that keeps what it is given, as a Secret Service would: persistent.
+class FakeKeychain final : public SecretStore
+{
+public:
+    QHash<QString, QString> secrets;
+    QString description() const override { return QStringLiteral("the test keychain"); }
+    bool persistent() const override { return true; }
+    void read(const QString &key, ReadDone done) override
+    {
+        const auto it = secrets.constFind(key);
+        const std::optional<QString> s = it == secrets.cend() ? std::nullopt : std::optional<QString>(*it);
+        QTimer::singleShot(0, this, [done, s] { done(s, {}); });
+    }
+    void write(const QString &key, const QString &secret, WriteDone done) override
+    {
+        secrets.insert(key, secret);
+        QTimer::singleShot(0, this, [done] { done(true, {}); });
+    }
+    void remove(const QString &key) override { secrets.remove(key); }
+};
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QByteArray sample(const char *name)
+{
+    return readAll(qEnvironmentVariable("REDISLENS_SOURCE_DIR") + QStringLiteral("/tests/data/imports/")
+                   + QLatin1String(name));
+}
+
+} // namespace
+
+class TestConnectionDialog : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void savedWithoutPasswordAndConnected();
+    void importKeepsSecretsOutOfSettings();
+    void withoutKeychainItSaysSo();
+    void productionMarksTheWindow();
+
+private:
+    QTemporaryDir m_dir;
+    TestServer m_server;
+};
+
+void TestConnectionDialog::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY(!qEnvironmentVariableIsEmpty("REDISLENS_SOURCE_DIR"));
+    QString error;
+    QVERIFY2(m_server.start(&error), qPrintable(error));
+    QCOMPARE(m_server.command({"ACL", "SETUSER", "dialog-user", "on", ">dialog-secret", "~*", "+@all"}).bytes(),
+             QByteArray("OK"));
+}
+
+void TestConnectionDialog::savedWithoutPasswordAndConnected()
+{
+    const QString ini = m_dir.filePath(QStringLiteral("saved.ini"));
+    Settings settings(ini);
+    FakeKeychain keychain;
+    QString id;
+    {
+        ConnectionDialog d(&settings, &keychain);
+        QCOMPARE(d.list()->count(), 0); // nothing saved: a new connection's form
+        d.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("orders"));
+        d.findChild<QLineEdit *>(QStringLiteral("host"))->setText(QStringLiteral("127.0.0.1"));
+        d.findChild<QSpinBox *>(QStringLiteral("port"))->setValue(m_server.port());
+        d.findChild<QLineEdit *>(QStringLiteral("user"))->setText(QStringLiteral("dialog-user"));
+        auto *tag = d.findChild<QComboBox *>(QStringLiteral("tag"));
+        tag->setCurrentIndex(tag->findText(QStringLiteral("production")));
+        QVERIFY(d.findChild<QCheckBox *>(QStringLiteral("readOnly"))->isChecked()); // production: read-only
+        d.setPassword(QStringLiteral("dialog-secret"));
+        QVERIFY(d.findChild<QCheckBox *>(QStringLiteral("remember"))->isEnabled());
+        d.findChild<QCheckBox *>(QStringLiteral("remember"))->setChecked(true);
+        d.save();
+        QCOMPARE(d.list()->count(), 1);
+        QVERIFY(d.list()->item(0)->text().contains(QLatin1String("orders  (production)")));
+        id = settings.connections().value(0).id;
+        QVERIFY(!id.isEmpty());
+        d.grab().save(QDir(screenshots::directory()).filePath(QStringLiteral("connection-manager.png")));
+    }
+    QTRY_COMPARE(keychain.secrets.value(id + QStringLiteral("/password")), QStringLiteral("dialog-secret"));
+    QVERIFY(!readAll(ini).contains("dialog-secret"));
+    QVERIFY(readAll(ini).contains("orders"));
+
+    // A new dialog reads it back; Connect gives the profile with the password from the keychain.
+    ConnectionDialog d(&settings, &keychain);
+    QSignalSpy loaded(&d, &ConnectionDialog::passwordLoaded);
+    d.list()->setCurrentRow(-1);
+    d.list()->setCurrentRow(0);
+    QVERIFY(loaded.wait(5000));
+    QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("password"))->text(), QStringLiteral("dialog-secret"));
+    Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
+    QCOMPARE(d.result(), int(QDialog::Accepted));
+    const ConnectionProfile p = d.chosenProfile();
+    QCOMPARE(p.password, QStringLiteral("dialog-secret"));
+    QVERIFY(p.readOnly);
+    QCOMPARE(p.port, m_server.port());
+    const auto client = connectedClient(p);
+    QVERIFY(client);
+    QVERIFY(client->facts().readOnly);
+}
+
+void TestConnectionDialog::importKeepsSecretsOutOfSettings()
+{
+    const QString ini = m_dir.filePath(QStringLiteral("import.ini"));
+    Settings settings(ini);
+    FakeKeychain keychain;
+    ConnectionDialog d(&settings, &keychain);
+    QString error;
+    const QStringList notes = d.importText(sample("ardm.ano"), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(notes.join(u'|').contains(QLatin1String("key separator")));
+    d.importText(sample("redisinsight.json"), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(d.list()->count(), 5);
+    QCOMPARE(settings.connections().size(), 5);
+    QTRY_COMPARE(keychain.secrets.size(), 6); // 4 passwords (the sentinel has none), 2 SSH passphrases
+    const QByteArray stored = readAll(ini);
+    for (const QString &secret : std::as_const(keychain.secrets))
+        QVERIFY2(!stored.contains(secret.toUtf8()), qPrintable(secret));
+    QVERIFY(!stored.contains("PRIVATE KEY"));
+    // RedisInsight's PEM texts became files readable by this user only.
+    const SavedConnection tls = settings.connections().at(3);
+    QVERIFY(QFile::exists(tls.profile.clientKeyFile));
+    QCOMPARE(QFile::permissions(tls.profile.clientKeyFile) & (QFile::ReadGroup | QFile::ReadOther),
+             QFile::Permissions());
+    QVERIFY(readAll(tls.profile.caCertFile).startsWith("-----BEGIN CERTIFICATE-----"));
+}
+
+void TestConnectionDialog::withoutKeychainItSaysSo()
+{
+    Settings settings(m_dir.filePath(QStringLiteral("nokeychain.ini")));
+    MemorySecretStore memory;
+    ConnectionDialog d(&settings, &memory);
+    QVERIFY(!d.findChild<QCheckBox *>(QStringLiteral("remember"))->isEnabled());
+    QVERIFY2(d.keychainNote().contains(QLatin1String("asked for each time and stored nowhere")),
+             qPrintable(d.keychainNote()));
+}
+
+void TestConnectionDialog::productionMarksTheWindow()
+{
+    Settings settings(m_dir.filePath(QStringLiteral("window.ini")));
+    SavedConnection c;
+    c.id = QStringLiteral("prod-1");
+    c.tag = SavedConnection::Tag::Production;
+    c.colour = QColor(0xc0, 0x39, 0x2b);
+    c.profile = m_server.profile();
+    c.profile.name = QStringLiteral("orders");
+    c.profile.readOnly = true;
+    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
+        theme::apply(t);
+        MainWindow w(c.profile, &settings);
+        w.setConnection(c);
+        w.resize(1200, 700);
+        w.show();
+        w.start();
+        QVERIFY2(w.windowTitle().contains(QLatin1String("orders (127.0.0.1:")), qPrintable(w.windowTitle()));
+        QVERIFY2(w.windowTitle().contains(QLatin1String("[production]")), qPrintable(w.windowTitle()));
+        QVERIFY(w.windowTitle().contains(QLatin1String("read-only")));
+        QVERIFY2(w.environmentBannerText().contains(QLatin1String("PRODUCTION")),
+                 qPrintable(w.environmentBannerText()));
+        QVERIFY(w.environmentBannerText().contains(QLatin1String("read-only")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.client()->isReady(), 10000);
+        QTest::qWait(300);
+        screenshots::save(w.grab().toImage(),
+                          t == theme::Theme::Dark ? QStringLiteral("production-window-dark.png")
+                                                  : QStringLiteral("production-window.png"));
+    }
+    theme::apply(theme::Theme::System);
+    // A local connection has no banner.
+    c.tag = SavedConnection::Tag::Local;
+    MainWindow w(c.profile, &settings);
+    w.setConnection(c);
+    QVERIFY(w.environmentBannerText().isEmpty());
+    QVERIFY2(w.windowTitle().contains(QLatin1String("[local]")), qPrintable(w.windowTitle()));
+}
+
+QTEST_MAIN(TestConnectionDialog)
+#include "tst_connectiondialog.moc"
