@@ -118,6 +118,21 @@ void MainWindow::buildUi()
     m_environment->setContentsMargins(8, 3, 8, 3);
     m_environment->hide();
     layout->addWidget(m_environment);
+    // --insecure stays in sight for as long as the window is open.
+    m_insecure = new QLabel(central);
+    m_insecure->setObjectName(QStringLiteral("insecureBanner"));
+    m_insecure->setWordWrap(true);
+    m_insecure->setContentsMargins(8, 3, 8, 3);
+    m_insecure->setText(tr("<b>TLS without verification</b>: the server's certificate is not checked (--insecure), "
+                           "so anyone between here and %1 could read and change what passes.")
+                            .arg(m_profile.displayName().toHtmlEscaped()));
+    m_insecure->setAutoFillBackground(true);
+    QPalette caution = m_insecure->palette();
+    caution.setColor(QPalette::Window, QColor(0xf5, 0xc2, 0x42));
+    caution.setColor(QPalette::WindowText, Qt::black);
+    m_insecure->setPalette(caution);
+    m_insecure->setVisible(m_profile.tls && m_profile.tlsInsecure);
+    layout->addWidget(m_insecure);
     auto *bannerRow = new QHBoxLayout;
     m_banner = new QLabel(central);
     m_banner->setObjectName(QStringLiteral("connectionBanner"));
@@ -427,6 +442,11 @@ void MainWindow::setConnection(const SavedConnection &connection)
                                         m_profile.readOnly ? tr("read-only") : tr("writes allowed")));
     }
     updateTitle();
+}
+
+QString MainWindow::insecureBannerText() const
+{
+    return m_insecure->isHidden() ? QString() : m_insecure->text();
 }
 
 QString MainWindow::environmentBannerText() const

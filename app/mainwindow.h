@@ -58,6 +58,8 @@ public:
     // connection shows a banner in its colour.
     void setConnection(const SavedConnection &connection);
     QString environmentBannerText() const;
+    // The permanent warning of a TLS connection that does not verify the server (--insecure).
+    QString insecureBannerText() const;
     // In demo mode the scan waits for the seed to finish and the simulator starts after it.
     void attachDemo(Demo *demo);
     // Starts connecting; the first scan starts when the scan connection is ready.
@@ -143,6 +145,7 @@ private:
     ConnectionProfile m_profile;
     SavedConnection m_connection; // name, colour and tag when opened from the manager
     QLabel *m_environment = nullptr; // the production banner
+    QLabel *m_insecure = nullptr; // TLS without verification
     Settings *m_settings;
     RedisClient *m_client = nullptr; // values and actions
     RedisClient *m_scanClient = nullptr; // the scan only

@@ -68,6 +68,7 @@ private Q_SLOTS:
     void importKeepsSecretsOutOfSettings();
     void withoutKeychainItSaysSo();
     void productionMarksTheWindow();
+    void insecureTlsStaysInSight();
 
 private:
     QTemporaryDir m_dir;
@@ -205,6 +206,24 @@ void TestConnectionDialog::productionMarksTheWindow()
     w.setConnection(c);
     QVERIFY(w.environmentBannerText().isEmpty());
     QVERIFY2(w.windowTitle().contains(QLatin1String("[local]")), qPrintable(w.windowTitle()));
+}
+
+void TestConnectionDialog::insecureTlsStaysInSight()
+{
+    Settings settings(m_dir.filePath(QStringLiteral("insecure.ini")));
+    ConnectionProfile p = m_server.profile();
+    {
+        MainWindow w(p, &settings);
+        QVERIFY(w.insecureBannerText().isEmpty());
+    }
+    p.tls = true;
+    p.tlsInsecure = true;
+    MainWindow w(p, &settings);
+    w.resize(1200, 700);
+    w.show();
+    QVERIFY2(w.insecureBannerText().contains(QLatin1String("the server's certificate is not checked (--insecure)")),
+             qPrintable(w.insecureBannerText()));
+    screenshots::save(w.grab().toImage(), QStringLiteral("insecure-window.png"));
 }
 
 QTEST_MAIN(TestConnectionDialog)
