@@ -171,38 +171,11 @@ int runShow(int argc, char **argv, const CommandLine &cl)
 #endif
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// The window: the connection manager first when the line names no server, then one window per
+// connection.
+int runWindow(int argc, char **argv, const CommandLine &cl)
 {
-    // Parse before any application object exists: --help, --version, show and bad arguments
-    // never need a display.
-    QStringList arguments;
-    for (int i = 0; i < argc; ++i)
-        arguments << QString::fromLocal8Bit(argv[i]);
     QString error;
-    const auto parsed = CommandLine::parse(arguments, &error, qEnvironmentVariable("REDISCLI_AUTH"));
-    if (!parsed && (arguments.value(1) == QLatin1String("show") || arguments.value(1) == QLatin1String("check"))) {
-        headless::reportError(error); // one line: scripts read it
-        return 2;
-    }
-    if (!parsed)
-        return usageError(error);
-    CommandLine cl = *parsed;
-    if (cl.action == CommandLine::Action::Help) {
-        QCoreApplication app(argc, argv);
-        setIdentity();
-        QTextStream(stdout) << cl.helpText;
-        return 0;
-    }
-    if (cl.action == CommandLine::Action::Version) {
-        QTextStream(stdout) << "redislens " << REDISLENS_VERSION << '\n';
-        return 0;
-    }
-    if (cl.action == CommandLine::Action::Show)
-        return runShow(argc, argv, cl);
-    if (cl.action == CommandLine::Action::Check)
-        return runCheck(argc, argv, cl);
     QByteArray openKey;
     if (!cl.openKey.isEmpty()) {
         const auto key = bytesescape::unescape(cl.openKey, &error);
@@ -299,4 +272,39 @@ int main(int argc, char **argv)
     window.start();
     const int code = app.exec();
     return cl.screenshot.isEmpty() ? code : exitCode == 0 ? code : exitCode;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    // Parse before any application object exists: --help, --version, show and bad arguments
+    // never need a display.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    QString error;
+    const auto parsed = CommandLine::parse(arguments, &error, qEnvironmentVariable("REDISCLI_AUTH"));
+    if (!parsed && (arguments.value(1) == QLatin1String("show") || arguments.value(1) == QLatin1String("check"))) {
+        headless::reportError(error); // one line: scripts read it
+        return 2;
+    }
+    if (!parsed)
+        return usageError(error);
+    CommandLine cl = *parsed;
+    if (cl.action == CommandLine::Action::Help) {
+        QCoreApplication app(argc, argv);
+        setIdentity();
+        QTextStream(stdout) << cl.helpText;
+        return 0;
+    }
+    if (cl.action == CommandLine::Action::Version) {
+        QTextStream(stdout) << "redislens " << REDISLENS_VERSION << '\n';
+        return 0;
+    }
+    if (cl.action == CommandLine::Action::Show)
+        return runShow(argc, argv, cl);
+    if (cl.action == CommandLine::Action::Check)
+        return runCheck(argc, argv, cl);
+    return runWindow(argc, argv, cl);
 }

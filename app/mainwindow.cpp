@@ -105,12 +105,12 @@ QStringList MainWindow::panelNames()
     return panelregistry::names();
 }
 
-void MainWindow::buildUi()
+// Above the pages: the production banner, the --insecure warning and the connection's state.
+void MainWindow::buildBanners(QWidget *central, QVBoxLayout *layout)
 {
-    auto *central = new QWidget(this);
-    auto *layout = new QVBoxLayout(central);
-    layout->setContentsMargins(6, 6, 6, 6);
-
+    QPalette warn = central->palette();
+    warn.setColor(QPalette::Window, QColor(0xf5, 0xc2, 0x42));
+    warn.setColor(QPalette::WindowText, Qt::black);
     // A production connection says so above everything, in its colour.
     m_environment = new QLabel(central);
     m_environment->setObjectName(QStringLiteral("environmentBanner"));
@@ -127,10 +127,7 @@ void MainWindow::buildUi()
                            "so anyone between here and %1 could read and change what passes.")
                             .arg(m_profile.displayName().toHtmlEscaped()));
     m_insecure->setAutoFillBackground(true);
-    QPalette caution = m_insecure->palette();
-    caution.setColor(QPalette::Window, QColor(0xf5, 0xc2, 0x42));
-    caution.setColor(QPalette::WindowText, Qt::black);
-    m_insecure->setPalette(caution);
+    m_insecure->setPalette(warn);
     m_insecure->setVisible(m_profile.tls && m_profile.tlsInsecure);
     layout->addWidget(m_insecure);
     auto *bannerRow = new QHBoxLayout;
@@ -138,9 +135,6 @@ void MainWindow::buildUi()
     m_banner->setObjectName(QStringLiteral("connectionBanner"));
     m_banner->setWordWrap(true);
     m_banner->setAutoFillBackground(true);
-    QPalette warn = m_banner->palette();
-    warn.setColor(QPalette::Window, QColor(0xf5, 0xc2, 0x42));
-    warn.setColor(QPalette::WindowText, Qt::black);
     m_banner->setPalette(warn);
     m_banner->setContentsMargins(8, 4, 8, 4);
     m_banner->hide();
@@ -150,6 +144,15 @@ void MainWindow::buildUi()
     bannerRow->addWidget(m_banner, 1);
     bannerRow->addWidget(m_bannerButton);
     layout->addLayout(bannerRow);
+}
+
+void MainWindow::buildUi()
+{
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 6);
+
+    buildBanners(central, layout);
 
     m_browser = new KeyBrowser(m_scanClient, this);
     m_browser->setScanRate(m_settings->scanRate());

@@ -30,6 +30,7 @@ class SlowlogPanel;
 class TtlPanel;
 class NavigationSidebar;
 class PanelAccess;
+class QVBoxLayout;
 class QDockWidget;
 class QLabel;
 class QStackedWidget;
@@ -117,6 +118,7 @@ protected:
 
 private:
     void buildUi();
+    void buildBanners(QWidget *central, QVBoxLayout *layout);
     void connectParts();
     void buildDocks();
     void buildMenus();

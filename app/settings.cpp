@@ -102,7 +102,7 @@ QList<SavedConnection> Settings::connections() const
     const QJsonArray list
         = QJsonDocument::fromJson(m_settings->value(QStringLiteral("connections/saved")).toByteArray()).array();
     QList<SavedConnection> out;
-    for (const QJsonValue &v : list) {
+    for (const QJsonValue v : list) {
         QString error;
         if (auto c = SavedConnection::fromJson(v.toObject(), &error))
             out.append(*c);

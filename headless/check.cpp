@@ -70,6 +70,7 @@ private:
     bool reachSocket();
     bool handshake(const QHostAddress &address);
     bool talk(); // AUTH, PING, server, ACL WHOAMI, panels
+    void describeServer(const RedisReply &info);
     void add(const QString &name, Step::State state, const QString &detail) { m_steps.append({name, state, detail}); }
 
     ConnectionProfile m_p;
@@ -184,6 +185,29 @@ bool Checker::handshake(const QHostAddress &address)
     return true;
 }
 
+// The "server" step: the product, version and mode INFO reports.
+void Checker::describeServer(const RedisReply &info)
+{
+    const RedisError infoError = info.ok() ? RedisError::fromReply(info.value()) : info.error;
+    if (infoError) {
+        add(QStringLiteral("server"), Step::State::Warning,
+            QStringLiteral("INFO not allowed: %1").arg(infoError.message));
+    } else {
+        QHash<QByteArray, QByteArray> fields;
+        for (const QByteArray &line : info.value().bytes().split('\n')) {
+            const qsizetype colon = line.indexOf(':');
+            if (colon > 0)
+                fields.insert(line.left(colon), line.mid(colon + 1).trimmed());
+        }
+        const QByteArray product = fields.contains("valkey_version") ? "Valkey" : "Redis";
+        add(QStringLiteral("server"), Step::State::Ok,
+            QStringLiteral("%1 %2, %3")
+                .arg(QString::fromLatin1(product),
+                     QString::fromLatin1(fields.value(product == "Valkey" ? "valkey_version" : "redis_version")),
+                     QString::fromLatin1(fields.value("redis_mode", "standalone"))));
+    }
+}
+
 bool Checker::talk()
 {
     RedisClient client(m_p);
@@ -241,25 +265,7 @@ bool Checker::talk()
         add(QStringLiteral("ping"), Step::State::Ok,
             QStringLiteral("%1 in %2").arg(QString::fromUtf8(ping.value().bytes()), ms(pingNs)));
 
-    const RedisReply info = ask({"INFO", "server"});
-    const RedisError infoError = info.ok() ? RedisError::fromReply(info.value()) : info.error;
-    if (infoError) {
-        add(QStringLiteral("server"), Step::State::Warning,
-            QStringLiteral("INFO not allowed: %1").arg(infoError.message));
-    } else {
-        QHash<QByteArray, QByteArray> fields;
-        for (const QByteArray &line : info.value().bytes().split('\n')) {
-            const qsizetype colon = line.indexOf(':');
-            if (colon > 0)
-                fields.insert(line.left(colon), line.mid(colon + 1).trimmed());
-        }
-        const QByteArray product = fields.contains("valkey_version") ? "Valkey" : "Redis";
-        add(QStringLiteral("server"), Step::State::Ok,
-            QStringLiteral("%1 %2, %3")
-                .arg(QString::fromLatin1(product),
-                     QString::fromLatin1(fields.value(product == "Valkey" ? "valkey_version" : "redis_version")),
-                     QString::fromLatin1(fields.value("redis_mode", "standalone"))));
-    }
+    describeServer(ask({"INFO", "server"}));
 
     AccessCheck access(&client);
     access.start();

@@ -120,7 +120,7 @@ void AccessCheck::askDryRun()
         QHash<QByteArray, bool> keyDenied;
         for (qsizetype i = 0; i < calls.size() && i < r.values.size(); ++i) {
             const RedisValue &v = r.value(i);
-            const QByteArray text = v.bytes();
+            const QByteArray &text = v.bytes();
             if (!v.isError() && text == "OK")
                 continue;
             if (namesAKey(text))

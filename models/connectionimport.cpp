@@ -214,7 +214,7 @@ std::optional<QList<Imported>> fromRedisInsight(const QByteArray &json, QString 
     }
     QList<Imported> out;
     int index = 0;
-    for (const QJsonValue &v : doc.array()) {
+    for (const QJsonValue v : doc.array()) {
         ++index;
         const QJsonObject o = v.toObject();
         Imported in;
@@ -305,7 +305,7 @@ std::optional<QList<Imported>> fromArdm(const QByteArray &base64, QString *error
         list = doc.array(); // before 1.7.2
     } else if (doc.isObject() && doc.object().value(QStringLiteral("connections")).isArray()) {
         list = doc.object().value(QStringLiteral("connections")).toArray();
-        for (const QJsonValue &g : doc.object().value(QStringLiteral("groups")).toArray())
+        for (const QJsonValue g : doc.object().value(QStringLiteral("groups")).toArray())
             groups.insert(g.toObject().value(QStringLiteral("id")).toString(),
                           g.toObject().value(QStringLiteral("name")).toString());
     } else {
@@ -314,7 +314,7 @@ std::optional<QList<Imported>> fromArdm(const QByteArray &base64, QString *error
     }
     QList<Imported> out;
     int index = 0;
-    for (const QJsonValue &v : list) {
+    for (const QJsonValue v : list) {
         ++index;
         const QJsonObject o = v.toObject();
         Imported in;
@@ -395,7 +395,7 @@ std::optional<QList<SavedConnection>> fromExport(const QByteArray &json, QString
     }
     QList<SavedConnection> out;
     int index = 0;
-    for (const QJsonValue &v : doc.value(QStringLiteral("connections")).toArray()) {
+    for (const QJsonValue v : doc.value(QStringLiteral("connections")).toArray()) {
         ++index;
         QString why;
         const auto c = SavedConnection::fromJson(v.toObject(), &why);

@@ -55,7 +55,7 @@ QJsonObject TestCheck::json(const QStringList &args, const QByteArray &password)
 
 QJsonObject TestCheck::panel(const QJsonObject &doc, const QString &name)
 {
-    for (const QJsonValue &v : doc.value(QStringLiteral("panels")).toArray()) {
+    for (const QJsonValue v : doc.value(QStringLiteral("panels")).toArray()) {
         if (v.toObject().value(QStringLiteral("panel")).toString() == name)
             return v.toObject();
     }
@@ -64,7 +64,7 @@ QJsonObject TestCheck::panel(const QJsonObject &doc, const QString &name)
 
 QJsonObject TestCheck::step(const QJsonObject &doc, const QString &name)
 {
-    for (const QJsonValue &v : doc.value(QStringLiteral("steps")).toArray()) {
+    for (const QJsonValue v : doc.value(QStringLiteral("steps")).toArray()) {
         if (v.toObject().value(QStringLiteral("step")).toString() == name)
             return v.toObject();
     }
@@ -108,7 +108,7 @@ void TestCheck::defaultUserMayUseEverything()
     QCOMPARE(step(doc, QStringLiteral("auth")).value(QStringLiteral("state")).toString(), QStringLiteral("skipped"));
     const QJsonArray panels = doc.value(QStringLiteral("panels")).toArray();
     QCOMPARE(panels.size(), 15);
-    for (const QJsonValue &p : panels)
+    for (const QJsonValue p : panels)
         QCOMPARE(p.toObject().value(QStringLiteral("status")).toString(), QStringLiteral("available"));
 }
 
