@@ -96,12 +96,17 @@ std::optional<ConnectionProfile> headlessProfile(const CommandLine &cl, std::uni
     return profile;
 }
 
+void printWarnings(const CommandLine &cl)
+{
+    for (const QString &w : std::as_const(cl.warnings))
+        std::fprintf(stderr, "%s\n", qPrintable(w));
+}
+
 int runCheck(int argc, char **argv, const CommandLine &cl)
 {
     QCoreApplication app(argc, argv);
     setIdentity();
-    for (const QString &w : std::as_const(cl.warnings))
-        std::fprintf(stderr, "%s\n", qPrintable(w));
+    printWarnings(cl);
     std::unique_ptr<Demo> demo;
     int status = 0;
     const auto profile = headlessProfile(cl, demo, &status);
@@ -140,8 +145,7 @@ int runShow(int argc, char **argv, const CommandLine &cl)
 {
     QCoreApplication app(argc, argv);
     setIdentity();
-    for (const QString &w : std::as_const(cl.warnings))
-        std::fprintf(stderr, "%s\n", qPrintable(w));
+    printWarnings(cl);
     ShowRequest request = cl.show;
     // The window's settings, unless the line overrides them.
     Settings settings;
@@ -183,8 +187,7 @@ int runWindow(int argc, char **argv, const CommandLine &cl)
             return usageError(QStringLiteral("--open: %1").arg(error));
         openKey = *key;
     }
-    for (const QString &w : std::as_const(cl.warnings))
-        std::fprintf(stderr, "%s\n", qPrintable(w));
+    printWarnings(cl);
 
     // A screenshot is rendered offscreen unless the caller chose a platform (xvfb-run, say).
     if (!cl.screenshot.isEmpty() && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))

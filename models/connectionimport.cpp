@@ -35,6 +35,22 @@ std::optional<quint16> portOf(const QJsonValue &v, quint16 fallback)
     return std::nullopt;
 }
 
+// redis-cli's TLS options that name a file or a name: the profile field each fills.
+QString ConnectionProfile::*tlsFileOption(const QString &option)
+{
+    static const std::pair<QLatin1String, QString ConnectionProfile::*> options[]
+        = {{QLatin1String("--cacert"), &ConnectionProfile::caCertFile},
+           {QLatin1String("--cacertdir"), &ConnectionProfile::caCertDir},
+           {QLatin1String("--cert"), &ConnectionProfile::clientCertFile},
+           {QLatin1String("--key"), &ConnectionProfile::clientKeyFile},
+           {QLatin1String("--sni"), &ConnectionProfile::sni}};
+    for (const auto &[name, field] : options) {
+        if (option == name)
+            return field;
+    }
+    return nullptr;
+}
+
 bool isPem(const QString &text)
 {
     return text.trimmed().startsWith(QLatin1String("-----BEGIN"));
@@ -125,10 +141,10 @@ std::optional<Imported> fromRedisCli(const QString &line, QString *error)
             return true;
         };
         QString v;
-        if (w == QLatin1String("-h") || w == QLatin1String("-p") || w == QLatin1String("-s") || w == QLatin1String("-a")
-            || w == QLatin1String("--pass") || w == QLatin1String("--user") || w == QLatin1String("-n")
-            || w == QLatin1String("-u") || w == QLatin1String("--cacert") || w == QLatin1String("--cacertdir")
-            || w == QLatin1String("--cert") || w == QLatin1String("--key") || w == QLatin1String("--sni")) {
+        static const QStringList withValue{QStringLiteral("-h"), QStringLiteral("-p"),     QStringLiteral("-s"),
+                                           QStringLiteral("-a"), QStringLiteral("--pass"), QStringLiteral("--user"),
+                                           QStringLiteral("-n"), QStringLiteral("-u")};
+        if (withValue.contains(w) || tlsFileOption(w)) {
             if (!value(&v))
                 return std::nullopt;
         }
@@ -165,16 +181,8 @@ std::optional<Imported> fromRedisCli(const QString &line, QString *error)
             p = fromUri;
         } else if (w == QLatin1String("--tls")) {
             p.tls = true;
-        } else if (w == QLatin1String("--cacert")) {
-            p.caCertFile = v;
-        } else if (w == QLatin1String("--cacertdir")) {
-            p.caCertDir = v;
-        } else if (w == QLatin1String("--cert")) {
-            p.clientCertFile = v;
-        } else if (w == QLatin1String("--key")) {
-            p.clientKeyFile = v;
-        } else if (w == QLatin1String("--sni")) {
-            p.sni = v;
+        } else if (QString ConnectionProfile::*field = tlsFileOption(w)) {
+            p.*field = v;
         } else if (w == QLatin1String("--insecure")) {
             p.tlsInsecure = true;
         } else if (w == QLatin1String("-c")) {
