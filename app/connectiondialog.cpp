@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connectiondialog.h"
 
+#include "check.h"
 #include "connectionimport.h"
 #include "secretstore.h"
 #include "settings.h"
@@ -12,6 +13,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -21,10 +23,12 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QThread>
 #include <QUuid>
 #include <QVBoxLayout>
 
@@ -78,6 +82,15 @@ ConnectionDialog::ConnectionDialog(Settings *settings, SecretStore *secrets, QWi
     buildForm(form);
     right->addWidget(form, 1);
     auto *box = new QDialogButtonBox(this);
+    m_report = new QPlainTextEdit(this);
+    m_report->setObjectName(QStringLiteral("testReport"));
+    m_report->setReadOnly(true);
+    m_report->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_report->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_report->hide();
+    right->addWidget(m_report, 1);
+    m_test = box->addButton(tr("Test"), QDialogButtonBox::ActionRole);
+    connect(m_test, &QPushButton::clicked, this, &ConnectionDialog::testConnection);
     QPushButton *saveButton = box->addButton(tr("Save"), QDialogButtonBox::ApplyRole);
     QPushButton *connectButton = box->addButton(tr("Connect"), QDialogButtonBox::AcceptRole);
     box->addButton(QDialogButtonBox::Cancel);
@@ -311,6 +324,31 @@ void ConnectionDialog::save()
     // load() clears the field before the keychain answers: keep what was typed on screen.
     m_password->setText(typed);
     m_remember->setChecked(remember);
+}
+
+void ConnectionDialog::testConnection()
+{
+    ConnectionProfile p = edited().profile;
+    p.password = m_password->text();
+    m_test->setEnabled(false);
+    m_report->show();
+    m_report->setPlainText(tr("Testing %1…").arg(p.displayName()));
+    // check's steps block (name resolution, connect timeouts) and spin their own loops: a
+    // thread of their own keeps the dialog responsive.
+    auto result = std::make_shared<headless::CheckResult>();
+    QThread *thread = QThread::create([p, result] { *result = headless::runCheck(p); });
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater); // the dialog may be gone
+    connect(thread, &QThread::finished, this, [this, result] {
+        m_report->setPlainText(QString::fromUtf8(result->report));
+        m_test->setEnabled(true);
+        Q_EMIT testFinished(result->status);
+    });
+    thread->start();
+}
+
+QString ConnectionDialog::testReport() const
+{
+    return m_report->isHidden() ? QString() : m_report->toPlainText();
 }
 
 ConnectionProfile ConnectionDialog::chosenProfile() const

@@ -41,9 +41,15 @@ public:
     void save();
     QString keychainNote() const;
 
+    // Runs `redislens check`'s steps on the form's connection, off the GUI thread; the report
+    // shows under the form.
+    void testConnection();
+    QString testReport() const;
+
 Q_SIGNALS:
     // A password read for the selected connection reached the form.
     void passwordLoaded();
+    void testFinished(int status);
 
 private:
     void buildForm(QWidget *form);
@@ -86,4 +92,6 @@ private:
     QCheckBox *m_insecure;
     QCheckBox *m_readOnly;
     QLabel *m_ssh;
+    QPushButton *m_test = nullptr;
+    class QPlainTextEdit *m_report = nullptr;
 };

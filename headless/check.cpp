@@ -63,7 +63,8 @@ public:
     explicit Checker(const ConnectionProfile &p) : m_p(p) { }
 
     int run();
-    void print(bool json) const;
+    // The report: one document (json) or the lines a terminal shows.
+    QByteArray render(bool json) const;
 
 private:
     bool reach(); // resolve, TCP, TLS, certificate
@@ -305,9 +306,10 @@ int Checker::run()
     return 0;
 }
 
-void Checker::print(bool json) const
+QByteArray Checker::render(bool json) const
 {
-    QTextStream out(stdout);
+    QString text;
+    QTextStream out(&text);
     if (json) {
         QJsonArray steps;
         for (const Step &s : m_steps)
@@ -330,15 +332,16 @@ void Checker::print(bool json) const
         QJsonObject doc{{QStringLiteral("uri"), ConnectionProfile::maskedUri(m_p.toUri())},
                         {QStringLiteral("steps"), steps},
                         {QStringLiteral("panels"), panels}};
-        out << QJsonDocument(doc).toJson(QJsonDocument::Indented);
-        return;
+        return QJsonDocument(doc).toJson(QJsonDocument::Indented);
     }
     out << "redislens check " << ConnectionProfile::maskedUri(m_p.toUri()) << '\n';
     for (const Step &s : m_steps)
         out << QStringLiteral("  %1 %2 %3\n")
                    .arg(stateName(s.state).leftJustified(8), s.name.leftJustified(12), s.detail);
-    if (m_panels.isEmpty())
-        return;
+    if (m_panels.isEmpty()) {
+        out.flush();
+        return text.toUtf8();
+    }
     out << "panels:\n";
     for (const AccessCheck::Panel &p : m_panels) {
         const QString mark = p.status == AccessCheck::Status::Unavailable ? QStringLiteral("no")
@@ -346,16 +349,26 @@ void Checker::print(bool json) const
                                                                           : QStringLiteral("yes");
         out << QStringLiteral("  %1 %2 %3\n").arg(mark.leftJustified(8), p.name.leftJustified(12), p.summary());
     }
+    out.flush();
+    return text.toUtf8();
 }
 
 } // namespace
 
 int check(const ConnectionProfile &profile, bool json)
 {
+    const CheckResult r = runCheck(profile, json);
+    QTextStream(stdout) << QString::fromUtf8(r.report);
+    return r.status;
+}
+
+CheckResult runCheck(const ConnectionProfile &profile, bool json)
+{
     Checker c(profile);
-    const int status = c.run();
-    c.print(json);
-    return status;
+    CheckResult r;
+    r.status = c.run();
+    r.report = c.render(json);
+    return r;
 }
 
 } // namespace headless

@@ -69,6 +69,7 @@ private Q_SLOTS:
     void withoutKeychainItSaysSo();
     void productionMarksTheWindow();
     void insecureTlsStaysInSight();
+    void testWalksTheSteps();
 
 private:
     QTemporaryDir m_dir;
@@ -224,6 +225,34 @@ void TestConnectionDialog::insecureTlsStaysInSight()
     QVERIFY2(w.insecureBannerText().contains(QLatin1String("the server's certificate is not checked (--insecure)")),
              qPrintable(w.insecureBannerText()));
     screenshots::save(w.grab().toImage(), QStringLiteral("insecure-window.png"));
+}
+
+// Test runs check's steps on the form as it stands, password included, and shows the report.
+void TestConnectionDialog::testWalksTheSteps()
+{
+    Settings settings(m_dir.filePath(QStringLiteral("test.ini")));
+    MemorySecretStore memory;
+    ConnectionDialog d(&settings, &memory);
+    d.findChild<QLineEdit *>(QStringLiteral("host"))->setText(QStringLiteral("127.0.0.1"));
+    d.findChild<QSpinBox *>(QStringLiteral("port"))->setValue(m_server.port());
+    d.findChild<QLineEdit *>(QStringLiteral("user"))->setText(QStringLiteral("dialog-user"));
+    d.setPassword(QStringLiteral("dialog-secret"));
+    QSignalSpy finished(&d, &ConnectionDialog::testFinished);
+    d.testConnection();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().first().toInt(), 0);
+    QVERIFY2(d.testReport().contains(QLatin1String("ok       auth         accepted as dialog-user")),
+             qPrintable(d.testReport()));
+    QVERIFY(d.testReport().contains(QLatin1String("panels:")));
+    QVERIFY(!d.testReport().contains(QLatin1String("dialog-secret")));
+    d.resize(900, 760);
+    screenshots::save(d.grab().toImage(), QStringLiteral("connection-test.png"));
+
+    d.setPassword(QStringLiteral("not-the-password"));
+    d.testConnection();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.last().first().toInt(), 2);
+    QVERIFY2(d.testReport().contains(QLatin1String("failed   auth")), qPrintable(d.testReport()));
 }
 
 QTEST_MAIN(TestConnectionDialog)
