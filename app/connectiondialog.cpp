@@ -152,12 +152,12 @@ void ConnectionDialog::buildForm(QWidget *form)
     const auto noKeychain = [this](const QString &reason) {
         m_remember->setChecked(false);
         m_remember->setEnabled(false);
-        m_keychain->setText(
-            tr("No keychain service: passwords are asked for each time and stored nowhere (%1).").arg(reason));
+        const QString note = tr("No keychain service: passwords are asked for each time and stored nowhere.");
+        m_keychain->setText(reason.isEmpty() ? note : QStringLiteral("%1 (%2)").arg(note, reason));
         m_keychain->show();
     };
     if (!m_secrets->persistent())
-        noKeychain(m_secrets->description());
+        noKeychain(QString());
     else
         m_keychain->hide();
     connect(m_secrets, &SecretStore::unavailable, this, noKeychain);
