@@ -156,6 +156,15 @@ private Q_SLOTS:
               QStringLiteral("--screenshot"), shot},
              false,
              1},
+            // check: its report names the user, never the password, working or refused.
+            {{QStringLiteral("check"), QStringLiteral("redis://inspector:%1@127.0.0.1:%2").arg(userPw, port),
+              QStringLiteral("--format"), QStringLiteral("json")},
+             false,
+             0},
+            {{QStringLiteral("check"), QStringLiteral("-p"), port}, true, 0},
+            {{QStringLiteral("check"), QStringLiteral("redis://inspector:wrong-%1@127.0.0.1:%2").arg(userPw, port)},
+             false,
+             2},
         };
         for (const Case &c : cases) {
             QProcessEnvironment env = environment();
