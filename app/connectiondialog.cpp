@@ -5,6 +5,7 @@
 #include "connectionimport.h"
 #include "secretstore.h"
 #include "settings.h"
+#include "theme.h"
 
 #include <QCheckBox>
 #include <QColorDialog>
@@ -22,7 +23,6 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
-#include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
@@ -33,18 +33,6 @@
 #include <QVBoxLayout>
 
 namespace {
-
-QIcon swatch(const QColor &colour)
-{
-    QPixmap pixmap(14, 14);
-    pixmap.fill(Qt::transparent);
-    QPainter p(&pixmap);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.setPen(Qt::NoPen);
-    p.setBrush(colour.isValid() ? colour : QColor(Qt::gray));
-    p.drawEllipse(1, 1, 12, 12);
-    return QIcon(pixmap);
-}
 
 QString newId()
 {
@@ -122,7 +110,7 @@ void ConnectionDialog::buildForm(QWidget *form)
                                                 tr("Colour of the connection"));
         if (c.isValid()) {
             m_colourValue = c;
-            m_colour->setIcon(swatch(c));
+            m_colour->setIcon(theme::swatch(c, 14));
         }
     });
     m_tag = new QComboBox(form);
@@ -217,8 +205,9 @@ void ConnectionDialog::refillList(int select)
     const QSignalBlocker block(m_list);
     m_list->clear();
     for (const SavedConnection &c : std::as_const(m_connections)) {
-        auto *item = new QListWidgetItem(
-            swatch(c.colour), QStringLiteral("%1  (%2)").arg(c.profile.name, SavedConnection::tagName(c.tag)));
+        auto *item
+            = new QListWidgetItem(theme::swatch(c.colour, 14),
+                                  QStringLiteral("%1  (%2)").arg(c.profile.name, SavedConnection::tagName(c.tag)));
         item->setToolTip(c.profile.displayName());
         m_list->addItem(item);
     }
@@ -233,7 +222,7 @@ void ConnectionDialog::load(int row)
     const ConnectionProfile &p = c.profile;
     m_name->setText(p.name);
     m_colourValue = c.colour;
-    m_colour->setIcon(swatch(c.colour));
+    m_colour->setIcon(theme::swatch(c.colour, 14));
     m_tag->setCurrentIndex(m_tag->findData(int(c.tag)));
     m_host->setText(p.host);
     m_port->setValue(p.port);

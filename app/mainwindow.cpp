@@ -432,6 +432,9 @@ void MainWindow::buildGoMenu()
 void MainWindow::setConnection(const SavedConnection &connection)
 {
     m_connection = connection;
+    // The connection's colour where the title bar and the task switcher show it: the icon.
+    if (connection.colour.isValid())
+        setWindowIcon(theme::swatch(connection.colour, 32));
     const bool production = connection.tag == SavedConnection::Tag::Production;
     m_environment->setVisible(production);
     if (production) {

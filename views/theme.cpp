@@ -2,6 +2,7 @@
 #include "theme.h"
 
 #include <QApplication>
+#include <QPainter>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QToolTip>
@@ -120,6 +121,20 @@ void apply(Theme theme)
         break;
     }
     QToolTip::setPalette(QApplication::palette());
+}
+
+QIcon swatch(const QColor &colour, int size)
+{
+    QPixmap pixmap(size, size);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(colour.isValid() ? colour : QColor(Qt::gray));
+    const int margin = qMax(1, size / 16);
+    painter.drawEllipse(margin, margin, size - 2 * margin, size - 2 * margin);
+    painter.end();
+    return QIcon(pixmap);
 }
 
 } // namespace theme

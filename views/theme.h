@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QIcon>
 #include <QPalette>
 #include <QString>
 
@@ -20,5 +21,9 @@ QPalette lightPalette();
 // Applies to the whole application. The first call remembers the desktop's style and palette,
 // which System brings back.
 void apply(Theme theme);
+
+// A round swatch of 'colour' (grey when invalid), 'size' pixels square: a saved connection's
+// mark in the manager's list and as its window's icon.
+QIcon swatch(const QColor &colour, int size);
 
 } // namespace theme

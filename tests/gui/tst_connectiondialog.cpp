@@ -194,6 +194,9 @@ void TestConnectionDialog::productionMarksTheWindow()
         QVERIFY2(w.environmentBannerText().contains(QLatin1String("PRODUCTION")),
                  qPrintable(w.environmentBannerText()));
         QVERIFY(w.environmentBannerText().contains(QLatin1String("read-only")));
+        // The icon carries the connection's colour.
+        const QImage icon = w.windowIcon().pixmap(32, 32).toImage();
+        QCOMPARE(icon.pixelColor(16, 16).rgb(), c.colour.rgb());
         QTRY_VERIFY_WITH_TIMEOUT(w.client()->isReady(), 10000);
         QTest::qWait(300);
         screenshots::save(w.grab().toImage(),
