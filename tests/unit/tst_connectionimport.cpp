@@ -44,7 +44,7 @@ QByteArray sample(const char *name)
 void TestConnectionImport::uri()
 {
     QString error;
-    const auto in = connectionimport::fromUri(QStringLiteral("rediss://ops:uri-secret@127.0.0.1:6380/2"), &error);
+    const auto in = connectionimport::fromUri(QStringLiteral("rediss://ops:PLACEHOLDER-URI@127.0.0.1:6380/2"), &error);
     QVERIFY2(in, qPrintable(error));
     const ConnectionProfile &p = in->connection.profile;
     QCOMPARE(p.host, QStringLiteral("127.0.0.1"));
@@ -52,7 +52,7 @@ void TestConnectionImport::uri()
     QCOMPARE(p.db, 2);
     QCOMPARE(p.username, QStringLiteral("ops"));
     QVERIFY(p.tls);
-    QCOMPARE(in->password, QStringLiteral("uri-secret"));
+    QCOMPARE(in->password, QStringLiteral("PLACEHOLDER-URI"));
     QVERIFY(p.password.isEmpty()); // secrets travel beside the connection, never in it
     QCOMPARE(p.name, QStringLiteral("127.0.0.1:6380"));
 }
@@ -82,10 +82,10 @@ void TestConnectionImport::redisCliLine()
     QCOMPARE(in->notes.at(1), QStringLiteral("the command \"get foo\" is left out"));
 
     const auto viaUri
-        = connectionimport::fromRedisCli(QStringLiteral("redis-cli -u redis://app:u-secret@127.0.0.1:7000/1"), &error);
+        = connectionimport::fromRedisCli(QStringLiteral("redis-cli -u redis://app:PLACEHOLDER-U@127.0.0.1:7000/1"), &error);
     QVERIFY2(viaUri, qPrintable(error));
     QCOMPARE(viaUri->connection.profile.port, quint16(7000));
-    QCOMPARE(viaUri->password, QStringLiteral("u-secret"));
+    QCOMPARE(viaUri->password, QStringLiteral("PLACEHOLDER-U"));
     QVERIFY(viaUri->connection.profile.password.isEmpty());
 }
 
@@ -131,7 +131,7 @@ void TestConnectionImport::redisInsightExport()
     const auto &plain = list->at(0);
     QCOMPARE(plain.connection.profile.name, QStringLiteral("local-dev"));
     QCOMPARE(plain.connection.profile.db, 2);
-    QCOMPARE(plain.password, QStringLiteral("ri-first-secret"));
+    QCOMPARE(plain.password, QStringLiteral("PLACEHOLDER-RI-1"));
     QVERIFY(!plain.connection.profile.tls);
     QVERIFY(plain.notes.isEmpty());
 
@@ -149,7 +149,7 @@ void TestConnectionImport::redisInsightExport()
     QCOMPARE(tls.connection.ssh.host, QStringLiteral("127.0.0.2"));
     QCOMPARE(tls.connection.ssh.port, quint16(2222));
     QCOMPARE(tls.connection.ssh.user, QStringLiteral("tunnel"));
-    QCOMPARE(tls.sshPassphrase, QStringLiteral("ri-ssh-passphrase"));
+    QCOMPARE(tls.sshPassphrase, QStringLiteral("PLACEHOLDER-RI-SSH"));
     QVERIFY(tls.sshKeyPem.startsWith("-----BEGIN OPENSSH PRIVATE KEY-----"));
     QVERIFY(tls.notes.join(u'|').contains(QLatin1String("compressed with GZIP")));
 
@@ -166,7 +166,7 @@ void TestConnectionImport::ardmExport()
     QVERIFY2(list, qPrintable(error));
     QCOMPARE(list->size(), 2);
     QCOMPARE(list->at(0).connection.profile.port, quint16(6379)); // "6379", a string
-    QCOMPARE(list->at(0).password, QStringLiteral("ardm-first-secret"));
+    QCOMPARE(list->at(0).password, QStringLiteral("PLACEHOLDER-ARDM-1"));
     const auto &second = list->at(1);
     const ConnectionProfile &p = second.connection.profile;
     QCOMPARE(p.name, QStringLiteral("Staging / tls-via-ssh"));
@@ -178,7 +178,7 @@ void TestConnectionImport::ardmExport()
     QCOMPARE(p.sni, QStringLiteral("redis.test"));
     QCOMPARE(second.connection.colour, QColor(0xe0, 0xa0, 0x30));
     QCOMPARE(second.connection.ssh.keyFile, QStringLiteral("/home/me/.ssh/id_ed25519"));
-    QCOMPARE(second.sshPassphrase, QStringLiteral("ardm-ssh-passphrase"));
+    QCOMPARE(second.sshPassphrase, QStringLiteral("PLACEHOLDER-ARDM-SSH"));
     QVERIFY(second.notes.join(u'|').contains(QLatin1String("key separator '/'")));
 }
 
