@@ -85,7 +85,6 @@ public:
         void insert(quint64 hash, int value); // a hash not in the table; value > 0
         void remove(quint64 hash);
         void reserve(qsizetype count);
-        qsizetype capacity() const { return qsizetype(m_entries.size()); }
         void clear();
 
     private:

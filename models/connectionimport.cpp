@@ -51,6 +51,18 @@ QString ConnectionProfile::*tlsFileOption(const QString &option)
     return nullptr;
 }
 
+// An export entry's Redis port (6379 when missing) into 'port'; false and why, naming 'entry'.
+bool readPort(const QJsonObject &o, quint16 *port, const QString &entry, QString *error)
+{
+    const auto value = portOf(o.value(QStringLiteral("port")), 6379);
+    if (!value) {
+        *error = QStringLiteral("%1: invalid port").arg(entry);
+        return false;
+    }
+    *port = *value;
+    return true;
+}
+
 bool isPem(const QString &text)
 {
     return text.trimmed().startsWith(QLatin1String("-----BEGIN"));
@@ -232,12 +244,8 @@ std::optional<QList<Imported>> fromRedisInsight(const QByteArray &json, QString 
             *error = QStringLiteral("database %1 has no host").arg(index);
             return std::nullopt;
         }
-        const auto port = portOf(o.value(QStringLiteral("port")), 6379);
-        if (!port) {
-            *error = QStringLiteral("database %1: invalid port").arg(index);
+        if (!readPort(o, &p.port, QStringLiteral("database %1").arg(index), error))
             return std::nullopt;
-        }
-        p.port = *port;
         p.name = stringOf(o.value(QStringLiteral("name")));
         if (p.name.isEmpty())
             p.name = stringOf(o.value(QStringLiteral("connectionName")));
@@ -330,12 +338,8 @@ std::optional<QList<Imported>> fromArdm(const QByteArray &base64, QString *error
         p.host = stringOf(o.value(QStringLiteral("host")));
         if (p.host.isEmpty())
             p.host = QStringLiteral("127.0.0.1"); // ARDM's own default
-        const auto port = portOf(o.value(QStringLiteral("port")), 6379);
-        if (!port) {
-            *error = QStringLiteral("connection %1: invalid port").arg(index);
+        if (!readPort(o, &p.port, QStringLiteral("connection %1").arg(index), error))
             return std::nullopt;
-        }
-        p.port = *port;
         p.name = stringOf(o.value(QStringLiteral("name")));
         if (p.name.isEmpty())
             p.name = QStringLiteral("%1@%2").arg(p.host).arg(p.port); // as ARDM shows it

@@ -198,7 +198,6 @@ void TestConnectionDialog::productionMarksTheWindow()
         const QImage icon = w.windowIcon().pixmap(32, 32).toImage();
         QCOMPARE(icon.pixelColor(16, 16).rgb(), c.colour.rgb());
         QTRY_VERIFY_WITH_TIMEOUT(w.client()->isReady(), 10000);
-        QTest::qWait(300);
         screenshots::save(w.grab().toImage(),
                           t == theme::Theme::Dark ? QStringLiteral("production-window-dark.png")
                                                   : QStringLiteral("production-window.png"));
