@@ -81,8 +81,8 @@ void TestConnectionImport::redisCliLine()
     QVERIFY2(in->notes.at(0).startsWith(QLatin1String("-c (cluster mode)")), qPrintable(in->notes.at(0)));
     QCOMPARE(in->notes.at(1), QStringLiteral("the command \"get foo\" is left out"));
 
-    const auto viaUri
-        = connectionimport::fromRedisCli(QStringLiteral("redis-cli -u redis://app:PLACEHOLDER-U@127.0.0.1:7000/1"), &error);
+    const auto viaUri = connectionimport::fromRedisCli(
+        QStringLiteral("redis-cli -u redis://app:PLACEHOLDER-U@127.0.0.1:7000/1"), &error);
     QVERIFY2(viaUri, qPrintable(error));
     QCOMPARE(viaUri->connection.profile.port, quint16(7000));
     QCOMPARE(viaUri->password, QStringLiteral("PLACEHOLDER-U"));
