@@ -30,6 +30,8 @@ public:
             appendLong(bytes);
             return;
         }
+        if (bytes.isEmpty())
+            return; // an empty view may carry a null pointer, which memcpy must not see
         std::memcpy(m_data.get() + m_used, bytes.data(), size_t(bytes.size()));
         m_used += bytes.size();
     }
