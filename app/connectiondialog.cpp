@@ -24,6 +24,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSpinBox>
@@ -248,14 +249,16 @@ void ConnectionDialog::load(int row)
     // The remembered password, if any, fills the field (masked).
     const QString id = c.id;
     m_secrets->read(SecretStore::keyOf(id, "password"),
-                    [this, id](const std::optional<QString> &secret, const QString &) {
-                        if (m_loadedId != id)
-                            return; // another connection was selected meanwhile
+                    [self = QPointer<ConnectionDialog>(this), id](const std::optional<QString> &secret,
+                                                                  const QString &) {
+                        // The dialog may have closed before the keychain answered.
+                        if (!self || self->m_loadedId != id)
+                            return; // or another connection was selected meanwhile
                         if (secret) {
-                            m_password->setText(*secret);
-                            m_remember->setChecked(true);
+                            self->m_password->setText(*secret);
+                            self->m_remember->setChecked(true);
                         }
-                        Q_EMIT passwordLoaded();
+                        Q_EMIT self->passwordLoaded();
                     });
 }
 
