@@ -64,6 +64,21 @@ struct ConnectionOptions
                            QStringLiteral("host")};
     QCommandLineOption insecure{QStringLiteral("insecure"),
                                 QStringLiteral("TLS: do not verify the server's certificate.")};
+    QCommandLineOption ssh{QStringLiteral("ssh"),
+                           QStringLiteral("Reach the server through this SSH bastion ([user@]host[:port] or a "
+                                          "~/.ssh/config alias); the host and port are then as the bastion sees "
+                                          "them."),
+                           QStringLiteral("bastion")};
+    QCommandLineOption sshKey{QStringLiteral("ssh-key"),
+                              QStringLiteral("SSH: private key file (asked for its passphrase when encrypted; "
+                                             "default: the agent, then ~/.ssh's keys)."),
+                              QStringLiteral("file")};
+    QCommandLineOption sshPassword{QStringLiteral("ssh-password"),
+                                   QStringLiteral("SSH: log in with a password (asked for).")};
+    QCommandLineOption sshAcceptNew{QStringLiteral("ssh-accept-new"),
+                                    QStringLiteral("SSH: trust and remember a bastion's host key that known_hosts "
+                                                   "does not have yet, without asking (a changed key is always "
+                                                   "refused).")};
     QCommandLineOption readOnly{QStringLiteral("read-only"),
                                 QStringLiteral("Refuse every command the server flags as writing.")};
     QCommandLineOption connectTimeout{QStringLiteral("connect-timeout"),
@@ -81,15 +96,15 @@ struct ConnectionOptions
 
     QList<QCommandLineOption> list() const
     {
-        return {host, port, socket, pass,     user,     askPass,        db,      tls,  caCert,    caCertDir,
-                cert, key,  sni,    insecure, readOnly, connectTimeout, timeout, demo, separator, scanRate};
+        return {host,      port,           socket,  pass, user,      askPass, db,     tls,         caCert,
+                caCertDir, cert,           key,     sni,  insecure,  ssh,     sshKey, sshPassword, sshAcceptNew,
+                readOnly,  connectTimeout, timeout, demo, separator, scanRate};
     }
 };
 
-// Fills cl.profile (and the scan options) from a parsed line whose URI, if any, is 'uris'.
-// Returns an empty string or why the line is wrong.
-QString applyConnectionOptions(const QCommandLineParser &parser, const ConnectionOptions &o, const QStringList &uris,
-                               const QString &redisCliAuth, CommandLine &cl)
+// The server: at most one URI, then -h, -p, -s, -n, --user, -a (which win over the URI).
+QString applyServerOptions(const QCommandLineParser &parser, const ConnectionOptions &o, const QStringList &uris,
+                           const QString &redisCliAuth, CommandLine &cl)
 {
     if (uris.size() > 1) {
         QStringList shown;
@@ -144,6 +159,12 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
                                       "prefer REDISCLI_AUTH or --askpass.");
     }
     cl.askPass = parser.isSet(o.askPass);
+    return {};
+}
+
+// TLS, in the redis-cli style: every file option needs --tls or a rediss:// URI.
+QString applyTlsOptions(const QCommandLineParser &parser, const ConnectionOptions &o, ConnectionProfile &p)
+{
     if (parser.isSet(o.tls)) {
         if (p.usesUnixSocket())
             return QStringLiteral("--tls cannot be used with a Unix socket");
@@ -181,6 +202,49 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
         if (!tlsconfig::forProfile(probe, &why) && !why.contains(QLatin1String("passphrase")))
             return why;
     }
+    return {};
+}
+
+// An SSH bastion the server is reached through (--ssh and the options that need it).
+QString applySshOptions(const QCommandLineParser &parser, const ConnectionOptions &o, CommandLine &cl)
+{
+    ConnectionProfile &p = cl.profile;
+    if (parser.isSet(o.ssh)) {
+        if (p.usesUnixSocket())
+            return QStringLiteral("--ssh cannot be used with a Unix socket");
+        QString why;
+        if (!SshSettings::parseTarget(parser.value(o.ssh), &p.ssh, &why))
+            return QStringLiteral("--ssh: %1").arg(why);
+        cl.connectGiven = true; // the server is 127.0.0.1:6379 as the bastion sees it, unless given
+    }
+    if (parser.isSet(o.sshKey)) {
+        p.ssh.keyFile = parser.value(o.sshKey);
+        if (!QFileInfo(p.ssh.keyFile).isReadable())
+            return QStringLiteral("cannot read --ssh-key file '%1'").arg(p.ssh.keyFile);
+    }
+    p.ssh.usePassword = parser.isSet(o.sshPassword);
+    p.ssh.acceptNewHostKey = parser.isSet(o.sshAcceptNew);
+    for (const QCommandLineOption *sshOnly : {&o.sshKey, &o.sshPassword, &o.sshAcceptNew}) {
+        if (parser.isSet(*sshOnly) && !p.ssh.enabled())
+            return QStringLiteral("--%1 needs --ssh").arg(sshOnly->names().constLast());
+    }
+    if (parser.isSet(o.sshKey) && p.ssh.usePassword)
+        return QStringLiteral("--ssh-key and --ssh-password are two ways to log in: give one");
+    return {};
+}
+
+// Fills cl.profile (and the scan options) from a parsed line whose URI, if any, is 'uris'.
+// Returns an empty string or why the line is wrong.
+QString applyConnectionOptions(const QCommandLineParser &parser, const ConnectionOptions &o, const QStringList &uris,
+                               const QString &redisCliAuth, CommandLine &cl)
+{
+    if (QString why = applyServerOptions(parser, o, uris, redisCliAuth, cl); !why.isEmpty())
+        return why;
+    if (QString why = applyTlsOptions(parser, o, cl.profile); !why.isEmpty())
+        return why;
+    if (QString why = applySshOptions(parser, o, cl); !why.isEmpty())
+        return why;
+    ConnectionProfile &p = cl.profile;
     p.readOnly = parser.isSet(o.readOnly);
     if (parser.isSet(o.connectTimeout) && !parseInt(parser.value(o.connectTimeout), 1, 3600000, &p.connectTimeoutMs))
         return QStringLiteral("invalid --connect-timeout '%1': expected milliseconds")
@@ -189,7 +253,7 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
         return QStringLiteral("invalid --timeout '%1': expected milliseconds").arg(parser.value(o.timeout));
     cl.demo = parser.isSet(o.demo);
     if (cl.demo && cl.connectGiven)
-        return QStringLiteral("--demo starts its own server: leave out -h, -p, -s and the URI");
+        return QStringLiteral("--demo starts its own server: leave out -h, -p, -s, --ssh and the URI");
     if (parser.isSet(o.separator))
         cl.separator = parser.value(o.separator).toUtf8();
     if (parser.isSet(o.scanRate) && !parseInt(parser.value(o.scanRate), 0, 100000000, &cl.scanRate))

@@ -103,6 +103,22 @@ ConnectionDialog::ConnectionDialog(Settings *settings, SecretStore *secrets, QWi
 void ConnectionDialog::buildForm(QWidget *form)
 {
     auto *f = new QFormLayout(form);
+    addServerRows(form, f);
+    addTlsRows(form, f);
+    addSshRows(form, f);
+    m_readOnly = new QCheckBox(tr("Read-only: refuse every command the server flags as writing"), form);
+    m_readOnly->setObjectName(QStringLiteral("readOnly"));
+    connect(m_tag, &QComboBox::currentIndexChanged, this, [this] {
+        // Production opens read-only unless the user unticks it.
+        if (SavedConnection::readOnlyByDefault(SavedConnection::Tag(m_tag->currentData().toInt())))
+            m_readOnly->setChecked(true);
+    });
+    f->addRow(QString(), m_readOnly);
+}
+
+// Name, colour, environment, where the server is, who logs in, and whether the keychain keeps it.
+void ConnectionDialog::addServerRows(QWidget *form, QFormLayout *f)
+{
     m_name = new QLineEdit(form);
     m_name->setObjectName(QStringLiteral("name"));
     m_colour = new QPushButton(form);
@@ -150,30 +166,7 @@ void ConnectionDialog::buildForm(QWidget *form)
     else
         m_keychain->hide();
     connect(m_secrets, &SecretStore::unavailable, this, noKeychain);
-    m_tls = new QCheckBox(tr("TLS"), form);
-    m_caCert = new QLineEdit(form);
-    m_caDir = new QLineEdit(form);
-    m_cert = new QLineEdit(form);
-    m_key = new QLineEdit(form);
-    m_sni = new QLineEdit(form);
-    m_insecure = new QCheckBox(tr("Do not verify the server's certificate"), form);
-    m_readOnly = new QCheckBox(tr("Read-only: refuse every command the server flags as writing"), form);
-    m_readOnly->setObjectName(QStringLiteral("readOnly"));
     m_colour->setMaximumWidth(80);
-    // The TLS files mean nothing without TLS.
-    const auto tlsFields = [this](bool on) {
-        for (QWidget *w : std::initializer_list<QWidget *>{m_caCert, m_caDir, m_cert, m_key, m_sni, m_insecure})
-            w->setEnabled(on);
-    };
-    connect(m_tls, &QCheckBox::toggled, this, tlsFields);
-    tlsFields(false);
-    m_ssh = new QLabel(form);
-    m_ssh->setWordWrap(true);
-    connect(m_tag, &QComboBox::currentIndexChanged, this, [this] {
-        // Production opens read-only unless the user unticks it.
-        if (SavedConnection::readOnlyByDefault(SavedConnection::Tag(m_tag->currentData().toInt())))
-            m_readOnly->setChecked(true);
-    });
     f->addRow(tr("Name"), m_name);
     f->addRow(tr("Colour"), m_colour);
     f->addRow(tr("Environment"), m_tag);
@@ -185,15 +178,76 @@ void ConnectionDialog::buildForm(QWidget *form)
     f->addRow(tr("Password"), m_password);
     f->addRow(QString(), m_remember);
     f->addRow(QString(), m_keychain);
+}
+
+void ConnectionDialog::addTlsRows(QWidget *form, QFormLayout *f)
+{
+    m_tls = new QCheckBox(tr("TLS"), form);
+    m_caCert = new QLineEdit(form);
+    m_caDir = new QLineEdit(form);
+    m_cert = new QLineEdit(form);
+    m_key = new QLineEdit(form);
+    m_sni = new QLineEdit(form);
+    m_insecure = new QCheckBox(tr("Do not verify the server's certificate"), form);
+    m_keyPassphrase = new QLineEdit(form);
+    m_keyPassphrase->setObjectName(QStringLiteral("keyPassphrase"));
+    m_keyPassphrase->setEchoMode(QLineEdit::Password);
+    m_keyPassphrase->setPlaceholderText(tr("if the client key is encrypted; else asked for"));
+    // The TLS files mean nothing without TLS.
+    const auto tlsFields = [this](bool on) {
+        for (QWidget *w :
+             std::initializer_list<QWidget *>{m_caCert, m_caDir, m_cert, m_key, m_keyPassphrase, m_sni, m_insecure})
+            w->setEnabled(on);
+    };
+    connect(m_tls, &QCheckBox::toggled, this, tlsFields);
+    tlsFields(false);
     f->addRow(QString(), m_tls);
     f->addRow(tr("CA certificate"), m_caCert);
     f->addRow(tr("CA directory"), m_caDir);
     f->addRow(tr("Client certificate"), m_cert);
     f->addRow(tr("Client key"), m_key);
+    f->addRow(tr("Client key passphrase"), m_keyPassphrase);
     f->addRow(tr("Server name (SNI)"), m_sni);
     f->addRow(QString(), m_insecure);
-    f->addRow(QString(), m_readOnly);
-    f->addRow(tr("SSH"), m_ssh);
+}
+
+void ConnectionDialog::addSshRows(QWidget *form, QFormLayout *f)
+{
+    m_sshHost = new QLineEdit(form);
+    m_sshHost->setObjectName(QStringLiteral("sshHost"));
+    m_sshHost->setPlaceholderText(tr("[user@]host[:port] or a ~/.ssh/config alias; empty: none"));
+    m_sshKey = new QLineEdit(form);
+    m_sshKey->setObjectName(QStringLiteral("sshKey"));
+    m_sshKey->setPlaceholderText(tr("empty: the agent, then ~/.ssh's keys"));
+    m_sshPassphrase = new QLineEdit(form);
+    m_sshPassphrase->setObjectName(QStringLiteral("sshPassphrase"));
+    m_sshPassphrase->setEchoMode(QLineEdit::Password);
+    m_sshPassphrase->setPlaceholderText(tr("if the key is encrypted; else asked for"));
+    m_sshUsePassword = new QCheckBox(tr("Log in to the bastion with a password"), form);
+    m_sshUsePassword->setObjectName(QStringLiteral("sshUsePassword"));
+    m_sshPassword = new QLineEdit(form);
+    m_sshPassword->setObjectName(QStringLiteral("sshPassword"));
+    m_sshPassword->setEchoMode(QLineEdit::Password);
+    m_sshPassword->setPlaceholderText(tr("empty: asked for"));
+    m_sshNote = new QLabel(tr("The host and port above are then as the bastion sees them. An unknown host key is "
+                              "asked about and kept in ~/.ssh/known_hosts; a changed one is refused."),
+                           form);
+    m_sshNote->setWordWrap(true);
+    const auto sshFields = [this] {
+        const bool on = !m_sshHost->text().trimmed().isEmpty();
+        for (QWidget *w : std::initializer_list<QWidget *>{m_sshKey, m_sshPassphrase, m_sshUsePassword})
+            w->setEnabled(on);
+        m_sshPassword->setEnabled(on && m_sshUsePassword->isChecked());
+    };
+    connect(m_sshHost, &QLineEdit::textChanged, this, sshFields);
+    connect(m_sshUsePassword, &QCheckBox::toggled, this, sshFields);
+    sshFields();
+    f->addRow(tr("SSH bastion"), m_sshHost);
+    f->addRow(tr("SSH key"), m_sshKey);
+    f->addRow(tr("SSH key passphrase"), m_sshPassphrase);
+    f->addRow(QString(), m_sshUsePassword);
+    f->addRow(tr("SSH password"), m_sshPassword);
+    f->addRow(QString(), m_sshNote);
 }
 
 QString ConnectionDialog::keychainNote() const
@@ -230,7 +284,8 @@ void ConnectionDialog::load(int row)
     m_socket->setText(p.socketPath);
     m_db->setValue(p.db);
     m_user->setText(p.username);
-    m_password->clear();
+    for (const SecretField &field : secretFields())
+        field.edit->clear();
     m_tls->setChecked(p.tls);
     m_caCert->setText(p.caCertFile);
     m_caDir->setText(p.caCertDir);
@@ -239,27 +294,66 @@ void ConnectionDialog::load(int row)
     m_sni->setText(p.sni);
     m_insecure->setChecked(p.tlsInsecure);
     m_readOnly->setChecked(p.readOnly);
-    m_ssh->setText(c.ssh.host.isEmpty() ? tr("none")
-                                        : tr("%1@%2:%3 (kept with the connection; tunnels are not available yet)")
-                                              .arg(c.ssh.user, c.ssh.host)
-                                              .arg(c.ssh.port));
+    m_sshHost->setText(p.ssh.enabled() ? p.ssh.displayName() : QString());
+    m_sshKey->setText(p.ssh.keyFile);
+    m_sshUsePassword->setChecked(p.ssh.usePassword);
     m_loadedId = c.id;
     if (c.id.isEmpty())
         return;
-    // The remembered password, if any, fills the field (masked).
+    // The remembered secrets, if any, fill their fields (masked).
     const QString id = c.id;
-    m_secrets->read(SecretStore::keyOf(id, "password"),
-                    [self = QPointer<ConnectionDialog>(this), id](const std::optional<QString> &secret,
-                                                                  const QString &) {
-                        // The dialog may have closed before the keychain answered.
-                        if (!self || self->m_loadedId != id)
-                            return; // or another connection was selected meanwhile
-                        if (secret) {
-                            self->m_password->setText(*secret);
-                            self->m_remember->setChecked(true);
-                        }
-                        Q_EMIT self->passwordLoaded();
-                    });
+    auto left = std::make_shared<int>(int(secretFields().size()));
+    for (const SecretField &field : secretFields()) {
+        QLineEdit *edit = field.edit;
+        m_secrets->read(SecretStore::keyOf(id, field.what),
+                        [self = QPointer<ConnectionDialog>(this), id, edit, left](const std::optional<QString> &secret,
+                                                                                  const QString &) {
+                            // The dialog may have closed before the keychain answered.
+                            if (!self || self->m_loadedId != id)
+                                return; // another connection was selected meanwhile
+                            if (secret) {
+                                edit->setText(*secret);
+                                self->m_remember->setChecked(true);
+                            }
+                            if (--*left == 0)
+                                Q_EMIT self->passwordLoaded();
+                        });
+    }
+}
+
+QList<ConnectionDialog::SecretField> ConnectionDialog::secretFields() const
+{
+    return {{"password", m_password},
+            {"key-passphrase", m_keyPassphrase},
+            {"ssh-passphrase", m_sshPassphrase},
+            {"ssh-password", m_sshPassword}};
+}
+
+QHash<QString, QString> ConnectionDialog::typedSecrets() const
+{
+    QHash<QString, QString> secrets;
+    for (const SecretField &field : secretFields())
+        secrets.insert(QString::fromLatin1(field.what), field.edit->text());
+    return secrets;
+}
+
+void ConnectionDialog::fillSecrets(ConnectionProfile &p, const QHash<QString, QString> &secrets) const
+{
+    p.password = secrets.value(QStringLiteral("password"));
+    p.keyPassphrase = secrets.value(QStringLiteral("key-passphrase"));
+    p.ssh.keyPassphrase = secrets.value(QStringLiteral("ssh-passphrase"));
+    p.ssh.password = p.ssh.usePassword ? secrets.value(QStringLiteral("ssh-password")) : QString();
+}
+
+bool ConnectionDialog::sshFieldIsValid()
+{
+    const QString text = m_sshHost->text().trimmed();
+    SshSettings parsed;
+    QString why;
+    if (text.isEmpty() || SshSettings::parseTarget(text, &parsed, &why))
+        return true;
+    QMessageBox::warning(this, tr("SSH bastion"), why);
+    return false;
 }
 
 SavedConnection ConnectionDialog::edited() const
@@ -284,6 +378,18 @@ SavedConnection ConnectionDialog::edited() const
     p.tlsInsecure = m_insecure->isChecked();
     p.readOnly = m_readOnly->isChecked();
     p.password.clear();
+    p.keyPassphrase.clear();
+    // An unparsable bastion is refused by save() and Connect; here it stays as typed.
+    const SshSettings before = p.ssh;
+    p.ssh = SshSettings();
+    if (!m_sshHost->text().trimmed().isEmpty()) {
+        QString why;
+        if (!SshSettings::parseTarget(m_sshHost->text(), &p.ssh, &why))
+            p.ssh.host = m_sshHost->text().trimmed();
+        p.ssh.keyFile = m_sshKey->text().trimmed();
+        p.ssh.usePassword = m_sshUsePassword->isChecked();
+        p.ssh.acceptNewHostKey = before.acceptNewHostKey;
+    }
     if (p.name.isEmpty())
         p.name = p.displayName();
     c.colour = m_colourValue;
@@ -298,6 +404,8 @@ void ConnectionDialog::setPassword(const QString &password)
 
 void ConnectionDialog::save()
 {
+    if (!sshFieldIsValid())
+        return;
     const SavedConnection c = edited();
     if (m_current >= 0 && m_current < m_connections.size())
         m_connections[m_current] = c;
@@ -305,23 +413,29 @@ void ConnectionDialog::save()
         m_connections.append(c);
     const int row = m_current >= 0 ? m_current : int(m_connections.size() - 1);
     m_settings->setConnections(m_connections);
-    const QString key = SecretStore::keyOf(c.id, "password");
-    if (m_remember->isChecked() && !m_password->text().isEmpty())
-        m_secrets->write(key, m_password->text(), [](bool, const QString &) {});
-    else
-        m_secrets->remove(key);
-    const QString typed = m_password->text();
+    const QHash<QString, QString> typed = typedSecrets();
+    for (const SecretField &field : secretFields()) {
+        const QString key = SecretStore::keyOf(c.id, field.what);
+        const QString secret = typed.value(QString::fromLatin1(field.what));
+        if (m_remember->isChecked() && !secret.isEmpty())
+            m_secrets->write(key, secret, [](bool, const QString &) {});
+        else
+            m_secrets->remove(key);
+    }
     const bool remember = m_remember->isChecked();
     refillList(row);
-    // load() clears the field before the keychain answers: keep what was typed on screen.
-    m_password->setText(typed);
+    // load() clears the fields before the keychain answers: keep what was typed on screen.
+    for (const SecretField &field : secretFields())
+        field.edit->setText(typed.value(QString::fromLatin1(field.what)));
     m_remember->setChecked(remember);
 }
 
 void ConnectionDialog::testConnection()
 {
+    if (!sshFieldIsValid())
+        return;
     ConnectionProfile p = edited().profile;
-    p.password = m_password->text();
+    fillSecrets(p, typedSecrets());
     m_test->setEnabled(false);
     m_report->show();
     m_report->setPlainText(tr("Testing %1…").arg(p.displayName()));
@@ -346,15 +460,17 @@ QString ConnectionDialog::testReport() const
 ConnectionProfile ConnectionDialog::chosenProfile() const
 {
     ConnectionProfile p = m_chosen.profile;
-    p.password = m_chosenPassword;
+    fillSecrets(p, m_chosenSecrets);
     return p;
 }
 
 void ConnectionDialog::connectChosen()
 {
+    if (!sshFieldIsValid())
+        return;
     save();
     m_chosen = m_connections.value(m_current);
-    m_chosenPassword = m_password->text();
+    m_chosenSecrets = typedSecrets();
     accept();
 }
 
@@ -415,7 +531,7 @@ QStringList ConnectionDialog::importText(const QByteArray &text, QString *error)
                 m_secrets->write(SecretStore::keyOf(c.id, what), secret, [](bool, const QString &) {});
         }
         if (!in.sshKeyPem.isEmpty())
-            c.ssh.keyFile = keepPem(c.id, "ssh-key", in.sshKeyPem);
+            c.profile.ssh.keyFile = keepPem(c.id, "ssh-key", in.sshKeyPem);
         for (const QString &n : std::as_const(in.notes))
             notes << QStringLiteral("%1: %2").arg(c.profile.name, n);
         m_connections.append(c);

@@ -4,10 +4,12 @@
 #include "savedconnection.h"
 
 #include <QDialog>
+#include <QHash>
 #include <QList>
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -47,12 +49,15 @@ public:
     QString testReport() const;
 
 Q_SIGNALS:
-    // A password read for the selected connection reached the form.
+    // The keychain answered for every secret of the selected connection (the form is filled).
     void passwordLoaded();
     void testFinished(int status);
 
 private:
     void buildForm(QWidget *form);
+    void addServerRows(QWidget *form, QFormLayout *f);
+    void addTlsRows(QWidget *form, QFormLayout *f);
+    void addSshRows(QWidget *form, QFormLayout *f);
     void refillList(int select);
     void load(int row);
     void connectChosen();
@@ -61,12 +66,24 @@ private:
     void importFromUser(bool fromFile);
     void exportToFile();
     QString keepPem(const QString &id, const char *what, const QByteArray &pem);
+    // The form's secret fields, each filed in the keychain under the connection's id and its name.
+    struct SecretField
+    {
+        const char *what;
+        QLineEdit *edit;
+    };
+    QList<SecretField> secretFields() const;
+    // The secrets typed or read into the form, put into 'p'.
+    void fillSecrets(ConnectionProfile &p, const QHash<QString, QString> &secrets) const;
+    QHash<QString, QString> typedSecrets() const;
+    // False (and a message box) when the SSH bastion field is not [user@]host[:port].
+    bool sshFieldIsValid();
 
     Settings *m_settings;
     SecretStore *m_secrets;
     QList<SavedConnection> m_connections;
     SavedConnection m_chosen;
-    QString m_chosenPassword;
+    QHash<QString, QString> m_chosenSecrets; // by keychain name: "password", "ssh-passphrase", …
     int m_current = -1;
     QString m_loadedId;
 
@@ -90,8 +107,14 @@ private:
     QLineEdit *m_key;
     QLineEdit *m_sni;
     QCheckBox *m_insecure;
+    QLineEdit *m_keyPassphrase;
     QCheckBox *m_readOnly;
-    QLabel *m_ssh;
+    QLineEdit *m_sshHost;
+    QLineEdit *m_sshKey;
+    QLineEdit *m_sshPassphrase;
+    QCheckBox *m_sshUsePassword;
+    QLineEdit *m_sshPassword;
+    QLabel *m_sshNote;
     QPushButton *m_test = nullptr;
     class QPlainTextEdit *m_report = nullptr;
 };

@@ -8,10 +8,12 @@
 #include "secretstore.h"
 #include "settings.h"
 #include "show.h"
+#include "sshtunnel.h"
 #include "tlsconfig.h"
 
 #include <QApplication>
 #include <QInputDialog>
+#include <QMessageBox>
 #include <QStandardPaths>
 #include <QTextStream>
 #include <QTimer>
@@ -43,19 +45,42 @@ std::optional<QString> passwordFromTerminal(const QString &prompt)
 {
     if (::isatty(STDIN_FILENO) != 1)
         return std::nullopt;
-    std::fprintf(stderr, "%s", qPrintable(prompt));
-    std::fflush(stderr);
+    // Echo goes off before the prompt shows: what is typed as soon as it shows is not echoed.
     termios saved{};
     tcgetattr(STDIN_FILENO, &saved);
     termios quiet = saved;
     quiet.c_lflag &= ~tcflag_t(ECHO);
     tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+    std::fprintf(stderr, "%s", qPrintable(prompt));
+    std::fflush(stderr);
     QByteArray line;
     for (char c = 0; ::read(STDIN_FILENO, &c, 1) == 1 && c != '\n';)
         line.append(c);
     tcsetattr(STDIN_FILENO, TCSANOW, &saved);
     std::fprintf(stderr, "\n");
     return QString::fromLocal8Bit(line);
+}
+
+QString hostKeyQuestion(const SshTunnel::HostKey &key)
+{
+    return QStringLiteral("The SSH bastion %1 is not in %2.\nIts %3 host key has the fingerprint\n  %4\n"
+                          "Trust it and remember it there?")
+        .arg(key.host, key.knownHostsFile, key.type, key.fingerprint);
+}
+
+// An unknown bastion host key, without a window: the terminal asks, as ssh does; without a
+// terminal the key is not trusted (--ssh-accept-new trusts it).
+bool hostKeyFromTerminal(const SshTunnel::HostKey &key)
+{
+    if (::isatty(STDIN_FILENO) != 1)
+        return false;
+    std::fprintf(stderr, "%s (yes/no) ", qPrintable(hostKeyQuestion(key)));
+    std::fflush(stderr);
+    QByteArray line;
+    for (char c = 0; ::read(STDIN_FILENO, &c, 1) == 1 && c != '\n';)
+        line.append(c);
+    const QByteArray answer = line.trimmed().toLower();
+    return answer == "yes" || answer == "y";
 }
 
 // The headless commands' profile: the line's, or the demo's (seeded, its simulator off, so one
@@ -93,6 +118,27 @@ std::optional<ConnectionProfile> headlessProfile(const CommandLine &cl, std::uni
         }
         profile.keyPassphrase = *pw;
     }
+    SshSettings &ssh = profile.ssh;
+    if (!ssh.keyFile.isEmpty() && ssh.keyPassphrase.isEmpty() && sshkeys::isEncrypted(ssh.keyFile)) {
+        const auto pw = passwordFromTerminal(QStringLiteral("Passphrase for the SSH key %1: ").arg(ssh.keyFile));
+        if (!pw) {
+            headless::reportError(QStringLiteral("the SSH key %1 is encrypted: its passphrase is asked for on a "
+                                                 "terminal, and stdin is not one (or use ssh-agent)")
+                                      .arg(ssh.keyFile));
+            return std::nullopt;
+        }
+        ssh.keyPassphrase = *pw;
+    }
+    if (ssh.usePassword && ssh.password.isEmpty()) {
+        const auto pw = passwordFromTerminal(QStringLiteral("SSH password for %1: ").arg(ssh.displayName()));
+        if (!pw) {
+            headless::reportError(QStringLiteral("--ssh-password asks on a terminal, and stdin is not one"));
+            return std::nullopt;
+        }
+        ssh.password = *pw;
+    }
+    if (ssh.enabled())
+        SshTunnel::setHostKeyAsker(hostKeyFromTerminal);
     return profile;
 }
 
@@ -137,7 +183,42 @@ bool askWindowSecrets(ConnectionProfile &profile, bool askPass, QWidget *parent)
         if (!ok)
             return false;
     }
+    SshSettings &ssh = profile.ssh;
+    if (!ssh.keyFile.isEmpty() && ssh.keyPassphrase.isEmpty() && sshkeys::isEncrypted(ssh.keyFile)) {
+        bool ok = false;
+        ssh.keyPassphrase = QInputDialog::getText(parent, QStringLiteral("RedisLens"),
+                                                  QStringLiteral("Passphrase for the SSH key %1:").arg(ssh.keyFile),
+                                                  QLineEdit::Password, QString(), &ok);
+        if (!ok)
+            return false;
+    }
+    if (ssh.usePassword && ssh.password.isEmpty()) {
+        bool ok = false;
+        ssh.password = QInputDialog::getText(parent, QStringLiteral("RedisLens"),
+                                             QStringLiteral("SSH password for %1:").arg(ssh.displayName()),
+                                             QLineEdit::Password, QString(), &ok);
+        if (!ok)
+            return false;
+    }
     return true;
+}
+
+// An unknown bastion host key, in a window: asked on the GUI thread while the tunnel's waits.
+void askHostKeysInDialogs()
+{
+    SshTunnel::setHostKeyAsker([](const SshTunnel::HostKey &key) {
+        bool trusted = false;
+        QMetaObject::invokeMethod(
+            qApp,
+            [&] {
+                trusted
+                    = QMessageBox::question(nullptr, QStringLiteral("RedisLens: unknown SSH host key"),
+                                            hostKeyQuestion(key), QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+                    == QMessageBox::Yes;
+            },
+            Qt::BlockingQueuedConnection);
+        return trusted;
+    });
 }
 
 // `redislens show`: a QCoreApplication, never a display.
@@ -196,6 +277,7 @@ int runWindow(int argc, char **argv, const CommandLine &cl)
     QApplication app(argc, argv);
     setIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("RedisLens"));
+    askHostKeysInDialogs();
     Settings settings;
     if (!cl.separator.isEmpty())
         settings.overrideSeparator(cl.separator);

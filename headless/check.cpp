@@ -4,6 +4,7 @@
 #include "accesscheck.h"
 #include "connectionprofile.h"
 #include "redisclient.h"
+#include "sshtunnel.h"
 #include "tlsconfig.h"
 
 #include <QElapsedTimer>
@@ -19,6 +20,12 @@
 #include <QSslSocket>
 #include <QTextStream>
 #include <QTimer>
+
+#include <functional>
+#include <future>
+#include <memory>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace headless {
 
@@ -69,7 +76,9 @@ public:
 private:
     bool reach(); // resolve, TCP, TLS, certificate
     bool reachSocket();
-    bool handshake(const QHostAddress &address);
+    bool reachThroughBastion(); // SSH, the forward, TLS, certificate
+    // 'start' connects the socket and starts the handshake.
+    bool handshake(const std::function<void(QSslSocket &, const QString &peerName)> &start);
     bool talk(); // AUTH, PING, server, ACL WHOAMI, panels
     void describeServer(const RedisReply &info);
     void add(const QString &name, Step::State state, const QString &detail) { m_steps.append({name, state, detail}); }
@@ -78,6 +87,7 @@ private:
     QList<Step> m_steps;
     QList<AccessCheck::Panel> m_panels;
     QString m_user;
+    std::shared_ptr<SshTunnel> m_tunnel; // kept, so that the steps after share its session
 };
 
 bool Checker::reachSocket()
@@ -100,10 +110,65 @@ bool Checker::reachSocket()
     return true;
 }
 
+bool Checker::reachThroughBastion()
+{
+    QElapsedTimer clock;
+    clock.start();
+    m_tunnel = SshTunnel::shared(m_p.ssh, m_p.connectTimeoutMs);
+    const QString refused = m_tunnel->connectNow();
+    if (!refused.isEmpty()) {
+        add(QStringLiteral("ssh"), Step::State::Failed, refused);
+        return false;
+    }
+    add(QStringLiteral("ssh"), Step::State::Ok,
+        QStringLiteral("%1: host key known, logged in, in %2").arg(m_p.ssh.displayName(), ms(clock.nsecsElapsed())));
+    // One forward, as each connection opens: the bastion resolves and connects to the server.
+    const auto forward = [this](QString *error) {
+        int fds[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+            *error = QStringLiteral("no socket pair");
+            return -1;
+        }
+        std::promise<QString> answer;
+        std::future<QString> answered = answer.get_future();
+        m_tunnel->forward(fds[1], m_p.host, m_p.port, [&answer](const QString &e) { answer.set_value(e); });
+        *error = answered.get();
+        if (error->isEmpty())
+            return fds[0];
+        ::close(fds[0]);
+        return -1;
+    };
+    clock.restart();
+    QString error;
+    const int fd = forward(&error);
+    if (fd < 0) {
+        add(QStringLiteral("forward"), Step::State::Failed, error);
+        return false;
+    }
+    ::close(fd);
+    add(QStringLiteral("forward"), Step::State::Ok,
+        QStringLiteral("the bastion reached %1 port %2 in %3")
+            .arg(m_p.host)
+            .arg(m_p.port)
+            .arg(ms(clock.nsecsElapsed())));
+    if (!m_p.tls)
+        return true;
+    return handshake([&](QSslSocket &ssl, const QString &peerName) {
+        const int tlsFd = forward(&error);
+        if (tlsFd < 0)
+            return;
+        ssl.setSocketDescriptor(tlsFd);
+        ssl.setPeerVerifyName(peerName);
+        ssl.startClientEncryption();
+    });
+}
+
 bool Checker::reach()
 {
     if (m_p.usesUnixSocket())
         return reachSocket();
+    if (m_p.ssh.enabled())
+        return reachThroughBastion();
     QElapsedTimer clock;
     clock.start();
     const QHostInfo info = QHostInfo::fromName(m_p.host);
@@ -130,7 +195,11 @@ bool Checker::reach()
                     .arg(m_p.port)
                     .arg(ms(clock.nsecsElapsed())));
             tcp.abort();
-            return m_p.tls ? handshake(address) : true;
+            if (!m_p.tls)
+                return true;
+            return handshake([&address, this](QSslSocket &ssl, const QString &peerName) {
+                ssl.connectToHostEncrypted(address.toString(), m_p.port, peerName);
+            });
         }
         lastError = QStringLiteral("%1 port %2: %3").arg(address.toString()).arg(m_p.port).arg(tcp.errorString());
     }
@@ -138,7 +207,7 @@ bool Checker::reach()
     return false;
 }
 
-bool Checker::handshake(const QHostAddress &address)
+bool Checker::handshake(const std::function<void(QSslSocket &, const QString &peerName)> &start)
 {
     QString error;
     const auto conf = tlsconfig::forProfile(m_p, &error);
@@ -157,7 +226,7 @@ bool Checker::handshake(const QHostAddress &address)
     });
     QElapsedTimer clock;
     clock.start();
-    ssl.connectToHostEncrypted(address.toString(), m_p.port, peerName);
+    start(ssl, peerName);
     if (!ssl.waitForEncrypted(m_p.connectTimeoutMs)) {
         add(QStringLiteral("tls"), Step::State::Failed,
             tlsconfig::describeClosed(ssl.errorString(), !m_p.clientCertFile.isEmpty()));

@@ -288,7 +288,7 @@ std::optional<QList<Imported>> fromRedisInsight(const QByteArray &json, QString 
                                      .toString());
         const QJsonObject ssh = o.value(QStringLiteral("sshOptions")).toObject();
         if (o.value(QStringLiteral("ssh")).toBool() && !ssh.isEmpty()) {
-            SavedConnection::Ssh &s = in.connection.ssh;
+            SshSettings &s = in.connection.profile.ssh;
             s.host = stringOf(ssh.value(QStringLiteral("host")));
             s.port = portOf(ssh.value(QStringLiteral("port")), 22).value_or(22);
             s.user = stringOf(ssh.value(QStringLiteral("username")));
@@ -297,6 +297,7 @@ std::optional<QList<Imported>> fromRedisInsight(const QByteArray &json, QString 
             QString keyFile;
             pemOrFile(stringOf(ssh.value(QStringLiteral("privateKey"))), &in.sshKeyPem, &keyFile);
             s.keyFile = keyFile;
+            s.usePassword = !in.sshPassword.isEmpty();
         }
         const QString compressor = stringOf(o.value(QStringLiteral("compressor")));
         if (!compressor.isEmpty() && compressor != QLatin1String("NONE"))
@@ -364,13 +365,14 @@ std::optional<QList<Imported>> fromArdm(const QByteArray &base64, QString *error
         }
         const QJsonObject ssh = o.value(QStringLiteral("sshOptions")).toObject();
         if (!ssh.isEmpty() && !stringOf(ssh.value(QStringLiteral("host"))).isEmpty()) {
-            SavedConnection::Ssh &s = in.connection.ssh;
+            SshSettings &s = in.connection.profile.ssh;
             s.host = stringOf(ssh.value(QStringLiteral("host")));
             s.port = portOf(ssh.value(QStringLiteral("port")), 22).value_or(22);
             s.user = stringOf(ssh.value(QStringLiteral("username")));
             s.keyFile = stringOf(ssh.value(QStringLiteral("privatekey")));
             in.sshPassword = stringOf(ssh.value(QStringLiteral("password")));
             in.sshPassphrase = stringOf(ssh.value(QStringLiteral("passphrase")));
+            s.usePassword = !in.sshPassword.isEmpty();
         }
         if (o.value(QStringLiteral("cluster")).toBool())
             in.notes << QStringLiteral("a cluster: connects to this node only for now");

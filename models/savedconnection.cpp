@@ -56,12 +56,17 @@ QJsonObject SavedConnection::toJson() const
             tls.insert(QStringLiteral("insecure"), true);
         o.insert(QStringLiteral("tls"), tls);
     }
-    if (!ssh.host.isEmpty()) {
-        QJsonObject s{{QStringLiteral("host"), ssh.host}, {QStringLiteral("port"), int(ssh.port)}};
+    const SshSettings &ssh = p.ssh;
+    if (ssh.enabled()) {
+        QJsonObject s{{QStringLiteral("host"), ssh.host}};
+        if (ssh.port != 0)
+            s.insert(QStringLiteral("port"), int(ssh.port));
         if (!ssh.user.isEmpty())
             s.insert(QStringLiteral("user"), ssh.user);
         if (!ssh.keyFile.isEmpty())
             s.insert(QStringLiteral("key"), ssh.keyFile);
+        if (ssh.usePassword)
+            s.insert(QStringLiteral("password"), true); // that one is asked for: never its value
         o.insert(QStringLiteral("ssh"), s);
     }
     return o;
@@ -179,10 +184,11 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
     const QJsonObject ssh = r.object("ssh");
     if (!ssh.isEmpty()) {
         Reader s(ssh, QStringLiteral("ssh: "));
-        c.ssh.host = s.text("host");
-        c.ssh.port = quint16(s.integer("port", 22, 1, 65535));
-        c.ssh.user = s.text("user");
-        c.ssh.keyFile = s.text("key");
+        p.ssh.host = s.text("host");
+        p.ssh.port = quint16(s.integer("port", 0, 0, 65535));
+        p.ssh.user = s.text("user");
+        p.ssh.keyFile = s.text("key");
+        p.ssh.usePassword = s.boolean("password", false);
         if (!s.error().isEmpty())
             r.fail(s.error());
     }

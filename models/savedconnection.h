@@ -16,24 +16,11 @@ struct SavedConnection
 {
     enum class Tag { Local, Staging, Production };
 
-    // The SSH bastion in front of the server, as imported or entered; kept with the connection.
-    struct Ssh
-    {
-        QString host; // empty: no tunnel
-        quint16 port = 22;
-        QString user;
-        QString keyFile; // empty: the agent or a password
-        bool operator==(const Ssh &o) const
-        {
-            return host == o.host && port == o.port && user == o.user && keyFile == o.keyFile;
-        }
-    };
-
     QString id; // stable across renames: the keychain entries are filed under it
     QColor colour;
     Tag tag = Tag::Local;
-    ConnectionProfile profile; // profile.name is the connection's name; no password in it
-    Ssh ssh;
+    // profile.name is the connection's name, profile.ssh its SSH bastion; no secret in it
+    ConnectionProfile profile;
 
     // The JSON of the settings and of exports: every field but the secrets.
     QJsonObject toJson() const;

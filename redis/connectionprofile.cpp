@@ -19,9 +19,75 @@ QString ConnectionProfile::displayName() const
         if (db != 0)
             where += QLatin1Char('/') + QString::number(db);
     }
+    if (ssh.enabled())
+        where += QLatin1String(" via ") + ssh.displayName();
     if (!name.isEmpty())
         return name + QLatin1String(" (") + where + QLatin1Char(')');
     return where;
+}
+
+QString SshSettings::displayName() const
+{
+    QString text = user.isEmpty() ? QString() : user + QLatin1Char('@');
+    text += host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
+    if (port != 0)
+        text += QLatin1Char(':') + QString::number(port);
+    return text;
+}
+
+bool SshSettings::parseTarget(const QString &text, SshSettings *out, QString *error)
+{
+    QString rest = text.trimmed();
+    QString user;
+    if (const qsizetype at = rest.lastIndexOf(QLatin1Char('@')); at >= 0) {
+        user = rest.left(at);
+        rest = rest.mid(at + 1);
+        if (user.isEmpty()) {
+            *error = QStringLiteral("'%1': no user name before '@'").arg(text);
+            return false;
+        }
+    }
+    QString host = rest;
+    QString portText;
+    if (rest.startsWith(QLatin1Char('['))) {
+        const qsizetype close = rest.indexOf(QLatin1Char(']'));
+        if (close < 0) {
+            *error = QStringLiteral("'%1': an IPv6 address needs its closing ']'").arg(text);
+            return false;
+        }
+        host = rest.mid(1, close - 1);
+        const QString after = rest.mid(close + 1);
+        if (!after.isEmpty() && !after.startsWith(QLatin1Char(':'))) {
+            *error = QStringLiteral("'%1': expected ':port' after ']'").arg(text);
+            return false;
+        }
+        portText = after.mid(1);
+        if (after == QLatin1String(":"))
+            portText = QStringLiteral(":"); // fails the number check below
+    } else if (rest.count(QLatin1Char(':')) == 1) {
+        host = rest.section(QLatin1Char(':'), 0, 0);
+        portText = rest.section(QLatin1Char(':'), 1);
+        if (portText.isEmpty())
+            portText = QStringLiteral(":");
+    }
+    if (host.isEmpty() || host.contains(QLatin1Char(' '))) {
+        *error = QStringLiteral("'%1': expected [user@]host[:port]").arg(text);
+        return false;
+    }
+    quint16 port = 0;
+    if (!portText.isEmpty()) {
+        bool ok = false;
+        const uint n = portText.toUInt(&ok);
+        if (!ok || n == 0 || n > 65535) {
+            *error = QStringLiteral("'%1': the port must be a number from 1 to 65535").arg(text);
+            return false;
+        }
+        port = quint16(n);
+    }
+    out->user = user;
+    out->host = host;
+    out->port = port;
+    return true;
 }
 
 QList<QByteArray> ConnectionProfile::authCommand() const

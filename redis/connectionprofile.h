@@ -7,6 +7,33 @@
 #include <QString>
 #include <QStringList>
 
+// The SSH bastion a connection goes through (ssh -J style): the server's host and port are then
+// reached from the bastion. Secrets are held in memory only, like the Redis password.
+struct SshSettings
+{
+    QString host; // empty: no tunnel; may be a ~/.ssh/config alias
+    quint16 port = 0; // 0: ~/.ssh/config's Port, else 22
+    QString user; // empty: ~/.ssh/config's User, else the local user name
+    QString keyFile; // empty: the agent, then ~/.ssh's default keys (or a password)
+    QString keyPassphrase; // secret: memory only
+    QString password; // secret: memory only; used when set or when usePassword
+    bool usePassword = false; // log in with a password (asked for when not given)
+    bool acceptNewHostKey = false; // trust and remember a host key not in known_hosts without asking
+
+    bool enabled() const { return !host.isEmpty(); }
+    // "user@host:port" as given (no secrets), for titles and messages.
+    QString displayName() const;
+    // Parses [user@]host[:port] (an IPv6 host in brackets); false and a one-line reason when it
+    // is not one.
+    static bool parseTarget(const QString &text, SshSettings *out, QString *error);
+    bool operator==(const SshSettings &o) const
+    {
+        return host == o.host && port == o.port && user == o.user && keyFile == o.keyFile
+            && keyPassphrase == o.keyPassphrase && password == o.password && usePassword == o.usePassword
+            && acceptNewHostKey == o.acceptNewHostKey;
+    }
+};
+
 // Where and how to connect. The password is held in memory only: it comes from a prompt, the
 // REDISCLI_AUTH variable, a URI or the OS keychain, and is never written to settings or logs.
 struct ConnectionProfile
@@ -26,6 +53,7 @@ struct ConnectionProfile
     QString keyPassphrase; // secret, like the password: memory only
     QString sni; // TLS: the server name sent and verified; empty: the host
     bool tlsInsecure = false; // TLS: do not verify the server's certificate (redis-cli --insecure)
+    SshSettings ssh; // the bastion in front of the server, if any
     bool readOnly = false;
     int connectTimeoutMs = 5000;
     int commandTimeoutMs = 10000;

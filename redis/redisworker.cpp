@@ -3,6 +3,7 @@
 #include "threadcheck.h"
 
 #include "respcodec.h"
+#include "sshtunnel.h"
 #include "transport.h"
 
 #include <QRandomGenerator>
@@ -34,6 +35,12 @@ RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
     : QObject(parent), m_profile(profile), m_policy(initialPolicy(profile))
 {
     m_clock.start();
+    holdTunnel();
+}
+
+void RedisWorker::holdTunnel()
+{
+    m_tunnel = m_profile.ssh.enabled() ? SshTunnel::shared(m_profile.ssh, m_profile.connectTimeoutMs) : nullptr;
 }
 
 RedisWorker::~RedisWorker() = default;
@@ -88,6 +95,7 @@ void RedisWorker::reconfigure(const ConnectionProfile &profile)
     REDISLENS_ASSERT_OWN_THREAD(this);
     stop();
     m_profile = profile;
+    holdTunnel();
     m_lastError = {};
     m_attempt = 0;
     // The old profile's policy does not apply; requests made while connecting are checked

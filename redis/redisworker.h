@@ -15,6 +15,7 @@
 #include <memory>
 
 class Transport;
+class SshTunnel;
 class QTimer;
 namespace resp {
 class ReplyReader;
@@ -98,10 +99,14 @@ private:
     void scheduleReconnect(const QString &reason);
     void armTimeout();
     void resetReader();
+    void holdTunnel();
     void submitInternal(const QList<RedisCommand> &commands, Done done);
 
     ConnectionProfile m_profile;
     std::unique_ptr<Transport> m_transport;
+    // The SSH bastion's tunnel, held between attempts: its session is reused, and a refusal
+    // (an untrusted host key, a refused key) answers the retries instead of a new login each.
+    std::shared_ptr<SshTunnel> m_tunnel;
     std::unique_ptr<resp::ReplyReader> m_reader;
     QByteArray m_readBuffer;
     std::deque<std::unique_ptr<Pending>> m_inFlight; // written, awaiting replies

@@ -2,11 +2,17 @@
 #include "transport.h"
 
 #include "connectionprofile.h"
+#include "sshtunnel.h"
 #include "tlsconfig.h"
 
 #include <QLocalSocket>
 #include <QSslSocket>
 #include <QTcpSocket>
+
+#include <mutex>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <utility>
 
 Transport::~Transport() = default;
 
@@ -24,7 +30,31 @@ qint64 readAvailable(QIODevice *device, QByteArray &into)
     return got;
 }
 
+// Who a forward's answer from the SSH tunnel's thread goes to, while there is one.
+struct ForwardReply
+{
+    std::mutex mutex;
+    QObject *to = nullptr;
+};
+
+// Our end of a forward's socket pair until a socket adopts it: closed if nobody does.
+struct PairEnd
+{
+    int fd;
+    explicit PairEnd(int f) : fd(f) { }
+    ~PairEnd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+    PairEnd(const PairEnd &) = delete;
+    PairEnd &operator=(const PairEnd &) = delete;
+    int release() { return std::exchange(fd, -1); }
+};
+
 // TCP and TLS: QSslSocket works with every hiredis version, since hiredis only formats and parses.
+// Through an SSH bastion the socket is one end of a socket pair whose other end the tunnel pumps
+// through a channel to host:port; TLS runs over it end to end, verified against host (or sni).
 class TcpTransport final : public Transport
 {
 public:
@@ -33,7 +63,9 @@ public:
           m_peerName(p.sni.isEmpty() ? p.host : p.sni),
           m_port(p.port),
           m_tls(p.tls),
-          m_clientCertificate(!p.clientCertFile.isEmpty())
+          m_clientCertificate(!p.clientCertFile.isEmpty()),
+          m_ssh(p.ssh),
+          m_connectTimeoutMs(p.connectTimeoutMs)
     {
         m_socket = m_tls ? new QSslSocket(this) : new QTcpSocket(this);
         if (auto *ssl = qobject_cast<QSslSocket *>(m_socket)) {
@@ -68,9 +100,12 @@ public:
         connect(this, &Transport::opened, this, [this] { m_everOpened = true; });
     }
 
+    ~TcpTransport() override { forgetForward(); }
+
     void open() override
     {
         m_everOpened = false;
+        forgetForward();
         if (!m_configError.isEmpty()) {
             // A file that cannot be used fails every attempt the same way, without a socket.
             QMetaObject::invokeMethod(
@@ -78,21 +113,88 @@ public:
                 Qt::QueuedConnection);
             return;
         }
-        if (auto *ssl = qobject_cast<QSslSocket *>(m_socket))
+        if (m_ssh.enabled())
+            openThroughBastion();
+        else if (auto *ssl = qobject_cast<QSslSocket *>(m_socket))
             ssl->connectToHostEncrypted(m_host, m_port, m_peerName);
         else
             m_socket->connectToHost(m_host, m_port);
     }
-    void abort() override { m_socket->abort(); }
+    void abort() override
+    {
+        forgetForward();
+        m_socket->abort();
+    }
     void write(const QByteArray &bytes) override { m_socket->write(bytes); }
     qint64 readInto(QByteArray &into) override { return readAvailable(m_socket, into); }
 
 private:
+    void openThroughBastion()
+    {
+        if (!m_tunnel)
+            m_tunnel = SshTunnel::shared(m_ssh, m_connectTimeoutMs);
+        int fds[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+            QMetaObject::invokeMethod(
+                this,
+                [this] {
+                    Q_EMIT closed(RedisError::Kind::ConnectionRefused, QStringLiteral("no socket pair for SSH"));
+                },
+                Qt::QueuedConnection);
+            return;
+        }
+        auto reply = std::make_shared<ForwardReply>();
+        reply->to = this;
+        m_forward = reply;
+        auto ours = std::make_shared<PairEnd>(fds[0]);
+        m_tunnel->forward(fds[1], m_host, m_port, [reply, ours](const QString &error) {
+            std::lock_guard lock(reply->mutex);
+            if (!reply->to)
+                return; // the transport gave up on this attempt; 'ours' closes with the last copy
+            auto *self = static_cast<TcpTransport *>(reply->to);
+            QMetaObject::invokeMethod(
+                self, [self, reply, ours, error] { self->forwardDone(reply, ours, error); }, Qt::QueuedConnection);
+        });
+    }
+
+    void forwardDone(const std::shared_ptr<ForwardReply> &reply, const std::shared_ptr<PairEnd> &fd,
+                     const QString &error)
+    {
+        if (reply != m_forward)
+            return;
+        m_forward.reset();
+        if (!error.isEmpty()) {
+            Q_EMIT closed(RedisError::Kind::ConnectionRefused, error);
+            return;
+        }
+        m_socket->setSocketDescriptor(fd->release());
+        if (auto *ssl = qobject_cast<QSslSocket *>(m_socket)) {
+            ssl->setPeerVerifyName(m_peerName);
+            ssl->startClientEncryption();
+        } else {
+            Q_EMIT opened();
+        }
+    }
+
+    // An attempt whose answer has not come: it is closed when it comes.
+    void forgetForward()
+    {
+        const std::shared_ptr<ForwardReply> forward = std::exchange(m_forward, nullptr);
+        if (!forward)
+            return;
+        std::lock_guard lock(forward->mutex);
+        forward->to = nullptr;
+    }
+
     QString m_host;
     QString m_peerName; // the name sent (SNI) and verified
     quint16 m_port;
     bool m_tls;
     bool m_clientCertificate;
+    SshSettings m_ssh;
+    int m_connectTimeoutMs;
+    std::shared_ptr<SshTunnel> m_tunnel;
+    std::shared_ptr<ForwardReply> m_forward;
     bool m_everOpened = false;
     QString m_lastError;
     QString m_configError;

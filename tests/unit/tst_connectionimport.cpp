@@ -146,9 +146,9 @@ void TestConnectionImport::redisInsightExport()
     QVERIFY(tls.certPem.contains("MIICCA=="));
     QVERIFY(tls.keyPem.startsWith("-----BEGIN PRIVATE KEY-----"));
     QVERIFY(p.caCertFile.isEmpty()); // PEM text, not a path: the caller saves it
-    QCOMPARE(tls.connection.ssh.host, QStringLiteral("127.0.0.2"));
-    QCOMPARE(tls.connection.ssh.port, quint16(2222));
-    QCOMPARE(tls.connection.ssh.user, QStringLiteral("tunnel"));
+    QCOMPARE(tls.connection.profile.ssh.host, QStringLiteral("127.0.0.2"));
+    QCOMPARE(tls.connection.profile.ssh.port, quint16(2222));
+    QCOMPARE(tls.connection.profile.ssh.user, QStringLiteral("tunnel"));
     QCOMPARE(tls.sshPassphrase, QStringLiteral("PLACEHOLDER-RI-SSH"));
     QVERIFY(tls.sshKeyPem.startsWith("-----BEGIN OPENSSH PRIVATE KEY-----"));
     QVERIFY(tls.notes.join(u'|').contains(QLatin1String("compressed with GZIP")));
@@ -177,7 +177,7 @@ void TestConnectionImport::ardmExport()
     QCOMPARE(p.clientKeyFile, QStringLiteral("/home/me/tls/client.key"));
     QCOMPARE(p.sni, QStringLiteral("redis.test"));
     QCOMPARE(second.connection.colour, QColor(0xe0, 0xa0, 0x30));
-    QCOMPARE(second.connection.ssh.keyFile, QStringLiteral("/home/me/.ssh/id_ed25519"));
+    QCOMPARE(second.connection.profile.ssh.keyFile, QStringLiteral("/home/me/.ssh/id_ed25519"));
     QCOMPARE(second.sshPassphrase, QStringLiteral("PLACEHOLDER-ARDM-SSH"));
     QVERIFY(second.notes.join(u'|').contains(QLatin1String("key separator '/'")));
 }
@@ -229,7 +229,7 @@ void TestConnectionImport::exportRoundTripHoldsNoSecret()
     QCOMPARE(back->size(), saved.size());
     for (qsizetype i = 0; i < saved.size(); ++i) {
         QCOMPARE(back->at(i).toJson(), saved.at(i).toJson());
-        QCOMPARE(back->at(i).ssh, saved.at(i).ssh);
+        QCOMPARE(back->at(i).profile.ssh, saved.at(i).profile.ssh);
     }
 }
 
