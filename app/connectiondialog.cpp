@@ -29,6 +29,7 @@
 #include <QSaveFile>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QThread>
 #include <QUuid>
 #include <QVBoxLayout>
@@ -102,11 +103,20 @@ ConnectionDialog::ConnectionDialog(Settings *settings, SecretStore *secrets, QWi
 
 void ConnectionDialog::buildForm(QWidget *form)
 {
-    auto *f = new QFormLayout(form);
-    addServerRows(form, f);
-    addTlsRows(form, f);
-    addSshRows(form, f);
-    m_readOnly = new QCheckBox(tr("Read-only: refuse every command the server flags as writing"), form);
+    // Three tabs keep the form short: TLS and SSH are rare, and their tab says when they are on.
+    auto *tabs = new QTabWidget(form);
+    tabs->setObjectName(QStringLiteral("formTabs"));
+    auto *outer = new QVBoxLayout(form);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(tabs);
+    auto *serverPage = new QWidget(tabs);
+    auto *tlsPage = new QWidget(tabs);
+    auto *sshPage = new QWidget(tabs);
+    auto *f = new QFormLayout(serverPage);
+    addServerRows(serverPage, f);
+    addTlsRows(tlsPage, new QFormLayout(tlsPage));
+    addSshRows(sshPage, new QFormLayout(sshPage));
+    m_readOnly = new QCheckBox(tr("Read-only: refuse every command the server flags as writing"), serverPage);
     m_readOnly->setObjectName(QStringLiteral("readOnly"));
     connect(m_tag, &QComboBox::currentIndexChanged, this, [this] {
         // Production opens read-only unless the user unticks it.
@@ -114,6 +124,16 @@ void ConnectionDialog::buildForm(QWidget *form)
             m_readOnly->setChecked(true);
     });
     f->addRow(QString(), m_readOnly);
+    tabs->addTab(serverPage, tr("Server"));
+    const int tlsTab = tabs->addTab(tlsPage, QString());
+    const int sshTab = tabs->addTab(sshPage, QString());
+    const auto retitle = [this, tabs, tlsTab, sshTab] {
+        tabs->setTabText(tlsTab, m_tls->isChecked() ? tr("TLS (on)") : tr("TLS"));
+        tabs->setTabText(sshTab, m_sshHost->text().trimmed().isEmpty() ? tr("SSH tunnel") : tr("SSH tunnel (on)"));
+    };
+    connect(m_tls, &QCheckBox::toggled, this, retitle);
+    connect(m_sshHost, &QLineEdit::textChanged, this, retitle);
+    retitle();
 }
 
 // Name, colour, environment, where the server is, who logs in, and whether the keychain keeps it.
@@ -229,8 +249,9 @@ void ConnectionDialog::addSshRows(QWidget *form, QFormLayout *f)
     m_sshPassword->setObjectName(QStringLiteral("sshPassword"));
     m_sshPassword->setEchoMode(QLineEdit::Password);
     m_sshPassword->setPlaceholderText(tr("empty: asked for"));
-    m_sshNote = new QLabel(tr("The host and port above are then as the bastion sees them. An unknown host key is "
-                              "asked about and kept in ~/.ssh/known_hosts; a changed one is refused."),
+    m_sshNote = new QLabel(tr("The Server tab's host and port are then as the bastion sees them (127.0.0.1 is the "
+                              "bastion itself). An unknown host key is asked about and kept in ~/.ssh/known_hosts; "
+                              "a changed one is refused."),
                            form);
     m_sshNote->setWordWrap(true);
     const auto sshFields = [this] {

@@ -18,6 +18,7 @@
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -70,6 +71,7 @@ private Q_SLOTS:
     void productionMarksTheWindow();
     void insecureTlsStaysInSight();
     void testWalksTheSteps();
+    void sshSettingsSavedSecretsInTheKeychain();
 
 private:
     QTemporaryDir m_dir;
@@ -255,6 +257,69 @@ void TestConnectionDialog::testWalksTheSteps()
     QVERIFY(finished.wait(30000));
     QCOMPARE(finished.last().first().toInt(), 2);
     QVERIFY2(d.testReport().contains(QLatin1String("failed   auth")), qPrintable(d.testReport()));
+}
+
+// The SSH settings are saved with the connection; the key's passphrase goes to the keychain only.
+// Each tab is pictured in both palettes, and says when TLS or SSH is on.
+void TestConnectionDialog::sshSettingsSavedSecretsInTheKeychain()
+{
+    const QString ini = m_dir.filePath(QStringLiteral("ssh.ini"));
+    Settings settings(ini);
+    FakeKeychain keychain;
+    const QString phrase = QStringLiteral("ssh-phrase-in-keychain");
+    const QString keyFile = m_dir.filePath(QStringLiteral("id_jump"));
+    QString id;
+    {
+        ConnectionDialog d(&settings, &keychain);
+        auto *tabs = d.findChild<QTabWidget *>(QStringLiteral("formTabs"));
+        QVERIFY(tabs);
+        QCOMPARE(tabs->tabText(2), QStringLiteral("SSH tunnel"));
+        d.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("behind"));
+        d.findChild<QLineEdit *>(QStringLiteral("host"))->setText(QStringLiteral("127.0.0.1"));
+        auto *sshKey = d.findChild<QLineEdit *>(QStringLiteral("sshKey"));
+        QVERIFY(!sshKey->isEnabled()); // nothing to log in to without a bastion
+        d.findChild<QLineEdit *>(QStringLiteral("sshHost"))->setText(QStringLiteral("jump@127.0.0.1:2222"));
+        QVERIFY(sshKey->isEnabled());
+        QCOMPARE(tabs->tabText(2), QStringLiteral("SSH tunnel (on)"));
+        sshKey->setText(keyFile);
+        d.findChild<QLineEdit *>(QStringLiteral("sshPassphrase"))->setText(phrase);
+        d.findChild<QCheckBox *>(QStringLiteral("remember"))->setChecked(true);
+        d.save();
+        id = settings.connections().value(0).id;
+        d.resize(920, 620);
+        d.show();
+        for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
+            theme::apply(t);
+            QCoreApplication::processEvents(); // the palette reaches a dialog built before it
+            const QString suffix = t == theme::Theme::Dark ? QStringLiteral("-dark.png") : QStringLiteral(".png");
+            const QStringList names{QStringLiteral("server"), QStringLiteral("tls"), QStringLiteral("ssh")};
+            for (int tab = 0; tab < names.size(); ++tab) {
+                tabs->setCurrentIndex(tab);
+                screenshots::save(d.grab().toImage(), QStringLiteral("connection-manager-") + names.at(tab) + suffix);
+            }
+        }
+        theme::apply(theme::Theme::System);
+    }
+    QTRY_COMPARE(keychain.secrets.value(id + QStringLiteral("/ssh-passphrase")), phrase);
+    const QByteArray stored = readAll(ini);
+    QVERIFY(!stored.contains(phrase.toUtf8()));
+    QVERIFY(stored.contains("jump"));
+
+    ConnectionDialog d(&settings, &keychain);
+    QSignalSpy loaded(&d, &ConnectionDialog::passwordLoaded);
+    d.list()->setCurrentRow(-1);
+    d.list()->setCurrentRow(0);
+    QVERIFY(loaded.wait(5000));
+    QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("sshPassphrase"))->text(), phrase);
+    QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("sshHost"))->text(), QStringLiteral("jump@127.0.0.1:2222"));
+    Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
+    const ConnectionProfile p = d.chosenProfile();
+    QCOMPARE(p.ssh.user, QStringLiteral("jump"));
+    QCOMPARE(p.ssh.host, QStringLiteral("127.0.0.1"));
+    QCOMPARE(p.ssh.port, quint16(2222));
+    QCOMPARE(p.ssh.keyFile, keyFile);
+    QCOMPARE(p.ssh.keyPassphrase, phrase);
+    QVERIFY(p.displayName().contains(QLatin1String("via jump@127.0.0.1:2222")));
 }
 
 QTEST_MAIN(TestConnectionDialog)
