@@ -318,6 +318,90 @@ std::optional<CommandLine> parseCheck(const QStringList &arguments, QString *err
     return cl;
 }
 
+// The options only show takes (the connection's are ConnectionOptions).
+struct ShowOptions
+{
+    const QCommandLineOption format{
+        QStringLiteral("format"),
+        QStringLiteral("Output format: %1 (default json).").arg(showpanels::formatNames().join(QLatin1String(", "))),
+        QStringLiteral("format"), QStringLiteral("json")};
+    const QCommandLineOption match{QStringLiteral("match"),
+                                   QStringLiteral("Only keys matching this glob (SCAN MATCH; redis-cli escapes "
+                                                  "allowed). Panels that scan the keyspace only."),
+                                   QStringLiteral("glob")};
+    const QCommandLineOption limit{QStringLiteral("limit"),
+                                   QStringLiteral("At most this many records (keys: the scan stops once it "
+                                                  "has found them)."),
+                                   QStringLiteral("n")};
+    const QCommandLineOption table{QStringLiteral("table"),
+                                   QStringLiteral("Panels with several tables: which one (overview: figures, facts; "
+                                                  "memory: namespaces, top; ratelimits: limiters, callers; sessions: "
+                                                  "sessions, indexes; caches: namespaces, tags, dedup_sets, "
+                                                  "dedup_families, counters; queues: queues, delayed; streams: "
+                                                  "streams, groups). Default: the first."),
+                                   QStringLiteral("name")};
+    const QCommandLineOption jobs{QStringLiteral("jobs"),
+                                  QStringLiteral("queues: also list each job queue's jobs in this state (waiting, "
+                                                 "active, delayed, failed, retry, dead…), a page of %1, the next "
+                                                 "to run or the newest first.")
+                                      .arg(jobpages::kPageSize),
+                                  QStringLiteral("state")};
+    const QCommandLineOption page{QStringLiteral("page"),
+                                  QStringLiteral("queues --jobs: which page of the jobs (from 1; default 1)."),
+                                  QStringLiteral("n")};
+    const QCommandLineOption progress{QStringLiteral("progress"),
+                                      QStringLiteral("Draw the progress bar on stderr even when it is not a "
+                                                     "terminal.")};
+
+    QList<QCommandLineOption> list() const { return {format, match, limit, table, jobs, page, progress}; }
+};
+
+// Reads show's own options into r; returns why one is wrong, or nothing.
+QString applyShowOptions(const QCommandLineParser &parser, const ShowOptions &o, ShowRequest &r)
+{
+    const auto f = showpanels::formatFromName(parser.value(o.format));
+    if (!f)
+        return QStringLiteral("unknown --format '%1' (known: %2)")
+            .arg(parser.value(o.format), showpanels::formatNames().join(QLatin1String(", ")));
+    r.format = *f;
+    if (parser.isSet(o.match)) {
+        if (!showpanels::scans(r.panel))
+            return QStringLiteral("--match narrows a scan of the keyspace, which %1 does not make").arg(r.panel);
+        QString why;
+        const auto glob = bytesescape::unescape(parser.value(o.match), &why);
+        if (!glob)
+            return QStringLiteral("--match: %1").arg(why);
+        r.match = *glob;
+    }
+    if (parser.isSet(o.limit)) {
+        int n = 0;
+        if (!parseInt(parser.value(o.limit), 0, std::numeric_limits<int>::max(), &n))
+            return QStringLiteral("invalid --limit '%1': expected a number of records").arg(parser.value(o.limit));
+        r.limit = n;
+    }
+    if (parser.isSet(o.table))
+        r.table = parser.value(o.table);
+    if ((parser.isSet(o.jobs) || parser.isSet(o.page)) && r.panel != QLatin1String("queues"))
+        return QStringLiteral("--jobs and --page list a job queue's jobs: redislens show queues --jobs STATE");
+    if (parser.isSet(o.page) && !parser.isSet(o.jobs))
+        return QStringLiteral("--page pages the jobs of --jobs STATE");
+    if (parser.isSet(o.jobs)) {
+        r.jobsState = parser.value(o.jobs);
+        if (!jobqueues::stateRoles().contains(r.jobsState))
+            return QStringLiteral("unknown --jobs state '%1' (known: %2)")
+                .arg(r.jobsState, jobqueues::stateRoles().join(QLatin1String(", ")));
+    }
+    if (parser.isSet(o.page)) {
+        int n = 0;
+        if (!parseInt(parser.value(o.page), 1, std::numeric_limits<int>::max(), &n))
+            return QStringLiteral("invalid --page '%1': expected a page number from 1").arg(parser.value(o.page));
+        r.jobsPage = n - 1;
+    }
+    if (parser.isSet(o.progress))
+        r.progress = ShowRequest::Progress::Always;
+    return {};
+}
+
 std::optional<CommandLine> parseShow(const QStringList &arguments, QString *error, const QString &redisCliAuth)
 {
     auto fail = [error](const QString &why) -> std::optional<CommandLine> {
@@ -340,40 +424,10 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QCommandLineOption help({QStringLiteral("help"), QStringLiteral("?")}, QStringLiteral("Show this help."));
     const ConnectionOptions c;
-    const QCommandLineOption format(
-        QStringLiteral("format"),
-        QStringLiteral("Output format: %1 (default json).").arg(showpanels::formatNames().join(QLatin1String(", "))),
-        QStringLiteral("format"), QStringLiteral("json"));
-    const QCommandLineOption match(QStringLiteral("match"),
-                                   QStringLiteral("Only keys matching this glob (SCAN MATCH; redis-cli escapes "
-                                                  "allowed). Panels that scan the keyspace only."),
-                                   QStringLiteral("glob"));
-    const QCommandLineOption limit(QStringLiteral("limit"),
-                                   QStringLiteral("At most this many records (keys: the scan stops once it "
-                                                  "has found them)."),
-                                   QStringLiteral("n"));
-    const QCommandLineOption table(QStringLiteral("table"),
-                                   QStringLiteral("Panels with several tables: which one (overview: figures, facts; "
-                                                  "memory: namespaces, top; ratelimits: limiters, callers; sessions: "
-                                                  "sessions, indexes; caches: namespaces, tags, dedup_sets, "
-                                                  "dedup_families, counters; queues: queues, delayed; streams: "
-                                                  "streams, groups). Default: the first."),
-                                   QStringLiteral("name"));
-    const QCommandLineOption jobs(QStringLiteral("jobs"),
-                                  QStringLiteral("queues: also list each job queue's jobs in this state (waiting, "
-                                                 "active, delayed, failed, retry, dead…), a page of %1, the next "
-                                                 "to run or the newest first.")
-                                      .arg(jobpages::kPageSize),
-                                  QStringLiteral("state"));
-    const QCommandLineOption page(QStringLiteral("page"),
-                                  QStringLiteral("queues --jobs: which page of the jobs (from 1; default 1)."),
-                                  QStringLiteral("n"));
-    const QCommandLineOption progress(QStringLiteral("progress"),
-                                      QStringLiteral("Draw the progress bar on stderr even when it is not a "
-                                                     "terminal."));
+    const ShowOptions so;
     parser.addOptions({help});
     parser.addOptions(c.list());
-    parser.addOptions({format, match, limit, table, jobs, page, progress});
+    parser.addOptions(so.list());
     parser.addPositionalArgument(QStringLiteral("panel"), panels, QStringLiteral("PANEL"));
     parser.addPositionalArgument(QStringLiteral("key"), QStringLiteral("leaderboard, geo: the key to show."),
                                  QStringLiteral("[KEY]"));
@@ -409,46 +463,8 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     }
     if (const QString why = applyConnectionOptions(parser, c, positional, redisCliAuth, cl); !why.isEmpty())
         return fail(why);
-    const auto f = showpanels::formatFromName(parser.value(format));
-    if (!f)
-        return fail(QStringLiteral("unknown --format '%1' (known: %2)")
-                        .arg(parser.value(format), showpanels::formatNames().join(QLatin1String(", "))));
-    r.format = *f;
-    if (parser.isSet(match)) {
-        if (!showpanels::scans(r.panel))
-            return fail(QStringLiteral("--match narrows a scan of the keyspace, which %1 does not make").arg(r.panel));
-        QString why;
-        const auto glob = bytesescape::unescape(parser.value(match), &why);
-        if (!glob)
-            return fail(QStringLiteral("--match: %1").arg(why));
-        r.match = *glob;
-    }
-    if (parser.isSet(limit)) {
-        int n = 0;
-        if (!parseInt(parser.value(limit), 0, std::numeric_limits<int>::max(), &n))
-            return fail(QStringLiteral("invalid --limit '%1': expected a number of records").arg(parser.value(limit)));
-        r.limit = n;
-    }
-    if (parser.isSet(table))
-        r.table = parser.value(table);
-    if ((parser.isSet(jobs) || parser.isSet(page)) && r.panel != QLatin1String("queues"))
-        return fail(QStringLiteral("--jobs and --page list a job queue's jobs: redislens show queues --jobs STATE"));
-    if (parser.isSet(page) && !parser.isSet(jobs))
-        return fail(QStringLiteral("--page pages the jobs of --jobs STATE"));
-    if (parser.isSet(jobs)) {
-        r.jobsState = parser.value(jobs);
-        if (!jobqueues::stateRoles().contains(r.jobsState))
-            return fail(QStringLiteral("unknown --jobs state '%1' (known: %2)")
-                            .arg(r.jobsState, jobqueues::stateRoles().join(QLatin1String(", "))));
-    }
-    if (parser.isSet(page)) {
-        int n = 0;
-        if (!parseInt(parser.value(page), 1, std::numeric_limits<int>::max(), &n))
-            return fail(QStringLiteral("invalid --page '%1': expected a page number from 1").arg(parser.value(page)));
-        r.jobsPage = n - 1;
-    }
-    if (parser.isSet(progress))
-        r.progress = ShowRequest::Progress::Always;
+    if (const QString why = applyShowOptions(parser, so, r); !why.isEmpty())
+        return fail(why);
     r.demo = cl.demo;
     return cl;
 }
