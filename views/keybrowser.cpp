@@ -36,6 +36,44 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
 
+    buildScanRows(layout);
+    buildFilterRow(layout);
+    buildTrees(layout);
+    buildOpenRow(layout);
+
+    connect(m_scanButton, &QPushButton::clicked, this, &KeyBrowser::startScan);
+    connect(m_match, &QLineEdit::returnPressed, this, &KeyBrowser::startScan);
+    connect(m_pauseButton, &QPushButton::clicked, this, &KeyBrowser::togglePause);
+    connect(m_cancelButton, &QPushButton::clicked, this, &KeyBrowser::cancelScan);
+    // A key opens when it becomes current (click or arrow keys): one signal per change, so a
+    // double-click does not ask the server twice. Load-more rows act on click or Enter.
+    showModel(m_model);
+    connect(m_view, &QTreeView::clicked, this, &KeyBrowser::onLoadMore);
+    connect(m_view, &QTreeView::activated, this, &KeyBrowser::onLoadMore);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
+    connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::fitCountColumns);
+    connect(m_feed, &ScanFeed::progressChanged, this, &KeyBrowser::onProgress);
+    connect(m_feed, &ScanFeed::completed, this, &KeyBrowser::onCompleted);
+
+    // TTLs are stored as deadlines; repainting the column once a second is the countdown.
+    m_ttlTimer = new QTimer(this);
+    m_ttlTimer->setInterval(1000);
+    connect(m_ttlTimer, &QTimer::timeout, this, [this] {
+        // Only the TTL strip: every other cell of every visible row stays as painted.
+        const QHeaderView *header = m_view->header();
+        if (!header->isSectionHidden(KeyTreeModel::TtlColumn))
+            m_view->viewport()->update(header->sectionViewportPosition(KeyTreeModel::TtlColumn), 0,
+                                       header->sectionSize(KeyTreeModel::TtlColumn), m_view->viewport()->height());
+    });
+    m_ttlTimer->start();
+    updateButtons();
+}
+
+KeyBrowser::~KeyBrowser() = default;
+
+// The scan's MATCH, type and grouping, then its buttons, progress and status.
+void KeyBrowser::buildScanRows(QVBoxLayout *layout)
+{
     auto *filters = new QHBoxLayout;
     m_match = new QLineEdit(this);
     m_match->setObjectName(QStringLiteral("scanMatch"));
@@ -77,7 +115,11 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_status, 2);
     layout->addLayout(progressRow);
+}
 
+// Shown while the trees hold only the keys of one family or pattern (set from another panel).
+void KeyBrowser::buildFilterRow(QVBoxLayout *layout)
+{
     m_filterRow = new QWidget(this);
     m_filterRow->setObjectName(QStringLiteral("filterRow"));
     auto *filterLayout = new QHBoxLayout(m_filterRow);
@@ -93,9 +135,11 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     m_filterRow->hide();
     layout->addWidget(m_filterRow);
     connect(m_filterModel, &KeyTreeModel::keysApplied, this, &KeyBrowser::updateFilterLine);
+}
 
-    buildTrees(layout);
-
+// Opening a key by its exact name, which a scan may not have reached.
+void KeyBrowser::buildOpenRow(QVBoxLayout *layout)
+{
     auto *openRow = new QHBoxLayout;
     m_openKey = new QLineEdit(this);
     m_openKey->setObjectName(QStringLiteral("openKey"));
@@ -110,37 +154,9 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     m_openError->hide();
     layout->addWidget(m_openError);
 
-    connect(m_scanButton, &QPushButton::clicked, this, &KeyBrowser::startScan);
-    connect(m_match, &QLineEdit::returnPressed, this, &KeyBrowser::startScan);
-    connect(m_pauseButton, &QPushButton::clicked, this, &KeyBrowser::togglePause);
-    connect(m_cancelButton, &QPushButton::clicked, this, &KeyBrowser::cancelScan);
     connect(m_openKey, &QLineEdit::returnPressed, this, &KeyBrowser::openTypedKey);
     connect(openButton, &QPushButton::clicked, this, &KeyBrowser::openTypedKey);
-    // A key opens when it becomes current (click or arrow keys): one signal per change, so a
-    // double-click does not ask the server twice. Load-more rows act on click or Enter.
-    showModel(m_model);
-    connect(m_view, &QTreeView::clicked, this, &KeyBrowser::onLoadMore);
-    connect(m_view, &QTreeView::activated, this, &KeyBrowser::onLoadMore);
-    connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
-    connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::fitCountColumns);
-    connect(m_feed, &ScanFeed::progressChanged, this, &KeyBrowser::onProgress);
-    connect(m_feed, &ScanFeed::completed, this, &KeyBrowser::onCompleted);
-
-    // TTLs are stored as deadlines; repainting the column once a second is the countdown.
-    m_ttlTimer = new QTimer(this);
-    m_ttlTimer->setInterval(1000);
-    connect(m_ttlTimer, &QTimer::timeout, this, [this] {
-        // Only the TTL strip: every other cell of every visible row stays as painted.
-        const QHeaderView *header = m_view->header();
-        if (!header->isSectionHidden(KeyTreeModel::TtlColumn))
-            m_view->viewport()->update(header->sectionViewportPosition(KeyTreeModel::TtlColumn), 0,
-                                       header->sectionSize(KeyTreeModel::TtlColumn), m_view->viewport()->height());
-    });
-    m_ttlTimer->start();
-    updateButtons();
 }
-
-KeyBrowser::~KeyBrowser() = default;
 
 // The two trees over the scan: by namespace (the key tree) and by pattern; one shows at a time.
 void KeyBrowser::buildTrees(QVBoxLayout *layout)

@@ -100,6 +100,9 @@ private:
     void onLoadMore(const QModelIndex &index);
     void showContextMenu(const QPoint &pos);
     void updateButtons();
+    void buildScanRows(QVBoxLayout *layout);
+    void buildFilterRow(QVBoxLayout *layout);
+    void buildOpenRow(QVBoxLayout *layout);
     void buildTrees(QVBoxLayout *layout);
     void showModel(KeyTreeModel *model);
     void onBatchForFilter(const ScanBatch &batch);

@@ -99,25 +99,7 @@ RulesEditor::RulesEditor(QWidget *parent) : QWidget(parent), m_model(new Pattern
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
-    // The notice bar for a file that changed on disk while the table has unsaved edits.
-    m_notice = new QWidget(this);
-    m_notice->setAutoFillBackground(true);
-    auto *noticeLayout = new QHBoxLayout(m_notice);
-    noticeLayout->setContentsMargins(6, 4, 6, 4);
-    m_noticeText = new QLabel(tr("The file changed on disk while you were editing."), m_notice);
-    m_noticeText->setWordWrap(true);
-    noticeLayout->addWidget(m_noticeText, 1);
-    auto *reloadNotice = new QPushButton(tr("Reload"), m_notice);
-    reloadNotice->setToolTip(tr("Show the file's rules; your unsaved edits are lost"));
-    connect(reloadNotice, &QPushButton::clicked, this, &RulesEditor::reload);
-    noticeLayout->addWidget(reloadNotice);
-    auto *keep = new QPushButton(tr("Keep mine"), m_notice);
-    keep->setToolTip(tr("Keep editing; Save writes the table over the file"));
-    connect(keep, &QPushButton::clicked, this, &RulesEditor::keepMine);
-    noticeLayout->addWidget(keep);
-    m_notice->hide();
-    styleNotice();
-    layout->addWidget(m_notice);
+    buildNotice(layout);
 
     m_view = new QTableView(this);
     m_view->setModel(m_model);
@@ -134,26 +116,7 @@ RulesEditor::RulesEditor(QWidget *parent) : QWidget(parent), m_model(new Pattern
     m_view->setColumnWidth(PatternRulesModel::ParamsColumn, 200);
     layout->addWidget(m_view, 1);
 
-    auto *buttons = new QHBoxLayout;
-    const auto button = [&](const QString &text, const QString &tip, auto slot) {
-        auto *b = new QPushButton(text, this);
-        b->setToolTip(tip);
-        connect(b, &QPushButton::clicked, this, slot);
-        buttons->addWidget(b);
-        return b;
-    };
-    button(tr("Add"), tr("A new rule at the end"), [this] { addRule(); });
-    button(tr("Remove"), tr("Remove the selected rule"), [this] { removeSelectedRule(); });
-    button(tr("Move up"), tr("Earlier rules win"), [this] { moveSelectedRule(-1); });
-    button(tr("Move down"), tr("Earlier rules win"), [this] { moveSelectedRule(1); });
-    buttons->addStretch();
-    m_fileButtons.append(
-        button(tr("Open file location"), tr("Show the folder of the rules file"), [this] { openLocation(); }));
-    m_fileButtons.append(button(tr("Copy path"), tr("Copy the rules file's path"), [this] { copyPath(); }));
-    m_fileButtons.append(button(tr("Reload"), tr("Read the file again; unsaved edits are lost"), [this] { reload(); }));
-    m_fileButtons.append(
-        button(tr("Save"), tr("Write the rules file; every panel follows at once"), [this] { save(); }));
-    layout->addLayout(buttons);
+    buildButtons(layout);
 
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
@@ -196,6 +159,54 @@ RulesEditor::RulesEditor(QWidget *parent) : QWidget(parent), m_model(new Pattern
 }
 
 RulesEditor::~RulesEditor() = default;
+
+// The notice bar for a file that changed on disk while the table has unsaved edits.
+void RulesEditor::buildNotice(QVBoxLayout *layout)
+{
+    m_notice = new QWidget(this);
+    m_notice->setAutoFillBackground(true);
+    auto *noticeLayout = new QHBoxLayout(m_notice);
+    noticeLayout->setContentsMargins(6, 4, 6, 4);
+    m_noticeText = new QLabel(tr("The file changed on disk while you were editing."), m_notice);
+    m_noticeText->setWordWrap(true);
+    noticeLayout->addWidget(m_noticeText, 1);
+    auto *reloadNotice = new QPushButton(tr("Reload"), m_notice);
+    reloadNotice->setToolTip(tr("Show the file's rules; your unsaved edits are lost"));
+    connect(reloadNotice, &QPushButton::clicked, this, &RulesEditor::reload);
+    noticeLayout->addWidget(reloadNotice);
+    auto *keep = new QPushButton(tr("Keep mine"), m_notice);
+    keep->setToolTip(tr("Keep editing; Save writes the table over the file"));
+    connect(keep, &QPushButton::clicked, this, &RulesEditor::keepMine);
+    noticeLayout->addWidget(keep);
+    m_notice->hide();
+    styleNotice();
+    layout->addWidget(m_notice);
+}
+
+// Editing the table, then the rules file's own actions.
+void RulesEditor::buildButtons(QVBoxLayout *layout)
+{
+    auto *buttons = new QHBoxLayout;
+    const auto button = [&](const QString &text, const QString &tip, auto slot) {
+        auto *b = new QPushButton(text, this);
+        b->setToolTip(tip);
+        connect(b, &QPushButton::clicked, this, slot);
+        buttons->addWidget(b);
+        return b;
+    };
+    button(tr("Add"), tr("A new rule at the end"), [this] { addRule(); });
+    button(tr("Remove"), tr("Remove the selected rule"), [this] { removeSelectedRule(); });
+    button(tr("Move up"), tr("Earlier rules win"), [this] { moveSelectedRule(-1); });
+    button(tr("Move down"), tr("Earlier rules win"), [this] { moveSelectedRule(1); });
+    buttons->addStretch();
+    m_fileButtons.append(
+        button(tr("Open file location"), tr("Show the folder of the rules file"), [this] { openLocation(); }));
+    m_fileButtons.append(button(tr("Copy path"), tr("Copy the rules file's path"), [this] { copyPath(); }));
+    m_fileButtons.append(button(tr("Reload"), tr("Read the file again; unsaved edits are lost"), [this] { reload(); }));
+    m_fileButtons.append(
+        button(tr("Save"), tr("Write the rules file; every panel follows at once"), [this] { save(); }));
+    layout->addLayout(buttons);
+}
 
 void RulesEditor::setFile(PatternRulesFile *file)
 {

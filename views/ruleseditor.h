@@ -10,6 +10,7 @@
 class QLabel;
 class QPushButton;
 class QTableView;
+class QVBoxLayout;
 
 // The user's pattern rules (rules.json in the config directory) as a table: glob, type, kind,
 // parameters, note. Save writes the shared PatternRulesFile, which every panel follows. Edits
@@ -54,6 +55,8 @@ private:
     void onRulesChanged();
     void takeFileRules();
     void updateStatus();
+    void buildNotice(QVBoxLayout *layout);
+    void buildButtons(QVBoxLayout *layout);
     void styleNotice();
     void openLocation();
     void copyPath();
