@@ -328,6 +328,71 @@ int PatternRules::indexOf(const PatternRule *rule) const
     return -1;
 }
 
+namespace {
+
+// One rule of the file into *out: why it is wrong, or nothing.
+QString parseRule(const QJsonObject &o, PatternRule *out)
+{
+    PatternRule &r = *out;
+    for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
+        static const QStringList known{QStringLiteral("glob"), QStringLiteral("type"), QStringLiteral("kind"),
+                                       QStringLiteral("params"), QStringLiteral("note")};
+        if (!known.contains(it.key()))
+            return QStringLiteral("unknown field %1 (known: %2)")
+                .arg(quoted(it.key()), known.join(QStringLiteral(", ")));
+    }
+    const QJsonValue glob = o.value(QLatin1String("glob"));
+    if (!glob.isString() || glob.toString().isEmpty())
+        return QStringLiteral("rule needs a glob");
+    QString why;
+    const auto bytes = bytesescape::unescape(glob.toString(), &why);
+    if (!bytes || bytes->isEmpty())
+        return QStringLiteral("glob: %1").arg(why);
+    r.glob = *bytes;
+
+    const QJsonValue type = o.value(QLatin1String("type"));
+    if (!type.isUndefined()) {
+        const auto t = type.isString() ? patternRuleTypeFromId(type.toString()) : std::nullopt;
+        if (!t)
+            return QStringLiteral("unknown type %1 (known: %2)").arg(QString::fromUtf8(jsonScalar(type)), knownTypes());
+        r.type = *t;
+    }
+
+    const QJsonValue kind = o.value(QLatin1String("kind"));
+    if (kind.isUndefined())
+        return QStringLiteral("rule needs a kind (known: %1)").arg(knownKinds());
+    const auto k = kind.isString() ? patternKindFromId(kind.toString().trimmed().toLower().toUtf8()) : std::nullopt;
+    if (!k)
+        return QStringLiteral("unknown kind %1 (known: %2)").arg(QString::fromUtf8(jsonScalar(kind)), knownKinds());
+    r.kind = *k;
+
+    const QJsonValue params = o.value(QLatin1String("params"));
+    if (!params.isUndefined()) {
+        if (!params.isObject())
+            return QStringLiteral("params must be an object such as {\"limit\": 100}");
+        const QJsonObject p = params.toObject();
+        for (auto it = p.constBegin(); it != p.constEnd(); ++it) {
+            if (it.value().isDouble())
+                r.params.insert(it.key(), numberValue(it.value().toDouble()));
+            else if (it.value().isString())
+                r.params.insert(it.key(), it.value().toString());
+            else
+                return QStringLiteral("params.%1 must be a number or a string").arg(it.key());
+        }
+        const QString bad = checkParams(r.params);
+        if (!bad.isEmpty())
+            return bad;
+    }
+
+    const QJsonValue note = o.value(QLatin1String("note"));
+    if (!note.isUndefined() && !note.isString())
+        return QStringLiteral("note must be a string");
+    r.note = note.toString();
+    return {};
+}
+
+} // namespace
+
 bool PatternRules::parse(const QByteArray &json, QList<PatternRule> *out, QString *error, int *errorLine)
 {
     // An empty file (just created by an editor) holds no rules yet.
@@ -369,70 +434,10 @@ bool PatternRules::parse(const QByteArray &json, QList<PatternRule> *out, QStrin
         if (!array.at(i).isObject())
             return fail(error, errorLine, line,
                         QStringLiteral("rule %1 is not an object {\"glob\": …, \"kind\": …}").arg(i + 1));
-        const QJsonObject o = array.at(i).toObject();
-        for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
-            static const QStringList known{QStringLiteral("glob"), QStringLiteral("type"), QStringLiteral("kind"),
-                                           QStringLiteral("params"), QStringLiteral("note")};
-            if (!known.contains(it.key()))
-                return fail(error, errorLine, line,
-                            QStringLiteral("unknown field %1 (known: %2)")
-                                .arg(quoted(it.key()), known.join(QStringLiteral(", "))));
-        }
         PatternRule r;
         r.line = line;
-        const QJsonValue glob = o.value(QLatin1String("glob"));
-        if (!glob.isString() || glob.toString().isEmpty())
-            return fail(error, errorLine, line, QStringLiteral("rule needs a glob"));
-        QString why;
-        const auto bytes = bytesescape::unescape(glob.toString(), &why);
-        if (!bytes || bytes->isEmpty())
-            return fail(error, errorLine, line, QStringLiteral("glob: %1").arg(why));
-        r.glob = *bytes;
-
-        const QJsonValue type = o.value(QLatin1String("type"));
-        if (!type.isUndefined()) {
-            const auto t = type.isString() ? patternRuleTypeFromId(type.toString()) : std::nullopt;
-            if (!t)
-                return fail(error, errorLine, line,
-                            QStringLiteral("unknown type %1 (known: %2)")
-                                .arg(QString::fromUtf8(jsonScalar(type)), knownTypes()));
-            r.type = *t;
-        }
-
-        const QJsonValue kind = o.value(QLatin1String("kind"));
-        if (kind.isUndefined())
-            return fail(error, errorLine, line, QStringLiteral("rule needs a kind (known: %1)").arg(knownKinds()));
-        const auto k = kind.isString() ? patternKindFromId(kind.toString().trimmed().toLower().toUtf8()) : std::nullopt;
-        if (!k)
-            return fail(
-                error, errorLine, line,
-                QStringLiteral("unknown kind %1 (known: %2)").arg(QString::fromUtf8(jsonScalar(kind)), knownKinds()));
-        r.kind = *k;
-
-        const QJsonValue params = o.value(QLatin1String("params"));
-        if (!params.isUndefined()) {
-            if (!params.isObject())
-                return fail(error, errorLine, line,
-                            QStringLiteral("params must be an object such as {\"limit\": 100}"));
-            const QJsonObject p = params.toObject();
-            for (auto it = p.constBegin(); it != p.constEnd(); ++it) {
-                if (it.value().isDouble())
-                    r.params.insert(it.key(), numberValue(it.value().toDouble()));
-                else if (it.value().isString())
-                    r.params.insert(it.key(), it.value().toString());
-                else
-                    return fail(error, errorLine, line,
-                                QStringLiteral("params.%1 must be a number or a string").arg(it.key()));
-            }
-            const QString bad = checkParams(r.params);
-            if (!bad.isEmpty())
-                return fail(error, errorLine, line, bad);
-        }
-
-        const QJsonValue note = o.value(QLatin1String("note"));
-        if (!note.isUndefined() && !note.isString())
-            return fail(error, errorLine, line, QStringLiteral("note must be a string"));
-        r.note = note.toString();
+        if (const QString why = parseRule(array.at(i).toObject(), &r); !why.isEmpty())
+            return fail(error, errorLine, line, why);
         rules.append(r);
     }
     *out = rules;
