@@ -80,6 +80,63 @@ std::optional<ScriptParam> parseParam(const QString &value, QString *why)
     return p;
 }
 
+// What a header block has given so far, as its fields are read one by one.
+struct HeaderState
+{
+    ScriptInfo &info;
+    bool variadicKeys = false;
+    bool variadicArgv = false;
+};
+
+// One header field's value into state.info: why it is wrong, or nothing. fileName is the file's
+// path (empty for a script typed in the console), shownName its name in messages.
+QString readHeaderField(int index, const QString &label, const QString &value, const QString &fileName,
+                        const QString &shownName, HeaderState &state)
+{
+    switch (kFields[index].field) {
+    case Field::Name: {
+        static const QRegularExpression nameRe(QStringLiteral("^[a-z][a-z0-9_]*$"));
+        if (!nameRe.match(value).hasMatch())
+            return QStringLiteral("name \"%1\" must be lower_case_with_underscores").arg(value);
+        const QString base = QFileInfo(shownName).completeBaseName();
+        if (!fileName.isEmpty() && base != value)
+            return QStringLiteral("name \"%1\" does not match the file name \"%2\"").arg(value, shownName);
+        state.info.name = value;
+        break;
+    }
+    case Field::Purpose: state.info.purpose = value; break;
+    case Field::Keys:
+    case Field::Argv: {
+        const bool isKeys = kFields[index].field == Field::Keys;
+        bool &variadicSeen = isKeys ? state.variadicKeys : state.variadicArgv;
+        if (variadicSeen)
+            return QStringLiteral("only the last %1 entry may be variadic (\"name...\")").arg(label);
+        QString why;
+        std::optional<ScriptParam> p = parseParam(value, &why);
+        if (!p)
+            return why;
+        QList<ScriptParam> &list = isKeys ? state.info.keys : state.info.argv;
+        for (const ScriptParam &other : std::as_const(list)) {
+            if (other.name == p->name)
+                return QStringLiteral("%1 \"%2\" is declared twice").arg(label, p->name);
+        }
+        variadicSeen = p->variadic;
+        list.append(*p);
+        break;
+    }
+    case Field::Writes:
+        if (!parseYesNo(value, &state.info.writes))
+            return QStringLiteral("writes must be \"yes\" or \"no\", got \"%1\"").arg(value);
+        break;
+    case Field::SingleSlot:
+        if (!parseYesNo(value, &state.info.singleSlot))
+            return QStringLiteral("single-slot must be \"yes\" or \"no\", got \"%1\"").arg(value);
+        break;
+    case Field::Returns: state.info.returns = value; break;
+    }
+    return {};
+}
+
 } // namespace
 
 ScriptLibrary::ScriptLibrary()
@@ -156,8 +213,7 @@ std::optional<ScriptInfo> ScriptLibrary::parse(const QString &fileName, const QB
     static const QRegularExpression headerLine(QStringLiteral("^-- ([a-z][a-z-]*): (\\S.*)$"));
     int expected = 0; // index into kFields of the next field allowed
     bool seen[kFieldCount] = {};
-    bool variadicKeys = false;
-    bool variadicArgv = false;
+    HeaderState state{info};
     for (; at < lines.size(); ++at) {
         const QString text = lineText(at);
         if (!text.startsWith(QLatin1String("--")))
@@ -185,48 +241,8 @@ std::optional<ScriptInfo> ScriptLibrary::parse(const QString &fileName, const QB
         seen[index] = true;
         expected = kFields[index].repeatable ? index : index + 1;
 
-        switch (kFields[index].field) {
-        case Field::Name: {
-            static const QRegularExpression nameRe(QStringLiteral("^[a-z][a-z0-9_]*$"));
-            if (!nameRe.match(value).hasMatch())
-                return fail(lineNo, QStringLiteral("name \"%1\" must be lower_case_with_underscores").arg(value));
-            const QString base = QFileInfo(shownName).completeBaseName();
-            if (!fileName.isEmpty() && base != value)
-                return fail(lineNo,
-                            QStringLiteral("name \"%1\" does not match the file name \"%2\"").arg(value, shownName));
-            info.name = value;
-            break;
-        }
-        case Field::Purpose: info.purpose = value; break;
-        case Field::Keys:
-        case Field::Argv: {
-            const bool isKeys = kFields[index].field == Field::Keys;
-            bool &variadicSeen = isKeys ? variadicKeys : variadicArgv;
-            if (variadicSeen)
-                return fail(lineNo, QStringLiteral("only the last %1 entry may be variadic (\"name...\")").arg(label));
-            QString why;
-            std::optional<ScriptParam> p = parseParam(value, &why);
-            if (!p)
-                return fail(lineNo, why);
-            QList<ScriptParam> &list = isKeys ? info.keys : info.argv;
-            for (const ScriptParam &other : std::as_const(list)) {
-                if (other.name == p->name)
-                    return fail(lineNo, QStringLiteral("%1 \"%2\" is declared twice").arg(label, p->name));
-            }
-            variadicSeen = p->variadic;
-            list.append(*p);
-            break;
-        }
-        case Field::Writes:
-            if (!parseYesNo(value, &info.writes))
-                return fail(lineNo, QStringLiteral("writes must be \"yes\" or \"no\", got \"%1\"").arg(value));
-            break;
-        case Field::SingleSlot:
-            if (!parseYesNo(value, &info.singleSlot))
-                return fail(lineNo, QStringLiteral("single-slot must be \"yes\" or \"no\", got \"%1\"").arg(value));
-            break;
-        case Field::Returns: info.returns = value; break;
-        }
+        if (const QString why = readHeaderField(index, label, value, fileName, shownName, state); !why.isEmpty())
+            return fail(lineNo, why);
     }
 
     for (int i = 0; i < kFieldCount; ++i) {
