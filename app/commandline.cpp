@@ -174,8 +174,6 @@ QString applyTlsOptions(const QCommandLineParser &parser, const ConnectionOption
         p.caCertFile = parser.value(o.caCert);
         if (!QFileInfo(p.caCertFile).isReadable())
             return QStringLiteral("cannot read --cacert file '%1'").arg(p.caCertFile);
-        if (QSslCertificate::fromPath(p.caCertFile, QSsl::Pem).isEmpty())
-            return QStringLiteral("--cacert file '%1' holds no PEM certificate").arg(p.caCertFile);
     }
     if (parser.isSet(o.caCertDir))
         p.caCertDir = parser.value(o.caCertDir);
@@ -192,15 +190,6 @@ QString applyTlsOptions(const QCommandLineParser &parser, const ConnectionOption
     for (const QCommandLineOption *tlsOnly : {&o.caCert, &o.caCertDir, &o.cert, &o.key, &o.sni, &o.insecure}) {
         if (parser.isSet(*tlsOnly) && !p.tls)
             return QStringLiteral("--%1 needs --tls or a rediss:// URI").arg(tlsOnly->names().constLast());
-    }
-    // The files are read now, so a typo is one line before anything connects. An encrypted key
-    // passes: its passphrase is asked for once the line is parsed.
-    if (p.tls) {
-        QString why;
-        ConnectionProfile probe = p;
-        probe.keyPassphrase = QStringLiteral("?");
-        if (!tlsconfig::forProfile(probe, &why) && !why.contains(QLatin1String("passphrase")))
-            return why;
     }
     return {};
 }
@@ -470,6 +459,22 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
 }
 
 } // namespace
+
+QString CommandLine::tlsFilesError() const
+{
+    const ConnectionProfile &p = profile;
+    if (!p.tls)
+        return {};
+    if (!p.caCertFile.isEmpty() && QSslCertificate::fromPath(p.caCertFile, QSsl::Pem).isEmpty())
+        return QStringLiteral("--cacert file '%1' holds no PEM certificate").arg(p.caCertFile);
+    // An encrypted key passes: its passphrase is asked for next.
+    QString why;
+    ConnectionProfile probe = p;
+    probe.keyPassphrase = QStringLiteral("?");
+    if (!tlsconfig::forProfile(probe, &why) && !why.contains(QLatin1String("passphrase")))
+        return why;
+    return {};
+}
 
 ConnectionProfile CommandLine::applyOptionsTo(ConnectionProfile where) const
 {

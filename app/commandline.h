@@ -36,4 +36,9 @@ struct CommandLine
     // argument is "show" is the headless command, with the window's connection and scan options.
     static std::optional<CommandLine> parse(const QStringList &arguments, QString *error,
                                             const QString &redisCliAuth = {});
+    // What is wrong with the TLS files the line names (a --cacert without a certificate, a
+    // certificate without its key…), or nothing. Reading them loads Qt's TLS backend, which needs
+    // the application object: called once it exists, so a typo is still one line before
+    // anything connects.
+    QString tlsFilesError() const;
 };

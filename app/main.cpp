@@ -152,6 +152,10 @@ int runCheck(int argc, char **argv, const CommandLine &cl)
 {
     QCoreApplication app(argc, argv);
     setIdentity();
+    if (const QString why = cl.tlsFilesError(); !why.isEmpty()) {
+        headless::reportError(why);
+        return 2;
+    }
     printWarnings(cl);
     std::unique_ptr<Demo> demo;
     int status = 0;
@@ -226,6 +230,10 @@ int runShow(int argc, char **argv, const CommandLine &cl)
 {
     QCoreApplication app(argc, argv);
     setIdentity();
+    if (const QString why = cl.tlsFilesError(); !why.isEmpty()) {
+        headless::reportError(QStringLiteral("show: ") + why);
+        return 2;
+    }
     printWarnings(cl);
     ShowRequest request = cl.show;
     // The window's settings, unless the line overrides them.
@@ -276,6 +284,8 @@ int runWindow(int argc, char **argv, const CommandLine &cl)
 
     QApplication app(argc, argv);
     setIdentity();
+    if (const QString why = cl.tlsFilesError(); !why.isEmpty())
+        return usageError(why);
     QApplication::setApplicationDisplayName(QStringLiteral("RedisLens"));
     askHostKeysInDialogs();
     Settings settings;
