@@ -2,7 +2,7 @@
 #pragma once
 
 #include "keyfilter.h"
-#include "keyscanner.h"
+#include "scanbatch.h"
 #include "patterns.h"
 #include "rowtablemodel.h"
 

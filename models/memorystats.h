@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "keyscanner.h"
+#include "scanbatch.h"
 #include "rowtablemodel.h"
 
 #include <QHash>

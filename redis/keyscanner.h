@@ -2,52 +2,13 @@
 #pragma once
 
 #include "keytype.h"
-#include "rediserror.h"
-#include "ttl.h"
+#include "scanbatch.h"
 
-#include <QList>
-#include <QMetaType>
 #include <QObject>
 #include <QPointer>
 
 class RedisClient;
 class ScanJob;
-
-struct ScannedKey
-{
-    QByteArray name;
-    qint64 pttlMs = ttl::kUnknown; // see ttl.h; unknown in a names-only scan
-    qint64 memoryBytes = -1; // -1 unknown
-    qint64 elements = -1; // STRLEN/HLEN/LLEN/SCARD/ZCARD/XLEN by type; -1 unknown
-    KeyType type = KeyType::Unknown;
-};
-
-// What one flush of the scanner delivers: keys found since the previous flush. A key can
-// appear in two batches (SCAN may return it twice while the server rehashes); the model
-// keeps it once.
-struct ScanBatch
-{
-    quint64 generation = 0; // which scan produced it; stale generations are dropped
-    QList<ScannedKey> keys;
-    qint64 capturedAtMs = 0; // wall clock when the TTLs were read
-};
-Q_DECLARE_METATYPE(ScanBatch)
-
-struct ScanProgress
-{
-    quint64 generation = 0;
-    quint64 returned = 0; // names SCAN returned, duplicates included
-    quint64 vanished = 0; // keys gone between SCAN and TYPE
-    qint64 dbsize = -1; // DBSIZE at the start
-    double keysPerSecond = 0;
-    int count = 0; // the current COUNT hint
-    double elapsedSeconds = 0;
-    bool finished = false;
-    bool paused = false;
-    bool waitingForConnection = false;
-    RedisError error; // the scan stopped or is waiting because of this
-};
-Q_DECLARE_METATYPE(ScanProgress)
 
 struct ScanOptions
 {

@@ -7,7 +7,7 @@
 set -eu
 src="${1:?usage: layers.sh SOURCE_DIR}"
 status=0
-bad=$(grep -lE '#include ["<](redisclient|redisworker|rediscommand|pollingreader|boundedread)\.h[">]' \
+bad=$(grep -lE '#include ["<](redisclient|redisworker|rediscommand|pollingreader|boundedread|keyscanner)\.h[">]' \
     "$src"/models/*.h "$src"/models/*.cpp || true)
 if [ -n "$bad" ]; then
     echo "models/ includes a connection header (the readers live in inspect/):"
