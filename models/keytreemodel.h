@@ -2,9 +2,9 @@
 #pragma once
 
 #include "keyfilter.h"
-#include "scanbatch.h"
 #include "patterns.h"
 #include "rowtablemodel.h"
+#include "scanbatch.h"
 
 #include <QAbstractItemModel>
 #include <QElapsedTimer>

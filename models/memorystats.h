@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "scanbatch.h"
 #include "rowtablemodel.h"
+#include "scanbatch.h"
 
 #include <QHash>
 #include <QSet>

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "keyfilter.h"
-#include "scanbatch.h"
 #include "rowtablemodel.h"
+#include "scanbatch.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
