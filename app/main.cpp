@@ -100,43 +100,39 @@ std::optional<ConnectionProfile> headlessProfile(const CommandLine &cl, std::uni
         profile = cl.applyOptionsTo(demo->profile());
         profile.name = QStringLiteral("demo");
     }
-    if (cl.askPass) {
-        const auto pw = passwordFromTerminal(QStringLiteral("Password for %1: ").arg(profile.displayName()));
-        if (!pw) {
-            headless::reportError(QStringLiteral("--askpass needs a terminal on stdin; use REDISCLI_AUTH"));
-            return std::nullopt;
-        }
-        profile.password = *pw;
-    }
-    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)) {
-        const auto pw = passwordFromTerminal(QStringLiteral("Passphrase for %1: ").arg(profile.clientKeyFile));
-        if (!pw) {
-            headless::reportError(QStringLiteral("the client key %1 is encrypted: its passphrase is asked for on "
-                                                 "a terminal, and stdin is not one")
-                                      .arg(profile.clientKeyFile));
-            return std::nullopt;
-        }
-        profile.keyPassphrase = *pw;
-    }
+    // Each secret the connection needs and the line did not give is asked for on the terminal;
+    // without one, the line says how else to give it.
+    const auto ask = [](const QString &prompt, const QString &withoutTerminal, QString *into) {
+        const auto typed = passwordFromTerminal(prompt);
+        if (!typed)
+            headless::reportError(withoutTerminal);
+        else
+            *into = *typed;
+        return typed.has_value();
+    };
+    if (cl.askPass
+        && !ask(QStringLiteral("Password for %1: ").arg(profile.displayName()),
+                QStringLiteral("--askpass needs a terminal on stdin; use REDISCLI_AUTH"), &profile.password))
+        return std::nullopt;
+    if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)
+        && !ask(QStringLiteral("Passphrase for %1: ").arg(profile.clientKeyFile),
+                QStringLiteral("the client key %1 is encrypted: its passphrase is asked for on a terminal, and "
+                               "stdin is not one")
+                    .arg(profile.clientKeyFile),
+                &profile.keyPassphrase))
+        return std::nullopt;
     SshSettings &ssh = profile.ssh;
-    if (!ssh.keyFile.isEmpty() && ssh.keyPassphrase.isEmpty() && sshkeys::isEncrypted(ssh.keyFile)) {
-        const auto pw = passwordFromTerminal(QStringLiteral("Passphrase for the SSH key %1: ").arg(ssh.keyFile));
-        if (!pw) {
-            headless::reportError(QStringLiteral("the SSH key %1 is encrypted: its passphrase is asked for on a "
-                                                 "terminal, and stdin is not one (or use ssh-agent)")
-                                      .arg(ssh.keyFile));
-            return std::nullopt;
-        }
-        ssh.keyPassphrase = *pw;
-    }
-    if (ssh.usePassword && ssh.password.isEmpty()) {
-        const auto pw = passwordFromTerminal(QStringLiteral("SSH password for %1: ").arg(ssh.displayName()));
-        if (!pw) {
-            headless::reportError(QStringLiteral("--ssh-password asks on a terminal, and stdin is not one"));
-            return std::nullopt;
-        }
-        ssh.password = *pw;
-    }
+    if (!ssh.keyFile.isEmpty() && ssh.keyPassphrase.isEmpty() && sshkeys::isEncrypted(ssh.keyFile)
+        && !ask(QStringLiteral("Passphrase for the SSH key %1: ").arg(ssh.keyFile),
+                QStringLiteral("the SSH key %1 is encrypted: its passphrase is asked for on a terminal, and stdin "
+                               "is not one (or use ssh-agent)")
+                    .arg(ssh.keyFile),
+                &ssh.keyPassphrase))
+        return std::nullopt;
+    if (ssh.usePassword && ssh.password.isEmpty()
+        && !ask(QStringLiteral("SSH password for %1: ").arg(ssh.displayName()),
+                QStringLiteral("--ssh-password asks on a terminal, and stdin is not one"), &ssh.password))
+        return std::nullopt;
     if (ssh.enabled())
         SshTunnel::setHostKeyAsker(hostKeyFromTerminal);
     return profile;
