@@ -424,3 +424,53 @@ JobQueuesModel::JobQueuesModel(QObject *parent)
          }},
         parent)
 { }
+
+Severity ActiveJobsModel::severityOf(const ActiveJob &job)
+{
+    if (job.stalled)
+        return Severity::Bad;
+    return job.longRunning ? Severity::Warning : Severity::None;
+}
+
+ActiveJobsModel::ActiveJobsModel(QObject *parent)
+    : RowTableModel<ActiveJob>(
+        {
+            {tr("Active job"),
+             [](const ActiveJob &a, int role) -> QVariant {
+                 return role == Qt::DisplayRole ? QVariant(bytesescape::quoteIfNeeded(a.id)) : QVariant();
+             }},
+            {tr("Running for"),
+             [](const ActiveJob &a, int role) -> QVariant {
+                 switch (role) {
+                 case RowTableRoles::SortRole: return a.runningMs;
+                 case Qt::DisplayRole: return a.runningMs < 0 ? tr("—") : format::duration(a.runningMs);
+                 }
+                 return {};
+             }},
+            {tr("Lock / worker"),
+             [](const ActiveJob &a, int role) -> QVariant {
+                 switch (role) {
+                 case RowTableRoles::SortRole: return a.lockTtlMs >= 0 ? a.lockTtlMs : qint64(-1);
+                 case Qt::DisplayRole:
+                     if (a.lockTtlMs >= 0)
+                         return tr("lock %1 left").arg(format::duration(a.lockTtlMs));
+                     if (a.lockTtlMs == -2)
+                         return tr("no lock");
+                     return a.worker;
+                 }
+                 return {};
+             }},
+            {tr("State"),
+             [](const ActiveJob &a, int role) -> QVariant {
+                 switch (role) {
+                 case RowTableRoles::SortRole: return int(severityOf(a));
+                 case Qt::DisplayRole:
+                     if (a.stalled)
+                         return tr("stalled: %1").arg(a.why);
+                     return a.longRunning ? tr("long running: %1").arg(a.why) : tr("running");
+                 }
+                 return {};
+             }},
+        },
+        {[](const ActiveJob &a) { return a.id; }, &ActiveJobsModel::severityOf, nullptr}, parent)
+{ }

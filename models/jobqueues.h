@@ -129,3 +129,16 @@ class JobQueuesModel : public RowTableModel<JobQueueInfo>
 public:
     explicit JobQueuesModel(QObject *parent = nullptr);
 };
+
+// One queue's active jobs (JobQueueInfo::active): job, running for, lock or worker, state.
+// KeyRole is the job's id; SortRole the running time, the lock's time left and the severity;
+// SeverityRole Bad for a stalled job, Warning for one running far past its lock's duration.
+class ActiveJobsModel : public RowTableModel<ActiveJob>
+{
+    Q_OBJECT
+public:
+    enum Column { JobColumn, RunningColumn, LockColumn, StateColumn, ColumnCount };
+    explicit ActiveJobsModel(QObject *parent = nullptr);
+
+    static Severity severityOf(const ActiveJob &job);
+};

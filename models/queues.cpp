@@ -132,6 +132,49 @@ QVariant QueuesModel::headerData(int section, Qt::Orientation orientation, int r
     return {};
 }
 
+ProcessingListsModel::ProcessingListsModel(QObject *parent)
+    : RowTableModel<ProcessingListInfo>(
+        {
+            {tr("Processing list"),
+             [](const ProcessingListInfo &p, int role) -> QVariant {
+                 return role == Qt::DisplayRole ? QVariant(bytesescape::quoteIfNeeded(p.key)) : QVariant();
+             }},
+            {tr("Items"),
+             [](const ProcessingListInfo &p, int role) -> QVariant {
+                 switch (role) {
+                 case RowTableRoles::SortRole: return p.length;
+                 case Qt::DisplayRole: return format::count(quint64(p.length));
+                 }
+                 return {};
+             }},
+            {tr("Oldest item age"),
+             [](const ProcessingListInfo &p, int role) -> QVariant {
+                 switch (role) {
+                 case RowTableRoles::SortRole: return p.oldestAgeMs;
+                 case Qt::DisplayRole:
+                     if (p.oldestAgeMs < 0)
+                         return tr("no timestamp");
+                     return QString(format::duration(p.oldestAgeMs) + (p.stale ? tr(" — stale") : QString()));
+                 }
+                 return {};
+             }},
+            {tr("Read from"),
+             [](const ProcessingListInfo &p, int role) -> QVariant {
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 return p.ageSource.isEmpty() ? tr("—") : p.ageSource;
+             }},
+            {tr("Oldest item (tail)"),
+             [](const ProcessingListInfo &p, int role) -> QVariant {
+                 return role == Qt::DisplayRole ? QVariant(peek(p.tail)) : QVariant();
+             }},
+        },
+        {[](const ProcessingListInfo &p) { return p.key; },
+         [](const ProcessingListInfo &p) { return p.stale ? Severity::Bad : Severity::None; },
+         [](const ProcessingListInfo &) { return KeyType::List; }},
+        parent)
+{ }
+
 Severity DelayedModel::severityOf(const DelayedInfo &set)
 {
     return set.overdue > 0 ? Severity::Warning : Severity::None;

@@ -86,6 +86,17 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
+// One queue's processing lists (QueueInfo::processing): list, items, oldest item's age, where
+// the age was read from, the oldest item. KeyRole is the list's key bytes, SortRole the item
+// count and the age in ms, SeverityRole Bad for a stale list, TypeRole KeyType::List.
+class ProcessingListsModel : public RowTableModel<ProcessingListInfo>
+{
+    Q_OBJECT
+public:
+    enum Column { KeyColumn, LengthColumn, AgeColumn, SourceColumn, TailColumn, ColumnCount };
+    explicit ProcessingListsModel(QObject *parent = nullptr);
+};
+
 // KeyRole, SortRole, SeverityRole (Warning while jobs are overdue) and TypeRole (KeyType::ZSet).
 class DelayedModel : public RowListModel<DelayedInfo>, public RowTableRoles
 {

@@ -21,7 +21,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <limits>
@@ -55,7 +54,9 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
       m_jobModel(new JobQueuesModel(this)),
       m_queuesModel(new QueuesModel(this)),
       m_delayedModel(new DelayedModel(this)),
-      m_dueModel(new DueItemsModel(this))
+      m_dueModel(new DueItemsModel(this)),
+      m_activeModel(new ActiveJobsModel(this)),
+      m_processingModel(new ProcessingListsModel(this))
 {
     auto *layout = new QVBoxLayout(this);
     m_status = new QLabel(tr("Waiting for the scan's lists and sorted sets…"), this);
@@ -93,9 +94,8 @@ QueuesPanel::QueuesPanel(RedisClient *client, QWidget *parent)
     connect(m_delayedView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
         Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::ZSet);
     });
-    connect(m_processing, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        if (QTableWidgetItem *item = m_processing->item(row, 0))
-            Q_EMIT openKeyRequested(item->data(Qt::UserRole).toByteArray(), KeyType::List);
+    connect(m_processing, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openKeyRequested(index.data(RowTableRoles::KeyRole).toByteArray(), KeyType::List);
     });
     connect(m_dueView, &QAbstractItemView::doubleClicked, this, [this] {
         if (!m_selectedDelayed.isEmpty())
@@ -124,13 +124,11 @@ void QueuesPanel::buildJobQueuesTab()
     // The selected queue's active jobs, and its jobs by state, a page at a time.
     m_jobTabs = new QTabWidget(details);
     m_jobTabs->setObjectName(QStringLiteral("jobTabs"));
-    m_activeJobs = new QTableWidget(0, 4, m_jobTabs);
-    m_activeJobs->setObjectName(QStringLiteral("activeJobs"));
-    m_activeJobs->setHorizontalHeaderLabels({tr("Active job"), tr("Running for"), tr("Lock / worker"), tr("State")});
-    m_activeJobs->verticalHeader()->hide();
-    m_activeJobs->horizontalHeader()->setStretchLastSection(true);
-    m_activeJobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_activeJobs->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // The state of a stalled job in the "bad" colour, of a long-running one in "warning".
+    auto *activeProxy
+        = new ColumnSeverityProxy({{ActiveJobsModel::StateColumn, RowTableRoles::SeverityRole}}, m_jobTabs);
+    activeProxy->setSourceModel(m_activeModel);
+    m_activeJobs = tableview::make(activeProxy, m_jobTabs, QStringLiteral("activeJobs"));
     m_jobTabs->addTab(m_activeJobs, tr("Active jobs"));
     m_jobBrowser = new JobBrowser(m_client, m_jobTabs);
     m_jobTabs->addTab(m_jobBrowser, tr("Jobs by state"));
@@ -162,13 +160,11 @@ void QueuesPanel::buildQueuesTab()
     // An item without spaces cannot wrap: it is cut at the edge rather than widening the window.
     m_peek->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     detailsLayout->addWidget(m_peek);
-    m_processing = new QTableWidget(0, 5, details);
-    m_processing->setHorizontalHeaderLabels(
-        {tr("Processing list"), tr("Items"), tr("Oldest item age"), tr("Read from"), tr("Oldest item (tail)")});
-    m_processing->verticalHeader()->hide();
-    m_processing->horizontalHeader()->setStretchLastSection(true);
-    m_processing->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_processing->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // The age of a stale list's oldest item in the "bad" colour.
+    auto *processingProxy
+        = new ColumnSeverityProxy({{ProcessingListsModel::AgeColumn, RowTableRoles::SeverityRole}}, details);
+    processingProxy->setSourceModel(m_processingModel);
+    m_processing = tableview::make(processingProxy, details, QStringLiteral("processingLists"));
     detailsLayout->addWidget(m_processing, 1);
     queuesSplit->setStretchFactor(0, 3);
     queuesSplit->setStretchFactor(1, 2);
@@ -347,9 +343,9 @@ void QueuesPanel::onJobQueuesAvailable(const QList<JobQueueInfo> &queues)
 void QueuesPanel::showJobQueueDetails()
 {
     const JobQueueInfo *q = m_jobModel->find(m_selectedJobQueue);
-    m_activeJobs->setRowCount(0);
     m_jobBrowser->setQueue(q);
     if (!q) {
+        m_activeModel->clear();
         m_jobDetails->setText(m_jobModel->rowCount() == 0
                                   ? tr("No job queue of a known library was found.")
                                   : tr("%n job queue(s). Select one to see its active jobs and workers.", nullptr,
@@ -380,26 +376,8 @@ void QueuesPanel::showJobQueueDetails()
                  keys.join(QStringLiteral(", ")),
                  workers.isEmpty() ? tr("none registered") : workers.join(QStringLiteral(", ")),
                  q->problems().isEmpty() ? QString() : QStringLiteral("<br>") + q->problems().toHtmlEscaped()));
-    m_activeJobs->setRowCount(int(q->active.size()));
-    for (int i = 0; i < q->active.size(); ++i) {
-        const ActiveJob &a = q->active.at(i);
-        m_activeJobs->setItem(i, 0, new QTableWidgetItem(bytesescape::quoteIfNeeded(a.id)));
-        m_activeJobs->setItem(i, 1, new QTableWidgetItem(a.runningMs < 0 ? tr("—") : format::duration(a.runningMs)));
-        QString lock = a.worker;
-        if (a.lockTtlMs >= 0)
-            lock = tr("lock %1 left").arg(format::duration(a.lockTtlMs));
-        else if (a.lockTtlMs == -2)
-            lock = tr("no lock");
-        m_activeJobs->setItem(i, 2, new QTableWidgetItem(lock));
-        auto *state = new QTableWidgetItem(a.stalled           ? tr("stalled: %1").arg(a.why)
-                                               : a.longRunning ? tr("long running: %1").arg(a.why)
-                                                               : tr("running"));
-        if (a.stalled)
-            state->setForeground(chartstyle::bad(palette()));
-        else if (a.longRunning)
-            state->setForeground(chartstyle::warning(palette()));
-        m_activeJobs->setItem(i, 3, state);
-    }
+    // Merged by job id: a job selected in the table stays selected across polls.
+    m_activeModel->setRows(q->active);
     m_activeJobs->resizeColumnsToContents();
 }
 
@@ -446,8 +424,8 @@ void QueuesPanel::showQueueDetails()
 {
     const QueuesModel *model = m_queuesModel;
     const int row = model->rowOf(m_selectedQueue);
-    m_processing->setRowCount(0);
     if (row < 0) {
+        m_processingModel->clear();
         m_peek->setText(tr("Select a queue to see its head, tail and processing lists."));
         return;
     }
@@ -462,22 +440,8 @@ void QueuesPanel::showQueueDetails()
                        "(oldest, next to be taken): <tt>%5</tt>")
                         .arg(bytesescape::quoteIfNeeded(q.key).toHtmlEscaped(), format::count(quint64(q.length)),
                              q.reason.toHtmlEscaped(), shown(q.head), shown(q.tail)));
-    m_processing->setRowCount(int(q.processing.size()));
-    for (int i = 0; i < q.processing.size(); ++i) {
-        const ProcessingListInfo &p = q.processing.at(i);
-        auto *key = new QTableWidgetItem(bytesescape::quoteIfNeeded(p.key));
-        key->setData(Qt::UserRole, p.key);
-        m_processing->setItem(i, 0, key);
-        m_processing->setItem(i, 1, new QTableWidgetItem(format::count(quint64(p.length))));
-        auto *age = new QTableWidgetItem(p.oldestAgeMs < 0 ? tr("no timestamp")
-                                                           : format::duration(p.oldestAgeMs)
-                                                 + (p.stale ? tr(" — stale") : QString()));
-        if (p.stale)
-            age->setForeground(chartstyle::bad(palette()));
-        m_processing->setItem(i, 2, age);
-        m_processing->setItem(i, 3, new QTableWidgetItem(p.ageSource.isEmpty() ? tr("—") : p.ageSource));
-        m_processing->setItem(i, 4, new QTableWidgetItem(plain(p.tail)));
-    }
+    // Merged by list key: a list selected in the table stays selected across polls.
+    m_processingModel->setRows(q.processing);
     m_processing->resizeColumnsToContents();
 }
 

@@ -11,7 +11,6 @@ class QCustomPlot;
 class QLabel;
 class QTabWidget;
 class QTableView;
-class QTableWidget;
 class PatternRulesFile;
 class RedisClient;
 class RulesEditor;
@@ -42,7 +41,7 @@ public:
     JobQueuesReader *jobReader() const { return m_jobReader; }
     JobQueuesModel *jobQueuesModel() const { return m_jobModel; }
     QTableView *jobQueuesView() const { return m_jobView; }
-    QTableWidget *activeJobsTable() const { return m_activeJobs; }
+    QTableView *activeJobsTable() const { return m_activeJobs; }
     JobBrowser *jobBrowser() const { return m_jobBrowser; }
     QTabWidget *jobTabs() const { return m_jobTabs; }
     QueuesModel *queuesModel() const { return m_queuesModel; }
@@ -51,7 +50,7 @@ public:
     QTableView *queuesView() const { return m_queuesView; }
     QTableView *delayedView() const { return m_delayedView; }
     QTableView *dueView() const { return m_dueView; }
-    QTableWidget *processingTable() const { return m_processing; }
+    QTableView *processingTable() const { return m_processing; }
     RulesEditor *rulesEditor() const { return m_rulesEditor; }
     QCustomPlot *plot() const { return m_plot; }
 
@@ -81,12 +80,14 @@ private:
     QueuesModel *m_queuesModel;
     DelayedModel *m_delayedModel;
     DueItemsModel *m_dueModel;
+    ActiveJobsModel *m_activeModel;
+    ProcessingListsModel *m_processingModel;
     QPointer<PatternRulesFile> m_rulesFile;
     QTabWidget *m_tabs = nullptr;
     QLabel *m_status = nullptr;
     QTableView *m_jobView = nullptr;
     QLabel *m_jobDetails = nullptr;
-    QTableWidget *m_activeJobs = nullptr;
+    QTableView *m_activeJobs = nullptr;
     QTabWidget *m_jobTabs = nullptr;
     JobBrowser *m_jobBrowser = nullptr;
     QWidget *m_listQueuesTab = nullptr;
@@ -97,7 +98,7 @@ private:
     bool m_jobOpened = false;
     QTableView *m_queuesView = nullptr;
     QLabel *m_peek = nullptr;
-    QTableWidget *m_processing = nullptr;
+    QTableView *m_processing = nullptr;
     QTableView *m_delayedView = nullptr;
     QLabel *m_delayedSummary = nullptr;
     QCustomPlot *m_plot = nullptr;

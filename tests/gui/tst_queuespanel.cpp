@@ -19,7 +19,6 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -106,10 +105,10 @@ private Q_SLOTS:
         const QModelIndexList selected = panel.queuesView()->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
         QCOMPARE(selected.first().data(RowTableRoles::KeyRole).toByteArray(), QByteArray("q:email"));
-        QCOMPARE(panel.processingTable()->rowCount(), 2);
+        QCOMPARE(panel.processingTable()->model()->rowCount(), 2);
         QString ages;
         for (int r = 0; r < 2; ++r)
-            ages += panel.processingTable()->item(r, 2)->text() + QLatin1Char('|');
+            ages += panel.processingTable()->model()->index(r, 2).data().toString() + QLatin1Char('|');
         QVERIFY2(ages.contains(QStringLiteral("stale")), qPrintable(ages));
         // The reason is a column and a tooltip.
         const QModelIndex reason

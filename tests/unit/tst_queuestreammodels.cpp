@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobqueues.h"
 #include "queues.h"
 #include "streams.h"
 
@@ -58,6 +59,27 @@ StreamRow stream(const QByteArray &key, qint64 length)
     r.info.firstEntry.id = "1-0";
     r.info.lastEntry.id = "9-0";
     return r;
+}
+
+ActiveJob activeJob(const QByteArray &id, qint64 runningMs, qint64 lockTtlMs)
+{
+    ActiveJob a;
+    a.id = id;
+    a.runningMs = runningMs;
+    a.lockTtlMs = lockTtlMs;
+    return a;
+}
+
+ProcessingListInfo processingList(const QByteArray &key, qint64 length, qint64 oldestAgeMs, bool stale = false)
+{
+    ProcessingListInfo p;
+    p.key = key;
+    p.length = length;
+    p.tail = R"({"id":7})";
+    p.oldestAgeMs = oldestAgeMs;
+    p.ageSource = oldestAgeMs < 0 ? QString() : QStringLiteral("enqueued_at (ms)");
+    p.stale = stale;
+    return p;
 }
 
 PendingEntry pending(const QByteArray &id, qint64 deliveries)
@@ -172,6 +194,139 @@ private Q_SLOTS:
         QCOMPARE(m.items().size(), qsizetype(2));
     }
 
+    void activeJobs()
+    {
+        ActiveJobsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ActiveJob stalled = activeJob("42", 10 * 60000, -2);
+        stalled.stalled = true;
+        stalled.why = QStringLiteral("no lock");
+        ActiveJob longRunning = activeJob("43", 3 * 3600000 + 5 * 60000, 20000);
+        longRunning.longRunning = true;
+        longRunning.why = QStringLiteral("3h 05m with a 30 s lock");
+        ActiveJob sidekiq = activeJob("jid\n9", -1, ttl::kUnknown); // no start time, no lock read
+        sidekiq.worker = QStringLiteral("host-1:4242");
+        m.setRows({activeJob("41", 90000, 25000), stalled, longRunning, sidekiq});
+        QCOMPARE(m.columnCount(), int(ActiveJobsModel::ColumnCount));
+        QCOMPARE(m.rowCount(), 4);
+        QCOMPARE(m.headerData(ActiveJobsModel::JobColumn, Qt::Horizontal).toString(), QStringLiteral("Active job"));
+        QCOMPARE(m.headerData(ActiveJobsModel::RunningColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Running for"));
+        QCOMPARE(m.headerData(ActiveJobsModel::LockColumn, Qt::Horizontal).toString(), QStringLiteral("Lock / worker"));
+        QCOMPARE(m.headerData(ActiveJobsModel::StateColumn, Qt::Horizontal).toString(), QStringLiteral("State"));
+
+        // Running, with its lock.
+        QCOMPARE(text(m, 0, ActiveJobsModel::JobColumn), QStringLiteral("41"));
+        QCOMPARE(text(m, 0, ActiveJobsModel::RunningColumn), QStringLiteral("1m 30s"));
+        QCOMPARE(text(m, 0, ActiveJobsModel::LockColumn), QStringLiteral("lock 25 s left"));
+        QCOMPARE(text(m, 0, ActiveJobsModel::StateColumn), QStringLiteral("running"));
+        // Stalled: no lock.
+        QCOMPARE(text(m, 1, ActiveJobsModel::RunningColumn), QStringLiteral("10m 00s"));
+        QCOMPARE(text(m, 1, ActiveJobsModel::LockColumn), QStringLiteral("no lock"));
+        QCOMPARE(text(m, 1, ActiveJobsModel::StateColumn), QStringLiteral("stalled: no lock"));
+        // Long running, its lock renewed.
+        QCOMPARE(text(m, 2, ActiveJobsModel::RunningColumn), QStringLiteral("3h 05m"));
+        QCOMPARE(text(m, 2, ActiveJobsModel::LockColumn), QStringLiteral("lock 20 s left"));
+        QCOMPARE(text(m, 2, ActiveJobsModel::StateColumn), QStringLiteral("long running: 3h 05m with a 30 s lock"));
+        // No start time and no lock read: the worker stands in the lock's column.
+        QCOMPARE(text(m, 3, ActiveJobsModel::JobColumn), QStringLiteral("\"jid\\n9\""));
+        QCOMPARE(text(m, 3, ActiveJobsModel::RunningColumn), QStringLiteral("—"));
+        QCOMPARE(text(m, 3, ActiveJobsModel::LockColumn), QStringLiteral("host-1:4242"));
+        QCOMPARE(text(m, 3, ActiveJobsModel::StateColumn), QStringLiteral("running"));
+
+        QCOMPARE(m.index(0, ActiveJobsModel::RunningColumn).data(RowTableRoles::SortRole).toLongLong(), qint64(90000));
+        QCOMPARE(m.index(3, ActiveJobsModel::RunningColumn).data(RowTableRoles::SortRole).toLongLong(), qint64(-1));
+        QCOMPARE(m.index(0, ActiveJobsModel::LockColumn).data(RowTableRoles::SortRole).toLongLong(), qint64(25000));
+        QCOMPARE(m.index(1, ActiveJobsModel::LockColumn).data(RowTableRoles::SortRole).toLongLong(), qint64(-1));
+        QCOMPARE(m.index(1, ActiveJobsModel::StateColumn).data(RowTableRoles::SortRole).toInt(), int(Severity::Bad));
+        QCOMPARE(key(m, 0), QByteArray("41"));
+        QCOMPARE(key(m, 3), QByteArray("jid\n9"));
+        QCOMPARE(severity(m, 0), int(Severity::None));
+        QCOMPARE(severity(m, 1), int(Severity::Bad));
+        QCOMPARE(severity(m, 2), int(Severity::Warning));
+        QCOMPARE(severity(m, 3), int(Severity::None));
+    }
+
+    // A poll where one job has lost its lock and another has finished: the rows are merged by
+    // id, so an index held on a third job follows it instead of being dropped by a reset.
+    void activeJobsMerge()
+    {
+        ActiveJobsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setRows({activeJob("41", 1000, 29000), activeJob("42", 2000, 28000), activeJob("43", 3000, 27000)});
+        const QPersistentModelIndex held(m.index(2, ActiveJobsModel::StateColumn));
+        ActiveJob lost = activeJob("42", 7000, -2);
+        lost.stalled = true;
+        lost.why = QStringLiteral("no lock");
+        m.setRows({lost, activeJob("43", 8000, 22000)});
+        QVERIFY(held.isValid());
+        QCOMPARE(held.row(), 1);
+        QCOMPARE(held.data(RowTableRoles::KeyRole).toByteArray(), QByteArray("43"));
+        QCOMPARE(text(m, 1, ActiveJobsModel::RunningColumn), QStringLiteral("8 s"));
+        QCOMPARE(text(m, 0, ActiveJobsModel::StateColumn), QStringLiteral("stalled: no lock"));
+        QCOMPARE(severity(m, 0), int(Severity::Bad));
+    }
+
+    void processingLists()
+    {
+        ProcessingListsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ProcessingListInfo dead = processingList("q:email:proc:worker-1", 2, 47 * 60000, true);
+        dead.tail = QByteArray(QueuesModel::kPeekBytes + 50, 'x');
+        m.setRows({dead, processingList("q:email:proc:worker-2", 1234, 3000), processingList("jobs:proc\x01", 1, -1)});
+        QCOMPARE(m.columnCount(), int(ProcessingListsModel::ColumnCount));
+        QCOMPARE(m.rowCount(), 3);
+        const QStringList titles{QStringLiteral("Processing list"), QStringLiteral("Items"),
+                                 QStringLiteral("Oldest item age"), QStringLiteral("Read from"),
+                                 QStringLiteral("Oldest item (tail)")};
+        for (int c = 0; c < titles.size(); ++c)
+            QCOMPARE(m.headerData(c, Qt::Horizontal).toString(), titles.at(c));
+
+        // Stale: its age says so, its oldest item is cut for the cell.
+        QCOMPARE(text(m, 0, ProcessingListsModel::KeyColumn), QStringLiteral("q:email:proc:worker-1"));
+        QCOMPARE(text(m, 0, ProcessingListsModel::LengthColumn), QStringLiteral("2"));
+        QCOMPARE(text(m, 0, ProcessingListsModel::AgeColumn), QStringLiteral("47m 00s — stale"));
+        QCOMPARE(text(m, 0, ProcessingListsModel::SourceColumn), QStringLiteral("enqueued_at (ms)"));
+        QVERIFY(text(m, 0, ProcessingListsModel::TailColumn).endsWith(QStringLiteral("…")));
+        QCOMPARE(int(text(m, 0, ProcessingListsModel::TailColumn).size()), QueuesModel::kPeekBytes + 1);
+        // Not stale.
+        QCOMPARE(text(m, 1, ProcessingListsModel::LengthColumn), QStringLiteral("1,234"));
+        QCOMPARE(text(m, 1, ProcessingListsModel::AgeColumn), QStringLiteral("3 s"));
+        QCOMPARE(text(m, 1, ProcessingListsModel::TailColumn), QStringLiteral(R"({\"id\":7})"));
+        // No timestamp in the item: nothing was read the age from.
+        QCOMPARE(text(m, 2, ProcessingListsModel::KeyColumn), QStringLiteral("\"jobs:proc\\x01\""));
+        QCOMPARE(text(m, 2, ProcessingListsModel::AgeColumn), QStringLiteral("no timestamp"));
+        QCOMPARE(text(m, 2, ProcessingListsModel::SourceColumn), QStringLiteral("—"));
+
+        QCOMPARE(m.index(1, ProcessingListsModel::LengthColumn).data(RowTableRoles::SortRole).toLongLong(),
+                 qint64(1234));
+        QCOMPARE(m.index(0, ProcessingListsModel::AgeColumn).data(RowTableRoles::SortRole).toLongLong(),
+                 qint64(47 * 60000));
+        QCOMPARE(m.index(2, ProcessingListsModel::AgeColumn).data(RowTableRoles::SortRole).toLongLong(), qint64(-1));
+        QCOMPARE(key(m, 2), QByteArray("jobs:proc\x01")); // the exact bytes, to open the key
+        QCOMPARE(m.index(0, 0).data(RowTableRoles::TypeRole).toInt(), int(KeyType::List));
+        QCOMPARE(severity(m, 0), int(Severity::Bad));
+        QCOMPARE(severity(m, 1), int(Severity::None));
+        QCOMPARE(severity(m, 2), int(Severity::None));
+    }
+
+    // A poll where one list has gone stale: an index held on another list stays on it.
+    void processingListsMerge()
+    {
+        ProcessingListsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setRows({processingList("p:1", 1, 1000), processingList("p:2", 2, 2000)});
+        const QPersistentModelIndex held(m.index(1, ProcessingListsModel::KeyColumn));
+        m.setRows({processingList("p:1", 5, 40 * 60000, true), processingList("p:2", 2, 3000)});
+        QVERIFY(held.isValid());
+        QCOMPARE(held.row(), 1);
+        QCOMPARE(held.data(RowTableRoles::KeyRole).toByteArray(), QByteArray("p:2"));
+        QCOMPARE(text(m, 0, ProcessingListsModel::AgeColumn), QStringLiteral("40m 00s — stale"));
+        QCOMPARE(text(m, 0, ProcessingListsModel::LengthColumn), QStringLiteral("5"));
+        QCOMPARE(severity(m, 0), int(Severity::Bad));
+        QCOMPARE(text(m, 1, ProcessingListsModel::AgeColumn), QStringLiteral("3 s"));
+    }
+
     void streams()
     {
         StreamsModel m;
@@ -275,7 +430,8 @@ private Q_SLOTS:
     void mergeKeepsSelection_data()
     {
         QTest::addColumn<QString>("model");
-        for (const char *name : {"queues", "delayed", "due", "streams", "groups", "consumers", "pending", "entries"})
+        for (const char *name : {"queues", "delayed", "due", "active", "processing", "streams", "groups", "consumers",
+                                 "pending", "entries"})
             QTest::newRow(name) << QString::fromLatin1(name);
     }
     void mergeKeepsSelection()
@@ -306,6 +462,23 @@ private Q_SLOTS:
                             kNow);
             };
             m.reset(d);
+        } else if (model == QLatin1String("active")) {
+            auto *a = new ActiveJobsModel;
+            feed = [a](bool second) {
+                a->setRows(second
+                               ? QList<ActiveJob>{activeJob("d", 1, 0), activeJob("c", 3, 0), activeJob("b", 99000, 0)}
+                               : QList<ActiveJob>{activeJob("a", 1, 0), activeJob("b", 2, 0), activeJob("c", 3, 0)});
+            };
+            m.reset(a);
+        } else if (model == QLatin1String("processing")) {
+            auto *p = new ProcessingListsModel;
+            feed = [p](bool second) {
+                p->setRows(second ? QList<ProcessingListInfo>{processingList("d", 1, 0), processingList("c", 3, 0),
+                                                              processingList("b", 99, 0)}
+                                  : QList<ProcessingListInfo>{processingList("a", 1, 0), processingList("b", 2, 0),
+                                                              processingList("c", 3, 0)});
+            };
+            m.reset(p);
         } else if (model == QLatin1String("streams")) {
             auto *s = new StreamsModel;
             feed = [s](bool second) {
