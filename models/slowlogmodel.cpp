@@ -375,3 +375,54 @@ QVariant SlowlogAggregateModel::headerData(int section, Qt::Orientation orientat
     }
     return {};
 }
+
+// ---------------------------------------------------------------------------------------------
+// Latency events
+
+namespace {
+
+using LatencyColumn = RowTableModel<LatencyEvent>::Column;
+
+// A duration in whole milliseconds, right-aligned.
+LatencyColumn millisecondsColumn(const QString &title, qint64 LatencyEvent::*ms)
+{
+    return {title, [ms](const LatencyEvent &e, int role) -> QVariant {
+                switch (role) {
+                case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+                case RowTableRoles::SortRole: return e.*ms;
+                case Qt::DisplayRole: return LatencyEventsModel::tr("%1 ms").arg(e.*ms);
+                }
+                return {};
+            }};
+}
+
+} // namespace
+
+LatencyEventsModel::LatencyEventsModel(QObject *parent)
+    : RowTableModel<LatencyEvent>(
+        {
+            {tr("Event"),
+             [](const LatencyEvent &e, int role) -> QVariant {
+                 switch (role) {
+                 case Qt::ToolTipRole:
+                     return e.count >= 0 ? QVariant(tr("%1 spikes, %2 ms in all").arg(e.count).arg(e.sumMs))
+                                         : QVariant();
+                 case Qt::DisplayRole: return bytesescape::escape(e.name);
+                 }
+                 return {};
+             }},
+            {tr("Latest at"),
+             [](const LatencyEvent &e, int role) -> QVariant {
+                 const QDateTime at = QDateTime::fromSecsSinceEpoch(e.latestTimestamp);
+                 switch (role) {
+                 case Qt::ToolTipRole: return at.toString(Qt::ISODate);
+                 case RowTableRoles::SortRole: return e.latestTimestamp;
+                 case Qt::DisplayRole: return at.toString(QStringLiteral("HH:mm:ss"));
+                 }
+                 return {};
+             }},
+            millisecondsColumn(tr("Latest"), &LatencyEvent::latestMs),
+            millisecondsColumn(tr("Max"), &LatencyEvent::maxMs),
+        },
+        {[](const LatencyEvent &e) { return e.name; }, nullptr, nullptr}, parent)
+{ }

@@ -141,3 +141,14 @@ private:
     QHash<QByteArray, QList<qint64>> m_durations; // per name, ascending
     QList<QByteArray> m_order; // row order: first seen first
 };
+
+// LATENCY LATEST as a table: event, when its latest spike was (server clock), the latest spike
+// and the largest. Rows are merged by event name, so the selected event stays selected across
+// polls. KeyRole is the event's name; SortRole the timestamp and the milliseconds.
+class LatencyEventsModel : public RowTableModel<LatencyEvent>
+{
+    Q_OBJECT
+public:
+    enum Column { EventColumn, LatestAtColumn, LatestColumn, MaxColumn, ColumnCount };
+    explicit LatencyEventsModel(QObject *parent = nullptr);
+};

@@ -19,7 +19,6 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QStandardItemModel>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -68,11 +67,6 @@ void putLegendAbove(QCustomPlot *plot)
     row->setColumnStretchFactors({0.001, 1});
     row->setMargins(QMargins(plot->axisRect()->margins().left(), 0, 0, 0));
     plot->legend->setMargins(QMargins(4, 2, 4, 2));
-}
-
-QString timeText(qint64 secs)
-{
-    return QDateTime::fromSecsSinceEpoch(secs).toString(QStringLiteral("HH:mm:ss"));
 }
 
 } // namespace
@@ -265,16 +259,15 @@ QWidget *SlowlogPanel::buildLatencyBox()
     m_latencyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_latencyHint->setAlignment(Qt::AlignCenter);
     m_latencyHint->setWordWrap(true);
-    m_latencyModel = new QStandardItemModel(0, 4, this);
-    m_latencyModel->setHorizontalHeaderLabels({tr("Event"), tr("Latest at"), tr("Latest"), tr("Max")});
+    m_latencyModel = new LatencyEventsModel(this);
     m_latencyTable = makeTable(latencyBox, QStringLiteral("slowlogLatencyTable"));
     m_latencyTable->setModel(m_latencyModel);
     m_latencyTable->horizontalHeader()->setStretchLastSection(false);
     m_latencyTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    m_latencyTable->setColumnWidth(1, digit * 11);
-    m_latencyTable->setColumnWidth(2, digit * 9);
-    m_latencyTable->setColumnWidth(3, digit * 9);
+    m_latencyTable->setColumnWidth(LatencyEventsModel::LatestAtColumn, digit * 11);
+    m_latencyTable->setColumnWidth(LatencyEventsModel::LatestColumn, digit * 9);
+    m_latencyTable->setColumnWidth(LatencyEventsModel::MaxColumn, digit * 9);
     connect(m_latencyTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &SlowlogPanel::onLatencySelectionChanged);
     m_latencyPlot = makePlot(latencyBox, QStringLiteral("slowlogLatencyPlot"));
@@ -569,52 +562,22 @@ void SlowlogPanel::onLatencyLatest(const LatencyLatest &latest)
 
 void SlowlogPanel::showLatencyEvents(const QList<LatencyEvent> &events)
 {
-    QList<QByteArray> names;
-    for (const LatencyEvent &e : events)
-        names.append(e.name);
-    // Rebuilding the rows clears the selection; the event shown is kept by name.
-    const QByteArray wanted = m_latencyEvent;
-    QList<QByteArray> current;
-    for (int r = 0; r < m_latencyModel->rowCount(); ++r)
-        current.append(m_latencyModel->item(r, 0)->data(Qt::UserRole).toByteArray());
-    // Same events as before: update the numbers in place, so the selection stays put.
-    if (names != current) {
-        m_latencyModel->setRowCount(0);
-        for (const LatencyEvent &e : events) {
-            auto *name = new QStandardItem(bytesescape::escape(e.name));
-            name->setData(e.name, Qt::UserRole);
-            m_latencyModel->appendRow({name, new QStandardItem, new QStandardItem, new QStandardItem});
-        }
-    }
-    for (int r = 0; r < events.size(); ++r) {
-        const LatencyEvent &e = events.at(r);
-        m_latencyModel->item(r, 1)->setText(timeText(e.latestTimestamp));
-        m_latencyModel->item(r, 1)->setToolTip(QDateTime::fromSecsSinceEpoch(e.latestTimestamp).toString(Qt::ISODate));
-        m_latencyModel->item(r, 2)->setText(tr("%1 ms").arg(e.latestMs));
-        m_latencyModel->item(r, 3)->setText(tr("%1 ms").arg(e.maxMs));
-        for (int c = 2; c < 4; ++c)
-            m_latencyModel->item(r, c)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        if (e.count >= 0)
-            m_latencyModel->item(r, 0)->setToolTip(tr("%1 spikes, %2 ms in all").arg(e.count).arg(e.sumMs));
-    }
+    // Merged by name: the current row stays on its event while the numbers are updated.
+    m_latencyModel->setRows(events);
     if (events.isEmpty()) {
         m_latencyEvent.clear();
         showLatencyHistory({}, {});
         return;
     }
-    int row = int(names.indexOf(wanted));
-    if (row < 0)
-        row = 0;
-    const QModelIndex index = m_latencyModel->index(row, 0);
+    const int row = qMax(0, m_latencyModel->rowOf(m_latencyEvent));
     if (m_latencyTable->currentIndex().row() != row)
-        m_latencyTable->setCurrentIndex(index); // asks for the history
+        m_latencyTable->setCurrentIndex(m_latencyModel->index(row, 0)); // asks for the history
 }
 
 void SlowlogPanel::onLatencySelectionChanged()
 {
     const QModelIndex current = m_latencyTable->currentIndex();
-    const QByteArray event
-        = current.isValid() ? m_latencyModel->item(current.row(), 0)->data(Qt::UserRole).toByteArray() : QByteArray();
+    const QByteArray event = current.data(RowTableRoles::KeyRole).toByteArray();
     if (event == m_latencyEvent)
         return;
     m_latencyEvent = event;

@@ -15,10 +15,10 @@ class QModelIndex;
 class QPushButton;
 class QSortFilterProxyModel;
 class QStackedWidget;
-class QStandardItemModel;
 class QTableView;
 class QTimer;
 class RedisClient;
+class LatencyEventsModel;
 class SlowlogModel;
 class SlowlogReader;
 class LatencyReader;
@@ -113,7 +113,7 @@ private:
     QStackedWidget *m_latencyStack = nullptr;
     QLabel *m_latencyHint = nullptr;
     QTableView *m_latencyTable = nullptr;
-    QStandardItemModel *m_latencyModel = nullptr;
+    LatencyEventsModel *m_latencyModel = nullptr;
     QCustomPlot *m_latencyPlot = nullptr;
     QCPGraph *m_latencyGraph = nullptr;
     qint64 m_latencyThresholdMs = -1; // -1 unknown

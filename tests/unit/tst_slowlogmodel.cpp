@@ -3,6 +3,7 @@
 #include "slowlogmodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QDateTime>
 #include <QItemSelectionModel>
 #include <QRandomGenerator>
 #include <QSet>
@@ -116,6 +117,9 @@ private Q_SLOTS:
     void flags_data();
     void flags();
     void keySizeChangesFlag();
+
+    void latencyEvents();
+    void latencyEventsMerge();
 };
 
 void TestSlowlogModel::appendNewestFirst()
@@ -654,6 +658,83 @@ void TestSlowlogModel::keySizeChangesFlag()
     // Entries arriving later for a known key are judged with its size at once.
     model.append({make(4, {"SMEMBERS", "tags"}, 400)});
     QCOMPARE(model.verdictAt(0).flag, SlowlogFlag::BigCollection);
+}
+
+namespace {
+
+LatencyEvent latencyEvent(const QByteArray &name, qint64 latestTimestamp, qint64 latestMs, qint64 maxMs)
+{
+    LatencyEvent e;
+    e.name = name;
+    e.latestTimestamp = latestTimestamp;
+    e.latestMs = latestMs;
+    e.maxMs = maxMs;
+    return e;
+}
+
+} // namespace
+
+void TestSlowlogModel::latencyEvents()
+{
+    LatencyEventsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // The server's clock, read in local time as the chart's axis is.
+    const qint64 at = QDateTime(QDate(2025, 6, 15), QTime(14, 3, 7)).toSecsSinceEpoch();
+    LatencyEvent command = latencyEvent("command", at, 120, 480);
+    command.sumMs = 900; // Valkey 8.1 reports the series' sum and count
+    command.count = 5;
+    model.setRows({command, latencyEvent("fork\x7f", at - 60, 35, 35)});
+    QCOMPARE(model.columnCount(), int(LatencyEventsModel::ColumnCount));
+    QCOMPARE(model.rowCount(), 2);
+    const QStringList titles{QStringLiteral("Event"), QStringLiteral("Latest at"), QStringLiteral("Latest"),
+                             QStringLiteral("Max")};
+    for (int c = 0; c < titles.size(); ++c)
+        QCOMPARE(model.headerData(c, Qt::Horizontal).toString(), titles.at(c));
+
+    const auto text = [&model](int row, int column, int role = Qt::DisplayRole) {
+        return model.index(row, column).data(role).toString();
+    };
+    QCOMPARE(text(0, LatencyEventsModel::EventColumn), QStringLiteral("command"));
+    QCOMPARE(text(0, LatencyEventsModel::EventColumn, Qt::ToolTipRole), QStringLiteral("5 spikes, 900 ms in all"));
+    QCOMPARE(text(0, LatencyEventsModel::LatestAtColumn), QStringLiteral("14:03:07"));
+    QVERIFY(
+        text(0, LatencyEventsModel::LatestAtColumn, Qt::ToolTipRole).startsWith(QStringLiteral("2025-06-15T14:03:07")));
+    QCOMPARE(text(0, LatencyEventsModel::LatestColumn), QStringLiteral("120 ms"));
+    QCOMPARE(text(0, LatencyEventsModel::MaxColumn), QStringLiteral("480 ms"));
+    // A server without sum and count: no tooltip; a name that is not plain text, escaped.
+    QCOMPARE(text(1, LatencyEventsModel::EventColumn), QStringLiteral("fork\\x7f"));
+    QVERIFY(!model.index(1, LatencyEventsModel::EventColumn).data(Qt::ToolTipRole).isValid());
+    QCOMPARE(text(1, LatencyEventsModel::LatestAtColumn), QStringLiteral("14:02:07"));
+    QCOMPARE(model.index(1, LatencyEventsModel::LatestColumn).data(Qt::TextAlignmentRole).toInt(),
+             int(Qt::AlignRight | Qt::AlignVCenter));
+
+    QCOMPARE(model.index(0, LatencyEventsModel::LatestAtColumn).data(RowTableRoles::SortRole).toLongLong(), at);
+    QCOMPARE(model.index(0, LatencyEventsModel::LatestColumn).data(RowTableRoles::SortRole).toLongLong(), 120);
+    QCOMPARE(model.index(0, LatencyEventsModel::MaxColumn).data(RowTableRoles::SortRole).toLongLong(), 480);
+    QCOMPARE(model.index(1, 0).data(RowTableRoles::KeyRole).toByteArray(), QByteArray("fork\x7f"));
+    QCOMPARE(model.index(0, 0).data(RowTableRoles::SeverityRole).toInt(), int(Severity::None));
+    QCOMPARE(model.rowOf("fork\x7f"), 1);
+}
+
+void TestSlowlogModel::latencyEventsMerge()
+{
+    LatencyEventsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows({latencyEvent("command", 1'700'000'000, 120, 480), latencyEvent("fork", 1'700'000'000, 35, 35)});
+    QItemSelectionModel selection(&model);
+    selection.setCurrentIndex(model.index(1, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    const QPersistentModelIndex held(model.index(1, LatencyEventsModel::MaxColumn));
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    // A new spike of "command", a new event "expire-cycle" at the top: "fork" stays current.
+    model.setRows({latencyEvent("expire-cycle", 1'700'000'100, 12, 12),
+                   latencyEvent("command", 1'700'000'100, 700, 700), latencyEvent("fork", 1'700'000'000, 35, 35)});
+    QCOMPARE(reset.size(), 0);
+    QVERIFY(held.isValid());
+    QCOMPARE(held.row(), 2);
+    QCOMPARE(held.data(RowTableRoles::KeyRole).toByteArray(), QByteArray("fork"));
+    QCOMPARE(selection.currentIndex().data(RowTableRoles::KeyRole).toByteArray(), QByteArray("fork"));
+    QCOMPARE(model.index(1, LatencyEventsModel::LatestColumn).data().toString(), QStringLiteral("700 ms"));
+    QCOMPARE(model.index(1, LatencyEventsModel::MaxColumn).data().toString(), QStringLiteral("700 ms"));
 }
 
 QTEST_GUILESS_MAIN(TestSlowlogModel)
