@@ -108,9 +108,7 @@ public:
         forgetForward();
         if (!m_configError.isEmpty()) {
             // A file that cannot be used fails every attempt the same way, without a socket.
-            QMetaObject::invokeMethod(
-                this, [this] { Q_EMIT closed(RedisError::Kind::ConnectionRefused, m_configError); },
-                Qt::QueuedConnection);
+            refuseLater(m_configError);
             return;
         }
         if (m_ssh.enabled())
@@ -129,18 +127,21 @@ public:
     qint64 readInto(QByteArray &into) override { return readAvailable(m_socket, into); }
 
 private:
+    // An attempt that fails before any socket connects: reported from the event loop, as a
+    // socket's failure would be, never from inside open().
+    void refuseLater(const QString &why)
+    {
+        QMetaObject::invokeMethod(
+            this, [this, why] { Q_EMIT closed(RedisError::Kind::ConnectionRefused, why); }, Qt::QueuedConnection);
+    }
+
     void openThroughBastion()
     {
         if (!m_tunnel)
             m_tunnel = SshTunnel::shared(m_ssh, m_connectTimeoutMs);
         int fds[2];
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-            QMetaObject::invokeMethod(
-                this,
-                [this] {
-                    Q_EMIT closed(RedisError::Kind::ConnectionRefused, QStringLiteral("no socket pair for SSH"));
-                },
-                Qt::QueuedConnection);
+            refuseLater(QStringLiteral("no socket pair for SSH"));
             return;
         }
         auto reply = std::make_shared<ForwardReply>();
