@@ -22,9 +22,7 @@
 #include <QTimer>
 
 #include <functional>
-#include <future>
 #include <memory>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace headless {
@@ -123,24 +121,9 @@ bool Checker::reachThroughBastion()
     add(QStringLiteral("ssh"), Step::State::Ok,
         QStringLiteral("%1: host key known, logged in, in %2").arg(m_p.ssh.displayName(), ms(clock.nsecsElapsed())));
     // One forward, as each connection opens: the bastion resolves and connects to the server.
-    const auto forward = [this](QString *error) {
-        int fds[2];
-        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-            *error = QStringLiteral("no socket pair");
-            return -1;
-        }
-        std::promise<QString> answer;
-        std::future<QString> answered = answer.get_future();
-        m_tunnel->forward(fds[1], m_p.host, m_p.port, [&answer](const QString &e) { answer.set_value(e); });
-        *error = answered.get();
-        if (error->isEmpty())
-            return fds[0];
-        ::close(fds[0]);
-        return -1;
-    };
     clock.restart();
     QString error;
-    const int fd = forward(&error);
+    const int fd = m_tunnel->forwardNow(m_p.host, m_p.port, &error);
     if (fd < 0) {
         add(QStringLiteral("forward"), Step::State::Failed, error);
         return false;
@@ -154,7 +137,7 @@ bool Checker::reachThroughBastion()
     if (!m_p.tls)
         return true;
     return handshake([&](QSslSocket &ssl, const QString &peerName) {
-        const int tlsFd = forward(&error);
+        const int tlsFd = m_tunnel->forwardNow(m_p.host, m_p.port, &error);
         if (tlsFd < 0)
             return;
         ssl.setSocketDescriptor(tlsFd);

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <fcntl.h>
+#include <future>
 #include <mutex>
 #include <poll.h>
 #include <sys/socket.h>
@@ -231,6 +232,23 @@ QString SshTunnel::connectNow()
     lock.lock();
     d->connectNowDone.wait(lock, [&] { return d->connectNowRound != round; });
     return d->connectNowResult;
+}
+
+int SshTunnel::forwardNow(const QString &host, quint16 port, QString *error)
+{
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        *error = QStringLiteral("no socket pair for SSH");
+        return -1;
+    }
+    std::promise<QString> answer;
+    std::future<QString> answered = answer.get_future();
+    forward(fds[1], host, port, [&answer](const QString &e) { answer.set_value(e); });
+    *error = answered.get();
+    if (error->isEmpty())
+        return fds[0];
+    ::close(fds[0]);
+    return -1;
 }
 
 void SshTunnel::Private::run()

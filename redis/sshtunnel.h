@@ -54,6 +54,9 @@ public:
     // Opens (or checks) the session alone, blocking the caller: empty when it is up, else the
     // one-line reason. For `redislens check`, which reports the SSH step by itself.
     QString connectNow();
+    // A forward, blocking the caller: our end of its socket pair (the caller's to close), or -1
+    // with the reason in 'error'. For `redislens check`, which times each step.
+    int forwardNow(const QString &host, quint16 port, QString *error);
 
     // The ~/.ssh paths, under QDir::homePath() (HOME), which is where tests put theirs.
     static QString sshDirectory();
