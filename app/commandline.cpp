@@ -326,8 +326,9 @@ struct ShowOptions
                                    QStringLiteral("Panels with several tables: which one (overview: figures, facts; "
                                                   "memory: namespaces, top; ratelimits: limiters, callers; sessions: "
                                                   "sessions, indexes; caches: namespaces, tags, dedup_sets, "
-                                                  "dedup_families, counters; queues: queues, delayed; streams: "
-                                                  "streams, groups). Default: the first."),
+                                                  "dedup_families, counters; queues: jobs, queues, delayed; "
+                                                  "slowlog: entries, commands, latency; streams --stream: groups, "
+                                                  "consumers, pending). Default: the first."),
                                    QStringLiteral("name")};
     const QCommandLineOption jobs{QStringLiteral("jobs"),
                                   QStringLiteral("queues: also list each job queue's jobs in this state (waiting, "
@@ -338,11 +339,19 @@ struct ShowOptions
     const QCommandLineOption page{QStringLiteral("page"),
                                   QStringLiteral("queues --jobs: which page of the jobs (from 1; default 1)."),
                                   QStringLiteral("n")};
+    const QCommandLineOption stream{QStringLiteral("stream"),
+                                    QStringLiteral("streams: open this stream (redis-cli escapes allowed): its "
+                                                   "groups, and with --group that group's consumers and first page "
+                                                   "of pending entries."),
+                                    QStringLiteral("key")};
+    const QCommandLineOption group{QStringLiteral("group"),
+                                   QStringLiteral("streams --stream: the consumer group to open."),
+                                   QStringLiteral("name")};
     const QCommandLineOption progress{QStringLiteral("progress"),
                                       QStringLiteral("Draw the progress bar on stderr even when it is not a "
                                                      "terminal.")};
 
-    QList<QCommandLineOption> list() const { return {format, match, limit, table, jobs, page, progress}; }
+    QList<QCommandLineOption> list() const { return {format, match, limit, table, jobs, page, stream, group, progress}; }
 };
 
 // Reads show's own options into r; returns why one is wrong, or nothing.
@@ -385,6 +394,28 @@ QString applyShowOptions(const QCommandLineParser &parser, const ShowOptions &o,
         if (!parseInt(parser.value(o.page), 1, std::numeric_limits<int>::max(), &n))
             return QStringLiteral("invalid --page '%1': expected a page number from 1").arg(parser.value(o.page));
         r.jobsPage = n - 1;
+    }
+    if ((parser.isSet(o.stream) || parser.isSet(o.group)) && r.panel != QLatin1String("streams"))
+        return QStringLiteral("--stream and --group open a stream: redislens show streams --stream KEY");
+    if (parser.isSet(o.group) && !parser.isSet(o.stream))
+        return QStringLiteral("--group opens a group of the stream --stream KEY names");
+    if (parser.isSet(o.stream)) {
+        if (parser.isSet(o.match))
+            return QStringLiteral("--match narrows the scan for streams, which --stream does not make");
+        QString why;
+        r.streamText = parser.value(o.stream);
+        const auto key = bytesescape::unescape(r.streamText, &why);
+        if (!key || key->isEmpty())
+            return QStringLiteral("--stream: %1").arg(key ? QStringLiteral("the key is empty") : why);
+        r.stream = *key;
+    }
+    if (parser.isSet(o.group)) {
+        QString why;
+        r.groupText = parser.value(o.group);
+        const auto group = bytesescape::unescape(r.groupText, &why);
+        if (!group || group->isEmpty())
+            return QStringLiteral("--group: %1").arg(group ? QStringLiteral("the name is empty") : why);
+        r.group = *group;
     }
     if (parser.isSet(o.progress))
         r.progress = ShowRequest::Progress::Always;

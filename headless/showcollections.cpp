@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "showcollections.h"
 
+#include "bytesescape.h"
 #include "geo.h"
 #include "georeader.h"
 #include "jobpagereader.h"
@@ -29,10 +30,18 @@ constexpr int kMaxZSets = 300;
 } // namespace
 
 ShowStreams::ShowStreams(const Context &context, QObject *parent)
-    : TablesShow(context, parent),
-      m_scan(new KeyspaceScan(m_client, m_request, m_bar, {false, true, -1}, this)),
-      m_reader(new StreamsReader(m_client, this))
+    : TablesShow(context, parent), m_reader(new StreamsReader(m_client, this))
 {
+    connect(m_reader, &StreamsReader::failed, this, &PanelShow::failed);
+    if (m_request.stream.isEmpty())
+        listStreams();
+    else
+        openStream();
+}
+
+void ShowStreams::listStreams()
+{
+    m_scan = new KeyspaceScan(m_client, m_request, m_bar, {false, true, -1}, this);
     auto *streams = new StreamsModel(this);
     addTable(QStringLiteral("streams"), streams);
     connect(m_scan, &KeyspaceScan::failed, this, &PanelShow::failed);
@@ -43,7 +52,6 @@ ShowStreams::ShowStreams(const Context &context, QObject *parent)
         m_listed = true;
         m_reader->setStreams(keys);
     });
-    connect(m_reader, &StreamsReader::failed, this, &PanelShow::failed);
     connect(m_reader, &StreamsReader::streamsAvailable, this, [this, streams](const QList<StreamRow> &rows) {
         if (!m_listed)
             return;
@@ -53,9 +61,94 @@ ShowStreams::ShowStreams(const Context &context, QObject *parent)
     });
 }
 
+void ShowStreams::openStream()
+{
+    auto *groups = new StreamGroupsModel(this);
+    auto *consumers = new StreamConsumersModel(this);
+    m_pending = new PendingModel(this);
+    addTable(QStringLiteral("groups"), groups);
+    addTable(QStringLiteral("consumers"), consumers);
+    addTable(QStringLiteral("pending"), m_pending);
+    m_coverage.insert(QStringLiteral("poison_above"), m_pending->poisonThreshold());
+    const QString name = bytesescape::quoteIfNeeded(m_request.stream);
+    connect(m_reader, &StreamsReader::streamsAvailable, this, [this, name](const QList<StreamRow> &rows) {
+        if (!m_listed)
+            return;
+        m_listed = false;
+        const StreamRow &row = rows.constFirst();
+        if (!row.error.isEmpty()) {
+            Q_EMIT failed(QStringLiteral("cannot read the stream %1: %2").arg(name, row.error));
+            return;
+        }
+        m_subject = {{QStringLiteral("key"), m_request.streamText},
+                     {QStringLiteral("length"), row.info.length},
+                     {QStringLiteral("groups"), row.info.groups},
+                     {QStringLiteral("last_id"), QString::fromLatin1(row.info.lastGeneratedId)}};
+        m_reader->openStream(m_request.stream);
+    });
+    connect(m_reader, &StreamsReader::groupsAvailable, this,
+            [this, groups, name](const QByteArray &, const QList<StreamGroupInfo> &rows) {
+                groups->setRows(rows);
+                if (m_request.group.isEmpty()) {
+                    tablesReady();
+                    return;
+                }
+                QStringList known;
+                for (const StreamGroupInfo &g : rows) {
+                    if (g.name == m_request.group) {
+                        m_subject.insert(QStringLiteral("group"), m_request.groupText);
+                        m_reader->openGroup(m_request.group);
+                        return;
+                    }
+                    known.append(bytesescape::quoteIfNeeded(g.name));
+                }
+                Q_EMIT failed(QStringLiteral("the stream %1 has no group %2 (groups: %3)")
+                                  .arg(name, bytesescape::quoteIfNeeded(m_request.group),
+                                       known.isEmpty() ? QStringLiteral("none") : known.join(QLatin1String(", "))));
+            });
+    connect(m_reader, &StreamsReader::consumersAvailable, this,
+            [this, consumers](const QList<StreamConsumerInfo> &rows) {
+                consumers->setRows(rows);
+                m_consumersRead = true;
+                maybeGroupRead();
+            });
+    connect(m_reader, &StreamsReader::summaryAvailable, this, [this](const PendingSummary &s) {
+        m_subject.insert(QStringLiteral("pending"), s.count);
+        m_subject.insert(QStringLiteral("oldest_pending_id"), QString::fromLatin1(s.minId));
+    });
+    connect(m_reader, &StreamsReader::pendingPageAvailable, this, [this](const QList<PendingEntry> &rows) {
+        m_pending->setRows(rows);
+        m_pageRead = true;
+        m_deletedOwed = !rows.isEmpty(); // then which of them the stream no longer holds
+        m_coverage.insert(QStringLiteral("pending_page_size"), m_reader->pageSize());
+        m_coverage.insert(QStringLiteral("more_pending"), m_reader->hasNextPage());
+        maybeGroupRead();
+    });
+    connect(m_reader, &StreamsReader::deletedPendingAvailable, this, [this](const QSet<QByteArray> &ids) {
+        m_pending->setDeleted(ids);
+        m_deletedOwed = false;
+        maybeGroupRead();
+    });
+}
+
+void ShowStreams::maybeGroupRead()
+{
+    if (m_consumersRead && m_pageRead && !m_deletedOwed) {
+        m_consumersRead = false;
+        tablesReady();
+    }
+}
+
 void ShowStreams::start()
 {
-    m_scan->start();
+    if (m_scan) {
+        m_scan->start();
+        return;
+    }
+    if (m_request.limit > 0)
+        m_reader->setPageSize(int(qMin<qint64>(m_request.limit, 10000)));
+    m_listed = true;
+    m_reader->setStreams({m_request.stream});
 }
 
 ShowQueues::ShowQueues(const Context &context, QObject *parent)

@@ -11,26 +11,38 @@ class GeoSampleReader;
 class KeyspaceScan;
 class LeaderboardModel;
 class LeaderboardReader;
+class PendingModel;
 class JobQueuesModel;
 class JobPageReader;
 class JobQueuesReader;
 class QueuesReader;
 class StreamsReader;
 
-// `show streams` and `show queues`: the scan's streams (at most StreamsReader::kMaxStreams) or
-// lists and sorted sets, as MainWindow hands them over after its scan, read once by the panel's
-// reader into the panel's models.
+// `show streams`: the scan's streams (at most StreamsReader::kMaxStreams), as MainWindow hands
+// them over after its scan, read once by the panel's reader into the panel's model. With
+// --stream KEY it opens that stream as the panel does when one is picked: its groups, and with
+// --group NAME the group's consumers and first page of pending entries (--limit sets the page).
 class ShowStreams final : public TablesShow
 {
     Q_OBJECT
 public:
     explicit ShowStreams(const Context &context, QObject *parent = nullptr);
     void start() override;
+    QJsonObject subject() const override { return m_subject; }
 
 private:
-    KeyspaceScan *m_scan;
+    void listStreams();
+    void openStream();
+    void maybeGroupRead();
+
+    KeyspaceScan *m_scan = nullptr;
     StreamsReader *m_reader;
+    PendingModel *m_pending = nullptr;
+    QJsonObject m_subject;
     bool m_listed = false;
+    bool m_consumersRead = false;
+    bool m_pageRead = false;
+    bool m_deletedOwed = false;
 };
 
 // `show queues`: the job queues of libraries (the first table, and a "queues" array beside

@@ -20,6 +20,10 @@ struct ShowRequest
     QByteArray match; // SCAN MATCH glob of the scanning panels; empty: every key
     qint64 limit = -1; // at most this many records; -1: all
     QString table; // panels with several tables: which one; empty: the first
+    QByteArray stream; // streams: the stream to open (its groups), unescaped; empty: list them
+    QString streamText; // the same, as typed
+    QByteArray group; // streams --stream: the group to open (consumers, pending entries)
+    QString groupText;
     QString jobsState; // queues: list each job queue's jobs in this state; empty: none
     int jobsPage = 0; // queues: the page of those jobs, from 0
     Progress progress = Progress::Auto;

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "panelshow.h"
 #include "slowlog.h"
+#include "tablesshow.h"
 
+class LatencyEventsModel;
+class LatencyReader;
+struct LatencyLatest;
 class SlowlogModel;
 class SlowlogReader;
 
-// `show slowlog`: one poll of the slow log panel's reader into its model, newest entry first.
-class ShowSlowlog final : public PanelShow
+// `show slowlog`: one poll of the slow log panel's reader into its model, and one read of its
+// latency monitor. Tables: entries (newest first, the default), commands (the per-command
+// table under the plot), latency (the latency monitor's events).
+class ShowSlowlog final : public TablesShow
 {
     Q_OBJECT
 public:
@@ -18,10 +23,16 @@ public:
     QList<Column> columns() const override;
     qsizetype recordCount() const override;
     void writeRecord(RecordWriter &writer, qsizetype row) const override;
-    QJsonObject coverage() const override;
 
 private:
+    bool entriesTable() const;
+    void onLatency(const LatencyLatest &latest);
+    void maybeReady();
+
     SlowlogReader *m_reader;
     SlowlogModel *m_model;
-    SlowlogConfig m_config;
+    LatencyReader *m_latency;
+    LatencyEventsModel *m_events;
+    bool m_polled = false;
+    bool m_latencyRead = false;
 };

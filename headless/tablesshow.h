@@ -25,6 +25,8 @@ protected:
     // The panel's tables in the order it shows them; the first is the default.
     void addTable(const QString &name, const QAbstractItemModel *model) { m_tables.append({name, model}); }
     void tablesReady();
+    // The table the records are, once tablesReady() found it.
+    const QString &table() const { return m_table; }
     QJsonObject m_coverage; // what a subclass adds about its read
 
 private:

@@ -48,6 +48,9 @@ private Q_SLOTS:
     void keysLimitAndMatch();
     void locksShowTheDeadlock();
     void leaderboardAndGeoMatchTheServer();
+    void slowlogTablesHoldWhatTheServerLogged();
+    void streamGroupMatchesTheServer();
+    void streamReadErrorsExitOne();
     void otherFormatsHoldTheSameRows_data();
     void otherFormatsHoldTheSameRows();
     void errorsExitTwo_data();
@@ -142,6 +145,8 @@ void TestShow::conformsToSchema_data()
         {"overview", {"--table", "facts"}, 3},
         {"ttl", {}, 3},
         {"slowlog", {}, 0},
+        {"slowlog", {"--table", "commands"}, 0},
+        {"slowlog", {"--table", "latency"}, 0},
         {"memory", {}, 3},
         {"memory", {"--table", "top"}, 3},
         {"locks", {}, 3},
@@ -154,6 +159,9 @@ void TestShow::conformsToSchema_data()
         {"leaderboard", {"lb:weekly:2026-W49"}, 50},
         {"geo", {"geo:cities"}, 10},
         {"streams", {}, 2},
+        {"streams", {"--stream", "events:orders"}, 2},
+        {"streams", {"--stream", "events:orders", "--group", "billing", "--table", "consumers"}, 2},
+        {"streams", {"--stream", "events:orders", "--group", "billing", "--table", "pending"}, 10},
         {"queues", {}, 1},
         {"queues", {"--table", "delayed"}, 1},
     };
@@ -482,6 +490,139 @@ void TestShow::otherFormatsHoldTheSameRows()
     }
 }
 
+void TestShow::slowlogTablesHoldWhatTheServerLogged()
+{
+    // The demo's server logs what takes over 1 ms and records latency spikes over 2 ms.
+    RawConnection raw(m_demo->profile().port);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(raw.command({"DEBUG", "SLEEP", "0.01"}), RedisValue::status("OK"));
+    const qint64 logged = raw.command({"SLOWLOG", "LEN"}).toInteger();
+    QVERIFY(logged >= 3);
+
+    const QJsonObject entries = document({QStringLiteral("slowlog")});
+    QVERIFY(entries.value(QStringLiteral("records")).toArray().size() >= logged);
+    QCOMPARE(entries.value(QStringLiteral("coverage")).toObject().value(QStringLiteral("table")).toString(),
+             QStringLiteral("entries"));
+
+    // The per-command table: the sleeps on one row, counted and timed as the entries were.
+    const QJsonObject commands = document({QStringLiteral("slowlog"), QStringLiteral("--table"), QStringLiteral("commands")});
+    QJsonObject sleep;
+    for (const QJsonValue v : commands.value(QStringLiteral("records")).toArray()) {
+        if (v.toObject().value(QStringLiteral("command")).toString() == QLatin1String("DEBUG SLEEP"))
+            sleep = v.toObject();
+    }
+    QVERIFY2(!sleep.isEmpty(), QJsonDocument(commands).toJson().constData());
+    qint64 sleeps = 0;
+    for (const QJsonValue v : entries.value(QStringLiteral("records")).toArray())
+        sleeps += v.toObject().value(QStringLiteral("command")).toString().startsWith(QLatin1String("DEBUG SLEEP")) ? 1 : 0;
+    QCOMPARE(qint64(sleep.value(QStringLiteral("count_value")).toDouble()), sleeps);
+    QVERIFY(sleep.value(QStringLiteral("max_value")).toDouble() >= 10); // ms
+    QString problems = validate(QStringLiteral("slowlog"), QJsonDocument(commands).toJson(), QStringLiteral("json"));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+
+    // The latency monitor: a 10 ms sleep is a "command" spike over the 2 ms threshold.
+    const qsizetype eventsBefore = raw.command({"LATENCY", "LATEST"}).size();
+    const QJsonObject latency = document({QStringLiteral("slowlog"), QStringLiteral("--table"), QStringLiteral("latency")});
+    QCOMPARE(latency.value(QStringLiteral("coverage")).toObject().value(QStringLiteral("latency_threshold_ms")).toInt(), 2);
+    QStringList events;
+    for (const QJsonValue v : latency.value(QStringLiteral("records")).toArray())
+        events.append(v.toObject().value(QStringLiteral("event")).toString());
+    QVERIFY2(events.contains(QStringLiteral("command")), qPrintable(events.join(u',')));
+    QVERIFY(events.size() >= eventsBefore);
+    QVERIFY(events.size() <= raw.command({"LATENCY", "LATEST"}).size());
+    problems = validate(QStringLiteral("slowlog"), QJsonDocument(latency).toJson(), QStringLiteral("json"));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+}
+
+void TestShow::streamGroupMatchesTheServer()
+{
+    RawConnection raw(m_demo->profile().port);
+    const QByteArray key = "events:orders", group = "billing";
+    const QStringList open{QStringLiteral("streams"), QStringLiteral("--stream"), QString::fromLatin1(key)};
+
+    // Groups: the names and pending counts of XINFO GROUPS.
+    const QJsonObject groups = document(open);
+    QHash<QString, QString> pendingOf;
+    for (const QJsonValue v : groups.value(QStringLiteral("records")).toArray())
+        pendingOf.insert(v.toObject().value(QStringLiteral("group")).toString(),
+                         v.toObject().value(QStringLiteral("pending")).toString());
+    const RedisValue info = raw.command({"XINFO", "GROUPS", key});
+    QCOMPARE(pendingOf.size(), info.size());
+    for (const RedisValue &g : info.elements()) {
+        QByteArray name;
+        qint64 pending = -1;
+        for (qsizetype i = 0; i + 1 < g.size(); i += 2) {
+            if (g.at(i).bytes() == "name")
+                name = g.at(i + 1).bytes();
+            else if (g.at(i).bytes() == "pending")
+                pending = g.at(i + 1).toInteger();
+        }
+        QCOMPARE(pendingOf.value(QString::fromLatin1(name)), QString::number(pending));
+    }
+    const QJsonObject subject = groups.value(QStringLiteral("subject")).toObject();
+    QCOMPARE(qint64(subject.value(QStringLiteral("length")).toDouble()), raw.command({"XLEN", key}).toInteger());
+
+    // Consumers: XINFO CONSUMERS, names and pending counts.
+    const QJsonObject consumers = document(open + QStringList{"--group", QString::fromLatin1(group), "--table", "consumers"});
+    QHash<QString, QString> consumerPending;
+    for (const QJsonValue v : consumers.value(QStringLiteral("records")).toArray())
+        consumerPending.insert(v.toObject().value(QStringLiteral("consumer")).toString(),
+                               v.toObject().value(QStringLiteral("pending")).toString());
+    const RedisValue serverConsumers = raw.command({"XINFO", "CONSUMERS", key, group});
+    QCOMPARE(consumerPending.size(), serverConsumers.size());
+    for (const RedisValue &c : serverConsumers.elements())
+        QCOMPARE(consumerPending.value(QString::fromLatin1(c.at(1).bytes())), QString::number(c.at(3).toInteger()));
+
+    // The first page of pending entries, in XPENDING's order, with the panel's verdicts.
+    const int page = 7;
+    const QJsonObject pending = document(open + QStringList{"--group", QString::fromLatin1(group), "--table", "pending",
+                                                            "--limit", QString::number(page)});
+    const QJsonArray rows = pending.value(QStringLiteral("records")).toArray();
+    const RedisValue serverPage = raw.command({"XPENDING", key, group, "-", "+", QByteArray::number(page)});
+    QCOMPARE(rows.size(), serverPage.size());
+    int poison = 0;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        const QJsonObject row = rows.at(i).toObject();
+        const RedisValue &entry = serverPage.at(i);
+        QCOMPARE(row.value(QStringLiteral("id")).toString().toLatin1(), entry.at(0).bytes());
+        QCOMPARE(row.value(QStringLiteral("consumer")).toString().toLatin1(), entry.at(1).bytes());
+        const qint64 deliveries = entry.at(3).toInteger();
+        QCOMPARE(row.value(QStringLiteral("deliveries")).toString(), QString::number(deliveries));
+        const bool gone = raw.command({"XRANGE", key, entry.at(0).bytes(), entry.at(0).bytes()}).size() == 0;
+        const QString state = row.value(QStringLiteral("state")).toString();
+        QVERIFY2(state.contains(QLatin1String("poison")) == (deliveries > 5), qPrintable(state));
+        QVERIFY2(state.contains(QLatin1String("deleted")) == gone, qPrintable(state));
+        poison += deliveries > 5 ? 1 : 0;
+    }
+    QVERIFY(poison > 0); // the demo's billing group has poison entries
+    const QJsonObject summary = pending.value(QStringLiteral("subject")).toObject();
+    QCOMPARE(qint64(summary.value(QStringLiteral("pending")).toDouble()), raw.command({"XPENDING", key, group}).at(0).toInteger());
+    const QJsonObject coverage = pending.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("pending_page_size")).toInt(), page);
+    QCOMPARE(coverage.value(QStringLiteral("more_pending")).toBool(), summary.value(QStringLiteral("pending")).toInt() > page);
+}
+
+void TestShow::streamReadErrorsExitOne()
+{
+    // The connection worked, the read did not: exit 1, one line saying what is missing.
+    const struct
+    {
+        QStringList args;
+        const char *says;
+    } cases[] = {
+        {{"streams", "--stream", "no:such:stream"}, "no such key"},
+        {{"streams", "--stream", "lock:migration:schema-v42"}, "cannot read the stream"},
+        {{"streams", "--stream", "events:orders", "--group", "nobody"}, "has no group nobody (groups: analytics, billing)"},
+    };
+    for (const auto &c : cases) {
+        const Run r = show(c.args + at());
+        QVERIFY2(r.code == 1, qPrintable(QStringLiteral("exit %1: %2").arg(r.code).arg(QString::fromUtf8(r.err))));
+        QCOMPARE(r.out, QByteArray());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(c.says), r.err.constData());
+    }
+}
+
 void TestShow::errorsExitTwo_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -503,6 +644,10 @@ void TestShow::errorsExitTwo_data()
     QTest::newRow("bad format") << QStringList{"keys", "--format", "xml"} << "--format";
     QTest::newRow("bad limit") << QStringList{"keys", "--limit", "-3"} << "--limit";
     QTest::newRow("match where nothing scans") << QStringList{"slowlog", "--match", "a*"} << "--match";
+    QTest::newRow("stream of another panel") << QStringList{"queues", "--stream", "s"} << "--stream";
+    QTest::newRow("group without stream") << QStringList{"streams", "--group", "g"} << "--group";
+    QTest::newRow("match with one stream") << QStringList{"streams", "--stream", "s", "--match", "a*"} << "--match";
+    QTest::newRow("empty stream") << QStringList{"streams", "--stream", ""} << "--stream";
 }
 
 void TestShow::errorsExitTwo()
@@ -616,6 +761,8 @@ void TestShow::panelNeedsNameWhatPanelsSend_data()
     QTest::newRow("queues") << QStringLiteral("queues") << QStringList();
     QTest::newRow("queues --jobs") << QStringLiteral("queues") << QStringList{"--jobs", "failed"};
     QTest::newRow("streams") << QStringLiteral("streams") << QStringList();
+    QTest::newRow("streams --group") << QStringLiteral("streams")
+                                     << QStringList{"--stream", "events:orders", "--group", "billing"};
     QTest::newRow("leaderboard") << QStringLiteral("leaderboard") << QStringList{"lb:weekly:2026-W49"};
     QTest::newRow("geo") << QStringLiteral("geo") << QStringList{"geo:cities"};
 }
