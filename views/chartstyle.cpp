@@ -157,6 +157,33 @@ void label(QCPAxis *axis, const QString &text)
     axis->setLabel(text);
 }
 
+QCustomPlot *narrowTimePlot(QWidget *parent, const QString &objectName)
+{
+    auto *plot = new QCustomPlot(parent);
+    plot->setObjectName(objectName);
+    plot->setMinimumHeight(140);
+    plot->setNoAntialiasingOnDrag(true);
+    useTimeAxis(plot->xAxis);
+    plot->xAxis->ticker()->setTickCount(4);
+    return plot;
+}
+
+void putLegendAbove(QCustomPlot *plot)
+{
+    plot->legend->setVisible(true);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    // The legend at its natural width on the left, an empty element taking the rest.
+    auto *row = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(0, 0, row);
+    row->addElement(0, 0, plot->legend);
+    row->addElement(0, 1, new QCPLayoutElement(plot));
+    row->setColumnStretchFactors({0.001, 1});
+    row->setMargins(QMargins(plot->axisRect()->margins().left(), 0, 0, 0));
+    plot->legend->setMargins(QMargins(4, 2, 4, 2));
+}
+
 bool savePng(QCustomPlot *plot, const QString &file, QString *error)
 {
     if (plot->savePng(file, plot->width(), plot->height()))

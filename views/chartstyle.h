@@ -30,6 +30,13 @@ void useTimeAxis(QCPAxis *axis);
 void useBytesAxis(QCPAxis *axis, const QString &suffix = {});
 // Axis label with a unit, the same way on every chart: "Memory (bytes)".
 void label(QCPAxis *axis, const QString &text);
+// A chart that shares its width with a table: a time axis with fewer, wider-spaced labels.
+QCustomPlot *narrowTimePlot(QWidget *parent, const QString &objectName);
+// A one-line legend above the axis rect (inside, it would hide points wherever it sat).
+void putLegendAbove(QCustomPlot *plot);
+// The narrowest time range such a chart shows, so whole-second points do not get a tick
+// label each.
+constexpr double kMinTimeSpanSecs = 120;
 // Writes the plot as PNG at its on-screen size; false with 'error' set on failure.
 bool savePng(QCustomPlot *plot, const QString &file, QString *error = nullptr);
 

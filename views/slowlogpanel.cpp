@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slowlogpanel.h"
 
-#include "bytesescape.h"
 #include "chartstyle.h"
 #include "format.h"
-#include "latencyreader.h"
+#include "latencymonitor.h"
 #include "redisclient.h"
 #include "slowlogmodel.h"
 #include "slowlogreader.h"
@@ -13,12 +12,10 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -38,37 +35,6 @@ QTableView *makeTable(QWidget *parent, const QString &name)
     return table;
 }
 
-QCustomPlot *makePlot(QWidget *parent, const QString &name)
-{
-    auto *plot = new QCustomPlot(parent);
-    plot->setObjectName(name);
-    plot->setMinimumHeight(140);
-    plot->setNoAntialiasingOnDrag(true);
-    chartstyle::useTimeAxis(plot->xAxis);
-    // These charts share the width with a table: fewer, wider-spaced time labels.
-    plot->xAxis->ticker()->setTickCount(4);
-    return plot;
-}
-
-constexpr double kMinSpanSecs = 120;
-
-// A one-line legend above the axis rect: inside it would hide points wherever it sits.
-void putLegendAbove(QCustomPlot *plot)
-{
-    plot->legend->setVisible(true);
-    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot->plotLayout()->insertRow(0);
-    plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    // The legend at its natural width on the left, an empty element taking the rest.
-    auto *row = new QCPLayoutGrid;
-    plot->plotLayout()->addElement(0, 0, row);
-    row->addElement(0, 0, plot->legend);
-    row->addElement(0, 1, new QCPLayoutElement(plot));
-    row->setColumnStretchFactors({0.001, 1});
-    row->setMargins(QMargins(plot->axisRect()->margins().left(), 0, 0, 0));
-    plot->legend->setMargins(QMargins(4, 2, 4, 2));
-}
-
 } // namespace
 
 SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
@@ -76,7 +42,7 @@ SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
       m_client(client),
       m_model(new SlowlogModel(this)),
       m_reader(new SlowlogReader(client, this)),
-      m_latency(new LatencyReader(client, this))
+      m_latency(new LatencyMonitor(client, this))
 {
     buildUi();
     applyStyle();
@@ -95,12 +61,6 @@ SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
         m_missed += n;
         updateStatus();
     });
-    connect(m_latency, &LatencyReader::latestAvailable, this, &SlowlogPanel::onLatencyLatest);
-    connect(m_latency, &LatencyReader::historyAvailable, this,
-            [this](const QByteArray &event, const QList<LatencySample> &samples) {
-                if (event == m_latencyEvent)
-                    showLatencyHistory(event, samples);
-            });
     // Flags change when key sizes arrive; the chart follows on its timer.
     connect(m_model, &QAbstractItemModel::dataChanged, this, &SlowlogPanel::scheduleReplot);
     connect(m_model, &QAbstractItemModel::modelReset, this, &SlowlogPanel::scheduleReplot);
@@ -134,7 +94,6 @@ void SlowlogPanel::buildUi()
 
     buildPlot();
     buildTables();
-    QWidget *latencyBox = buildLatencyBox();
 
     auto *top = new QSplitter(Qt::Horizontal, this);
     top->addWidget(m_plot);
@@ -146,7 +105,7 @@ void SlowlogPanel::buildUi()
     split->setObjectName(QStringLiteral("slowlogSplitter"));
     split->addWidget(top);
     split->addWidget(m_table);
-    split->addWidget(latencyBox);
+    split->addWidget(m_latency);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 2);
@@ -167,7 +126,7 @@ void SlowlogPanel::buildUi()
 // Scatter of durations over time.
 void SlowlogPanel::buildPlot()
 {
-    m_plot = makePlot(this, QStringLiteral("slowlogPlot"));
+    m_plot = chartstyle::narrowTimePlot(this, QStringLiteral("slowlogPlot"));
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
     QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
     logTicker->setLogBase(10);
@@ -184,7 +143,7 @@ void SlowlogPanel::buildPlot()
         g->setLineStyle(QCPGraph::lsNone);
         g->setSelectable(QCP::stSingleData);
     }
-    putLegendAbove(m_plot);
+    chartstyle::putLegendAbove(m_plot);
     m_plotEmpty = new QCPItemText(m_plot);
     m_plotEmpty->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_plotEmpty->position->setCoords(0.5, 0.5);
@@ -246,74 +205,22 @@ void SlowlogPanel::buildTables()
     m_aggregateTable->setToolTip(tr("By command, over the entries shown; percentiles by nearest rank"));
 }
 
-// The latency monitor: events, and the history of the one selected.
-QWidget *SlowlogPanel::buildLatencyBox()
-{
-    auto *latencyBox = new QWidget(this);
-    m_latencyHeader = new QLabel(latencyBox);
-    m_latencyHeader->setObjectName(QStringLiteral("slowlogLatencyHeader"));
-    m_latencyHeader->setTextFormat(Qt::PlainText);
-    m_latencyHint = new QLabel(latencyBox);
-    m_latencyHint->setObjectName(QStringLiteral("slowlogLatencyHint"));
-    m_latencyHint->setTextFormat(Qt::PlainText);
-    m_latencyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_latencyHint->setAlignment(Qt::AlignCenter);
-    m_latencyHint->setWordWrap(true);
-    m_latencyModel = new LatencyEventsModel(this);
-    m_latencyTable = makeTable(latencyBox, QStringLiteral("slowlogLatencyTable"));
-    m_latencyTable->setModel(m_latencyModel);
-    m_latencyTable->horizontalHeader()->setStretchLastSection(false);
-    m_latencyTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    m_latencyTable->setColumnWidth(LatencyEventsModel::LatestAtColumn, digit * 11);
-    m_latencyTable->setColumnWidth(LatencyEventsModel::LatestColumn, digit * 9);
-    m_latencyTable->setColumnWidth(LatencyEventsModel::MaxColumn, digit * 9);
-    connect(m_latencyTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            &SlowlogPanel::onLatencySelectionChanged);
-    m_latencyPlot = makePlot(latencyBox, QStringLiteral("slowlogLatencyPlot"));
-    chartstyle::label(m_latencyPlot->xAxis, tr("Time (server clock)"));
-    chartstyle::label(m_latencyPlot->yAxis, tr("Latency (ms)"));
-    m_latencyGraph = m_latencyPlot->addGraph();
-    putLegendAbove(m_latencyPlot);
-    auto *latencySplit = new QSplitter(Qt::Horizontal, latencyBox);
-    latencySplit->addWidget(m_latencyTable);
-    latencySplit->addWidget(m_latencyPlot);
-    latencySplit->setStretchFactor(0, 2);
-    latencySplit->setStretchFactor(1, 3);
-    m_latencyStack = new QStackedWidget(latencyBox);
-    m_latencyStack->setObjectName(QStringLiteral("slowlogLatencyStack"));
-    m_latencyStack->addWidget(m_latencyHint);
-    m_latencyStack->addWidget(latencySplit);
-    auto *latencyLayout = new QVBoxLayout(latencyBox);
-    latencyLayout->setContentsMargins(0, 0, 0, 0);
-    latencyLayout->addWidget(m_latencyHeader);
-    latencyLayout->addWidget(m_latencyStack, 1);
-    m_latencyHeader->setText(tr("Latency monitor"));
-    m_latencyHint->setText(tr("waiting for the server…"));
-    return latencyBox;
-}
-
 void SlowlogPanel::applyStyle()
 {
     const QPalette pal = palette();
     chartstyle::apply(m_plot, pal);
-    chartstyle::apply(m_latencyPlot, pal);
     const QColor normal = chartstyle::series(0, pal);
     const QColor bad = chartstyle::bad(pal);
     m_normalGraph->setPen(QPen(normal));
     m_normalGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, normal, normal, 6));
     m_flaggedGraph->setPen(QPen(bad));
     m_flaggedGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, bad, bad, 8));
-    const QColor latency = chartstyle::series(1, pal);
-    m_latencyGraph->setPen(QPen(latency, 1.5));
-    m_latencyGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, latency, pal.color(QPalette::Base), 6));
     m_plotEmpty->setColor(pal.color(QPalette::PlaceholderText));
     m_model->setProblemColor(bad);
     QPalette errorPalette = m_error->palette();
     errorPalette.setColor(QPalette::WindowText, bad);
     m_error->setPalette(errorPalette);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
-    m_latencyPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void SlowlogPanel::changeEvent(QEvent *event)
@@ -331,7 +238,7 @@ void SlowlogPanel::activeChanged(bool active)
     }
     m_reader->stop();
     // Replies still travelling are for a panel nobody looks at.
-    m_latency->cancel();
+    m_latency->stop();
 }
 
 void SlowlogPanel::clearView()
@@ -500,7 +407,7 @@ void SlowlogPanel::rebuildPlot()
         const double first = double(points.constFirst().t), last = double(points.constLast().t);
         // At least two minutes wide: entries have whole seconds, and a span of a few seconds
         // would put a tick label on every one of them.
-        const double pad = qMax(kMinSpanSecs / 2 - (last - first) / 2, (last - first) * 0.04);
+        const double pad = qMax(chartstyle::kMinTimeSpanSecs / 2 - (last - first) / 2, (last - first) * 0.04);
         m_plot->xAxis->setRange(first - pad, last + pad);
         // Whole decades, at least two, so the log axis always has labelled ticks.
         double lower = std::pow(10.0, std::floor(std::log10(minMs)));
@@ -513,105 +420,13 @@ void SlowlogPanel::rebuildPlot()
     m_plot->replot();
 }
 
-// ---------------------------------------------------------------------------------------------
-// Latency monitor
+bool SlowlogPanel::latencyMonitorOn() const
+{
+    return m_latency->isOn();
+}
 
 void SlowlogPanel::pollLatency()
 {
-    if (!isActive())
-        return;
-    m_latency->refresh();
-    requestLatencyHistory();
-}
-
-void SlowlogPanel::onLatencyLatest(const LatencyLatest &latest)
-{
-    if (latest.error) {
-        m_latencyHint->setText(tr("Latency monitor: %1").arg(latest.error.message));
-        m_latencyStack->setCurrentWidget(m_latencyHint);
-        return;
-    }
-    const bool known = latest.thresholdMs >= 0;
-    const qint64 threshold = latest.thresholdMs;
-    m_latencyThresholdMs = threshold;
-    if (known && threshold == 0) {
-        m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold 0 (off)"));
-        m_latencyHint->setText(tr("latency monitor is off: CONFIG SET latency-monitor-threshold 100 turns it on "
-                                  "(events slower than 100 ms are then recorded)"));
-        m_latencyStack->setCurrentWidget(m_latencyHint);
-        return;
-    }
-    if (known)
-        m_latencyHeader->setText(tr("Latency monitor · latency-monitor-threshold %1 ms").arg(threshold));
-    else if (latest.configError.kind == RedisError::Kind::NoPerm)
-        m_latencyHeader->setText(
-            tr("Latency monitor · threshold unknown: CONFIG GET needs +config|get for user %1").arg(userName()));
-    else
-        m_latencyHeader->setText(tr("Latency monitor · threshold unknown"));
-
-    if (const RedisError &e = latest.latestError) {
-        m_latencyHint->setText(e.kind == RedisError::Kind::NoPerm
-                                   ? tr("Latency monitor: needs +latency for user %1").arg(userName())
-                                   : tr("Latency monitor: %1").arg(e.message));
-        m_latencyStack->setCurrentWidget(m_latencyHint);
-        return;
-    }
-    m_latencyStack->setCurrentIndex(1);
-    showLatencyEvents(latest.events);
-}
-
-void SlowlogPanel::showLatencyEvents(const QList<LatencyEvent> &events)
-{
-    // Merged by name: the current row stays on its event while the numbers are updated.
-    m_latencyModel->setRows(events);
-    if (events.isEmpty()) {
-        m_latencyEvent.clear();
-        showLatencyHistory({}, {});
-        return;
-    }
-    const int row = qMax(0, m_latencyModel->rowOf(m_latencyEvent));
-    if (m_latencyTable->currentIndex().row() != row)
-        m_latencyTable->setCurrentIndex(m_latencyModel->index(row, 0)); // asks for the history
-}
-
-void SlowlogPanel::onLatencySelectionChanged()
-{
-    const QModelIndex current = m_latencyTable->currentIndex();
-    const QByteArray event = current.data(RowTableRoles::KeyRole).toByteArray();
-    if (event == m_latencyEvent)
-        return;
-    m_latencyEvent = event;
-    requestLatencyHistory();
-}
-
-void SlowlogPanel::requestLatencyHistory()
-{
-    if (m_latencyEvent.isEmpty() || !isActive())
-        return;
-    m_latency->readHistory(m_latencyEvent);
-}
-
-void SlowlogPanel::showLatencyHistory(const QByteArray &event, const QList<LatencySample> &samples)
-{
-    QVector<QCPGraphData> data;
-    data.reserve(samples.size());
-    double maxMs = 0;
-    for (const LatencySample &s : samples) {
-        data.append(QCPGraphData(double(s.timestamp), double(s.latencyMs)));
-        maxMs = qMax(maxMs, double(s.latencyMs));
-    }
-    std::sort(data.begin(), data.end(), [](const QCPGraphData &a, const QCPGraphData &b) { return a.key < b.key; });
-    m_latencyGraph->data()->set(data, true);
-    m_latencyGraph->setName(event.isEmpty() ? tr("no event") : tr("event “%1”").arg(bytesescape::escape(event)));
-    if (data.isEmpty()) {
-        const double now = double(QDateTime::currentSecsSinceEpoch());
-        m_latencyPlot->xAxis->setRange(now - 600, now);
-        m_latencyPlot->yAxis->setRange(0, 100);
-    } else {
-        const double first = data.constFirst().key, last = data.constLast().key;
-        const double pad = qMax(kMinSpanSecs / 2 - (last - first) / 2, (last - first) * 0.04);
-        m_latencyPlot->xAxis->setRange(first - pad, last + pad);
-        m_latencyPlot->yAxis->setRange(0, maxMs * 1.2);
-    }
-    m_latencyPlot->replot();
+    if (isActive())
+        m_latency->poll();
 }

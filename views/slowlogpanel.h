@@ -7,6 +7,7 @@
 
 #include <QPointer>
 
+class LatencyMonitor;
 class QCPGraph;
 class QCPItemText;
 class QCustomPlot;
@@ -14,15 +15,11 @@ class QLabel;
 class QModelIndex;
 class QPushButton;
 class QSortFilterProxyModel;
-class QStackedWidget;
 class QTableView;
 class QTimer;
 class RedisClient;
-class LatencyEventsModel;
 class SlowlogModel;
 class SlowlogReader;
-class LatencyReader;
-struct LatencyLatest;
 
 // The slow log, live: the configuration (slowlog-log-slower-than, slowlog-max-len), a scatter
 // of durations over time with flagged entries in the "bad" colour, the entries (activating one
@@ -49,7 +46,7 @@ public:
     qint64 missedCount() const { return m_missed; }
     int resetsSeen() const { return m_resets; }
     // Latency monitor: true when it is on (threshold > 0), false when off or unknown.
-    bool latencyMonitorOn() const { return m_latencyThresholdMs > 0; }
+    bool latencyMonitorOn() const;
 
 public Q_SLOTS:
     void clearView();
@@ -62,7 +59,6 @@ private:
     void buildUi();
     void buildPlot();
     void buildTables();
-    QWidget *buildLatencyBox();
     void applyStyle();
     void onEntries(const QList<SlowlogEntry> &entries, int epoch);
     void onPolled();
@@ -73,17 +69,12 @@ private:
     void rebuildPlot();
     void updateStatus();
     void pollLatency();
-    void requestLatencyHistory();
-    void onLatencyLatest(const LatencyLatest &latest);
-    void showLatencyEvents(const QList<LatencyEvent> &events);
-    void showLatencyHistory(const QByteArray &event, const QList<LatencySample> &samples);
-    void onLatencySelectionChanged();
     QString userName() const;
 
     RedisClient *m_client;
     SlowlogModel *m_model;
     SlowlogReader *m_reader;
-    LatencyReader *m_latency;
+    LatencyMonitor *m_latency;
     bool m_hasContent = false;
     qint64 m_missed = 0;
     int m_resets = 0;
@@ -108,14 +99,4 @@ private:
     QTableView *m_aggregateTable = nullptr;
     QSortFilterProxyModel *m_aggregateProxy = nullptr;
 
-    // Latency monitor.
-    QLabel *m_latencyHeader = nullptr;
-    QStackedWidget *m_latencyStack = nullptr;
-    QLabel *m_latencyHint = nullptr;
-    QTableView *m_latencyTable = nullptr;
-    LatencyEventsModel *m_latencyModel = nullptr;
-    QCustomPlot *m_latencyPlot = nullptr;
-    QCPGraph *m_latencyGraph = nullptr;
-    qint64 m_latencyThresholdMs = -1; // -1 unknown
-    QByteArray m_latencyEvent; // the event whose history is shown
 };
