@@ -3,6 +3,7 @@
 
 #include "qcp.h"
 
+#include <QFontMetrics>
 #include <QPalette>
 #include <algorithm>
 #include <cmath>
@@ -164,7 +165,12 @@ QCustomPlot *narrowTimePlot(QWidget *parent, const QString &objectName)
     plot->setMinimumHeight(140);
     plot->setNoAntialiasingOnDrag(true);
     useTimeAxis(plot->xAxis);
-    plot->xAxis->ticker()->setTickCount(4);
+    // As many ticks as labels fit with a label's width between them: a fixed count ran the
+    // labels together once a splitter made the chart narrow.
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+        const int label = QFontMetrics(plot->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("00:00:00"));
+        plot->xAxis->ticker()->setTickCount(qBound(2, plot->axisRect()->width() / qMax(1, 2 * label), 4));
+    });
     return plot;
 }
 

@@ -98,9 +98,9 @@ void SlowlogPanel::buildUi()
     auto *top = new QSplitter(Qt::Horizontal, this);
     top->addWidget(m_plot);
     top->addWidget(m_aggregateTable);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
-    top->setSizes({550, 450}); // the aggregate's command names need room in a narrow window
+    top->setStretchFactor(0, 1);
+    top->setStretchFactor(1, 1);
+    top->setSizes({500, 500}); // the aggregate's command names need room in a narrow window
     auto *split = new QSplitter(Qt::Vertical, this);
     split->setObjectName(QStringLiteral("slowlogSplitter"));
     split->addWidget(top);
