@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "scanbatch.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <QString>
@@ -17,13 +19,15 @@ public:
 
     // UNLINK the key.
     void deleteKey(const QByteArray &key);
-    // RENAMENX: fails when 'to' exists.
+    // RENAMENX: fails when 'to' exists. The renamed key's TYPE and PTTL are read in the same
+    // round trip, so the browser can show it even when it had not listed 'from' yet.
     void renameKey(const QByteArray &from, const QByteArray &to);
 
 Q_SIGNALS:
     // 'existed' is false when the key was already gone.
     void keyDeleted(const QByteArray &key, bool existed);
-    void keyRenamed(const QByteArray &from, const QByteArray &to);
+    // 'now' is the key under its new name, as read right after the rename ('capturedAtMs').
+    void keyRenamed(const QByteArray &from, const ScannedKey &now, qint64 capturedAtMs);
     void deleteFailed(const QByteArray &key, const QString &message);
     void renameFailed(const QByteArray &from, const QByteArray &to, const QString &message);
 

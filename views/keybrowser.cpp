@@ -385,11 +385,24 @@ void KeyBrowser::setTypeHint(const QByteArray &key, KeyTreeModel::TypeHint hint)
     m_filterModel->setTypeHint(key, hint);
 }
 
-bool KeyBrowser::renameKey(const QByteArray &from, const QByteArray &to)
+bool KeyBrowser::renameKey(const QByteArray &from, const ScannedKey &now, qint64 capturedAtMs)
 {
+    const QByteArray &to = now.name;
     const bool known = m_model->renameKey(from, to);
-    if (!m_filter.isEmpty() && m_filterModel->renameKey(from, to) && !to.startsWith(m_filter.prefix))
-        m_filterModel->removeKey(to); // renamed out of the filtered namespace
+    // Renamed before the scan listed it: the key is real under its new name all the same.
+    const bool exists = now.type != KeyType::None && now.type != KeyType::Unknown;
+    if (!known && exists)
+        m_model->upsertKey(now, capturedAtMs);
+    if (!m_filter.isEmpty()) {
+        const bool matches
+            = m_filter.matches(to, ttl::expireAt(now.pttlMs, capturedAtMs), QDateTime::currentMSecsSinceEpoch());
+        if (m_filterModel->renameKey(from, to)) {
+            if (!matches)
+                m_filterModel->removeKey(to); // renamed out of what the filter shows
+        } else if (matches && exists) {
+            m_filterModel->upsertKey(now, capturedAtMs);
+        }
+    }
     return known;
 }
 

@@ -51,7 +51,9 @@ public:
     // After a key was deleted or renamed on the server: every model forgets or moves it.
     void removeKey(const QByteArray &key);
     void setTypeHint(const QByteArray &key, KeyTreeModel::TypeHint hint);
-    bool renameKey(const QByteArray &from, const QByteArray &to);
+    // 'now' is the key under its new name as read right after the rename: it is added when the
+    // scan had not listed 'from'. True when 'from' was listed.
+    bool renameKey(const QByteArray &from, const ScannedKey &now, qint64 capturedAtMs);
     // The pattern column reads verdicts through 'lookup' (the PatternIndex); patternsChanged()
     // repaints the rows of keys whose verdict arrived.
     void setPatternLookup(const KeyTreeModel::PatternLookup &lookup);

@@ -24,6 +24,7 @@
 #include "valueview.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -254,6 +255,22 @@ void TestMainWindow::renameExactBytes()
     QVERIFY(failed.first().first().toString().contains(QLatin1String("already exists")));
     QCOMPARE(m_server.command({"TYPE", "session:abc"}).bytes(), QByteArray("hash"));
     QCOMPARE(m_server.command({"EXISTS", to}).toInteger(), 1);
+
+    // A key written after the scan, renamed before any scan listed it: the browser shows it
+    // under its new name, with its type and TTL, as soon as the rename is done.
+    m_server.command({"RPUSH", "late:list", "a", "b"});
+    m_server.command({"PEXPIRE", "late:list", "600000"});
+    KeyTreeModel *model = w->keyBrowser()->model();
+    QVERIFY(!model->contains("late:list"));
+    w->renameKey("late:list", "late:renamed", false);
+    QVERIFY(renamed.wait(5000));
+    QVERIFY(model->contains("late:renamed"));
+    QCOMPARE(model->keysOfType(KeyType::List), QList<QByteArray>{"late:renamed"});
+    const ScanBatch held = model->matching(KeyFilter{}, QDateTime::currentMSecsSinceEpoch());
+    qint64 pttl = -2;
+    for (const ScannedKey &k : held.keys)
+        pttl = k.name == "late:renamed" ? k.pttlMs : pttl;
+    QVERIFY2(pttl > 590000 && pttl <= 600000, qPrintable(QString::number(pttl)));
 }
 
 void TestMainWindow::readOnlyRefusesDelete()
