@@ -767,16 +767,16 @@ void MainWindow::connectKeyActions()
                 statusBar()->showMessage(tr("Rename failed: %1").arg(why), 8000);
                 Q_EMIT operationFailed(why);
             });
-    connect(m_keyActions, &KeyActions::keyRenamed, this, [this](const QByteArray &from, const ScannedKey &now,
-                                                                qint64 capturedAtMs) {
-        // RENAMENX keeps the value and its TTL: the tree entry moves as it is, or appears under
-        // its new name when the scan had not listed it yet.
-        const QByteArray &to = now.name;
-        m_browser->renameKey(from, now, capturedAtMs);
-        if (m_valueView->reader()->hasKey() && m_valueView->currentKey() == from)
-            m_valueView->openKey(to, m_valueView->reader()->currentType());
-        Q_EMIT keyRenamed(from, to);
-    });
+    connect(m_keyActions, &KeyActions::keyRenamed, this,
+            [this](const QByteArray &from, const ScannedKey &now, qint64 capturedAtMs) {
+                // RENAMENX keeps the value and its TTL: the tree entry moves as it is, or appears under
+                // its new name when the scan had not listed it yet.
+                const QByteArray &to = now.name;
+                m_browser->renameKey(from, now, capturedAtMs);
+                if (m_valueView->reader()->hasKey() && m_valueView->currentKey() == from)
+                    m_valueView->openKey(to, m_valueView->reader()->currentType());
+                Q_EMIT keyRenamed(from, to);
+            });
 }
 
 void MainWindow::promptRename(const QByteArray &key)
