@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "luaresult.h"
+
+#include "keptaside.h"
 #include "threadcheck.h"
 
 #include "bytesescape.h"
@@ -374,8 +376,16 @@ bool LuaHistory::load(QString *error)
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &parseError);
     if (!doc.isObject()) {
+        // The next run would write over it: keep what is there before starting a new history.
+        f.close();
+        QString why;
+        const QString aside = keptaside::keepAside(m_path, &why);
         if (error)
-            *error = QStringLiteral("%1 is not a history file: %2").arg(m_path, parseError.errorString());
+            *error = aside.isEmpty()
+                ? QStringLiteral("%1 is not a history file (%2), and %3").arg(m_path, parseError.errorString(), why)
+                : QStringLiteral("%1 is not a history file (%2); it was kept as %3 and a new "
+                                 "history starts")
+                      .arg(m_path, parseError.errorString(), aside);
         return false;
     }
     const QJsonArray runs = doc.object().value(QLatin1String("runs")).toArray();

@@ -285,6 +285,19 @@ private Q_SLOTS:
         QVERIFY(!bad.load(&error));
         QVERIFY(error.contains(QLatin1String("broken.json")));
         QVERIFY(bad.runs().isEmpty());
+        // The damaged file is kept aside, whole, before the next run writes a new history.
+        QVERIFY2(error.contains(QLatin1String("kept as")), qPrintable(error));
+        const QStringList aside = QDir(dir.path()).entryList({QStringLiteral("broken.json.corrupt-*")});
+        QCOMPARE(aside.size(), 1);
+        QFile kept(dir.filePath(aside.first()));
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("not json"));
+        LuaRun next;
+        next.script = QStringLiteral("return 1");
+        QVERIFY(bad.add(next));
+        LuaHistory reread(broken.fileName());
+        QVERIFY(reread.load());
+        QCOMPARE(reread.runs().size(), 1);
     }
 
     // KEYS and ARGV can be lock tokens: the file is its owner's alone, a failed save is said,
