@@ -232,8 +232,11 @@ int runShow(int argc, char **argv, const CommandLine &cl)
     }
     printWarnings(cl);
     ShowRequest request = cl.show;
-    // The window's settings, unless the line overrides them.
-    Settings settings;
+    // The window's settings, unless the line overrides them; a damaged file is read as far as it
+    // goes and left for the window to keep aside.
+    Settings settings(nullptr, Settings::Damaged::Leave);
+    if (!settings.problem().isEmpty())
+        std::fprintf(stderr, "redislens: %s\n", qPrintable(settings.problem()));
     if (!cl.separator.isEmpty())
         settings.overrideSeparator(cl.separator);
     if (cl.scanRate >= 0)
@@ -284,7 +287,9 @@ int runWindow(int argc, char **argv, const CommandLine &cl)
         return usageError(why);
     QApplication::setApplicationDisplayName(QStringLiteral("RedisLens"));
     askHostKeysInDialogs();
-    Settings settings;
+    Settings settings; // the window says what went wrong with the file, if anything did
+    if (!settings.problem().isEmpty())
+        std::fprintf(stderr, "redislens: %s\n", qPrintable(settings.problem()));
     if (!cl.separator.isEmpty())
         settings.overrideSeparator(cl.separator);
     if (cl.scanRate >= 0)

@@ -144,6 +144,32 @@ void MainWindow::buildBanners(QWidget *central, QVBoxLayout *layout)
     bannerRow->addWidget(m_banner, 1);
     bannerRow->addWidget(m_bannerButton);
     layout->addLayout(bannerRow);
+    buildSettingsNotice(central, layout, warn);
+}
+
+// A settings file that was damaged (kept aside) or cannot be written: said until dismissed.
+void MainWindow::buildSettingsNotice(QWidget *central, QVBoxLayout *layout, const QPalette &warn)
+{
+    auto *row = new QWidget(central);
+    row->setObjectName(QStringLiteral("settingsNotice"));
+    row->setAutoFillBackground(true);
+    row->setPalette(warn);
+    auto *rowLayout = new QHBoxLayout(row);
+    rowLayout->setContentsMargins(8, 3, 4, 3);
+    auto *text = new QLabel(row);
+    text->setWordWrap(true);
+    text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    rowLayout->addWidget(text, 1);
+    auto *dismiss = new QPushButton(tr("Dismiss"), row);
+    connect(dismiss, &QPushButton::clicked, row, &QWidget::hide);
+    rowLayout->addWidget(dismiss);
+    layout->addWidget(row);
+    const auto show = [row, text](const QString &problem) {
+        text->setText(problem);
+        row->setVisible(!problem.isEmpty());
+    };
+    show(m_settings->problem());
+    connect(m_settings, &Settings::problemFound, row, show);
 }
 
 void MainWindow::buildUi()

@@ -33,6 +33,7 @@ class PanelAccess;
 class QVBoxLayout;
 class QDockWidget;
 class QLabel;
+class QPalette;
 class QStackedWidget;
 class QuickSwitcher;
 class QPushButton;
@@ -119,6 +120,7 @@ protected:
 private:
     void buildUi();
     void buildBanners(QWidget *central, QVBoxLayout *layout);
+    void buildSettingsNotice(QWidget *central, QVBoxLayout *layout, const QPalette &warn);
     void connectParts();
     void buildDocks();
     void buildMenus();

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settings.h"
 
+#include "keptaside.h"
+
+#include <QDir>
+#include <QFileInfo>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSettings>
@@ -9,12 +14,88 @@ namespace {
 constexpr int kDefaultScanRate = 50000;
 }
 
-Settings::Settings(QObject *parent) : QObject(parent), m_settings(new QSettings())
-{ }
+Settings::Settings(QObject *parent, Damaged damaged) : QObject(parent), m_settings(new QSettings())
+{
+    checkFile(damaged, {});
+}
 
-Settings::Settings(const QString &iniFile, QObject *parent)
+Settings::Settings(const QString &iniFile, QObject *parent, Damaged damaged)
     : QObject(parent), m_settings(new QSettings(iniFile, QSettings::IniFormat))
-{ }
+{
+    checkFile(damaged, iniFile);
+}
+
+// QSettings reads what it can of a damaged file and, on its next write, replaces the file with
+// that: whatever it could not read would be lost without a word.
+void Settings::checkFile(Damaged damaged, const QString &iniFile)
+{
+    const QString path = m_settings->fileName();
+    const QString shown = QDir::toNativeSeparators(path);
+    // The saved connections are JSON inside the file: an unreadable list would be replaced by
+    // the next connection saved.
+    // allKeys() first: QSettings parses a section only when asked for one of its keys, and says
+    // FormatError only then.
+    m_settings->allKeys();
+    const QVariant saved = m_settings->value(QStringLiteral("connections/saved"));
+    const bool connectionsDamaged = saved.isValid() && !QJsonDocument::fromJson(saved.toByteArray()).isArray();
+    if (m_settings->status() == QSettings::FormatError || connectionsDamaged) {
+        if (damaged == Damaged::Leave) {
+            m_problem = tr("The settings file %1 is damaged; defaults are used where it cannot be read.").arg(shown);
+            m_readOnly = true;
+            return;
+        }
+        delete m_settings;
+        m_settings = nullptr;
+        QString why;
+        const QString aside = keptaside::keepAside(path, &why);
+        m_settings = iniFile.isEmpty() ? new QSettings() : new QSettings(iniFile, QSettings::IniFormat);
+        if (aside.isEmpty()) {
+            m_problem
+                = tr("The settings file %1 is damaged and %2: settings are not saved in this run.").arg(shown, why);
+            m_readOnly = true;
+            return;
+        }
+        m_problem = tr("The settings file %1 was damaged: it was kept as %2, and RedisLens starts with its "
+                       "defaults.")
+                        .arg(shown, QDir::toNativeSeparators(aside));
+        return;
+    }
+    if (m_settings->status() == QSettings::AccessError) {
+        m_problem = tr("The settings file %1 cannot be read: defaults are used.").arg(shown);
+        return;
+    }
+    const QString dir = QFileInfo(path).absolutePath();
+    if (!QDir().mkpath(dir) || !QFileInfo(dir).isWritable()
+        || (QFileInfo::exists(path) && !QFileInfo(path).isWritable())) {
+        m_problem = tr("Settings cannot be saved: %1 is not writable. Changes last for this run only.")
+                        .arg(QDir::toNativeSeparators(dir));
+        m_readOnly = true;
+    }
+}
+
+void Settings::write(const QString &key, const QVariant &value)
+{
+    if (m_readOnly) {
+        m_unsaved.insert(key, value);
+        return;
+    }
+    m_settings->setValue(key, value);
+    m_settings->sync();
+    if (m_settings->status() != QSettings::AccessError)
+        return;
+    // The directory or the disk refused: keep this run's choices in memory, say so once.
+    m_readOnly = true;
+    m_unsaved.insert(key, value);
+    m_problem = tr("Settings cannot be saved to %1: changes last for this run only.")
+                    .arg(QDir::toNativeSeparators(m_settings->fileName()));
+    Q_EMIT problemFound(m_problem);
+}
+
+QVariant Settings::read(const QString &key, const QVariant &fallback) const
+{
+    const auto it = m_unsaved.constFind(key);
+    return it != m_unsaved.constEnd() ? *it : m_settings->value(key, fallback);
+}
 
 Settings::~Settings()
 {
@@ -25,7 +106,7 @@ QByteArray Settings::separator() const
 {
     if (m_separatorOverride)
         return *m_separatorOverride;
-    return m_settings->value(QStringLiteral("browser/separator"), QByteArray(":")).toByteArray();
+    return read(QStringLiteral("browser/separator"), QByteArray(":")).toByteArray();
 }
 
 void Settings::setSeparator(const QByteArray &separator)
@@ -34,7 +115,7 @@ void Settings::setSeparator(const QByteArray &separator)
     m_separatorOverride.reset();
     if (!changed)
         return;
-    m_settings->setValue(QStringLiteral("browser/separator"), separator);
+    write(QStringLiteral("browser/separator"), separator);
     Q_EMIT separatorChanged(separator);
 }
 
@@ -42,7 +123,7 @@ int Settings::scanRate() const
 {
     if (m_scanRateOverride)
         return *m_scanRateOverride;
-    return m_settings->value(QStringLiteral("browser/scanRate"), kDefaultScanRate).toInt();
+    return read(QStringLiteral("browser/scanRate"), kDefaultScanRate).toInt();
 }
 
 void Settings::setScanRate(int commandsPerSecond)
@@ -51,56 +132,55 @@ void Settings::setScanRate(int commandsPerSecond)
     m_scanRateOverride.reset();
     if (!changed)
         return;
-    m_settings->setValue(QStringLiteral("browser/scanRate"), commandsPerSecond);
+    write(QStringLiteral("browser/scanRate"), commandsPerSecond);
     Q_EMIT scanRateChanged(commandsPerSecond);
 }
 
 bool Settings::luaHistoryArguments() const
 {
-    return m_settings->value(QStringLiteral("console/historyArguments"), true).toBool();
+    return read(QStringLiteral("console/historyArguments"), true).toBool();
 }
 
 void Settings::setLuaHistoryArguments(bool keep)
 {
-    m_settings->setValue(QStringLiteral("console/historyArguments"), keep);
+    write(QStringLiteral("console/historyArguments"), keep);
 }
 
 bool Settings::showMemory() const
 {
-    return m_settings->value(QStringLiteral("browser/showMemory"), false).toBool();
+    return read(QStringLiteral("browser/showMemory"), false).toBool();
 }
 
 void Settings::setShowMemory(bool on)
 {
     if (on == showMemory())
         return;
-    m_settings->setValue(QStringLiteral("browser/showMemory"), on);
+    write(QStringLiteral("browser/showMemory"), on);
     Q_EMIT showMemoryChanged(on);
 }
 
 int Settings::childLimit() const
 {
-    return m_settings->value(QStringLiteral("browser/childLimit"), 1000).toInt();
+    return read(QStringLiteral("browser/childLimit"), 1000).toInt();
 }
 
 theme::Theme Settings::theme() const
 {
-    return theme::fromName(m_settings->value(QStringLiteral("window/theme")).toString());
+    return theme::fromName(read(QStringLiteral("window/theme")).toString());
 }
 
 void Settings::setTheme(theme::Theme theme)
 {
     if (theme == this->theme())
         return;
-    m_settings->setValue(QStringLiteral("window/theme"), theme::name(theme));
+    write(QStringLiteral("window/theme"), theme::name(theme));
     Q_EMIT themeChanged(theme);
 }
 
 QList<SavedConnection> Settings::connections() const
 {
     // One JSON array, the export's format: readable, and one key to write atomically.
-    const QJsonArray list
-        = QJsonDocument::fromJson(m_settings->value(QStringLiteral("connections/saved")).toByteArray()).array();
+    const QJsonArray list = QJsonDocument::fromJson(read(QStringLiteral("connections/saved")).toByteArray()).array();
     QList<SavedConnection> out;
     for (const QJsonValue v : list) {
         QString error;
@@ -117,30 +197,28 @@ void Settings::setConnections(const QList<SavedConnection> &connections)
     QJsonArray list;
     for (const SavedConnection &c : connections)
         list.append(c.toJson());
-    m_settings->setValue(QStringLiteral("connections/saved"),
-                         QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact)));
-    m_settings->sync(); // a saved connection survives a crash of the window it opens
+    write(QStringLiteral("connections/saved"), QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact)));
 }
 
 QByteArray Settings::windowGeometry() const
 {
-    return m_settings->value(QStringLiteral("window/geometry")).toByteArray();
+    return read(QStringLiteral("window/geometry")).toByteArray();
 }
 
 QByteArray Settings::windowState() const
 {
-    return m_settings->value(QStringLiteral("window/state")).toByteArray();
+    return read(QStringLiteral("window/state")).toByteArray();
 }
 
 void Settings::setWindowGeometry(const QByteArray &geometry, const QByteArray &state)
 {
-    m_settings->setValue(QStringLiteral("window/geometry"), geometry);
-    m_settings->setValue(QStringLiteral("window/state"), state);
+    write(QStringLiteral("window/geometry"), geometry);
+    write(QStringLiteral("window/state"), state);
 }
 
 int Settings::pollIntervalMs() const
 {
-    return qBound(250, m_settings->value(QStringLiteral("charts/pollIntervalMs"), 1000).toInt(), 60000);
+    return qBound(250, read(QStringLiteral("charts/pollIntervalMs"), 1000).toInt(), 60000);
 }
 
 void Settings::setPollIntervalMs(int ms)
@@ -148,6 +226,6 @@ void Settings::setPollIntervalMs(int ms)
     ms = qBound(250, ms, 60000);
     if (ms == pollIntervalMs())
         return;
-    m_settings->setValue(QStringLiteral("charts/pollIntervalMs"), ms);
+    write(QStringLiteral("charts/pollIntervalMs"), ms);
     Q_EMIT pollIntervalChanged(ms);
 }

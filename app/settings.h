@@ -5,9 +5,11 @@
 #include "theme.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QVariant>
 #include <optional>
 
 class QSettings;
@@ -18,11 +20,20 @@ class Settings : public QObject
 {
     Q_OBJECT
 public:
-    explicit Settings(QObject *parent = nullptr);
+    // What to do with a settings file that cannot be read in full: the window keeps it aside and
+    // starts from the defaults; a headless command reads what it can and writes nothing.
+    enum class Damaged { KeepAside, Leave };
+
+    explicit Settings(QObject *parent = nullptr, Damaged damaged = Damaged::KeepAside);
     // Settings kept in this INI file instead of the user's: for tests, which must never read or
     // write the real preferences.
-    explicit Settings(const QString &iniFile, QObject *parent = nullptr);
+    explicit Settings(const QString &iniFile, QObject *parent = nullptr, Damaged damaged = Damaged::KeepAside);
     ~Settings() override;
+
+    // One sentence for the user when the file was damaged (and where it was kept), cannot be
+    // read, or cannot be written; empty when all is well. Choices made while it cannot be
+    // written last for the run.
+    QString problem() const { return m_problem; }
 
     // Values from the command line: they win for this run and are never written to disk.
     // Changing the same setting in the window replaces the override and is saved as usual.
@@ -59,9 +70,18 @@ Q_SIGNALS:
     void showMemoryChanged(bool on);
     void pollIntervalChanged(int ms);
     void themeChanged(theme::Theme theme);
+    // A write failed (the directory or the disk refused): said once, with problem()'s text.
+    void problemFound(const QString &problem);
 
 private:
+    void checkFile(Damaged damaged, const QString &iniFile);
+    void write(const QString &key, const QVariant &value);
+    QVariant read(const QString &key, const QVariant &fallback = {}) const;
+
     QSettings *m_settings;
+    QString m_problem;
+    bool m_readOnly = false;
+    QHash<QString, QVariant> m_unsaved; // what this run chose while the file cannot be written
     std::optional<QByteArray> m_separatorOverride;
     std::optional<int> m_scanRateOverride;
 };

@@ -105,6 +105,7 @@ private Q_SLOTS:
     void demoScreenshotLeavesNoServer();
     void deadServerFailsClearly();
     void wrongPasswordFailsClearly();
+    void damagedSettingsAreKeptAsideByTheWindowOnly();
 
 private:
     TestServer m_server{{QStringLiteral("--requirepass"), QString()}};
@@ -272,6 +273,48 @@ void TestCli::wrongPasswordFailsClearly()
     QVERIFY2(r.err.contains(QLatin1String("WRONGPASS")) || r.err.contains(QLatin1String("invalid password")),
              qPrintable(r.err));
     QVERIFY(!r.err.contains(QLatin1String("wrong-one")));
+}
+
+// A damaged settings file: show reads what it can, says so and leaves the file as it is; the
+// window keeps it aside, says where, and starts from the defaults.
+void TestCli::damagedSettingsAreKeptAsideByTheWindowOnly()
+{
+    QTemporaryDir home;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+    env.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
+    const QString dir = home.filePath(QStringLiteral("config/RedisLens"));
+    QVERIFY(QDir().mkpath(dir));
+    const QString conf = dir + QStringLiteral("/redislens.conf");
+    const QByteArray damaged = QByteArray("[browser]\nseparator=/\n") + QByteArray("\x00\xff[[[\n", 6);
+    {
+        QFile f(conf);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(damaged);
+    }
+    const QString port = QString::number(m_server.port());
+    const Run show = runApp({QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("-p"), port}, 90000, env);
+    QVERIFY2(show.code == 0, qPrintable(show.err));
+    QVERIFY2(show.err.contains(QLatin1String("is damaged")), qPrintable(show.err));
+    QVERIFY(!show.out.isEmpty());
+    QFile kept(conf);
+    QVERIFY(kept.open(QIODevice::ReadOnly));
+    QCOMPARE(kept.readAll(), damaged);
+    kept.close();
+
+    const Run window = runApp(
+        {QStringLiteral("-p"), port, QStringLiteral("--screenshot"), home.filePath(QStringLiteral("shot.png"))}, 90000,
+        env);
+    QVERIFY2(window.code == 0, qPrintable(window.err));
+    QVERIFY2(window.err.contains(QLatin1String("was kept as")), qPrintable(window.err));
+    const QStringList aside = QDir(dir).entryList({QStringLiteral("redislens.conf.corrupt-*")});
+    QCOMPARE(aside.size(), 1);
+    QFile asideFile(dir + QLatin1Char('/') + aside.first());
+    QVERIFY(asideFile.open(QIODevice::ReadOnly));
+    QCOMPARE(asideFile.readAll(), damaged);
+    // The next run finds a whole file and says nothing.
+    const Run again = runApp({QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("-p"), port}, 90000, env);
+    QVERIFY2(again.code == 0 && again.err.isEmpty(), qPrintable(again.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
