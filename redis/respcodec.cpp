@@ -72,18 +72,29 @@ QByteArray formatWithHiredis(const QList<QList<QByteArray>> &commands)
 
 } // namespace resp
 
-// Builds RedisValues as hiredis parses. A child is written straight into its parent's
-// element list (sized up front, so the slot addresses stay put); only a top-level value is
-// allocated on its own, and only that is ever handed back to freeObject.
+namespace {
+// An array header is a claim, not bytes: "*2147483647\r\n" costs the server 13 bytes. Room for
+// this many elements is made up front, the rest as they arrive.
+constexpr qsizetype kReserveAtMost = 4096;
+// Deeper than any reply Redis makes (a script's nested tables are limited by Lua's own C
+// stack, about 200): past it a value would take more stack to free than a thread has.
+constexpr int kMaxNesting = 1000;
+} // namespace
+
+// Builds RedisValues as hiredis parses. A child is appended straight to its parent's element
+// list; hiredis delivers an array's children in order and finishes each before the next, so the
+// only addresses still in use are those of the open arrays, which are the last element of their
+// own parent and do not move. Only a top-level value is allocated on its own, and only that is
+// ever handed back to freeObject.
 struct RespBuilder
 {
     static void *place(const redisReadTask *task, RedisValue &&value)
     {
         if (task->parent) {
-            auto *parent = static_cast<RedisValue *>(task->parent->obj);
-            RedisValue &slot = parent->m_elements[task->idx];
-            slot = std::move(value);
-            return &slot;
+            QList<RedisValue> &siblings = static_cast<RedisValue *>(task->parent->obj)->m_elements;
+            Q_ASSERT(siblings.size() == task->idx);
+            siblings.append(std::move(value));
+            return &siblings.last();
         }
         return new RedisValue(std::move(value));
     }
@@ -136,9 +147,18 @@ struct RespBuilder
 #endif
         default: break;
         }
+        int depth = 0;
+        for (const redisReadTask *t = task->parent; t; t = t->parent)
+            ++depth;
+        if (depth >= kMaxNesting) {
+            // hiredis takes a null object for an error of its own; the reader tells which.
+            if (auto *refusal = static_cast<QString *>(task->privdata))
+                *refusal = QStringLiteral("reply nested deeper than %1 levels").arg(kMaxNesting);
+            return nullptr;
+        }
         QList<RedisValue> items;
         if (elements > 0)
-            items.resize(qsizetype(elements));
+            items.reserve(qMin(qsizetype(elements), kReserveAtMost));
         return place(task, RedisValue::array(std::move(items), kind));
     }
 
@@ -191,7 +211,9 @@ struct RespBuilder
 namespace resp {
 
 ReplyReader::ReplyReader() : m_reader(redisReaderCreateWithFunctions(RespBuilder::functions()))
-{ }
+{
+    m_reader->privdata = &m_refusal; // every read task carries it to RespBuilder
+}
 
 ReplyReader::~ReplyReader()
 {
@@ -218,7 +240,7 @@ ReplyReader::Result ReplyReader::next(RedisValue *out)
 
 QString ReplyReader::error() const
 {
-    return QString::fromLatin1(m_reader->errstr);
+    return m_refusal.isEmpty() ? QString::fromLatin1(m_reader->errstr) : m_refusal;
 }
 
 bool parseAll(const QByteArray &bytes, QList<RedisValue> *out, QString *error)

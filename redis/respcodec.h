@@ -3,6 +3,8 @@
 
 #include "redisvalue.h"
 
+#include <QString>
+
 struct redisReader;
 
 // The two places where RESP meets our types; hiredis does the protocol work.
@@ -31,6 +33,7 @@ public:
 
 private:
     ::redisReader *m_reader;
+    QString m_refusal; // why RespBuilder refused a value (hiredis only knows it failed)
 };
 
 // Parses a complete byte buffer of replies (recorded replies in tests). Returns false on a

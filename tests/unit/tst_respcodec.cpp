@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include <hiredis/hiredis.h>
+#include <unistd.h>
 
 // Replies recorded from a real redis-server 7.0 (tests/data/replies/*.resp) parse into exactly
 // the values the engine expects, and commands are formatted byte for byte.
@@ -19,6 +20,14 @@ private:
     static QByteArray recorded(const QString &name) { return recordedReply(name); }
     static RedisValue bulk(const QByteArray &b) { return RedisValue::bulk(b); }
     static RedisValue arr(QList<RedisValue> v) { return RedisValue::array(std::move(v)); }
+    static qint64 residentBytes()
+    {
+        QFile statm(QStringLiteral("/proc/self/statm"));
+        if (!statm.open(QIODevice::ReadOnly))
+            return 0;
+        const QList<QByteArray> fields = statm.readAll().split(' ');
+        return fields.size() > 1 ? fields.at(1).toLongLong() * sysconf(_SC_PAGESIZE) : 0;
+    }
 
 private Q_SLOTS:
     void recordedReplies_data()
@@ -205,6 +214,65 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!resp::parseAll(bytes, &values, &error));
         QVERIFY(!error.isEmpty());
+    }
+
+    // A reply's header claims sizes the bytes have not backed yet: nothing is allocated for a
+    // claim, so a broken or hostile server costs at most what it sent.
+    void claimsCostOnlyTheBytesSent()
+    {
+        const qint64 before = residentBytes();
+        for (const QByteArray &header :
+             {QByteArray("*2147483647\r\n:1\r\n:2\r\n"), QByteArray("*10000000\r\n*10000000\r\n:1\r\n"),
+              QByteArray("$1073741824\r\nabc"), QByteArray("$2147483647\r\n")}) {
+            resp::ReplyReader reader;
+            QVERIFY(reader.feed(header.constData(), header.size()));
+            RedisValue value;
+            QCOMPARE(reader.next(&value), resp::ReplyReader::Result::NeedMore);
+            const qint64 grown = residentBytes() - before;
+            QVERIFY2(grown < 16 * 1024 * 1024,
+                     qPrintable(QStringLiteral("%1: resident memory grew by %2 bytes")
+                                    .arg(QString::fromLatin1(header.left(12)))
+                                    .arg(grown)));
+        }
+    }
+
+    // Children are appended as they arrive: a large array and a nested one come out whole.
+    void largeAndNestedArraysAreWhole()
+    {
+        QByteArray bytes = "*2\r\n*100000\r\n";
+        for (int i = 0; i < 100000; ++i)
+            bytes += ':' + QByteArray::number(i) + "\r\n";
+        bytes += "*3\r\n*1\r\n*0\r\n$1\r\nx\r\n*2\r\n_\r\n$-1\r\n";
+        bytes.replace("_\r\n", "$-1\r\n"); // RESP2's nil on every hiredis
+        QList<RedisValue> values;
+        QString error;
+        QVERIFY2(resp::parseAll(bytes, &values, &error), qPrintable(error));
+        QCOMPARE(values.size(), 1);
+        const RedisValue &top = values.first();
+        QCOMPARE(top.size(), 2);
+        QCOMPARE(top.at(0).size(), 100000);
+        QCOMPARE(top.at(0).at(99999), RedisValue::integer(99999));
+        QCOMPARE(top.at(1), arr({arr({arr({})}), bulk("x"), arr({RedisValue::nil(), RedisValue::nil()})}));
+    }
+
+    // 100,000 levels of nesting would take more stack to free than a thread has: refused with
+    // a reason (hiredis 0.14 refuses past 7 levels on its own).
+    void deepNestingIsRefused()
+    {
+        const QByteArray deep = QByteArray("*1\r\n").repeated(100000) + ":1\r\n";
+        QList<RedisValue> values;
+        QString error;
+        QVERIFY(!resp::parseAll(deep, &values, &error));
+#if HIREDIS_MAJOR >= 1
+        QVERIFY2(error.contains(QLatin1String("nested deeper than 1000 levels")), qPrintable(error));
+        // As deep as allowed parses, and frees.
+        const QByteArray allowed = QByteArray("*1\r\n").repeated(999) + ":1\r\n";
+        values.clear();
+        QVERIFY2(resp::parseAll(allowed, &values, &error), qPrintable(error));
+        QCOMPARE(values.size(), 1);
+#else
+        QVERIFY2(error.contains(QLatin1String("nested")), qPrintable(error));
+#endif
     }
 
     void resp3()
