@@ -351,7 +351,10 @@ struct ShowOptions
                                       QStringLiteral("Draw the progress bar on stderr even when it is not a "
                                                      "terminal.")};
 
-    QList<QCommandLineOption> list() const { return {format, match, limit, table, jobs, page, stream, group, progress}; }
+    QList<QCommandLineOption> list() const
+    {
+        return {format, match, limit, table, jobs, page, stream, group, progress};
+    }
 };
 
 // Reads show's own options into r; returns why one is wrong, or nothing.

@@ -25,20 +25,20 @@ void KeyActions::deleteKey(const QByteArray &key)
 void KeyActions::renameKey(const QByteArray &from, const QByteArray &to)
 {
     // RENAMENX: never overwrite a key the user did not name.
-    m_client->sendBatch({{"RENAMENX", from, to}, {"TYPE", to}, {"PTTL", to}}, this,
-                        [this, from, to](const RedisReply &r) {
-                            const RedisError err = r.firstError();
-                            if (err || r.value(0).toInteger() != 1) {
-                                Q_EMIT renameFailed(from, to,
-                                                    err ? err.message
-                                                        : tr("a key named %1 already exists")
-                                                              .arg(bytesescape::quoteIfNeeded(to.left(80))));
-                                return;
-                            }
-                            ScannedKey now;
-                            now.name = to;
-                            now.type = keyTypeFromReply(r.value(1).bytes());
-                            now.pttlMs = r.value(2).isInteger() ? r.value(2).toInteger() : -1;
-                            Q_EMIT keyRenamed(from, now, QDateTime::currentMSecsSinceEpoch());
-                        });
+    m_client->sendBatch(
+        {{"RENAMENX", from, to}, {"TYPE", to}, {"PTTL", to}}, this, [this, from, to](const RedisReply &r) {
+            const RedisError err = r.firstError();
+            if (err || r.value(0).toInteger() != 1) {
+                Q_EMIT renameFailed(
+                    from, to,
+                    err ? err.message
+                        : tr("a key named %1 already exists").arg(bytesescape::quoteIfNeeded(to.left(80))));
+                return;
+            }
+            ScannedKey now;
+            now.name = to;
+            now.type = keyTypeFromReply(r.value(1).bytes());
+            now.pttlMs = r.value(2).isInteger() ? r.value(2).toInteger() : -1;
+            Q_EMIT keyRenamed(from, now, QDateTime::currentMSecsSinceEpoch());
+        });
 }

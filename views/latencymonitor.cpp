@@ -126,7 +126,7 @@ void LatencyMonitor::onLatest(const LatencyLatest &latest)
     if (known && threshold == 0) {
         m_header->setText(tr("Latency monitor · latency-monitor-threshold 0 (off)"));
         m_hint->setText(tr("latency monitor is off: CONFIG SET latency-monitor-threshold 100 turns it on "
-                                  "(events slower than 100 ms are then recorded)"));
+                           "(events slower than 100 ms are then recorded)"));
         m_stack->setCurrentWidget(m_hint);
         return;
     }
@@ -140,8 +140,8 @@ void LatencyMonitor::onLatest(const LatencyLatest &latest)
 
     if (const RedisError &e = latest.latestError) {
         m_hint->setText(e.kind == RedisError::Kind::NoPerm
-                                   ? tr("Latency monitor: needs +latency for user %1").arg(userName())
-                                   : tr("Latency monitor: %1").arg(e.message));
+                            ? tr("Latency monitor: needs +latency for user %1").arg(userName())
+                            : tr("Latency monitor: %1").arg(e.message));
         m_stack->setCurrentWidget(m_hint);
         return;
     }

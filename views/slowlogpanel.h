@@ -98,5 +98,4 @@ private:
     QSortFilterProxyModel *m_proxy = nullptr;
     QTableView *m_aggregateTable = nullptr;
     QSortFilterProxyModel *m_aggregateProxy = nullptr;
-
 };

@@ -505,7 +505,8 @@ void TestShow::slowlogTablesHoldWhatTheServerLogged()
              QStringLiteral("entries"));
 
     // The per-command table: the sleeps on one row, counted and timed as the entries were.
-    const QJsonObject commands = document({QStringLiteral("slowlog"), QStringLiteral("--table"), QStringLiteral("commands")});
+    const QJsonObject commands
+        = document({QStringLiteral("slowlog"), QStringLiteral("--table"), QStringLiteral("commands")});
     QJsonObject sleep;
     for (const QJsonValue v : commands.value(QStringLiteral("records")).toArray()) {
         if (v.toObject().value(QStringLiteral("command")).toString() == QLatin1String("DEBUG SLEEP"))
@@ -514,7 +515,8 @@ void TestShow::slowlogTablesHoldWhatTheServerLogged()
     QVERIFY2(!sleep.isEmpty(), QJsonDocument(commands).toJson().constData());
     qint64 sleeps = 0;
     for (const QJsonValue v : entries.value(QStringLiteral("records")).toArray())
-        sleeps += v.toObject().value(QStringLiteral("command")).toString().startsWith(QLatin1String("DEBUG SLEEP")) ? 1 : 0;
+        sleeps += v.toObject().value(QStringLiteral("command")).toString().startsWith(QLatin1String("DEBUG SLEEP")) ? 1
+                                                                                                                    : 0;
     QCOMPARE(qint64(sleep.value(QStringLiteral("count_value")).toDouble()), sleeps);
     QVERIFY(sleep.value(QStringLiteral("max_value")).toDouble() >= 10); // ms
     QString problems = validate(QStringLiteral("slowlog"), QJsonDocument(commands).toJson(), QStringLiteral("json"));
@@ -522,8 +524,10 @@ void TestShow::slowlogTablesHoldWhatTheServerLogged()
 
     // The latency monitor: a 10 ms sleep is a "command" spike over the 2 ms threshold.
     const qsizetype eventsBefore = raw.command({"LATENCY", "LATEST"}).size();
-    const QJsonObject latency = document({QStringLiteral("slowlog"), QStringLiteral("--table"), QStringLiteral("latency")});
-    QCOMPARE(latency.value(QStringLiteral("coverage")).toObject().value(QStringLiteral("latency_threshold_ms")).toInt(), 2);
+    const QJsonObject latency
+        = document({QStringLiteral("slowlog"), QStringLiteral("--table"), QStringLiteral("latency")});
+    QCOMPARE(latency.value(QStringLiteral("coverage")).toObject().value(QStringLiteral("latency_threshold_ms")).toInt(),
+             2);
     QStringList events;
     for (const QJsonValue v : latency.value(QStringLiteral("records")).toArray())
         events.append(v.toObject().value(QStringLiteral("event")).toString());
@@ -563,7 +567,8 @@ void TestShow::streamGroupMatchesTheServer()
     QCOMPARE(qint64(subject.value(QStringLiteral("length")).toDouble()), raw.command({"XLEN", key}).toInteger());
 
     // Consumers: XINFO CONSUMERS, names and pending counts.
-    const QJsonObject consumers = document(open + QStringList{"--group", QString::fromLatin1(group), "--table", "consumers"});
+    const QJsonObject consumers
+        = document(open + QStringList{"--group", QString::fromLatin1(group), "--table", "consumers"});
     QHash<QString, QString> consumerPending;
     for (const QJsonValue v : consumers.value(QStringLiteral("records")).toArray())
         consumerPending.insert(v.toObject().value(QStringLiteral("consumer")).toString(),
@@ -575,8 +580,9 @@ void TestShow::streamGroupMatchesTheServer()
 
     // The first page of pending entries, in XPENDING's order, with the panel's verdicts.
     const int page = 7;
-    const QJsonObject pending = document(open + QStringList{"--group", QString::fromLatin1(group), "--table", "pending",
-                                                            "--limit", QString::number(page)});
+    const QJsonObject pending = document(
+        open
+        + QStringList{"--group", QString::fromLatin1(group), "--table", "pending", "--limit", QString::number(page)});
     const QJsonArray rows = pending.value(QStringLiteral("records")).toArray();
     const RedisValue serverPage = raw.command({"XPENDING", key, group, "-", "+", QByteArray::number(page)});
     QCOMPARE(rows.size(), serverPage.size());
@@ -596,10 +602,12 @@ void TestShow::streamGroupMatchesTheServer()
     }
     QVERIFY(poison > 0); // the demo's billing group has poison entries
     const QJsonObject summary = pending.value(QStringLiteral("subject")).toObject();
-    QCOMPARE(qint64(summary.value(QStringLiteral("pending")).toDouble()), raw.command({"XPENDING", key, group}).at(0).toInteger());
+    QCOMPARE(qint64(summary.value(QStringLiteral("pending")).toDouble()),
+             raw.command({"XPENDING", key, group}).at(0).toInteger());
     const QJsonObject coverage = pending.value(QStringLiteral("coverage")).toObject();
     QCOMPARE(coverage.value(QStringLiteral("pending_page_size")).toInt(), page);
-    QCOMPARE(coverage.value(QStringLiteral("more_pending")).toBool(), summary.value(QStringLiteral("pending")).toInt() > page);
+    QCOMPARE(coverage.value(QStringLiteral("more_pending")).toBool(),
+             summary.value(QStringLiteral("pending")).toInt() > page);
 }
 
 void TestShow::streamReadErrorsExitOne()
@@ -612,7 +620,8 @@ void TestShow::streamReadErrorsExitOne()
     } cases[] = {
         {{"streams", "--stream", "no:such:stream"}, "no such key"},
         {{"streams", "--stream", "lock:migration:schema-v42"}, "cannot read the stream"},
-        {{"streams", "--stream", "events:orders", "--group", "nobody"}, "has no group nobody (groups: analytics, billing)"},
+        {{"streams", "--stream", "events:orders", "--group", "nobody"},
+         "has no group nobody (groups: analytics, billing)"},
     };
     for (const auto &c : cases) {
         const Run r = show(c.args + at());
