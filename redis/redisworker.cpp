@@ -313,23 +313,33 @@ void RedisWorker::armTimeout()
         m_timeoutTimer->stop();
         return;
     }
-    // Replies come in order, so the oldest request decides.
-    const qint64 left = m_inFlight.front()->deadlineMs - m_clock.elapsed();
+    const qint64 left = firstDue()->deadlineMs - m_clock.elapsed();
     m_timeoutTimer->start(int(qBound<qint64>(0, left, qint64(std::numeric_limits<int>::max()))));
+}
+
+// The request in flight whose deadline comes first. Not always the oldest: a request with a
+// short timeout can wait behind one with a long timeout (the connection's own CLIENT SETINFO,
+// say), and a server that sits on both answers neither; each keeps its own deadline.
+const RedisWorker::Pending *RedisWorker::firstDue() const
+{
+    const Pending *due = m_inFlight.front().get();
+    for (const auto &p : m_inFlight)
+        due = p->deadlineMs < due->deadlineMs ? p.get() : due;
+    return due;
 }
 
 void RedisWorker::onTimeoutTick()
 {
     if (m_inFlight.empty())
         return;
-    const qint64 left = m_inFlight.front()->deadlineMs - m_clock.elapsed();
-    if (left > 0) {
+    const Pending *due = firstDue();
+    if (due->deadlineMs - m_clock.elapsed() > 0) {
         armTimeout();
         return;
     }
     // Replies still owed would arrive out of step with later requests: drop the connection,
     // fail what was in flight, and connect again.
-    const int timeout = m_inFlight.front()->timeoutMs > 0 ? m_inFlight.front()->timeoutMs : m_profile.commandTimeoutMs;
+    const int timeout = due->timeoutMs > 0 ? due->timeoutMs : m_profile.commandTimeoutMs;
     onClosed(RedisError::Kind::Timeout, QStringLiteral("no reply within %1 ms").arg(timeout));
 }
 

@@ -98,6 +98,7 @@ private:
     void failAll(const RedisError &error);
     void scheduleReconnect(const QString &reason);
     void armTimeout();
+    const Pending *firstDue() const;
     void resetReader();
     void holdTunnel();
     void submitInternal(const QList<RedisCommand> &commands, Done done);

@@ -524,6 +524,42 @@ private Q_SLOTS:
         QVERIFY2(maxGap < 400, qPrintable(QStringLiteral("GUI thread stalled for %1 ms").arg(maxGap)));
     }
 
+    // A request with a short timeout behind one with a long timeout (as the connection's own
+    // CLIENT SETINFO is on 7.2+ right after it is ready): while the server sits on both, the
+    // short one still times out at its own deadline, not at the long one's.
+    void shortTimeoutBehindLongOneFiresOnTime()
+    {
+        ConnectionProfile p = m_server.profile();
+        p.commandTimeoutMs = 10000;
+        RedisClient client(p);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        QObject context;
+        RedisReply first, second;
+        qint64 secondAt = -1;
+        QElapsedTimer took;
+        took.start();
+        // One batch per request, written back to back: the server reads both before it sleeps.
+        client.send(
+            {"DEBUG", "SLEEP", "3"}, &context, [&](const RedisReply &r) { first = r; }, 8000);
+        client.send(
+            {"PING"}, &context,
+            [&](const RedisReply &r) {
+                second = r;
+                secondAt = took.elapsed();
+            },
+            400);
+        QTRY_VERIFY_WITH_TIMEOUT(secondAt >= 0, 6000);
+        const QString seen = QStringLiteral("after %1 ms: %2").arg(secondAt).arg(second.error.message);
+        QVERIFY2(second.error.kind == RedisError::Kind::Timeout, qPrintable(seen));
+        QVERIFY2(second.error.message.contains(QLatin1String("400 ms")), qPrintable(seen));
+        QVERIFY2(secondAt >= 350 && secondAt < 2500, qPrintable(seen));
+        // The connection is dropped, so the request ahead fails with it rather than hang.
+        QTRY_VERIFY_WITH_TIMEOUT(first.error.kind == RedisError::Kind::Timeout, 2000);
+        // Let the server wake before the next test.
+        QTRY_VERIFY_WITH_TIMEOUT(m_server.command({"PING"}) == RedisValue::status("PONG"), 8000);
+    }
+
     void serverKilledAndRestarted()
     {
         StateLog log;
