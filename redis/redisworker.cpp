@@ -313,18 +313,27 @@ void RedisWorker::armTimeout()
         m_timeoutTimer->stop();
         return;
     }
-    const qint64 left = firstDue()->deadlineMs - m_clock.elapsed();
+    const qint64 left = firstDue().deadlineMs - m_clock.elapsed();
     m_timeoutTimer->start(int(qBound<qint64>(0, left, qint64(std::numeric_limits<int>::max()))));
 }
 
-// The request in flight whose deadline comes first. Not always the oldest: a request with a
-// short timeout can wait behind one with a long timeout (the connection's own CLIENT SETINFO,
-// say), and a server that sits on both answers neither; each keeps its own deadline.
-const RedisWorker::Pending *RedisWorker::firstDue() const
+// When the connection gives up, and for which request. Replies come in order, so a request
+// cannot be answered before those ahead of it: a user's request with a long timeout (a Lua
+// script the console waits an hour for) shelters the polls queued behind it. The connection's
+// own requests shelter nothing: on 7.2+ its CLIENT SETINFO (connect timeout) is still in flight
+// when the first request is written, and a server that sits on both must not stretch that
+// request's timeout to the connect timeout.
+RedisWorker::Due RedisWorker::firstDue() const
 {
-    const Pending *due = m_inFlight.front().get();
-    for (const auto &p : m_inFlight)
-        due = p->deadlineMs < due->deadlineMs ? p.get() : due;
+    Due due{std::numeric_limits<qint64>::max(), m_profile.commandTimeoutMs};
+    qint64 shelter = std::numeric_limits<qint64>::min();
+    for (const auto &p : m_inFlight) {
+        const qint64 deadline = qMax(p->deadlineMs, shelter);
+        if (deadline < due.deadlineMs)
+            due = {deadline, p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs};
+        if (!p->internal)
+            shelter = qMax(shelter, p->deadlineMs);
+    }
     return due;
 }
 
@@ -332,15 +341,14 @@ void RedisWorker::onTimeoutTick()
 {
     if (m_inFlight.empty())
         return;
-    const Pending *due = firstDue();
-    if (due->deadlineMs - m_clock.elapsed() > 0) {
+    const Due due = firstDue();
+    if (due.deadlineMs - m_clock.elapsed() > 0) {
         armTimeout();
         return;
     }
     // Replies still owed would arrive out of step with later requests: drop the connection,
     // fail what was in flight, and connect again.
-    const int timeout = due->timeoutMs > 0 ? due->timeoutMs : m_profile.commandTimeoutMs;
-    onClosed(RedisError::Kind::Timeout, QStringLiteral("no reply within %1 ms").arg(timeout));
+    onClosed(RedisError::Kind::Timeout, QStringLiteral("no reply within %1 ms").arg(due.timeoutMs));
 }
 
 void RedisWorker::onReadyRead()

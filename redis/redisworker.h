@@ -98,7 +98,12 @@ private:
     void failAll(const RedisError &error);
     void scheduleReconnect(const QString &reason);
     void armTimeout();
-    const Pending *firstDue() const;
+    struct Due
+    {
+        qint64 deadlineMs; // on m_clock
+        int timeoutMs; // the timeout of the request that decides it, for the message
+    };
+    Due firstDue() const;
     void resetReader();
     void holdTunnel();
     void submitInternal(const QList<RedisCommand> &commands, Done done);
