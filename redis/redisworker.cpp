@@ -10,6 +10,12 @@
 #include <QTimer>
 
 namespace {
+// A server that refuses a connection answers with an error and closes: its words are the reason.
+QString closedSaying(const QString &words)
+{
+    return QStringLiteral("the server closed the connection saying \"%1\"").arg(words);
+}
+
 constexpr int kMaxBackoffMs = 30000;
 constexpr int kFirstBackoffMs = 250;
 
@@ -171,6 +177,12 @@ void RedisWorker::finishHandshake(const RedisReply &reply)
     }
     if (!err) {
         queryServer();
+        return;
+    }
+    // The server is full (maxclients): a slot may free, so try again, quoting it. It closes the
+    // connection after this reply, so this is the one place a lone PING's refusal is seen.
+    if (err.message.contains(QLatin1String("max number of clients reached"))) {
+        onClosed(RedisError::Kind::ConnectionLost, closedSaying(err.message));
         return;
     }
     if (err.kind == RedisError::Kind::Loading || err.kind == RedisError::Kind::Busy) {
@@ -374,8 +386,10 @@ void RedisWorker::onReadyRead()
             break;
         if (m_inFlight.empty()) {
             // RESP2 has no pushes on a normal connection: an unsolicited reply means the stream
-            // is out of step.
-            onClosed(RedisError::Kind::Protocol, QStringLiteral("unexpected reply from the server"));
+            // is out of step, or (an error) the server refusing the connection as it closes it.
+            onClosed(RedisError::Kind::Protocol,
+                     value.isError() ? QStringLiteral("the server said: %1").arg(QString::fromUtf8(value.bytes()))
+                                     : QStringLiteral("unexpected reply from the server"));
             return;
         }
         Pending &head = *m_inFlight.front();
@@ -420,11 +434,17 @@ void RedisWorker::failAll(const RedisError &error)
         m_timeoutTimer->stop();
 }
 
-void RedisWorker::onClosed(RedisError::Kind kind, const QString &reason)
+void RedisWorker::onClosed(RedisError::Kind kind, const QString &givenReason)
 {
     dropTransport();
     m_connectTimer->stop();
     const bool wasReady = m_state == State::Ready;
+    // A server that refuses a connection (maxclients, protected mode) answers the first
+    // command with an error and closes before the rest: its words are the reason.
+    QString reason = givenReason;
+    if (!wasReady && kind == RedisError::Kind::ConnectionLost && !m_inFlight.empty()
+        && !m_inFlight.front()->values.isEmpty() && m_inFlight.front()->values.first().isError())
+        reason = closedSaying(QString::fromUtf8(m_inFlight.front()->values.first().bytes()));
     QString message;
     switch (kind) {
     case RedisError::Kind::ConnectionRefused:

@@ -90,6 +90,10 @@ public:
         connect(m_socket, &QIODevice::readyRead, this, &Transport::readyRead);
         connect(m_socket, &QAbstractSocket::errorOccurred, this, [this](QAbstractSocket::SocketError) {
             const bool wasOpen = m_everOpened;
+            // What the server said before it closed comes first: a refusal such as "-ERR max
+            // number of clients reached" is the reason, not "the remote host closed".
+            if (m_socket->bytesAvailable() > 0)
+                Q_EMIT readyRead();
             QString reason = m_lastError.isEmpty() ? m_socket->errorString() : m_lastError;
             if (m_tls && m_lastError.isEmpty())
                 reason = tlsconfig::describeClosed(reason, m_clientCertificate);
@@ -215,6 +219,8 @@ public:
         });
         connect(m_socket, &QIODevice::readyRead, this, &Transport::readyRead);
         connect(m_socket, &QLocalSocket::errorOccurred, this, [this](QLocalSocket::LocalSocketError) {
+            if (m_socket->bytesAvailable() > 0) // what the server said before it closed, first
+                Q_EMIT readyRead();
             const QString reason = m_socket->errorString();
             const bool wasOpen = m_everOpened;
             m_socket->abort();

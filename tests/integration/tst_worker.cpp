@@ -882,6 +882,41 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(client.state(), RedisClient::State::Disconnected, 2000);
     }
 
+    // A server at maxclients answers the first command with its refusal and closes before the
+    // rest: the user reads the server's words, and the client keeps trying (a slot can free).
+    void maxClientsRefusalIsQuoted_data()
+    {
+        QTest::addColumn<int>("db");
+        QTest::newRow("db 0") << 0; // the handshake is a lone PING
+        QTest::newRow("db 3") << 3; // SELECT then PING: the refusal answers SELECT
+    }
+    void maxClientsRefusalIsQuoted()
+    {
+        QFETCH(int, db);
+        TestServer server;
+        QString error;
+        QVERIFY2(server.start(&error), qPrintable(error));
+        ConnectionProfile p = server.profile();
+        p.db = db;
+        RedisClient holder(server.profile());
+        holder.connectToServer();
+        QVERIFY(waitForReady(holder));
+        // Room for the holder only.
+        QVERIFY(waitForReply(holder, {{"CONFIG", "SET", "maxclients", "1"}}).ok());
+        StateLog log;
+        RedisClient client(p);
+        track(client, log);
+        client.connectToServer();
+        QTRY_VERIFY_WITH_TIMEOUT(!log.errors.isEmpty(), 5000);
+        const QString message = log.errors.first().message;
+        QVERIFY2(message.contains(QLatin1String("max number of clients reached")), qPrintable(message));
+        QVERIFY2(!message.contains(QLatin1String("database")), qPrintable(message));
+        QTRY_COMPARE_WITH_TIMEOUT(client.state(), RedisClient::State::Backoff, 2000);
+        // A slot frees: the next attempt gets in.
+        QVERIFY(waitForReply(holder, {{"CONFIG", "SET", "maxclients", "100"}}).ok());
+        QVERIFY(waitForReady(client, 15000));
+    }
+
     void unixSocket()
     {
         QTemporaryDir dir;
