@@ -60,7 +60,9 @@ void Settings::checkFile(Damaged damaged, const QString &iniFile)
                         .arg(shown, QDir::toNativeSeparators(aside));
         return;
     }
-    if (m_settings->status() == QSettings::AccessError) {
+    // Qt says AccessError for a file whose directory is not made yet, too: only a file that is
+    // there and cannot be read is a problem.
+    if (m_settings->status() == QSettings::AccessError && QFileInfo::exists(path) && !QFileInfo(path).isReadable()) {
         m_problem = tr("The settings file %1 cannot be read: defaults are used.").arg(shown);
         return;
     }
@@ -79,9 +81,16 @@ void Settings::write(const QString &key, const QVariant &value)
         m_unsaved.insert(key, value);
         return;
     }
+    // status() keeps the first error QSettings met, and Qt 6.4 reports AccessError for a file
+    // whose directory does not exist yet: a write failed when the status turned to an error
+    // now, or when the file is not there, writable, afterwards.
+    const bool erredBefore = m_settings->status() == QSettings::AccessError;
     m_settings->setValue(key, value);
     m_settings->sync();
-    if (m_settings->status() != QSettings::AccessError)
+    const QFileInfo file(m_settings->fileName());
+    const bool failed
+        = (!erredBefore && m_settings->status() == QSettings::AccessError) || !file.exists() || !file.isWritable();
+    if (!failed)
         return;
     // The directory or the disk refused: keep this run's choices in memory, say so once.
     m_readOnly = true;

@@ -121,6 +121,34 @@ private Q_SLOTS:
 
     // The config directory cannot be made (a file stands where it should be; root cannot get
     // past that either): a warning, and choices last for the run.
+    // The first run on a machine: the configuration directory is not there yet. QSettings says
+    // AccessError for that before anything is written; it is no problem, and choices are saved.
+    void aDirectoryNotMadeYetIsNoProblem()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("not/made/yet/redislens.conf"));
+        {
+            Settings s(path);
+            QCOMPARE(s.problem(), QString());
+            s.setScanRate(4321);
+            s.setScanRate(8765);
+            QCOMPARE(s.problem(), QString());
+        }
+        QCOMPARE(Settings(path).scanRate(), 8765);
+        // The same through the default file, its directory gone too.
+        const QString file = QSettings().fileName();
+        QVERIFY(QDir(QFileInfo(file).absolutePath()).removeRecursively());
+        {
+            Settings s;
+            QCOMPARE(s.problem(), QString());
+            s.setScanRate(4321);
+            s.setScanRate(8765);
+            QCOMPARE(s.problem(), QString());
+        }
+        QCOMPARE(Settings().scanRate(), 8765);
+        QSettings().remove(QStringLiteral("browser/scanRate")); // the default again, for what follows
+    }
+
     void unwritableDirectoryKeepsChoicesForTheRun()
     {
         QTemporaryDir dir;
