@@ -3,6 +3,7 @@
 
 #include "bytesescape.h"
 #include "jobpage.h"
+#include "keyscanner.h"
 #include "panelregistry.h"
 #include "tlsconfig.h"
 
@@ -90,9 +91,11 @@ struct ConnectionOptions
     QCommandLineOption separator{QStringLiteral("separator"),
                                  QStringLiteral("Namespace separator for the key tree (default ':')."),
                                  QStringLiteral("sep")};
-    QCommandLineOption scanRate{QStringLiteral("scan-rate"),
-                                QStringLiteral("SCAN pacing ceiling in commands per second (0: none)."),
-                                QStringLiteral("n")};
+    QCommandLineOption scanRate{
+        QStringLiteral("scan-rate"),
+        QStringLiteral("Scan pacing: auto (the default) measures the server's load and backs off; "
+                       "N is a fixed ceiling in commands per second; 0 is none."),
+        QStringLiteral("auto|n")};
 
     QList<QCommandLineOption> list() const
     {
@@ -245,8 +248,16 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
         return QStringLiteral("--demo starts its own server: leave out -h, -p, -s, --ssh and the URI");
     if (parser.isSet(o.separator))
         cl.separator = parser.value(o.separator).toUtf8();
-    if (parser.isSet(o.scanRate) && !parseInt(parser.value(o.scanRate), 0, 100000000, &cl.scanRate))
-        return QStringLiteral("invalid --scan-rate '%1': expected commands per second").arg(parser.value(o.scanRate));
+    if (parser.isSet(o.scanRate)) {
+        const QString rate = parser.value(o.scanRate);
+        int n = 0;
+        if (rate == QLatin1String("auto"))
+            cl.scanRate = kAdaptivePacing;
+        else if (parseInt(rate, 0, 100000000, &n))
+            cl.scanRate = n;
+        else
+            return QStringLiteral("invalid --scan-rate '%1': expected auto or commands per second").arg(rate);
+    }
     return {};
 }
 

@@ -22,7 +22,7 @@ struct CommandLine
     QString panel = QStringLiteral("keys");
     QString openKey; // escaped key name to open once connected
     QByteArray separator; // empty: from settings
-    int scanRate = -1; // -1: from settings
+    std::optional<int> scanRate; // unset: from the settings; kAdaptivePacing for 'auto'
     ShowRequest show; // Action::Show: `redislens show PANEL …`
     bool checkJson = false; // Action::Check: `redislens check --format json`
     QString helpText;

@@ -239,8 +239,8 @@ int runShow(int argc, char **argv, const CommandLine &cl)
         std::fprintf(stderr, "redislens: %s\n", qPrintable(settings.problem()));
     if (!cl.separator.isEmpty())
         settings.overrideSeparator(cl.separator);
-    if (cl.scanRate >= 0)
-        settings.overrideScanRate(cl.scanRate);
+    if (cl.scanRate)
+        settings.overrideScanRate(*cl.scanRate);
     request.separator = settings.separator();
     request.scanRate = settings.scanRate();
     request.rulesFile
@@ -292,8 +292,8 @@ int runWindow(int argc, char **argv, const CommandLine &cl)
         std::fprintf(stderr, "redislens: %s\n", qPrintable(settings.problem()));
     if (!cl.separator.isEmpty())
         settings.overrideSeparator(cl.separator);
-    if (cl.scanRate >= 0)
-        settings.overrideScanRate(cl.scanRate);
+    if (cl.scanRate)
+        settings.overrideScanRate(*cl.scanRate);
 
     std::unique_ptr<Demo> demo;
     ConnectionProfile profile = cl.profile;

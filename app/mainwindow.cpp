@@ -12,11 +12,13 @@
 #include "cachespanel.h"
 #include "consolepanel.h"
 #include "demo.h"
+#include "format.h"
 #include "geopanel.h"
 #include "georeader.h"
 #include "jobqueues.h"
 #include "keyactions.h"
 #include "keybrowser.h"
+#include "keyscanner.h"
 #include "keytreemodel.h"
 #include "leaderboardpanel.h"
 #include "lockspanel.h"
@@ -29,6 +31,7 @@
 #include "ratelimitspanel.h"
 #include "redisclient.h"
 #include "ruleseditor.h"
+#include "scanpacingdialog.h"
 #include "scriptlibrary.h"
 #include "sessionspanel.h"
 #include "settings.h"
@@ -252,6 +255,12 @@ void MainWindow::buildUi()
     buildDocks();
     m_access = new PanelAccess(m_client, m_sidebar, accessLine, this);
 
+    // What the key scan costs the server while it runs, and why it goes at that pace.
+    m_scanLoadLabel = new QLabel(this);
+    m_scanLoadLabel->setObjectName(QStringLiteral("scanLoad"));
+    m_scanLoadLabel->setContentsMargins(0, 0, 16, 0); // apart from the connection's state beside it
+    m_scanLoadLabel->hide();
+    statusBar()->addPermanentWidget(m_scanLoadLabel);
     m_stateLabel = new QLabel(this);
     statusBar()->addPermanentWidget(m_stateLabel);
     connectParts();
@@ -279,6 +288,15 @@ void MainWindow::connectParts()
     connect(m_browser, &KeyBrowser::scanStarted, m_ttl, &TtlPanel::scanStarted);
     connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_ttl, &TtlPanel::addScanBatch);
     connect(m_browser->scanner(), &KeyScanner::progressChanged, m_ttl, &TtlPanel::setScanProgress);
+    connect(m_browser->scanner(), &KeyScanner::progressChanged, m_patterns, &PatternIndex::followScanPace);
+    connect(m_browser->scanner(), &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
+        const QString text = tr("Scan: %1").arg(format::scanPace(p));
+        // The reason can be long: the label shows the start, the tooltip all of it.
+        m_scanLoadLabel->setText(text.size() > 90 ? text.left(89) + QChar(0x2026) : text);
+        m_scanLoadLabel->setToolTip(text);
+        m_scanLoadLabel->setVisible(!p.finished);
+    });
+    connect(m_browser->scanner(), &KeyScanner::finished, m_scanLoadLabel, &QLabel::hide);
     connect(m_browser->scanner(), &KeyScanner::finished, m_ttl, [this] { m_ttl->scanFinished(); });
     // Sorted sets are told apart (geo, leaderboard, delayed jobs) by sampling them after a scan.
     connect(m_browser, &KeyBrowser::scanStarted, m_geoDetector, &GeoDetectReader::restart);
@@ -382,14 +400,11 @@ void MainWindow::buildMenus()
         if (ok)
             m_settings->setSeparator(sep.toUtf8());
     });
-    view->addAction(tr("Scan &pacing…"), this, [this] {
-        bool ok = false;
-        const int rate = QInputDialog::getInt(this, tr("Scan pacing"),
-                                              tr("At most this many commands per second while scanning (0: no limit):"),
-                                              m_settings->scanRate(), 0, 10000000, 1000, &ok);
-        if (ok)
-            m_settings->setScanRate(rate);
+    QAction *pacing = view->addAction(tr("Scan &pacing…"), this, [this] {
+        if (const std::optional<int> rate = askScanPacing(this, m_settings->scanRate()))
+            m_settings->setScanRate(*rate);
     });
+    pacing->setObjectName(QStringLiteral("scanPacingAction"));
 
     view->addAction(tr("Pattern &rules…"), this, &MainWindow::showRulesEditor);
     view->addSeparator();

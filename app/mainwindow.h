@@ -184,6 +184,7 @@ private:
     PanelAccess *m_access = nullptr; // which panels the user may use
     QPushButton *m_bannerButton = nullptr;
     QLabel *m_stateLabel = nullptr;
+    QLabel *m_scanLoadLabel = nullptr;
     QPointer<Demo> m_demo;
     bool m_demoSeeded = true;
     bool m_firstScanStarted = false;

@@ -2,6 +2,7 @@
 #include "settings.h"
 
 #include "keptaside.h"
+#include "keyscanner.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -11,7 +12,7 @@
 #include <QSettings>
 
 namespace {
-constexpr int kDefaultScanRate = 50000;
+constexpr int kDefaultScanRate = kAdaptivePacing;
 }
 
 Settings::Settings(QObject *parent, Damaged damaged) : QObject(parent), m_settings(new QSettings())
@@ -132,7 +133,11 @@ int Settings::scanRate() const
 {
     if (m_scanRateOverride)
         return *m_scanRateOverride;
-    return read(QStringLiteral("browser/scanRate"), kDefaultScanRate).toInt();
+    // "auto" or a whole number of commands per second; anything else is the default.
+    const QString value = read(QStringLiteral("browser/scanRate"), QStringLiteral("auto")).toString();
+    bool ok = false;
+    const int n = value.toInt(&ok);
+    return ok && n >= 0 ? n : kDefaultScanRate;
 }
 
 void Settings::setScanRate(int commandsPerSecond)
@@ -141,7 +146,8 @@ void Settings::setScanRate(int commandsPerSecond)
     m_scanRateOverride.reset();
     if (!changed)
         return;
-    write(QStringLiteral("browser/scanRate"), commandsPerSecond);
+    write(QStringLiteral("browser/scanRate"),
+          commandsPerSecond == kAdaptivePacing ? QVariant(QStringLiteral("auto")) : QVariant(commandsPerSecond));
     Q_EMIT scanRateChanged(commandsPerSecond);
 }
 

@@ -35,6 +35,8 @@ void ProgressBar::scanned(quint64 done, qint64 total, double keysPerSecond, bool
         line += c.toString(qulonglong(done)).toUtf8() + " keys";
     }
     line += ", " + c.toString(qlonglong(keysPerSecond)).toUtf8() + " keys/s";
+    if (!m_pace.isEmpty()) // kept short: the line is redrawn in place and must not wrap
+        line += " · " + m_pace.left(70).toUtf8();
     // The first count after a status line, and the last one, are drawn at once.
     draw(line, force || m_status);
     m_status = false;

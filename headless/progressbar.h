@@ -16,6 +16,8 @@ public:
     bool isEnabled() const { return m_enabled; }
     // 'total' < 0: not known (no DBSIZE yet).
     void scanned(quint64 done, qint64 total, double keysPerSecond, bool force = false);
+    // What the scan's pacing is doing, shown after the count (empty: nothing).
+    void setPace(const QString &pace) { m_pace = pace; }
     // A phase without a count ("classifying", "reading 12 locks").
     void status(const QString &what);
     void clear();
@@ -29,4 +31,5 @@ private:
     bool m_drawn = false;
     bool m_status = false; // the line shows a status, not a count
     QElapsedTimer m_sinceDraw;
+    QString m_pace;
 };

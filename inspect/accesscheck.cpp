@@ -20,7 +20,8 @@ QList<QList<QByteArray>> distinctCalls(bool withActions)
     QSet<QByteArray> seen;
     for (const QString &panel : panelneeds::panels()) {
         for (const panelneeds::Need &n : panelneeds::of(panel)) {
-            if (!withActions && n.kind == panelneeds::Need::Kind::Action)
+            if ((!withActions && n.kind == panelneeds::Need::Kind::Action)
+                || n.kind == panelneeds::Need::Kind::Background)
                 continue;
             const QByteArray id = callId(n.argv);
             if (!seen.contains(id)) {
@@ -177,6 +178,8 @@ void AccessCheck::conclude(const QHash<QByteArray, QString> &denied, const QHash
         for (const panelneeds::Need &n : panelneeds::of(name)) {
             const QByteArray id = callId(n.argv);
             const QString rule = panelneeds::aclRule(n.argv);
+            if (n.kind == panelneeds::Need::Kind::Background)
+                continue;
             if (keyDenied.contains(id))
                 p.keysRestricted = true;
             if (n.kind == panelneeds::Need::Kind::Action && !actionsChecked) {

@@ -4,10 +4,15 @@
 // in bounded batches. What the samples decide is in patternverdicts.cpp; the keys, groups and
 // families are the PatternBook (patternbook.cpp).
 #include "patternindex_p.h"
+#include "scanpacer.h"
 #include "threadcheck.h"
 
 #include <QMetaMethod>
 #include <QVersionNumber>
+
+namespace {
+constexpr int kScanShare = 10; // adaptive: samples get a tenth of the scan's ceiling
+} // namespace
 
 void PatternIndex::Private::want(int gid)
 {
@@ -477,7 +482,18 @@ bool PatternIndex::isIdle() const
 
 void PatternIndex::setMaxCommandsPerSecond(int commandsPerSecond)
 {
+    d->adaptive = commandsPerSecond == kAdaptivePacing;
+    if (d->adaptive)
+        commandsPerSecond = ScanPacer::kStart / kScanShare;
     d->maxCps = commandsPerSecond <= 0 ? 0 : qMax(10, commandsPerSecond);
+}
+
+void PatternIndex::followScanPace(const ScanProgress &progress)
+{
+    // Samples go out on the scan's connection beside the scan: a share of what the load probe
+    // allows the scan, none when the scan has no ceiling.
+    if (d->adaptive && progress.adaptive)
+        d->maxCps = progress.ceiling > 0 ? qMax(10, progress.ceiling / kScanShare) : progress.ceiling == 0 ? 0 : 10;
 }
 
 int PatternIndex::maxCommandsPerSecond() const

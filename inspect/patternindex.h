@@ -13,6 +13,7 @@
 
 class RedisClient;
 struct ScannedKey;
+struct ScanProgress;
 
 // What every scanned key is an instance of. Fed with the scanner's keys (name, type, TTL); reads
 // a small, paced sample of the keys it cannot decide from the name shape alone (a few keys per
@@ -71,8 +72,10 @@ public:
     bool isIdle() const;
 
     // Sampling reads are paced: at most this many commands per second (default 2000); 0 is
-    // no ceiling (as --scan-rate 0): one batch of at most 1,024 commands in flight at a time.
+    // no ceiling (as --scan-rate 0): one batch of at most 1,024 commands in flight at a time;
+    // kAdaptivePacing: a tenth of the key scan's ceiling as followScanPace() hears it.
     void setMaxCommandsPerSecond(int commandsPerSecond);
+    void followScanPace(const ScanProgress &progress);
     int maxCommandsPerSecond() const;
     // Commands sent for samples since construction or clear(): bounded per family (a few keys
     // of each family and TTL class), not per key.

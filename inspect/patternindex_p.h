@@ -68,6 +68,7 @@ struct PatternIndex::Private : PatternBook
     QElapsedTimer paceClock;
     double allowance = 0;
     int maxCps = 2000;
+    bool adaptive = false;
     qint64 commands = 0;
     int sampledKeys = 0;
     bool batchInFlight = false;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "format.h"
 
+#include "scanbatch.h"
 #include "ttl.h"
 
 #include <limits>
@@ -63,6 +64,16 @@ QString ttl(qint64 expireAtMs, qint64 nowMs)
     if (expireAtMs - nowMs < 1000)
         return QStringLiteral("< 1 s");
     return duration(expireAtMs - nowMs);
+}
+
+QString scanPace(const ScanProgress &p)
+{
+    QString text = QStringLiteral("%1 commands/s").arg(count(quint64(qMax(0.0, p.commandsPerSecond))));
+    if (p.adaptive)
+        return text + QStringLiteral(" · adaptive: ") + p.paceReason;
+    if (p.ceiling > 0)
+        return text + QStringLiteral(" · ceiling %1/s").arg(count(quint64(p.ceiling)));
+    return text + QStringLiteral(" · unpaced");
 }
 
 } // namespace format

@@ -29,15 +29,23 @@ Need extra(Argv argv, const char *what)
     return {QList<QByteArray>(argv), Need::Kind::Extra, QString::fromUtf8(what)};
 }
 
+Need background(Argv argv, const char *what)
+{
+    return {QList<QByteArray>(argv), Need::Kind::Background, QString::fromUtf8(what)};
+}
+
 Need action(Argv argv, const char *what)
 {
     return {QList<QByteArray>(argv), Need::Kind::Action, QString::fromUtf8(what)};
 }
 
-// The key browser's scan: names, types and TTLs of every key.
+// The key browser's scan: names, types and TTLs of every key; with the default (adaptive)
+// pacing, its load probe's figures (see LoadProbe): without them it paces by PING alone.
 QList<Need> scanning()
 {
-    return reads({{"SCAN", "0", "COUNT", "100"}, {"TYPE", kKey}, {"PTTL", kKey}, {"DBSIZE"}});
+    return reads({{"SCAN", "0", "COUNT", "100"}, {"TYPE", kKey}, {"PTTL", kKey}, {"DBSIZE"}})
+        + QList<Need>{background({"INFO", "stats"}, "the scan pacing's count of other clients' commands"),
+                      background({"SLOWLOG", "LEN"}, "the scan pacing's watch on the slow log")};
 }
 
 // What the pattern index reads of a few keys per family to classify the rest.

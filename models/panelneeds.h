@@ -18,6 +18,10 @@ struct Need
         Read, // the panel cannot work without it
         Extra, // the panel works without it and loses a part (a column, a chart)
         Action, // a change the panel offers (a write, a reset); reading does not need it
+        // Sent when allowed, and nothing the user sees is lost without it (the scan pacing's
+        // load figures: it paces by PING alone then). Named so that every command a panel
+        // sends is here; not checked, never makes a panel partial.
+        Background,
     };
     QList<QByteArray> argv; // a sample call: ("SLOWLOG", "GET", "1"), ("TYPE", "<key>")
     Kind kind = Kind::Read;

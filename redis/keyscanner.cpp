@@ -2,6 +2,7 @@
 #include "keyscanner.h"
 #include "threadcheck.h"
 
+#include "loadprobe.h"
 #include "redisclient.h"
 #include "scanjob_p.h"
 
@@ -13,6 +14,7 @@ namespace {
 // SCAN round trips slower than this shrink COUNT; faster ones grow it.
 constexpr qint64 kSlowScanMs = 50;
 constexpr qint64 kFastScanMs = 10;
+constexpr int kHoldPollMs = 50;
 
 // Run ids of two server processes; unknown (no INFO permission) counts as the same.
 bool sameServer(const QByteArray &a, const QByteArray &b)
@@ -25,8 +27,12 @@ ScanJob::ScanJob(RedisWorker *worker, const ScanOptions &options, quint64 genera
     : m_worker(worker),
       m_options(options),
       m_generation(generation),
-      m_count(qBound(10, options.initialCount, qMax(10, options.maxCount)))
+      m_count(qBound(10, options.initialCount, qMax(10, options.maxCount))),
+      m_ceiling(options.maxCommandsPerSecond == kAdaptivePacing ? ScanPacer::kHold
+                                                                : qMax(0, options.maxCommandsPerSecond))
 {
+    if (options.maxCommandsPerSecond == kAdaptivePacing)
+        m_paceReason = QStringLiteral("measuring the server before scanning");
     m_batch.generation = generation;
 }
 
@@ -89,12 +95,34 @@ void ScanJob::resume()
     Q_EMIT progressChanged(progress());
 }
 
+void ScanJob::setCeiling(int commandsPerSecond, const QString &reason)
+{
+    REDISLENS_ASSERT_OWN_THREAD(this);
+    m_paceReason = reason;
+    if (commandsPerSecond != m_ceiling) {
+        m_ceiling = qMax(ScanPacer::kHold, commandsPerSecond);
+        m_paceFromMs = m_clock.elapsed();
+        m_paceFromCommands = m_commandsSent;
+        // A wait computed under the old ceiling ends now; the new one decides the next step.
+        if (m_paceTimer && m_paceTimer->isActive())
+            m_paceTimer->start(0);
+    }
+    Q_EMIT progressChanged(progress());
+}
+
 void ScanJob::sendScanPaced(const QByteArray &cursor)
 {
-    // The ceiling is an average since the start: a burst after an idle moment is allowed,
+    // Held while the load probe measures the server without the scan: look again shortly.
+    if (m_ceiling == ScanPacer::kHold) {
+        m_nextCursor = cursor;
+        m_scanPending = true;
+        m_paceTimer->start(kHoldPollMs);
+        return;
+    }
+    // The ceiling is an average since it was set: a burst after an idle moment is allowed,
     // a sustained rate above the ceiling is not.
-    if (m_options.maxCommandsPerSecond > 0) {
-        const qint64 dueMs = m_commandsSent * 1000 / m_options.maxCommandsPerSecond;
+    if (m_ceiling > 0) {
+        const qint64 dueMs = m_paceFromMs + (m_commandsSent - m_paceFromCommands) * 1000 / m_ceiling;
         const qint64 wait = dueMs - m_clock.elapsed();
         if (wait > 0) {
             // Remember the cursor now: a pause before the timer fires must resume here, not
@@ -118,10 +146,12 @@ void ScanJob::sendScan(const QByteArray &resumeAt)
     if (m_paused || m_finished)
         return;
     int count = m_count;
-    // With a ceiling, one step never carries more than a tenth of a second's budget.
+    // With a ceiling, one step never carries more than a tenth of a second's budget; with a
+    // measured one, a fiftieth: a long pipeline is what other clients' tail latency sees.
     const int perKey = commandsPerKey();
-    if (m_options.maxCommandsPerSecond > 0 && perKey > 0)
-        count = qMax(1, qMin(count, m_options.maxCommandsPerSecond / 10 / perKey));
+    const int stepsPerSecond = m_options.maxCommandsPerSecond == kAdaptivePacing ? 50 : 10;
+    if (m_ceiling > 0 && perKey > 0)
+        count = qMax(1, qMin(count, m_ceiling / stepsPerSecond / perKey));
     RedisCommand scan{"SCAN", cursor};
     if (!m_options.match.isEmpty())
         scan << "MATCH" << m_options.match;
@@ -348,6 +378,12 @@ void ScanJob::maybeFinish()
 
 void ScanJob::flush()
 {
+    const qint64 now = m_clock.elapsed();
+    if (now - m_rateAtMs >= 500) {
+        m_recentRate = double(m_commandsSent - m_rateCommands) * 1000.0 / double(now - m_rateAtMs);
+        m_rateAtMs = now;
+        m_rateCommands = m_commandsSent;
+    }
     if (!m_batch.keys.isEmpty()) {
         ScanBatch out;
         out.generation = m_generation;
@@ -367,6 +403,10 @@ ScanProgress ScanJob::progress() const
     p.vanished = m_vanished;
     p.dbsize = m_dbsize;
     p.count = m_count;
+    p.commandsPerSecond = m_recentRate;
+    p.ceiling = m_ceiling;
+    p.adaptive = m_options.maxCommandsPerSecond == kAdaptivePacing;
+    p.paceReason = m_paceReason;
     p.elapsedSeconds = m_clock.isValid() ? m_clock.nsecsElapsed() / 1e9 : 0;
     p.keysPerSecond = p.elapsedSeconds > 0 ? double(m_returned) / p.elapsedSeconds : 0;
     p.finished = m_finished;
@@ -395,6 +435,8 @@ KeyScanner::~KeyScanner()
 
 void KeyScanner::stopJob()
 {
+    delete m_probe;
+    m_probe = nullptr;
     if (m_job) {
         m_job->disconnect(this);
         QMetaObject::invokeMethod(m_job, &QObject::deleteLater, Qt::QueuedConnection);
@@ -420,9 +462,16 @@ quint64 KeyScanner::start(const ScanOptions &options)
             if (p.generation != m_generation)
                 return;
             m_running = false;
+            delete m_probe;
+            m_probe = nullptr;
             Q_EMIT finished(p);
         },
         Qt::QueuedConnection);
+    if (options.maxCommandsPerSecond == kAdaptivePacing) {
+        m_probe = new LoadProbe(m_client->profile(), m_client->worker(), this);
+        connect(m_probe, &LoadProbe::paceChanged, job, &ScanJob::setCeiling, Qt::QueuedConnection);
+        m_probe->start();
+    }
     m_job = job;
     m_running = true;
     QMetaObject::invokeMethod(job, &ScanJob::start, Qt::QueuedConnection);

@@ -7,8 +7,13 @@
 #include <QObject>
 #include <QPointer>
 
+class LoadProbe;
 class RedisClient;
 class ScanJob;
+
+// ScanOptions::maxCommandsPerSecond (and --scan-rate auto): the scan measures what it does to
+// the server and its other clients and paces itself (LoadProbe, ScanPacer).
+constexpr int kAdaptivePacing = -1;
 
 struct ScanOptions
 {
@@ -20,7 +25,7 @@ struct ScanOptions
     // Element count per key (the length command of its type). It needs the type first, so
     // it goes out as a second pipeline per step, behind the next SCAN: no extra round trip.
     bool elements = false;
-    int maxCommandsPerSecond = 0; // 0: no ceiling
+    int maxCommandsPerSecond = 0; // 0: no ceiling; kAdaptivePacing: measured
     int initialCount = 100;
     int maxCount = 2000;
     int flushIntervalMs = 100;
@@ -57,6 +62,7 @@ private:
 
     RedisClient *m_client;
     QPointer<ScanJob> m_job;
+    LoadProbe *m_probe = nullptr;
     quint64 m_generation = 0;
     bool m_running = false;
     bool m_paused = false;

@@ -314,6 +314,7 @@ void RedisWorker::write(std::unique_ptr<Pending> p)
     const int timeout = p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs;
     p->deadlineMs = m_clock.elapsed() + timeout;
     m_transport->write(wire);
+    m_commandsWritten.fetch_add(quint64(p->commands.size()), std::memory_order_relaxed);
     p->values.reserve(p->commands.size()); // one allocation for the replies, not a regrowth per reply
     m_inFlight.push_back(std::move(p));
     armTimeout();

@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QVersionNumber>
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -57,6 +58,9 @@ public:
     State state() const { return m_state; }
     const ServerFacts &facts() const { return m_facts; }
     const ConnectionProfile &profile() const { return m_profile; }
+    // Commands written to the server since this worker was made. Any thread may read it (the
+    // scan's load probe subtracts it from the server's count).
+    quint64 commandsWritten() const { return m_commandsWritten.load(std::memory_order_relaxed); }
 
 public Q_SLOTS:
     void start();
@@ -126,6 +130,7 @@ private:
     int m_attempt = 0;
     CommandPolicy m_policy;
     ServerFacts m_facts;
+    std::atomic<quint64> m_commandsWritten{0};
     RedisError m_lastError;
     RequestId m_internalIds = 0;
 };

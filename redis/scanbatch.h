@@ -9,6 +9,7 @@
 
 #include <QList>
 #include <QMetaType>
+#include <QString>
 
 struct ScannedKey
 {
@@ -38,6 +39,10 @@ struct ScanProgress
     qint64 dbsize = -1; // DBSIZE at the start
     double keysPerSecond = 0;
     int count = 0; // the current COUNT hint
+    double commandsPerSecond = 0; // what the scan sent over about the last half second
+    int ceiling = 0; // commands per second now allowed; 0: none
+    bool adaptive = false; // the ceiling follows the server's load (see LoadProbe)
+    QString paceReason; // why the ceiling is what it is (adaptive pacing)
     double elapsedSeconds = 0;
     bool finished = false;
     bool paused = false;

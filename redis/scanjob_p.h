@@ -20,6 +20,8 @@ public:
     void start();
     void pause();
     void resume();
+    // A new ceiling from the load probe (0: none); the pacing restarts from now.
+    void setCeiling(int commandsPerSecond, const QString &reason);
 
 Q_SIGNALS:
     void batchAvailable(const ScanBatch &batch);
@@ -50,6 +52,13 @@ private:
     QByteArray m_resumeCursor = "0"; // every key before this cursor is delivered
     QByteArray m_nextCursor = "0";
     int m_count;
+    int m_ceiling; // commands per second; 0: none
+    QString m_paceReason;
+    qint64 m_paceFromMs = 0; // pacing counts commands from here, at m_paceFromCommands
+    qint64 m_paceFromCommands = 0;
+    qint64 m_rateAtMs = 0; // the recent rate: commands sent since this moment
+    qint64 m_rateCommands = 0;
+    double m_recentRate = 0;
     int m_outstanding = 0;
     qint64 m_commandsSent = 0;
     quint64 m_returned = 0;

@@ -474,6 +474,8 @@ void KeyBrowser::onProgress(const ScanProgress &p)
                        .arg(format::count(m_model->keyCount()), format::count(p.returned),
                             p.dbsize >= 0 ? format::count(quint64(p.dbsize)) : QStringLiteral("?"),
                             format::count(quint64(p.keysPerSecond)));
+    if (!p.finished)
+        text += QStringLiteral(" · ") + format::scanPace(p);
     if (p.paused)
         text += tr(" · paused");
     if (p.waitingForConnection)

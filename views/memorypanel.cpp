@@ -273,6 +273,9 @@ void MemoryPanel::onKeyCount(qint64 keys)
         text += tr(" %1 keys at the pacing ceiling of %2 commands/s take about %3.")
                     .arg(format::count(quint64(m_dbsize)), format::count(quint64(m_scanRate)),
                          format::duration(m_dbsize * kCommandsPerKey * 1000 / m_scanRate));
+    else if (m_scanRate == kAdaptivePacing)
+        text += tr(" The scan paces itself by the server's load: at full speed on an idle server, slower when "
+                   "other clients are busy.");
     m_status->setText(text);
 }
 

@@ -7,6 +7,7 @@
 #include "georeader.h"
 #include "keybrowser.h"
 #include "keyfilter.h"
+#include "keyscanner.h"
 #include "keytreemodel.h"
 #include "leaderboardpanel.h"
 #include "lockspanel.h"
@@ -19,21 +20,30 @@
 #include "patterngroupmodel.h"
 #include "patternindex.h"
 #include "patternrules.h"
+#include "scanpacingdialog.h"
+#include "screenshots.h"
 #include "settings.h"
 #include "testserver.h"
+#include "theme.h"
 #include "valueview.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QRadioButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 #include <QTreeWidgetItem>
 
@@ -65,6 +75,8 @@ private Q_SLOTS:
     void patternsReachBrowserAndPanels();
     void panelScreenshots_data();
     void panelScreenshots();
+    void scanShowsItsPaceInTheStatusBar();
+    void scanPacingDialog();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(bool readOnly = false);
@@ -566,6 +578,70 @@ void TestMainWindow::panelScreenshots()
     QCOMPARE(w->currentPanel(), panel);
     QVERIFY(w->panel(panel)->hasContent());
     QVERIFY(!QImage(file).isNull());
+}
+
+// The default pacing is adaptive: while the scan runs, the status bar says what it sends and
+// why at that pace; when it is done the line goes. Pictured in both palettes.
+void TestMainWindow::scanShowsItsPaceInTheStatusBar()
+{
+    QCOMPARE(m_settings->scanRate(), kAdaptivePacing);
+    m_server.command({"DEBUG", "POPULATE", "300000", "bulk"});
+    auto w = makeWindow();
+    auto *label = w->findChild<QLabel *>(QStringLiteral("scanLoad"));
+    QVERIFY(label);
+    QTRY_VERIFY_WITH_TIMEOUT(label->isVisible() && label->toolTip().contains(QLatin1String("no other load")), 15000);
+    QVERIFY2(label->text().startsWith(QLatin1String("Scan: ")), qPrintable(label->text()));
+    QVERIFY2(label->toolTip().contains(QStringLiteral("commands/s · adaptive: ")), qPrintable(label->toolTip()));
+    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
+        theme::apply(t);
+        QCoreApplication::processEvents();
+        screenshots::save(w->grab().toImage(),
+                          t == theme::Theme::Dark ? QStringLiteral("scan-pace-dark.png")
+                                                  : QStringLiteral("scan-pace.png"));
+    }
+    theme::apply(theme::Theme::Light);
+    QVERIFY(waitForScan(*w));
+    QTRY_VERIFY(!label->isVisible());
+}
+
+// View → Scan pacing: adaptive or a fixed ceiling, saved in the settings.
+void TestMainWindow::scanPacingDialog()
+{
+    auto w = makeWindow();
+    auto *action = w->findChild<QAction *>(QStringLiteral("scanPacingAction"));
+    QVERIFY(action);
+    bool seen = false;
+    QTimer::singleShot(0, this, [&] {
+        auto *d = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(d);
+        QCOMPARE(d->objectName(), QStringLiteral("scanPacingDialog"));
+        auto *adaptive = d->findChild<QRadioButton *>(QStringLiteral("adaptive"));
+        auto *fixed = d->findChild<QRadioButton *>(QStringLiteral("fixed"));
+        auto *rate = d->findChild<QSpinBox *>(QStringLiteral("rate"));
+        QVERIFY(adaptive->isChecked());
+        QVERIFY(!rate->isEnabled());
+        screenshots::save(d->grab().toImage(), QStringLiteral("scan-pacing-dialog.png"));
+        fixed->setChecked(true);
+        QVERIFY(rate->isEnabled());
+        rate->setValue(12000);
+        seen = true;
+        d->accept();
+    });
+    action->trigger();
+    QVERIFY(seen);
+    QCOMPARE(m_settings->scanRate(), 12000);
+    QTimer::singleShot(0, this, [&] {
+        auto *d = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(d);
+        QCOMPARE(d->findChild<QSpinBox *>(QStringLiteral("rate"))->value(), 12000);
+        d->findChild<QRadioButton *>(QStringLiteral("adaptive"))->setChecked(true);
+        d->accept();
+    });
+    action->trigger();
+    QCOMPARE(m_settings->scanRate(), kAdaptivePacing);
+    // Saved, not only held for this run (the configuration directory did not exist before).
+    QCOMPARE(m_settings->problem(), QString());
+    QCOMPARE(Settings().scanRate(), kAdaptivePacing);
 }
 
 QTEST_MAIN(TestMainWindow)

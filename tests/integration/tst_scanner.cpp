@@ -5,8 +5,12 @@
 #include "testserver.h"
 
 #include <QElapsedTimer>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTcpSocket>
 #include <QTest>
 
@@ -635,6 +639,112 @@ private Q_SLOTS:
         QVERIFY2(pacedMs < 15000, qPrintable(QString::number(pacedMs)));
         QVERIFY(paced.finished->elapsedSeconds >= 1.4);
         QVERIFY(pacedMs > unpacedMs);
+    }
+
+    // Default pacing on an idle server: the load probe finds nobody else and lifts the ceiling,
+    // the scan delivers every key, and the probe's connection is gone afterwards.
+    void adaptivePacingLiftsOnAnIdleServer()
+    {
+        const int db = 10;
+        populate(db, 300000, "adaptive");
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
+        QVERIFY(waitForReady(client));
+        ScanOptions o;
+        o.maxCommandsPerSecond = kAdaptivePacing;
+        scanner.start(o);
+        // The probe names itself beside the scan's connection.
+        QTRY_VERIFY_WITH_TIMEOUT(m_server.command({"CLIENT", "LIST"}).bytes().contains("name=redislens-probe"), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(c.finished.has_value(), 60000);
+        QVERIFY2(!c.finished->error.isError(), qPrintable(c.finished->error.message));
+        QCOMPARE(c.names(), toSet(rawScan(db)));
+        bool lifted = false;
+        QStringList reasons;
+        for (const ScanProgress &p : std::as_const(c.progress)) {
+            QVERIFY(p.adaptive);
+            lifted = lifted || (p.ceiling == 0 && p.paceReason.contains(QLatin1String("no ceiling")));
+            if (reasons.isEmpty() || reasons.last() != p.paceReason)
+                reasons << p.paceReason;
+        }
+        QVERIFY2(lifted, qPrintable(reasons.join(QLatin1String(" | "))));
+        QTRY_VERIFY_WITH_TIMEOUT(!m_server.command({"CLIENT", "LIST"}).bytes().contains("name=redislens-probe"), 5000);
+    }
+
+    // Other clients busy (redis-benchmark beside the scan): the pacing keeps a ceiling, says
+    // why, and the scan sends far less than it does alone.
+    void adaptivePacingBacksOffBesideOtherClients()
+    {
+        const int db = 10;
+        if (rawDbsize(db) == 0)
+            populate(db, 100000, "adaptive");
+        const QString benchmark = QStandardPaths::findExecutable(QStringLiteral("redis-benchmark"));
+        QVERIFY2(!benchmark.isEmpty(), "redis-benchmark (redis-tools) is needed");
+        QProcess load;
+        load.start(benchmark,
+                   {QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
+                    QString::number(m_server.port()), QStringLiteral("-c"), QStringLiteral("20"), QStringLiteral("-n"),
+                    QStringLiteral("100000000"), QStringLiteral("-t"), QStringLiteral("get,set"),
+                    QStringLiteral("-q")});
+        QVERIFY(load.waitForStarted());
+        auto stop = qScopeGuard([&] {
+            load.kill();
+            load.waitForFinished();
+        });
+        QTest::qWait(500);
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
+        QVERIFY(waitForReady(client));
+        ScanOptions o;
+        o.maxCommandsPerSecond = kAdaptivePacing;
+        scanner.start(o);
+        QTest::qWait(4000);
+        QVERIFY(!c.finished.has_value());
+        int highest = 0;
+        bool unlimited = false;
+        QString reason;
+        for (const ScanProgress &p : std::as_const(c.progress)) {
+            QVERIFY(p.adaptive);
+            unlimited = unlimited || p.ceiling == 0;
+            highest = qMax(highest, p.ceiling);
+            reason = p.paceReason;
+        }
+        qInfo("highest ceiling %d/s; last: %s", highest, qPrintable(reason));
+        QVERIFY2(!unlimited, qPrintable(reason));
+        QVERIFY2(highest < 100000, qPrintable(reason));
+        static const QRegularExpression why(
+            QStringLiteral("^(others send|PING took|other clients' commands fell|server busy|the slow log grew)"));
+        QVERIFY2(why.match(reason).hasMatch(), qPrintable(reason));
+        scanner.cancel();
+    }
+
+    // A server with no room for the probe's connection: the scan goes on under the fixed
+    // ceiling RedisLens used before it paced itself, and says so.
+    void adaptivePacingWithoutAProbeConnection()
+    {
+        const int db = 10;
+        if (rawDbsize(db) == 0)
+            populate(db, 100000, "adaptive");
+        Rig rig(m_server, db);
+        auto &[client, scanner, c] = rig;
+        QVERIFY(waitForReady(client));
+        // Room for exactly the clients connected once this helper's own connection is gone.
+        const QList<RedisValue> r = m_server.pipeline({{"CLIENT", "LIST"}, {"CONFIG", "GET", "maxclients"}});
+        const int connected = int(r.value(0).bytes().count('\n')) - 1;
+        const QByteArray before = r.value(1).at(1).bytes();
+        QCOMPARE(m_server.command({"CONFIG", "SET", "maxclients", QByteArray::number(connected)}),
+                 RedisValue::status("OK"));
+        // The helper cannot connect any more: the scan's own connection puts it back.
+        auto restore = qScopeGuard([&] { waitForReply(client, {{"CONFIG", "SET", "maxclients", before}}); });
+        ScanOptions o;
+        o.maxCommandsPerSecond = kAdaptivePacing;
+        scanner.start(o);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !c.progress.isEmpty() && c.progress.last().paceReason.contains(QLatin1String("fixed ceiling")), 10000);
+        const ScanProgress p = c.progress.last();
+        QCOMPARE(p.ceiling, 50000);
+        QVERIFY2(p.paceReason.startsWith(QLatin1String("no connection for the load probe")), qPrintable(p.paceReason));
+        QVERIFY2(p.paceReason.contains(QLatin1String("max")), qPrintable(p.paceReason)); // the server's words
+        scanner.cancel();
     }
 
     void serverRestartedWhilePaused()

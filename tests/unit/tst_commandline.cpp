@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandline.h"
+#include "keyscanner.h"
 #include "panelregistry.h"
 
 #include <QFile>
@@ -240,6 +241,12 @@ void TestCommandLine::scanRateZero()
         = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--scan-rate"), QStringLiteral("0")}, &error);
     QVERIFY(cl);
     QCOMPARE(cl->scanRate, 0);
+    // auto is the default's name; without the flag the settings decide.
+    QCOMPARE(CommandLine::parse({"redislens", "--scan-rate", "auto"}, &error)->scanRate, kAdaptivePacing);
+    QCOMPARE(CommandLine::parse({"redislens", "--scan-rate", "25000"}, &error)->scanRate, 25000);
+    QVERIFY(!CommandLine::parse({"redislens"}, &error)->scanRate.has_value());
+    QVERIFY(!CommandLine::parse({"redislens", "--scan-rate", "-1"}, &error));
+    QCOMPARE(error, QStringLiteral("invalid --scan-rate '-1': expected auto or commands per second"));
 }
 
 void TestCommandLine::showCommand()

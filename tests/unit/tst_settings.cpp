@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "keyscanner.h"
 #include "settings.h"
 
 #include <QCoreApplication>
@@ -35,7 +36,33 @@ private Q_SLOTS:
             QCOMPARE(Settings().scanRate(), saved); // another run sees the saved value
             QCOMPARE(Settings().separator(), QByteArray(":"));
         }
-        QCOMPARE(Settings().scanRate(), 50000);
+        QCOMPARE(Settings().scanRate(), kAdaptivePacing); // the default: the scan paces itself
+    }
+
+    // Stored as the word "auto" (readable in the file), a number, or nothing: anything else
+    // falls back to the default rather than to 0 (no ceiling at all).
+    void scanPacingIsStoredReadably()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("redislens.conf"));
+        {
+            Settings s(path);
+            s.setScanRate(5000);
+            s.setScanRate(kAdaptivePacing);
+        }
+        QVERIFY2(readFile(path).contains("scanRate=auto"), readFile(path).constData());
+        QCOMPARE(Settings(path).scanRate(), kAdaptivePacing);
+        writeFile(path, "[browser]\nscanRate=fast\n");
+        QCOMPARE(Settings(path).scanRate(), kAdaptivePacing);
+        writeFile(path, "[browser]\nscanRate=0\n");
+        QCOMPARE(Settings(path).scanRate(), 0);
+        // The same through the default file.
+        {
+            Settings s;
+            s.setScanRate(12000);
+            s.setScanRate(kAdaptivePacing);
+        }
+        QCOMPARE(Settings().scanRate(), kAdaptivePacing);
     }
 
     void changesInTheWindowAreSaved()
@@ -75,7 +102,7 @@ private Q_SLOTS:
         writeFile(path, damaged);
         Settings s(path);
         QVERIFY2(s.problem().contains(QLatin1String("was kept as")), qPrintable(s.problem()));
-        QCOMPARE(s.scanRate(), 50000);
+        QCOMPARE(s.scanRate(), kAdaptivePacing);
         const QStringList aside = QDir(dir.path()).entryList({QStringLiteral("redislens.conf.corrupt-*")});
         QCOMPARE(aside.size(), 1);
         QVERIFY(s.problem().contains(aside.first()));
@@ -121,8 +148,8 @@ private Q_SLOTS:
 
     // The config directory cannot be made (a file stands where it should be; root cannot get
     // past that either): a warning, and choices last for the run.
-    // The first run on a machine: the configuration directory is not there yet. QSettings says
-    // AccessError for that before anything is written; it is no problem, and choices are saved.
+    // The first run on a machine: the configuration directory is not there yet. That is no
+    // problem, and choices are saved.
     void aDirectoryNotMadeYetIsNoProblem()
     {
         QTemporaryDir dir;
