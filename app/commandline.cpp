@@ -413,6 +413,11 @@ QString applyShowOptions(const QCommandLineParser &parser, const ShowOptions &o,
         return QStringLiteral("--stream and --group open a stream: redislens show streams --stream KEY");
     if (parser.isSet(o.group) && !parser.isSet(o.stream))
         return QStringLiteral("--group opens a group of the stream --stream KEY names");
+    // One group's tables: without the group there is nothing to list, and an empty table
+    // would read as "no consumers".
+    if (parser.isSet(o.stream) && !parser.isSet(o.group)
+        && (r.table == QLatin1String("consumers") || r.table == QLatin1String("pending")))
+        return QStringLiteral("--table %1 lists one group's: add --group NAME").arg(r.table);
     if (parser.isSet(o.stream)) {
         if (parser.isSet(o.match))
             return QStringLiteral("--match narrows the scan for streams, which --stream does not make");

@@ -93,6 +93,11 @@ void TestCommandLine::rejected_data()
     QTest::newRow("screenshot dir") << QStringList{"--screenshot", "/nonexistent/dir/x.png"} << "does not exist";
     QTest::newRow("bad timeout") << QStringList{"--timeout", "0"} << "invalid --timeout";
     QTest::newRow("bad scan rate") << QStringList{"--scan-rate", "fast"} << "invalid --scan-rate";
+    QTest::newRow("consumers without a group")
+        << QStringList{"show", "streams", "--stream", "s", "--table", "consumers"}
+        << "--table consumers lists one group's: add --group NAME";
+    QTest::newRow("pending without a group")
+        << QStringList{"show", "streams", "--stream", "s", "--table", "pending"} << "--table pending lists one group's";
     QTest::newRow("rediss with socket") << QStringList{"rediss://h:6380", "-s", "/tmp/s"}
                                         << "rediss:// URI (TLS) cannot be used with -s";
     QTest::newRow("empty socket") << QStringList{"-s", ""} << "-s needs a socket path";
