@@ -12,6 +12,7 @@
 
 namespace {
 constexpr int kScanShare = 10; // adaptive: samples get a tenth of the scan's ceiling
+constexpr int kDefaultSamplesPerSecond = 2000; // the index's ceiling unless told otherwise
 } // namespace
 
 void PatternIndex::Private::want(int gid)
@@ -492,7 +493,11 @@ void PatternIndex::followScanPace(const ScanProgress &progress)
 {
     // Samples go out on the scan's connection beside the scan: a share of what the load probe
     // allows the scan, none when the scan has no ceiling.
-    if (d->adaptive && progress.adaptive)
+    if (!d->adaptive || !progress.adaptive)
+        return;
+    if (progress.finished) // nothing measures the load any more: the index's own default
+        d->maxCps = kDefaultSamplesPerSecond;
+    else
         d->maxCps = progress.ceiling > 0 ? qMax(10, progress.ceiling / kScanShare) : progress.ceiling == 0 ? 0 : 10;
 }
 

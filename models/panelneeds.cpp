@@ -45,7 +45,7 @@ QList<Need> scanning()
 {
     return reads({{"SCAN", "0", "COUNT", "100"}, {"TYPE", kKey}, {"PTTL", kKey}, {"DBSIZE"}})
         + QList<Need>{background({"INFO", "stats"}, "the scan pacing's count of other clients' commands"),
-                      background({"SLOWLOG", "LEN"}, "the scan pacing's watch on the slow log")};
+                      background({"SLOWLOG", "GET", "1"}, "the scan pacing's watch on the slow log")};
 }
 
 // What the pattern index reads of a few keys per family to classify the rest.

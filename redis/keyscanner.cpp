@@ -98,6 +98,8 @@ void ScanJob::resume()
 void ScanJob::setCeiling(int commandsPerSecond, const QString &reason)
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
+    if (m_finished)
+        return; // queued before the probe went: the scan's last word was its finish
     m_paceReason = reason;
     if (commandsPerSecond != m_ceiling) {
         m_ceiling = qMax(ScanPacer::kHold, commandsPerSecond);

@@ -7,13 +7,14 @@
 #include <QObject>
 
 class RedisClient;
+class RedisValue;
 class RedisWorker;
 class QTimer;
 struct ConnectionProfile;
 
 // Measures what a scan does to everybody else, on a connection of its own: a PING every
 // 50 ms (what any client's next command waits), and every quarter second INFO stats and cpu
-// (the commands others send, the server's CPU) and SLOWLOG LEN. ScanPacer turns that into a
+// (the commands others send, the server's CPU) and the slow log's newest entry. ScanPacer turns that into a
 // ceiling. Lives on the GUI thread; the scan's worker is only read (its command counter).
 class LoadProbe : public QObject
 {
@@ -32,12 +33,13 @@ Q_SIGNALS:
 private:
     void ping();
     void sample();
-    void onInfo(const QByteArray &info, qint64 slowlogLen);
+    void onInfo(const QByteArray &info, const RedisValue &slowlog);
     void fallBack(const QString &why);
 
     RedisClient *m_client;
     const RedisWorker *m_scanWorker;
     ScanPacer m_pacer;
+    QByteArray m_ours; // the prefix of our connections' names
     QTimer *m_pingTimer;
     QTimer *m_sampleTimer;
     QList<double> m_pings; // this tick's
@@ -48,7 +50,7 @@ private:
     quint64 m_lastOwnCommands = 0;
     quint64 m_lastOwnScan = 0;
     double m_lastCpu = -1;
-    qint64 m_lastSlowlogLen = -1;
+    qint64 m_lastSlowlogId = -2; // -1: an empty log
     int m_ticks = 0;
     bool m_sampling = false;
     bool m_slowlogDenied = false;

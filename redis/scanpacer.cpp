@@ -51,8 +51,9 @@ double ScanPacer::median(QList<double> values)
     return n % 2 ? values.at(n / 2) : (values.at(n / 2 - 1) + values.at(n / 2)) / 2;
 }
 
-void ScanPacer::setBaseline(const QList<double> &pingMs, double othersPerSecond)
+void ScanPacer::setBaseline(const QList<double> &pingMs, double othersPerSecond, qint64 slowlogEntries)
 {
+    m_baselineSlowlog = slowlogEntries;
     m_baselinePingMs = qMax(0.0, median(pingMs));
     m_baselineTailMs = pingMs.isEmpty() ? m_baselinePingMs : *std::max_element(pingMs.begin(), pingMs.end());
     m_baselineOthers = othersPerSecond;
@@ -79,7 +80,9 @@ QString ScanPacer::harm(const LoadSample &sample, bool othersBusy) const
         && sample.othersPerSecond < m_baselineOthers * kOthersKept)
         return QStringLiteral("other clients' commands fell to %1 from %2")
             .arg(perSecond(sample.othersPerSecond), perSecond(m_baselineOthers));
-    if (sample.slowlogGrowth > 0)
+    // More of others' commands slow than without the scan (a server logging everything has
+    // as many either way).
+    if (sample.slowlogGrowth > m_baselineSlowlog)
         return QStringLiteral("the slow log grew by %1").arg(sample.slowlogGrowth);
     return {};
 }
@@ -90,7 +93,7 @@ int ScanPacer::update(const LoadSample &sample)
         return m_ceiling;
     if (m_ceiling == kHold) {
         // The tick the scan held still: what the server looks like without it.
-        setBaseline(sample.pingMs, sample.othersPerSecond);
+        setBaseline(sample.pingMs, sample.othersPerSecond, qMax<qint64>(0, sample.slowlogGrowth));
         return m_ceiling;
     }
     ++m_ticksSinceBaseline;

@@ -17,7 +17,7 @@ struct LoadSample
     double othersPerSecond = -1;
     double ownPerSecond = 0; // what the scan's connection wrote in the tick, per second
     double serverCpu = -1; // the server's CPU time in the tick over its length (1.0: a core); -1 unknown
-    qint64 slowlogGrowth = 0; // entries added to the slow log during the tick (-1 unknown)
+    qint64 slowlogGrowth = 0; // others' entries added to the slow log in the tick (-1 unknown)
 };
 
 class ScanPacer
@@ -33,7 +33,7 @@ public:
     static constexpr double kBusyOthers = 1000;
 
     // The state of the server while the scan sends nothing.
-    void setBaseline(const QList<double> &pingMs, double othersPerSecond);
+    void setBaseline(const QList<double> &pingMs, double othersPerSecond, qint64 slowlogEntries = 0);
     bool hasBaseline() const { return m_baselinePingMs >= 0; }
 
     // One tick: returns the new ceiling in commands per second (0: none; kHold: send nothing
@@ -53,6 +53,7 @@ private:
     double m_baselinePingMs = -1; // median
     double m_baselineTailMs = -1; // the slowest
     double m_baselineOthers = -1;
+    qint64 m_baselineSlowlog = 0; // others' slow log entries in a tick without the scan
     int m_ceiling = kHold;
     int m_resumeAt = kStart; // after a hold
     int m_ticksSinceBaseline = 0;

@@ -108,6 +108,12 @@ private Q_SLOTS:
         // Unknown (no permission) is not growth.
         p.update(sample({0.2}, 0, 1000, -1, -1));
         QCOMPARE(p.ceiling(), 8000);
+        // A server that logs every command (slowlog-log-slower-than 0) had as many entries
+        // without the scan: only more than that is harm.
+        ScanPacer all;
+        all.setBaseline({0.2}, 0, 16);
+        all.update(sample({0.2}, 0, 2000, -1, 16));
+        QCOMPARE(all.ceiling(), 16000);
     }
 
     void aBusyServerHoldsTheCeiling()
