@@ -739,7 +739,8 @@ private Q_SLOTS:
         QCOMPARE(m_server.command({"CONFIG", "SET", "maxclients", QByteArray::number(connected)}),
                  RedisValue::status("OK"));
         // The helper cannot connect any more: the scan's own connection puts it back.
-        auto restore = qScopeGuard([&] { waitForReply(client, {{"CONFIG", "SET", "maxclients", before}}); });
+        // (rig.client: a structured binding cannot be captured in C++17.)
+        auto restore = qScopeGuard([&] { waitForReply(rig.client, {{"CONFIG", "SET", "maxclients", before}}); });
         ScanOptions o;
         o.maxCommandsPerSecond = kAdaptivePacing;
         scanner.start(o);
@@ -806,8 +807,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(c.batches > 0, 10000);
 
         m_server.server().kill();
-        auto waiting = [&c] {
-            for (const ScanProgress &p : std::as_const(c.progress)) {
+        auto waiting = [&rig] { // a structured binding cannot be captured in C++17
+            for (const ScanProgress &p : std::as_const(rig.c.progress)) {
                 if (p.waitingForConnection)
                     return &p;
             }
