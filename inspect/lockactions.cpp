@@ -11,7 +11,7 @@ LockActions::LockActions(RedisClient *client, QObject *parent) : QObject(parent)
 
 bool LockActions::isReadOnly() const
 {
-    return m_client->facts().readOnly || m_client->profile().readOnly;
+    return m_client->isReadOnly();
 }
 
 bool LockActions::refuse(const QString &action, const QByteArray &key)

@@ -16,7 +16,7 @@ void StreamActions::setDeadLetterScript(const QByteArray &source, const QByteArr
 
 bool StreamActions::isReadOnly() const
 {
-    return m_client->facts().readOnly || m_client->profile().readOnly;
+    return m_client->isReadOnly();
 }
 
 bool StreamActions::refuse(const QString &action)

@@ -27,6 +27,8 @@ public:
     QString stateDetail() const { return m_detail; }
     const ServerFacts &facts() const { return m_facts; }
     bool isReady() const { return m_state == State::Ready; }
+    // Writes are refused by RedisLens: the profile is read-only (the facts say so once connected).
+    bool isReadOnly() const { return m_facts.readOnly || m_profile.readOnly; }
     // What this connection may send, for a second connection of the same profile (SCRIPT KILL):
     // the server's policy once known, before that the built-in one for a read-only profile.
     CommandPolicy policy() const;

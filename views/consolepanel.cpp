@@ -363,7 +363,7 @@ std::optional<QList<QByteArray>> ConsolePanel::args(QString *error) const
 
 bool ConsolePanel::readOnly() const
 {
-    return m_client->facts().readOnly || m_client->profile().readOnly;
+    return m_client->isReadOnly();
 }
 
 QVersionNumber ConsolePanel::serverVersion() const
