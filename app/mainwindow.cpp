@@ -73,6 +73,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     buildUi();
     buildMenus();
     connectKeyActions();
+    updateEnvironmentBanner();
     updateTitle();
     if (!settings->windowGeometry().isEmpty())
         restoreGeometry(settings->windowGeometry());
@@ -111,7 +112,7 @@ void MainWindow::buildBanners(QWidget *central, QVBoxLayout *layout)
     QPalette warn = central->palette();
     warn.setColor(QPalette::Window, QColor(0xf5, 0xc2, 0x42));
     warn.setColor(QPalette::WindowText, Qt::black);
-    // A production connection says so above everything, in its colour.
+    // A production or read-only connection says so above everything, in its colour.
     m_environment = new QLabel(central);
     m_environment->setObjectName(QStringLiteral("environmentBanner"));
     m_environment->setAutoFillBackground(true);
@@ -473,19 +474,32 @@ void MainWindow::setConnection(const SavedConnection &connection)
     // The connection's colour where the title bar and the task switcher show it: the icon.
     if (connection.colour.isValid())
         setWindowIcon(theme::swatch(connection.colour, 32));
-    const bool production = connection.tag == SavedConnection::Tag::Production;
-    m_environment->setVisible(production);
-    if (production) {
-        const QColor colour = connection.colour.isValid() ? connection.colour : QColor(0xc0, 0x39, 0x2b);
-        QPalette pal = m_environment->palette();
-        pal.setColor(QPalette::Window, colour);
-        pal.setColor(QPalette::WindowText, colour.lightnessF() > 0.6 ? Qt::black : Qt::white);
-        m_environment->setPalette(pal);
-        m_environment->setText(tr("<b>PRODUCTION</b> · %1 · %2")
-                                   .arg(m_profile.displayName().toHtmlEscaped(),
-                                        m_profile.readOnly ? tr("read-only") : tr("writes allowed")));
-    }
+    updateEnvironmentBanner();
     updateTitle();
+}
+
+void MainWindow::updateEnvironmentBanner()
+{
+    // Production says so above everything, and so does a read-only connection of any tag: a
+    // user looking for a delete that is not there sees why first.
+    const bool saved = !m_connection.id.isEmpty();
+    const bool production = saved && m_connection.tag == SavedConnection::Tag::Production;
+    m_environment->setVisible(production || m_profile.readOnly);
+    if (m_environment->isHidden())
+        return;
+    QColor colour = m_connection.colour;
+    if (!colour.isValid())
+        colour = production ? QColor(0xc0, 0x39, 0x2b)
+                 : saved && m_connection.tag == SavedConnection::Tag::Staging ? QColor(0xd3, 0x84, 0x1c)
+                                                                             : QColor(0x2c, 0x6e, 0x91);
+    QPalette pal = m_environment->palette();
+    pal.setColor(QPalette::Window, colour);
+    pal.setColor(QPalette::WindowText, colour.lightnessF() > 0.6 ? Qt::black : Qt::white);
+    m_environment->setPalette(pal);
+    const QString tag = saved ? SavedConnection::tagName(m_connection.tag).toUpper() : tr("READ-ONLY");
+    const QString mode = m_profile.readOnly ? tr("read-only: every write action is off") : tr("writes allowed");
+    m_environment->setText(
+        tr("<b>%1</b> · %2 · %3").arg(tag.toHtmlEscaped(), m_profile.displayName().toHtmlEscaped(), mode));
 }
 
 QString MainWindow::insecureBannerText() const

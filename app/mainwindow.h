@@ -135,6 +135,7 @@ private:
     void connectKeyActions();
     void promptRename(const QByteArray &key);
     void updateTitle();
+    void updateEnvironmentBanner();
     void addPanel(Panel *panel, const QString &name);
     // Only the panel on the current page of a visible, unminimised window polls.
     void updateActivePanels();

@@ -205,8 +205,22 @@ void TestConnectionDialog::productionMarksTheWindow()
                                                   : QStringLiteral("production-window.png"));
     }
     theme::apply(theme::Theme::System);
-    // A local connection has no banner.
+    // A read-only connection of another tag says so too, under its own tag.
+    c.tag = SavedConnection::Tag::Staging;
+    {
+        MainWindow w(c.profile, &settings);
+        w.setConnection(c);
+        QVERIFY2(w.environmentBannerText().contains(QLatin1String("STAGING")), qPrintable(w.environmentBannerText()));
+        QVERIFY(w.environmentBannerText().contains(QLatin1String("read-only")));
+    }
+    // So does a read-only connection from the command line, which has no tag.
+    {
+        MainWindow w(c.profile, &settings);
+        QVERIFY2(w.environmentBannerText().contains(QLatin1String("READ-ONLY")), qPrintable(w.environmentBannerText()));
+    }
+    // A writable local connection has no banner.
     c.tag = SavedConnection::Tag::Local;
+    c.profile.readOnly = false;
     MainWindow w(c.profile, &settings);
     w.setConnection(c);
     QVERIFY(w.environmentBannerText().isEmpty());
