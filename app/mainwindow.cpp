@@ -87,6 +87,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     connect(m_client, &RedisClient::ready, this, [this] {
         m_access->refresh();
         updateTitle();
+        updateWriteActions();
         onStateChanged(); // the facts (version, read-only) arrive with ready, after the state
         openPendingKey();
     });
@@ -277,6 +278,8 @@ void MainWindow::connectParts()
     });
     connect(m_browser, &KeyBrowser::deleteRequested, this, [this](const QByteArray &key) { deleteKey(key, true); });
     connect(m_browser, &KeyBrowser::renameRequested, this, &MainWindow::promptRename);
+    connect(m_browser, &KeyBrowser::bulkDeleteRequested, this,
+            [this](const QByteArray &pattern) { openBulkDelete(pattern); });
     connect(m_settings, &Settings::separatorChanged, m_browser, &KeyBrowser::setSeparator);
     connect(m_settings, &Settings::separatorChanged, m_ttl, &TtlPanel::setSeparator);
     connect(m_settings, &Settings::separatorChanged, m_memory, &MemoryPanel::setSeparator);
@@ -385,6 +388,8 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
+    buildKeysMenu();
+
     QMenu *view = menuBar()->addMenu(tr("&View"));
     QAction *memory = view->addAction(tr("Measure &memory per key (MEMORY USAGE)"));
     memory->setCheckable(true);
@@ -489,9 +494,9 @@ void MainWindow::updateEnvironmentBanner()
         return;
     QColor colour = m_connection.colour;
     if (!colour.isValid())
-        colour = production ? QColor(0xc0, 0x39, 0x2b)
-                 : saved && m_connection.tag == SavedConnection::Tag::Staging ? QColor(0xd3, 0x84, 0x1c)
-                                                                             : QColor(0x2c, 0x6e, 0x91);
+        colour = production                                              ? QColor(0xc0, 0x39, 0x2b)
+            : saved && m_connection.tag == SavedConnection::Tag::Staging ? QColor(0xd3, 0x84, 0x1c)
+                                                                         : QColor(0x2c, 0x6e, 0x91);
     QPalette pal = m_environment->palette();
     pal.setColor(QPalette::Window, colour);
     pal.setColor(QPalette::WindowText, colour.lightnessF() > 0.6 ? Qt::black : Qt::white);

@@ -21,6 +21,7 @@ class GeoPanel;
 class LeaderboardPanel;
 class QueuesPanel;
 class StreamsPanel;
+class BulkDelete;
 class KeyActions;
 class KeyBrowser;
 class MemoryPanel;
@@ -31,6 +32,7 @@ class TtlPanel;
 class NavigationSidebar;
 class PanelAccess;
 class QVBoxLayout;
+class QAction;
 class QDockWidget;
 class QLabel;
 class QPalette;
@@ -102,6 +104,13 @@ public:
     // Key operations on exact bytes. With 'confirm' a dialog says what will change first.
     void deleteKey(const QByteArray &key, bool confirm = true);
     void renameKey(const QByteArray &from, const QByteArray &to, bool confirm = true);
+    // Keys → Delete keys matching…: the dialog, its pattern filled in (a dry run comes first).
+    void openBulkDelete(const QByteArray &pattern = {});
+    // Keys → Empty database…: asks for the connection's name to be typed, then FLUSHDB.
+    void openEmptyDatabase();
+    // What the user types to empty the database: the saved connection's name, or the address.
+    QString nameToType() const;
+    BulkDelete *bulkDelete() const { return m_bulkDelete; }
 
 Q_SIGNALS:
     // File → Connect… (Ctrl+N): the connection manager, for another window.
@@ -134,6 +143,8 @@ private:
     void finishScreenshot();
     void connectKeyActions();
     void promptRename(const QByteArray &key);
+    void buildKeysMenu();
+    void updateWriteActions();
     void updateTitle();
     void updateEnvironmentBanner();
     void addPanel(Panel *panel, const QString &name);
@@ -149,12 +160,16 @@ private:
 
     ConnectionProfile m_profile;
     SavedConnection m_connection; // name, colour and tag when opened from the manager
-    QLabel *m_environment = nullptr; // the production banner
+    QLabel *m_environment = nullptr; // the production or read-only banner
     QLabel *m_insecure = nullptr; // TLS without verification
     Settings *m_settings;
     RedisClient *m_client = nullptr; // values and actions
     RedisClient *m_scanClient = nullptr; // the scan only
     KeyActions *m_keyActions = nullptr; // delete and rename, after the window asked
+    BulkDelete *m_bulkDelete = nullptr; // Keys → Delete keys matching…
+    QAction *m_emptyDatabase = nullptr;
+    qint64 m_bulkRemoved = 0; // keys of this bulk delete dropped from the browser one by one
+    bool m_bulkRescan = false; // too many for that: the browser scans again at the end
     KeyBrowser *m_browser = nullptr;
     ValueView *m_valueView = nullptr;
     OverviewPanel *m_overview = nullptr;

@@ -3,17 +3,31 @@
 // KeyActions, and what the window shows when the server answers.
 #include "mainwindow.h"
 
+#include "bulkdelete.h"
+#include "bulkdeletedialog.h"
 #include "bytesescape.h"
+#include "emptydatabasedialog.h"
 #include "keyactions.h"
 #include "keybrowser.h"
+#include "keyscanner.h"
 #include "panelparts.h"
 #include "patternindex.h"
+#include "redisclient.h"
+#include "settings.h"
 #include "valuereader.h"
 #include "valueview.h"
 
 #include <QInputDialog>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
+
+namespace {
+// A bulk delete drops keys from the browser one by one up to this many; past it the browser
+// scans again when the delete ends (one removal costs as much as the keys of its folder).
+constexpr qint64 kBrowserRemovals = 2000;
+} // namespace
 
 void MainWindow::deleteKey(const QByteArray &key, bool confirm)
 {
@@ -59,6 +73,42 @@ void MainWindow::connectKeyActions()
                     m_valueView->openKey(to, m_valueView->reader()->currentType());
                 Q_EMIT keyRenamed(from, to);
             });
+    connect(m_keyActions, &KeyActions::databaseEmptied, this, [this] {
+        statusBar()->showMessage(tr("Database %1 emptied").arg(m_profile.db), 8000);
+        m_patterns->clear();
+        m_valueView->clear();
+        m_browser->startScan();
+    });
+    connect(m_keyActions, &KeyActions::emptyFailed, this, [this](const QString &why) {
+        statusBar()->showMessage(tr("Empty database failed: %1").arg(why), 8000);
+        Q_EMIT operationFailed(why);
+    });
+
+    m_bulkDelete = new BulkDelete(m_client, this);
+    m_bulkDelete->setScanRate(m_settings->scanRate());
+    connect(m_settings, &Settings::scanRateChanged, m_bulkDelete, &BulkDelete::setScanRate);
+    connect(m_bulkDelete, &BulkDelete::keysRemoved, this, [this](const QList<QByteArray> &keys) {
+        const bool one = !m_bulkRescan && m_bulkRemoved + keys.size() <= kBrowserRemovals;
+        for (const QByteArray &key : keys) {
+            m_patterns->removeKey(key);
+            if (one)
+                m_browser->removeKey(key);
+            if (m_valueView->reader()->hasKey() && m_valueView->currentKey() == key)
+                m_valueView->clear();
+        }
+        m_bulkRemoved += keys.size();
+        m_bulkRescan = !one;
+    });
+    connect(m_bulkDelete, &BulkDelete::finished, this, [this](const BulkDeleteReport &report) {
+        if (report.stage != BulkDeleteReport::Stage::Deleting)
+            return;
+        statusBar()->showMessage(report.summary(), 15000);
+        if (m_bulkRescan)
+            m_browser->startScan();
+        m_bulkRemoved = 0;
+        m_bulkRescan = false;
+    });
+    updateWriteActions();
 }
 
 void MainWindow::promptRename(const QByteArray &key)
@@ -87,4 +137,57 @@ void MainWindow::renameKey(const QByteArray &from, const QByteArray &to, bool co
                                          bytesescape::quoteIfNeeded(to.left(256)), m_profile.displayName())))
         return;
     m_keyActions->renameKey(from, to);
+}
+
+void MainWindow::buildKeysMenu()
+{
+    QMenu *keys = menuBar()->addMenu(tr("&Keys"));
+    keys->setToolTipsVisible(true); // a write action that is off says why
+    QAction *bulk = keys->addAction(tr("&Delete keys matching…"), this, [this] { openBulkDelete(); });
+    bulk->setObjectName(QStringLiteral("bulkDeleteAction"));
+    m_emptyDatabase
+        = keys->addAction(tr("&Empty database %1…").arg(m_profile.db), this, &MainWindow::openEmptyDatabase);
+    m_emptyDatabase->setObjectName(QStringLiteral("emptyDatabaseAction"));
+}
+
+void MainWindow::updateWriteActions()
+{
+    const bool readOnly = m_client->isReadOnly();
+    const QString why = tr("The connection is read-only");
+    m_browser->setWritable(!readOnly, why);
+    if (m_emptyDatabase) {
+        m_emptyDatabase->setEnabled(!readOnly);
+        m_emptyDatabase->setToolTip(readOnly ? why
+                                             : tr("FLUSHDB of this database, after typing the connection's name"));
+    }
+}
+
+QString MainWindow::nameToType() const
+{
+    return m_profile.name.isEmpty() ? m_profile.displayName() : m_profile.name;
+}
+
+void MainWindow::openBulkDelete(const QByteArray &pattern)
+{
+    if (m_bulkDelete->isRunning()) {
+        statusBar()->showMessage(tr("A bulk delete is still running"), 5000);
+        return;
+    }
+    const QString where = tr("database %1 of %2").arg(m_profile.db).arg(nameToType());
+    auto *dialog = new BulkDeleteDialog(m_bulkDelete, where, pattern, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+}
+
+void MainWindow::openEmptyDatabase()
+{
+    if (m_client->isReadOnly())
+        return;
+    EmptyDatabaseDialog dialog(nameToType(), m_profile.db, this);
+    // The dialog is the context: an answer after it closed goes nowhere.
+    connect(m_keyActions, &KeyActions::databaseSizeRead, &dialog, &EmptyDatabaseDialog::setKeyCount);
+    m_keyActions->readDatabaseSize();
+    const bool go = dialog.exec() == QDialog::Accepted && dialog.nameMatches();
+    if (go)
+        m_keyActions->emptyDatabase();
 }

@@ -6,6 +6,7 @@
 #include "redisclient.h"
 
 #include <QDateTime>
+#include <QVersionNumber>
 
 KeyActions::KeyActions(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
 { }
@@ -41,4 +42,27 @@ void KeyActions::renameKey(const QByteArray &from, const QByteArray &to)
             now.pttlMs = r.value(2).isInteger() ? r.value(2).toInteger() : -1;
             Q_EMIT keyRenamed(from, now, QDateTime::currentMSecsSinceEpoch());
         });
+}
+
+void KeyActions::readDatabaseSize()
+{
+    m_client->send({"DBSIZE"}, this, [this](const RedisReply &r) {
+        Q_EMIT databaseSizeRead(r.firstError() || !r.value().isInteger() ? -1 : r.value().toInteger());
+    });
+}
+
+void KeyActions::emptyDatabase()
+{
+    // ASYNC came in 4.0; a server that did not say its version is asked with it all the same.
+    const QVersionNumber version = m_client->facts().version;
+    RedisCommand command{"FLUSHDB"};
+    if (version.isNull() || version >= QVersionNumber(4))
+        command.append("ASYNC");
+    m_client->send(command, this, [this](const RedisReply &r) {
+        if (const RedisError err = r.firstError()) {
+            Q_EMIT emptyFailed(err.message);
+            return;
+        }
+        Q_EMIT databaseEmptied();
+    });
 }

@@ -24,6 +24,7 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <functional>
 
 KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(parent), m_client(scanClient)
 {
@@ -553,44 +554,80 @@ bool KeyBrowser::selectKey(const QByteArray &key)
     return true;
 }
 
+void KeyBrowser::setWritable(bool writable, const QString &why)
+{
+    m_writable = writable;
+    m_readOnlyReason = why;
+}
+
+QByteArray KeyBrowser::prefixPattern(const QByteArray &prefix)
+{
+    QByteArray glob;
+    glob.reserve(prefix.size() + 1);
+    for (const char c : prefix) {
+        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+            glob += '\\';
+        glob += c;
+    }
+    return glob + '*';
+}
+
 void KeyBrowser::showContextMenu(const QPoint &pos)
 {
     const QModelIndex index = m_view->indexAt(pos);
     if (!index.isValid())
         return;
     QMenu menu(this);
+    fillContextMenu(&menu, index);
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+}
+
+void KeyBrowser::fillContextMenu(QMenu *menu, const QModelIndex &index)
+{
+    menu->setToolTipsVisible(true); // a write that is off says why
+    const auto writeAction = [this, menu](const QString &text, const std::function<void()> &run) {
+        QAction *a = menu->addAction(text, this, run);
+        a->setEnabled(m_writable);
+        if (!m_writable)
+            a->setToolTip(m_readOnlyReason);
+        return a;
+    };
     if (shownModel()->kindOf(index) == KeyTreeModel::NodeKind::Key) {
         const QByteArray key = shownModel()->keyAt(index);
         const auto type = KeyType(shownModel()->data(index, KeyTreeModel::KeyTypeRole).toInt());
-        menu.addAction(tr("Open"), this, [this, key, type] { Q_EMIT keyActivated(key, type); });
+        menu->addAction(tr("Open"), this, [this, key, type] { Q_EMIT keyActivated(key, type); });
         if (type == KeyType::ZSet) {
-            menu.addAction(tr("Open in Leaderboard"), this,
-                           [this, key] { Q_EMIT panelRequested(key, QStringLiteral("leaderboard")); });
+            menu->addAction(tr("Open in Leaderboard"), this,
+                            [this, key] { Q_EMIT panelRequested(key, QStringLiteral("leaderboard")); });
             if (shownModel()->typeHint(key) == KeyTreeModel::TypeHint::Geo)
-                menu.addAction(tr("Show on map"), this,
-                               [this, key] { Q_EMIT panelRequested(key, QStringLiteral("geo")); });
+                menu->addAction(tr("Show on map"), this,
+                                [this, key] { Q_EMIT panelRequested(key, QStringLiteral("geo")); });
         }
-        menu.addAction(tr("Copy name"), this, [this, key] { Q_EMIT copyRequested(bytesescape::quoteIfNeeded(key)); });
-        menu.addAction(tr("Copy name as hex"), this,
-                       [this, key] { Q_EMIT copyRequested(QString::fromLatin1(key.toHex())); });
-        menu.addSeparator();
-        menu.addAction(tr("Rename…"), this, [this, key] { Q_EMIT renameRequested(key); });
-        menu.addAction(tr("Delete…"), this, [this, key] { Q_EMIT deleteRequested(key); });
+        menu->addAction(tr("Copy name"), this, [this, key] { Q_EMIT copyRequested(bytesescape::quoteIfNeeded(key)); });
+        menu->addAction(tr("Copy name as hex"), this,
+                        [this, key] { Q_EMIT copyRequested(QString::fromLatin1(key.toHex())); });
+        menu->addSeparator();
+        writeAction(tr("Rename…"), [this, key] {
+            Q_EMIT renameRequested(key);
+        })->setObjectName(QStringLiteral("rename"));
+        writeAction(tr("Delete…"), [this, key] {
+            Q_EMIT deleteRequested(key);
+        })->setObjectName(QStringLiteral("delete"));
     } else if (shownModel()->kindOf(index) == KeyTreeModel::NodeKind::Folder) {
         const QByteArray prefix = shownModel()->data(index, KeyTreeModel::PrefixBytesRole).toByteArray();
-        menu.addAction(tr("Copy prefix"), this, [this, prefix] { Q_EMIT copyRequested(bytesescape::escape(prefix)); });
-        menu.addAction(tr("Scan only this prefix"), this, [this, prefix] {
-            QByteArray glob;
-            for (const char c : prefix) {
-                if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
-                    glob += '\\';
-                glob += c;
-            }
-            m_match->setText(bytesescape::escape(glob + '*', false));
+        menu->addAction(tr("Copy prefix"), this, [this, prefix] { Q_EMIT copyRequested(bytesescape::escape(prefix)); });
+        menu->addAction(tr("Scan only this prefix"), this, [this, prefix] {
+            m_match->setText(bytesescape::escape(prefixPattern(prefix), false));
             startScan();
         });
+        menu->addSeparator();
+        // Counting is a read: the dialog opens on a read-only connection too, its Delete off.
+        QAction *bulk = menu->addAction(tr("Delete keys under this prefix…"), this,
+                                        [this, prefix] { Q_EMIT bulkDeleteRequested(prefixPattern(prefix)); });
+        bulk->setObjectName(QStringLiteral("bulkDelete"));
+        if (!m_writable)
+            bulk->setToolTip(tr("%1: the keys can be counted, not deleted").arg(m_readOnlyReason));
     } else {
-        menu.addAction(tr("Load more"), this, [this, index] { shownModel()->loadMore(index); });
+        menu->addAction(tr("Load more"), this, [this, index] { shownModel()->loadMore(index); });
     }
-    menu.exec(m_view->viewport()->mapToGlobal(pos));
 }

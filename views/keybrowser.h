@@ -16,6 +16,7 @@ class QProgressBar;
 class QPushButton;
 class QTimer;
 class QTreeView;
+class QMenu;
 class QVBoxLayout;
 class RedisClient;
 class ScanFeed;
@@ -40,6 +41,12 @@ public:
     ScanFeed *feed() const { return m_feed; }
 
     void setScanRate(int commandsPerSecond) { m_scanRate = commandsPerSecond; }
+    // Off on a read-only connection: Rename and Delete stay in the menu, disabled, saying 'why'.
+    void setWritable(bool writable, const QString &why = {});
+    // The context menu of a row (what a right click shows), for the view and for tests.
+    void fillContextMenu(QMenu *menu, const QModelIndex &index);
+    // A SCAN pattern matching exactly the keys that start with 'prefix' (glob bytes escaped).
+    static QByteArray prefixPattern(const QByteArray &prefix);
     void setShowMemory(bool on);
     bool showMemory() const { return m_showMemory; }
     void setSeparator(const QByteArray &separator);
@@ -88,6 +95,8 @@ Q_SIGNALS:
     void copyRequested(const QString &text);
     void deleteRequested(const QByteArray &key);
     void renameRequested(const QByteArray &key);
+    // "Delete keys under this prefix…": the bulk delete, its pattern filled in.
+    void bulkDeleteRequested(const QByteArray &pattern);
     // "Open in Leaderboard" / "Show on map": a panel by --panel name, for this key.
     void panelRequested(const QByteArray &key, const QString &panel);
 
@@ -133,6 +142,8 @@ private:
     QLabel *m_openError = nullptr;
     QTimer *m_ttlTimer = nullptr;
     int m_scanRate = 0;
+    bool m_writable = true;
+    QString m_readOnlyReason;
     bool m_showMemory = false;
     bool m_selecting = false; // selectKey() is moving the current row
 };

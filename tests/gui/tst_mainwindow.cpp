@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window against a real server, offscreen: scan, open, delete and rename exact
 // bytes, read-only refusal, a server that dies and comes back.
+#include "bulkdelete.h"
+#include "bulkdeletedialog.h"
 #include "commandstats.h"
 #include "confirmations.h"
+#include "emptydatabasedialog.h"
 #include "geopanel.h"
 #include "georeader.h"
 #include "keybrowser.h"
@@ -37,6 +40,10 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QRadioButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -77,6 +84,9 @@ private Q_SLOTS:
     void panelScreenshots();
     void scanShowsItsPaceInTheStatusBar();
     void scanPacingDialog();
+    void readOnlyTurnsEveryWriteOff();
+    void emptyDatabaseAsksForTheName();
+    void bulkDeleteCountsThenDeletes();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(bool readOnly = false);
@@ -642,6 +652,241 @@ void TestMainWindow::scanPacingDialog()
     // Saved, not only held for this run (the configuration directory did not exist before).
     QCOMPARE(m_settings->problem(), QString());
     QCOMPARE(Settings().scanRate(), kAdaptivePacing);
+}
+
+// A read-only connection: the banner says so, and every write the window offers is there but
+// off, saying why: the key menu's Rename and Delete, Keys → Empty database, the bulk delete's
+// Delete (its count works). Driving them all sends no writing command.
+void TestMainWindow::readOnlyTurnsEveryWriteOff()
+{
+    RawConnection raw(m_server.port());
+    const QByteArray digest = raw.command({"DEBUG", "DIGEST"}).bytes();
+    const qint64 writesBefore = commandCalls(raw, {"unlink", "del", "renamenx", "flushdb", "flushall"});
+    auto w = makeWindow(true);
+    QVERIFY(waitForScan(*w));
+    QVERIFY2(w->environmentBannerText().contains(QLatin1String("read-only")), qPrintable(w->environmentBannerText()));
+
+    KeyBrowser *browser = w->keyBrowser();
+    QVERIFY(browser->selectKey("app:item:1"));
+    const QModelIndex key = browser->findChild<QTreeView *>()->currentIndex();
+    QVERIFY(key.isValid());
+    QMenu menu;
+    browser->fillContextMenu(&menu, key);
+    for (const QString &name : {QStringLiteral("rename"), QStringLiteral("delete")}) {
+        auto *a = menu.findChild<QAction *>(name);
+        QVERIFY2(a, qPrintable(name));
+        QVERIFY(!a->isEnabled());
+        QVERIFY2(a->toolTip().contains(QLatin1String("read-only")), qPrintable(a->toolTip()));
+    }
+    QVERIFY(menu.toolTipsVisible());
+    QMenu folderMenu;
+    browser->fillContextMenu(&folderMenu, key.parent());
+    auto *bulkAction = folderMenu.findChild<QAction *>(QStringLiteral("bulkDelete"));
+    QVERIFY(bulkAction && bulkAction->isEnabled());
+    QVERIFY2(bulkAction->toolTip().contains(QLatin1String("counted")), qPrintable(bulkAction->toolTip()));
+
+    auto *empty = w->findChild<QAction *>(QStringLiteral("emptyDatabaseAction"));
+    QVERIFY(empty);
+    QVERIFY(!empty->isEnabled());
+    QVERIFY2(empty->toolTip().contains(QLatin1String("read-only")), qPrintable(empty->toolTip()));
+    w->openEmptyDatabase(); // refused before any dialog
+    QVERIFY(!QApplication::activeModalWidget());
+
+    // The bulk delete counts (a read) and keeps Delete off.
+    QSignalSpy finished(w->bulkDelete(), &BulkDelete::finished);
+    w->openBulkDelete("app:item:*");
+    auto *dialog = w->findChild<BulkDeleteDialog *>();
+    QVERIFY(dialog);
+    dialog->count();
+    QVERIFY(finished.wait(15000));
+    QCOMPARE(w->bulkDelete()->report().matched, 200);
+    auto *del = dialog->findChild<QPushButton *>(QStringLiteral("deleteButton"));
+    QVERIFY(!del->isEnabled());
+    QVERIFY2(del->toolTip().contains(QLatin1String("read-only")), qPrintable(del->toolTip()));
+    dialog->deleteMatching(); // asks nothing, sends nothing
+    QVERIFY(!w->bulkDelete()->remove("app:item:*"));
+    QVERIFY(w->bulkDelete()->report().error.message.contains(QLatin1String("read-only")));
+    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
+        theme::apply(t);
+        QCoreApplication::processEvents(); // the palette reaches every widget
+        screenshots::save(w->grab().toImage(),
+                          t == theme::Theme::Dark ? QStringLiteral("read-only-window-dark.png")
+                                                  : QStringLiteral("read-only-window.png"));
+    }
+    theme::apply(theme::Theme::Light);
+    dialog->close();
+    QCoreApplication::processEvents();
+    QCOMPARE(commandCalls(raw, {"unlink", "del", "renamenx", "flushdb", "flushall"}), writesBefore);
+    QCOMPARE(raw.command({"DEBUG", "DIGEST"}).bytes(), digest);
+}
+
+// Keys → Empty database: says how many keys of which database, and empties it only once the
+// connection's name is typed exactly; the other databases keep their keys.
+void TestMainWindow::emptyDatabaseAsksForTheName()
+{
+    m_server.pipeline({{"SELECT", "1"}, {"SET", "other:db", "stays"}});
+    RawConnection raw(m_server.port());
+    const qint64 flushAllBefore = commandCalls(raw, {"flushall"});
+    const qint64 flushDbBefore = commandCalls(raw, {"flushdb"});
+    ConnectionProfile p = m_server.profile();
+    p.name = QStringLiteral("orders-cache");
+    MainWindow w(p, m_settings);
+    w.resize(1200, 800);
+    w.show();
+    w.start();
+    QVERIFY(waitForScan(w));
+    QCOMPARE(w.nameToType(), QStringLiteral("orders-cache"));
+    auto *action = w.findChild<QAction *>(QStringLiteral("emptyDatabaseAction"));
+    QVERIFY(action && action->isEnabled());
+
+    // Cancelled after a wrong name: the button never came on, nothing was sent.
+    bool seen = false;
+    QTimer::singleShot(0, this, [&] {
+        auto *d = qobject_cast<EmptyDatabaseDialog *>(QApplication::activeModalWidget());
+        QVERIFY(d);
+        auto *typed = d->findChild<QLineEdit *>(QStringLiteral("typedName"));
+        auto *button = d->findChild<QPushButton *>(QStringLiteral("emptyButton"));
+        QTRY_VERIFY2(d->question().contains(QLatin1String("all 204 keys")), qPrintable(d->question()));
+        QVERIFY(d->question().contains(QLatin1String("database 0 of orders-cache")));
+        QVERIFY(!button->isEnabled());
+        QTest::keyClicks(typed, QStringLiteral("orders-cach"));
+        QVERIFY(!button->isEnabled());
+        QTest::keyClick(typed, Qt::Key_Return); // Enter is Cancel's, not Empty's
+        seen = true;
+        if (d->isVisible())
+            d->reject();
+    });
+    action->trigger();
+    QVERIFY(seen);
+    QCoreApplication::processEvents();
+    QCOMPARE(commandCalls(raw, {"flushdb"}), flushDbBefore);
+    QCOMPARE(m_server.command({"DBSIZE"}).toInteger(), 204);
+
+    seen = false;
+    QTimer::singleShot(0, this, [&] {
+        auto *d = qobject_cast<EmptyDatabaseDialog *>(QApplication::activeModalWidget());
+        QVERIFY(d);
+        auto *typed = d->findChild<QLineEdit *>(QStringLiteral("typedName"));
+        auto *button = d->findChild<QPushButton *>(QStringLiteral("emptyButton"));
+        QTest::keyClicks(typed, QStringLiteral("orders-cache"));
+        QVERIFY(button->isEnabled());
+        for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
+            theme::apply(t);
+            QCoreApplication::processEvents();
+            screenshots::save(d->grab().toImage(),
+                              t == theme::Theme::Dark ? QStringLiteral("empty-database-dark.png")
+                                                      : QStringLiteral("empty-database.png"));
+        }
+        theme::apply(theme::Theme::Light);
+        seen = true;
+        button->click();
+    });
+    QSignalSpy scan(w.keyBrowser(), &KeyBrowser::scanCompleted);
+    action->trigger();
+    QVERIFY(seen);
+    QTRY_COMPARE_WITH_TIMEOUT(m_server.command({"DBSIZE"}).toInteger(), 0, 10000);
+    QCOMPARE(commandCalls(raw, {"flushdb"}), flushDbBefore + 1);
+    QCOMPARE(commandCalls(raw, {"flushall"}), flushAllBefore);
+    const QList<RedisValue> other = m_server.pipeline({{"SELECT", "1"}, {"GET", "other:db"}});
+    QCOMPARE(other.at(1).bytes(), QByteArray("stays"));
+    // The browser scanned again and holds nothing.
+    QVERIFY(scan.wait(15000));
+    QCOMPARE(w.keyBrowser()->model()->keyCount(), 0);
+}
+
+// Keys → Delete keys matching: Count reads only; Delete names the count, asks, deletes exactly
+// the matching keys (binary names included) in paced UNLINK batches, and reports.
+void TestMainWindow::bulkDeleteCountsThenDeletes()
+{
+    const QByteArray binary("app:item:\x00\xff", 11);
+    m_server.command({"SET", binary, "binary"});
+    m_server.command({"SET", "app:other", "stays"});
+    RawConnection raw(m_server.port());
+    const QList<QByteArray> truth = raw.scan("app:item:*");
+    QCOMPARE(truth.size(), 201);
+    auto w = makeWindow();
+    QVERIFY(waitForScan(*w));
+    const QByteArray digest = raw.command({"DEBUG", "DIGEST"}).bytes();
+    const qint64 unlinkBefore = commandCalls(raw, {"unlink"});
+    QSignalSpy finished(w->bulkDelete(), &BulkDelete::finished);
+    w->openBulkDelete("app:item:*");
+    auto *dialog = w->findChild<BulkDeleteDialog *>();
+    QVERIFY(dialog);
+    auto *del = dialog->findChild<QPushButton *>(QStringLiteral("deleteButton"));
+    QVERIFY(!del->isEnabled()); // not counted yet
+    QVERIFY2(del->toolTip().contains(QLatin1String("Count")), qPrintable(del->toolTip()));
+    dialog->count();
+    QVERIFY(finished.wait(15000));
+    QCOMPARE(w->bulkDelete()->report().matched, 201);
+    QCOMPARE(w->bulkDelete()->report().byType.value(KeyType::String), 201);
+    QVERIFY2(dialog->summaryText().contains(QLatin1String("201 keys match")), qPrintable(dialog->summaryText()));
+    QVERIFY(dialog->findChild<QPlainTextEdit *>(QStringLiteral("names"))
+                ->toPlainText()
+                .contains(QLatin1String("app:item:\\x00\\xff")));
+    QCOMPARE(raw.command({"DEBUG", "DIGEST"}).bytes(), digest); // the count wrote nothing
+    QCOMPARE(commandCalls(raw, {"unlink"}), unlinkBefore);
+    QVERIFY(del->isEnabled());
+    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
+        theme::apply(t);
+        QCoreApplication::processEvents(); // the palette reaches every widget
+        screenshots::save(dialog->grab().toImage(),
+                          t == theme::Theme::Dark ? QStringLiteral("bulk-delete-count-dark.png")
+                                                  : QStringLiteral("bulk-delete-count.png"));
+    }
+    theme::apply(theme::Theme::Light);
+
+    // Cancel at the question: nothing is deleted.
+    {
+        ConfirmationAnswerer answer(ConfirmationAnswerer::Reject);
+        dialog->deleteMatching();
+        QCOMPARE(answer.count(), 1);
+        QVERIFY2(answer.text().contains(QLatin1String("201 keys matching app:item:*")), qPrintable(answer.text()));
+        QVERIFY(answer.cancelWasDefault());
+    }
+    QCOMPARE(commandCalls(raw, {"unlink"}), unlinkBefore);
+    {
+        ConfirmationAnswerer answer(ConfirmationAnswerer::Accept);
+        dialog->deleteMatching();
+        QCOMPARE(answer.count(), 1);
+    }
+    QVERIFY(finished.wait(15000));
+    const BulkDeleteReport report = w->bulkDelete()->report();
+    QCOMPARE(report.stage, BulkDeleteReport::Stage::Deleting);
+    QVERIFY2(!report.error, qPrintable(report.error.message));
+    QCOMPARE(report.deleted, 201);
+    QVERIFY(raw.scan("app:item:*").isEmpty());
+    QCOMPARE(m_server.command({"GET", "app:other"}).bytes(), QByteArray("stays"));
+    QCOMPARE(m_server.command({"DBSIZE"}).toInteger(), 5); // session, two bin keys, "" and app:other
+    QVERIFY(commandCalls(raw, {"unlink"}) - unlinkBefore >= 1);
+    // The browser dropped them.
+    QVERIFY(!w->keyBrowser()->model()->contains("app:item:7"));
+    QVERIFY(!w->keyBrowser()->model()->contains(binary));
+    QVERIFY(w->keyBrowser()->model()->contains("app:other"));
+    QVERIFY2(dialog->summaryText().contains(QLatin1String("201 keys deleted")), qPrintable(dialog->summaryText()));
+    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
+        theme::apply(t);
+        QCoreApplication::processEvents(); // the palette reaches every widget
+        screenshots::save(dialog->grab().toImage(),
+                          t == theme::Theme::Dark ? QStringLiteral("bulk-delete-done-dark.png")
+                                                  : QStringLiteral("bulk-delete-done.png"));
+    }
+    theme::apply(theme::Theme::Light);
+    // The report lists every deleted name, escaped.
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("report.txt"));
+    QString error;
+    QVERIFY2(dialog->saveReport(file, &error), qPrintable(error));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray text = f.readAll();
+    QVERIFY(text.contains("app:item:\\x00\\xff\n"));
+    QVERIFY(text.contains("app:item:199\n"));
+    QVERIFY(!text.contains("app:other"));
+    QCOMPARE(text.count('\n'), 201 + 4); // the header lines and one line a key
+    // A pattern that matches everything is refused: that is Empty database's job.
+    QVERIFY(!w->bulkDelete()->remove("*"));
+    QVERIFY(w->bulkDelete()->report().error.message.contains(QLatin1String("Empty database")));
+    dialog->close();
 }
 
 QTEST_MAIN(TestMainWindow)

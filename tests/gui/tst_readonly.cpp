@@ -4,6 +4,7 @@
 // says no writing command ran and DEBUG DIGEST says the data is byte for byte the same. And
 // the built-in list of reads (for users who may not run COMMAND) holds every command the
 // panels send, read from the same INFO commandstats after a writable window did its reading.
+#include "bulkdelete.h"
 #include "commandpolicy.h"
 #include "consolepanel.h"
 #include "demo.h"
@@ -257,6 +258,14 @@ private:
         w.deleteKey(lockKeys.first(), false);
         w.renameKey(lockKeys.first(), lockKeys.first() + ":renamed", false);
         QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 2, kWaitMs);
+
+        // The bulk delete counts (a read) and refuses to delete; Empty database opens nothing.
+        QSignalSpy bulkDone(w.bulkDelete(), &BulkDelete::finished);
+        QVERIFY(w.bulkDelete()->count("lock:*"));
+        QVERIFY(bulkDone.wait(kWaitMs));
+        QCOMPARE(w.bulkDelete()->report().matched, lockKeys.size());
+        QVERIFY(!w.bulkDelete()->remove("lock:*"));
+        w.openEmptyDatabase();
     }
 
 private Q_SLOTS:
