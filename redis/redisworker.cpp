@@ -3,6 +3,7 @@
 #include "threadcheck.h"
 
 #include "respcodec.h"
+#include "serverinfo.h"
 #include "sshtunnel.h"
 #include "transport.h"
 
@@ -18,6 +19,24 @@ QString closedSaying(const QString &words)
 
 constexpr int kMaxBackoffMs = 30000;
 constexpr int kFirstBackoffMs = 250;
+// While the server loads its data, a retry every 0.5-1 s (the backoff's third step) at most.
+constexpr int kLoadingAttempt = 2;
+
+// "42% loaded, about 23 s left" from INFO persistence while a server loads; empty when it
+// does not say.
+QString loadingProgress(const QByteArray &info)
+{
+    const ServerInfo parsed = ServerInfo::parse(info);
+    const QByteArray perc = parsed.value("loading_loaded_perc");
+    if (perc.isEmpty())
+        return {};
+    QString text = QStringLiteral("%1% loaded").arg(perc.toDouble(), 0, 'f', 0);
+    bool ok = false;
+    const qint64 eta = parsed.value("loading_eta_seconds").toLongLong(&ok);
+    if (ok && eta > 0)
+        text += QStringLiteral(", about %1 s left").arg(eta);
+    return text;
+}
 
 // Empty when every command of the batch may be sent, otherwise why not.
 QString refusal(const CommandPolicy &policy, const QList<RedisCommand> &commands)
@@ -185,8 +204,23 @@ void RedisWorker::finishHandshake(const RedisReply &reply)
         onClosed(RedisError::Kind::ConnectionLost, closedSaying(err.message));
         return;
     }
-    if (err.kind == RedisError::Kind::Loading || err.kind == RedisError::Kind::Busy) {
-        // The server is up but cannot serve yet (loading its data, or a script runs): retry.
+    if (err.kind == RedisError::Kind::Loading) {
+        // INFO is served while the data loads: the reason says how far it got, and the retries
+        // come every second or so instead of backing off as from a failure.
+        submitInternal({RedisCommand{"INFO", "persistence"}}, [this, err](const RedisReply &r) {
+            if (!r.ok())
+                return; // connection-level: onClosed handles it
+            const QString progress = r.value().isError() ? QString() : loadingProgress(r.value().bytes());
+            m_attempt = qMin(m_attempt, kLoadingAttempt);
+            onClosed(err.kind,
+                     progress.isEmpty()
+                         ? QStringLiteral("%1 is not ready: %2").arg(m_profile.displayName(), err.message)
+                         : QStringLiteral("%1 is loading its data: %2").arg(m_profile.displayName(), progress));
+        });
+        return;
+    }
+    if (err.kind == RedisError::Kind::Busy) {
+        // The server is up but cannot serve yet (a script runs): retry.
         onClosed(err.kind, QStringLiteral("%1 is not ready: %2").arg(m_profile.displayName(), err.message));
         return;
     }
