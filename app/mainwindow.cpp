@@ -37,6 +37,7 @@
 #include "streamspanel.h"
 #include "streamsreader.h"
 #include "ttlpanel.h"
+#include "valuereader.h"
 #include "valueview.h"
 
 #include <QActionGroup>
@@ -84,7 +85,23 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     connect(m_client, &RedisClient::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_scanClient, &RedisClient::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_scanClient, &RedisClient::ready, this, &MainWindow::maybeStartFirstScan);
-    connect(m_client, &RedisClient::ready, this, [this] {
+    // Another server process behind the same address (a restart, a failover): what the window
+    // shows came from the old one. The scan's connection starts the browser over; the other
+    // refreshes the value and forgets the patterns read.
+    connect(m_scanClient, &RedisClient::ready, this, [this](const ServerFacts &facts) {
+        if (serverReplaced(m_scanRunId, facts.runId) && m_firstScanStarted)
+            m_browser->startScan();
+    });
+    connect(m_client, &RedisClient::ready, this, [this](const ServerFacts &facts) {
+        if (serverReplaced(m_runId, facts.runId)) {
+            statusBar()->showMessage(tr("%1 is another server process now (restarted or failed over): "
+                                        "what was shown is being read again")
+                                         .arg(m_profile.displayName()),
+                                     15000);
+            m_patterns->clear();
+            if (m_valueView->reader()->hasKey())
+                m_valueView->refresh();
+        }
         m_access->refresh();
         updateTitle();
         updateWriteActions();
@@ -544,6 +561,15 @@ void MainWindow::attachDemo(Demo *demo)
     connect(demo, &Demo::failed, this,
             [this](const QString &why) { onConnectionError(tr("Demo: %1").arg(why), false); });
     updateTitle();
+}
+
+bool MainWindow::serverReplaced(QByteArray &known, const QByteArray &now)
+{
+    // An unknown run id (no INFO permission) is no evidence either way.
+    const bool replaced = !known.isEmpty() && !now.isEmpty() && known != now;
+    if (!now.isEmpty())
+        known = now;
+    return replaced;
 }
 
 void MainWindow::start()

@@ -147,6 +147,8 @@ private:
     void updateWriteActions();
     void updateTitle();
     void updateEnvironmentBanner();
+    // True when 'now' names another server process than 'known' (which takes 'now').
+    static bool serverReplaced(QByteArray &known, const QByteArray &now);
     void addPanel(Panel *panel, const QString &name);
     // Only the panel on the current page of a visible, unminimised window polls.
     void updateActivePanels();
@@ -204,6 +206,8 @@ private:
     QPointer<Demo> m_demo;
     bool m_demoSeeded = true;
     bool m_firstScanStarted = false;
+    QByteArray m_runId; // the server process each connection last met (INFO's run_id)
+    QByteArray m_scanRunId;
     bool m_firstScanDone = false;
     QString m_screenshotFile;
     QString m_screenshotPanel;
