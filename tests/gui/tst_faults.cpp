@@ -4,6 +4,7 @@
 // again. Each checks that the window lives on, that the user sees a one-line reason, that what
 // it holds stays consistent, and that work resumes. The GUI thread's longest stall is measured
 // throughout and printed.
+#include "faultproxy.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
 #include "localserver.h"
@@ -12,6 +13,9 @@
 #include "scriptrunner.h"
 #include "settings.h"
 #include "testserver.h"
+#include "valuemodel.h"
+#include "valuereader.h"
+#include "valueview.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -105,6 +109,9 @@ private Q_SLOTS:
     void outOfMemoryRefusesWritesOnly();
     void demotedToReplicaAndPromoted();
     void loadingShowsProgressAndRetries();
+    void tricklingLinkDeliversEverything();
+    void droppedLinkMidReply();
+    void stalledLinkTimesOutAndRecovers();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(int commandTimeoutMs = 10000);
@@ -377,6 +384,114 @@ void TestFaults::loadingShowsProgressAndRetries()
     w.reset();
     slow.kill();
     slow.waitForFinished(5000);
+}
+
+namespace {
+// 300 KB of every byte value: longer than the value view's 256 KB preview.
+QByteArray bigValue()
+{
+    QByteArray v;
+    v.reserve(300 * 1024);
+    for (int i = 0; i < 300 * 1024; ++i)
+        v.append(char((i * 7 + i / 256) & 0xff));
+    return v;
+}
+} // namespace
+
+// Through a link that trickles what the server sends (512 bytes every 2 ms, about 250 KB/s):
+// the scan and a 300 KB value arrive whole and byte for byte, only slower.
+void TestFaults::tricklingLinkDeliversEverything()
+{
+    TestServer own;
+    QString error;
+    QVERIFY2(own.start(&error), qPrintable(error));
+    QList<QList<QByteArray>> writes;
+    for (int i = 0; i < 3000; ++i)
+        writes.append({"SET", "t:" + QByteArray::number(i), "v"});
+    const QByteArray big = bigValue();
+    writes.append({"SET", "big", big});
+    own.pipeline(writes);
+    FaultProxy proxy(own.port());
+    QVERIFY(proxy.isListening());
+    proxy.trickle(512, 2);
+    ConnectionProfile p = own.profile();
+    p.port = proxy.port();
+    m_stall->reset();
+    auto w = makeWindow(p, 10000);
+    QVERIFY(waitForScan(*w, 60000));
+    QCOMPARE(w->keyBrowser()->model()->keyCount(), quint64(3001));
+    QSignalSpy value(w->valueView()->reader(), &ValueReader::stringAvailable);
+    w->valueView()->openKey("big", KeyType::String);
+    QVERIFY(value.wait(30000));
+    const auto v = value.first().first().value<StringValue>();
+    QCOMPARE(v.fullLength, big.size());
+    QVERIFY(v.truncated);
+    QCOMPARE(v.preview, big.left(v.preview.size()));
+    QCOMPARE(v.preview.size(), ValueReader::kDefaultPreviewBytes);
+}
+
+// The link drops in the middle of a value's reply (after 20 KB of its 256 KB): the view says
+// why in one line, the connection comes back by itself, and reading the key again shows it
+// whole. Nothing half-read is shown as the value.
+void TestFaults::droppedLinkMidReply()
+{
+    TestServer own;
+    QString error;
+    QVERIFY2(own.start(&error), qPrintable(error));
+    const QByteArray big = bigValue();
+    own.command({"SET", "big", big});
+    FaultProxy proxy(own.port());
+    ConnectionProfile p = own.profile();
+    p.port = proxy.port();
+    m_stall->reset();
+    auto w = makeWindow(p, 10000);
+    QVERIFY(waitForScan(*w));
+    ValueReader *reader = w->valueView()->reader();
+    QSignalSpy errors(reader, &ValueReader::errorOccurred);
+    QSignalSpy value(reader, &ValueReader::stringAvailable);
+    proxy.dropAfter(20000);
+    w->valueView()->openKey("big", KeyType::String);
+    QVERIFY(errors.wait(15000));
+    QCOMPARE(proxy.dropped(), 1);
+    const QString why = errors.first().first().toString();
+    QVERIFY2(!why.isEmpty() && !why.contains(QLatin1Char('\n')), qPrintable(why));
+    QCOMPARE(value.size(), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->isReady(), 15000);
+    w->valueView()->refresh();
+    QVERIFY(value.wait(15000));
+    const auto v = value.first().first().value<StringValue>();
+    QCOMPARE(v.preview, big.left(v.preview.size()));
+    QCOMPARE(v.fullLength, big.size());
+}
+
+// The link stops carrying bytes with both sockets open (no RST, no FIN): the command timeout
+// is what notices, the window says so, and once bytes flow again it reconnects and works.
+void TestFaults::stalledLinkTimesOutAndRecovers()
+{
+    TestServer own;
+    QString error;
+    QVERIFY2(own.start(&error), qPrintable(error));
+    own.command({"SET", "k", "v"});
+    FaultProxy proxy(own.port());
+    ConnectionProfile p = own.profile();
+    p.port = proxy.port();
+    m_stall->reset();
+    auto w = makeWindow(p, 1500);
+    QVERIFY(waitForScan(*w));
+    proxy.stall(true);
+    QSignalSpy failed(w.get(), &MainWindow::operationFailed);
+    w->deleteKey("k", false);
+    QVERIFY(failed.wait(10000));
+    const QString why = failed.first().first().toString();
+    QVERIFY2(why.contains(QLatin1String("timeout"), Qt::CaseInsensitive), qPrintable(why));
+    proxy.stall(false);
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->isReady(), 20000);
+    // Whether the UNLINK ran before its reply stalled is the server's to say: ask it again.
+    own.command({"SET", "k2", "v"});
+    QSignalSpy deleted(w.get(), &MainWindow::keyDeleted);
+    w->deleteKey("k2", false);
+    QVERIFY(deleted.wait(10000));
+    QCOMPARE(own.command({"EXISTS", "k2"}).toInteger(), 0);
 }
 
 QTEST_MAIN(TestFaults)

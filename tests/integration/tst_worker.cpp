@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bytesescape.h"
-#include "holdingproxy.h"
+#include "faultproxy.h"
 #include "redisclient.h"
 #include "respcodec.h"
 #include "testserver.h"
@@ -568,7 +568,8 @@ private Q_SLOTS:
             if (probe.facts().version < QVersionNumber(7, 2))
                 QSKIP("CLIENT SETINFO is sent on Redis 7.2 and later only");
         }
-        HoldingProxy proxy(m_server.port(), "SETINFO", 3000);
+        FaultProxy proxy(m_server.port());
+        proxy.holdAfter("SETINFO", 3000);
         QVERIFY(proxy.isListening());
         ConnectionProfile p = m_server.profile();
         p.port = proxy.port();
