@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <functional>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <thread>
@@ -120,6 +121,16 @@ private Q_SLOTS:
 private:
     std::unique_ptr<MainWindow> makeWindow(int commandTimeoutMs = 10000);
     std::unique_ptr<MainWindow> makeWindow(ConnectionProfile p, int commandTimeoutMs);
+    // A server of its own holding 'data', a FaultProxy in front (set up by 'configure' before
+    // the window connects) and a window through the proxy that has finished its first scan.
+    struct Proxied
+    {
+        std::unique_ptr<TestServer> server;
+        std::unique_ptr<FaultProxy> proxy;
+        std::unique_ptr<MainWindow> window;
+    };
+    Proxied proxiedWindow(const QList<QList<QByteArray>> &data, int commandTimeoutMs,
+                          const std::function<void(FaultProxy &)> &configure = {});
     bool waitForScan(MainWindow &w, int timeoutMs = 20000);
 
     TestServer m_server;
@@ -177,6 +188,29 @@ std::unique_ptr<MainWindow> TestFaults::makeWindow(ConnectionProfile p, int comm
     w->show();
     w->start();
     return w;
+}
+
+TestFaults::Proxied TestFaults::proxiedWindow(const QList<QList<QByteArray>> &data, int commandTimeoutMs,
+                                              const std::function<void(FaultProxy &)> &configure)
+{
+    Proxied out;
+    out.server = std::make_unique<TestServer>();
+    QString error;
+    if (!out.server->start(&error)) {
+        qWarning("cannot start a server: %s", qPrintable(error));
+        return {};
+    }
+    out.server->pipeline(data);
+    out.proxy = std::make_unique<FaultProxy>(out.server->port());
+    if (configure)
+        configure(*out.proxy);
+    ConnectionProfile p = out.server->profile();
+    p.port = out.proxy->port();
+    m_stall->reset(); // the set-up above blocked the thread on purpose
+    out.window = makeWindow(p, commandTimeoutMs);
+    if (!waitForScan(*out.window, 60000))
+        out.window.reset();
+    return out;
 }
 
 bool TestFaults::waitForScan(MainWindow &w, int timeoutMs)
@@ -406,23 +440,14 @@ QByteArray bigValue()
 // the scan and a 300 KB value arrive whole and byte for byte, only slower.
 void TestFaults::tricklingLinkDeliversEverything()
 {
-    TestServer own;
-    QString error;
-    QVERIFY2(own.start(&error), qPrintable(error));
-    QList<QList<QByteArray>> writes;
+    QList<QList<QByteArray>> data;
     for (int i = 0; i < 3000; ++i)
-        writes.append({"SET", "t:" + QByteArray::number(i), "v"});
+        data.append({"SET", "t:" + QByteArray::number(i), "v"});
     const QByteArray big = bigValue();
-    writes.append({"SET", "big", big});
-    own.pipeline(writes);
-    FaultProxy proxy(own.port());
-    QVERIFY(proxy.isListening());
-    proxy.trickle(512, 2);
-    ConnectionProfile p = own.profile();
-    p.port = proxy.port();
-    m_stall->reset();
-    auto w = makeWindow(p, 10000);
-    QVERIFY(waitForScan(*w, 60000));
+    data.append({"SET", "big", big});
+    const Proxied link = proxiedWindow(data, 10000, [](FaultProxy &proxy) { proxy.trickle(512, 2); });
+    QVERIFY(link.window);
+    MainWindow *w = link.window.get();
     QCOMPARE(w->keyBrowser()->model()->keyCount(), quint64(3001));
     QSignalSpy value(w->valueView()->reader(), &ValueReader::stringAvailable);
     w->valueView()->openKey("big", KeyType::String);
@@ -439,17 +464,11 @@ void TestFaults::tricklingLinkDeliversEverything()
 // whole. Nothing half-read is shown as the value.
 void TestFaults::droppedLinkMidReply()
 {
-    TestServer own;
-    QString error;
-    QVERIFY2(own.start(&error), qPrintable(error));
     const QByteArray big = bigValue();
-    own.command({"SET", "big", big});
-    FaultProxy proxy(own.port());
-    ConnectionProfile p = own.profile();
-    p.port = proxy.port();
-    m_stall->reset();
-    auto w = makeWindow(p, 10000);
-    QVERIFY(waitForScan(*w));
+    const Proxied link = proxiedWindow({{"SET", "big", big}}, 10000);
+    QVERIFY(link.window);
+    MainWindow *w = link.window.get();
+    FaultProxy &proxy = *link.proxy;
     ValueReader *reader = w->valueView()->reader();
     QSignalSpy errors(reader, &ValueReader::errorOccurred);
     QSignalSpy value(reader, &ValueReader::stringAvailable);
@@ -472,18 +491,13 @@ void TestFaults::droppedLinkMidReply()
 // is what notices, the window says so, and once bytes flow again it reconnects and works.
 void TestFaults::stalledLinkTimesOutAndRecovers()
 {
-    TestServer own;
-    QString error;
-    QVERIFY2(own.start(&error), qPrintable(error));
-    own.command({"SET", "k", "v"});
-    FaultProxy proxy(own.port());
-    ConnectionProfile p = own.profile();
-    p.port = proxy.port();
-    m_stall->reset();
-    auto w = makeWindow(p, 1500);
-    QVERIFY(waitForScan(*w));
+    const Proxied link = proxiedWindow({{"SET", "k", "v"}}, 1500);
+    QVERIFY(link.window);
+    MainWindow *w = link.window.get();
+    FaultProxy &proxy = *link.proxy;
+    TestServer &own = *link.server;
     proxy.stall(true);
-    QSignalSpy failed(w.get(), &MainWindow::operationFailed);
+    QSignalSpy failed(w, &MainWindow::operationFailed);
     w->deleteKey("k", false);
     QVERIFY(failed.wait(10000));
     const QString why = failed.first().first().toString();
@@ -492,7 +506,7 @@ void TestFaults::stalledLinkTimesOutAndRecovers()
     QTRY_VERIFY_WITH_TIMEOUT(w->client()->isReady(), 20000);
     // Whether the UNLINK ran before its reply stalled is the server's to say: ask it again.
     own.command({"SET", "k2", "v"});
-    QSignalSpy deleted(w.get(), &MainWindow::keyDeleted);
+    QSignalSpy deleted(w, &MainWindow::keyDeleted);
     w->deleteKey("k2", false);
     QVERIFY(deleted.wait(10000));
     QCOMPARE(own.command({"EXISTS", "k2"}).toInteger(), 0);

@@ -59,6 +59,19 @@ const QByteArray kNul("bin:a\x00z", 7);
 const QByteArray kInvalid("bin:\xff\xfe\nline");
 } // namespace
 
+namespace {
+// NAME.png in the light palette and NAME-dark.png in the dark one; the light one stays applied.
+void grabInBothThemes(QWidget *widget, const QString &name)
+{
+    for (const auto t : {theme::Theme::Dark, theme::Theme::Light}) {
+        theme::apply(t);
+        QCoreApplication::processEvents(); // the palette reaches every widget
+        screenshots::save(widget->grab().toImage(),
+                          t == theme::Theme::Dark ? name + QStringLiteral("-dark.png") : name + QStringLiteral(".png"));
+    }
+}
+} // namespace
+
 class TestMainWindow : public QObject
 {
     Q_OBJECT
@@ -602,14 +615,7 @@ void TestMainWindow::scanShowsItsPaceInTheStatusBar()
     QTRY_VERIFY_WITH_TIMEOUT(label->isVisible() && label->toolTip().contains(QLatin1String("no other load")), 15000);
     QVERIFY2(label->text().startsWith(QLatin1String("Scan: ")), qPrintable(label->text()));
     QVERIFY2(label->toolTip().contains(QStringLiteral("commands/s · adaptive: ")), qPrintable(label->toolTip()));
-    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
-        theme::apply(t);
-        QCoreApplication::processEvents();
-        screenshots::save(w->grab().toImage(),
-                          t == theme::Theme::Dark ? QStringLiteral("scan-pace-dark.png")
-                                                  : QStringLiteral("scan-pace.png"));
-    }
-    theme::apply(theme::Theme::Light);
+    grabInBothThemes(w.get(), QStringLiteral("scan-pace"));
     QVERIFY(waitForScan(*w));
     QTRY_VERIFY(!label->isVisible());
 }
@@ -706,14 +712,7 @@ void TestMainWindow::readOnlyTurnsEveryWriteOff()
     dialog->deleteMatching(); // asks nothing, sends nothing
     QVERIFY(!w->bulkDelete()->remove("app:item:*"));
     QVERIFY(w->bulkDelete()->report().error.message.contains(QLatin1String("read-only")));
-    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
-        theme::apply(t);
-        QCoreApplication::processEvents(); // the palette reaches every widget
-        screenshots::save(w->grab().toImage(),
-                          t == theme::Theme::Dark ? QStringLiteral("read-only-window-dark.png")
-                                                  : QStringLiteral("read-only-window.png"));
-    }
-    theme::apply(theme::Theme::Light);
+    grabInBothThemes(w.get(), QStringLiteral("read-only-window"));
     dialog->close();
     QCoreApplication::processEvents();
     QCOMPARE(commandCalls(raw, {"unlink", "del", "renamenx", "flushdb", "flushall"}), writesBefore);
@@ -770,14 +769,7 @@ void TestMainWindow::emptyDatabaseAsksForTheName()
         auto *button = d->findChild<QPushButton *>(QStringLiteral("emptyButton"));
         QTest::keyClicks(typed, QStringLiteral("orders-cache"));
         QVERIFY(button->isEnabled());
-        for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
-            theme::apply(t);
-            QCoreApplication::processEvents();
-            screenshots::save(d->grab().toImage(),
-                              t == theme::Theme::Dark ? QStringLiteral("empty-database-dark.png")
-                                                      : QStringLiteral("empty-database.png"));
-        }
-        theme::apply(theme::Theme::Light);
+        grabInBothThemes(d, QStringLiteral("empty-database"));
         seen = true;
         button->click();
     });
@@ -826,14 +818,7 @@ void TestMainWindow::bulkDeleteCountsThenDeletes()
     QCOMPARE(raw.command({"DEBUG", "DIGEST"}).bytes(), digest); // the count wrote nothing
     QCOMPARE(commandCalls(raw, {"unlink"}), unlinkBefore);
     QVERIFY(del->isEnabled());
-    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
-        theme::apply(t);
-        QCoreApplication::processEvents(); // the palette reaches every widget
-        screenshots::save(dialog->grab().toImage(),
-                          t == theme::Theme::Dark ? QStringLiteral("bulk-delete-count-dark.png")
-                                                  : QStringLiteral("bulk-delete-count.png"));
-    }
-    theme::apply(theme::Theme::Light);
+    grabInBothThemes(dialog, QStringLiteral("bulk-delete-count"));
 
     // Cancel at the question: nothing is deleted.
     {
@@ -863,14 +848,7 @@ void TestMainWindow::bulkDeleteCountsThenDeletes()
     QVERIFY(!w->keyBrowser()->model()->contains(binary));
     QVERIFY(w->keyBrowser()->model()->contains("app:other"));
     QVERIFY2(dialog->summaryText().contains(QLatin1String("201 keys deleted")), qPrintable(dialog->summaryText()));
-    for (const auto t : {theme::Theme::Light, theme::Theme::Dark}) {
-        theme::apply(t);
-        QCoreApplication::processEvents(); // the palette reaches every widget
-        screenshots::save(dialog->grab().toImage(),
-                          t == theme::Theme::Dark ? QStringLiteral("bulk-delete-done-dark.png")
-                                                  : QStringLiteral("bulk-delete-done.png"));
-    }
-    theme::apply(theme::Theme::Light);
+    grabInBothThemes(dialog, QStringLiteral("bulk-delete-done"));
     // The report lists every deleted name, escaped.
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("report.txt"));

@@ -25,6 +25,15 @@ private Q_SLOTS:
 
 private:
     static BulkDeleteReport waitForFinish(BulkDelete &bulk, int timeoutMs = 30000);
+    // 20,000 keys under 'prefix' on 'server', and a delete of them held to 2,000 commands a
+    // second, so that the test can act mid-way: returned once the first UNLINK was answered.
+    struct PacedRun
+    {
+        std::unique_ptr<RedisClient> client;
+        std::unique_ptr<BulkDelete> bulk;
+        std::unique_ptr<QSignalSpy> removed;
+    };
+    static PacedRun startPacedDelete(TestServer &server, const QByteArray &prefix);
 
     TestServer m_server;
     const QByteArray m_binary{"sess:\x00\xff\r\n", 9};
@@ -57,6 +66,24 @@ BulkDeleteReport TestBulkDelete::waitForFinish(BulkDelete &bulk, int timeoutMs)
     if (bulk.isRunning() && !finished.wait(timeoutMs))
         return {};
     return bulk.report();
+}
+
+TestBulkDelete::PacedRun TestBulkDelete::startPacedDelete(TestServer &server, const QByteArray &prefix)
+{
+    QList<QList<QByteArray>> writes;
+    for (int i = 0; i < 20000; ++i)
+        writes.append({"SET", prefix + QByteArray::number(i), "v"});
+    server.pipeline(writes);
+    PacedRun run;
+    run.client = connectedClient(server.profile());
+    if (!run.client)
+        return {};
+    run.bulk = std::make_unique<BulkDelete>(run.client.get());
+    run.bulk->setScanRate(2000);
+    run.removed = std::make_unique<QSignalSpy>(run.bulk.get(), &BulkDelete::keysRemoved);
+    if (!run.bulk->remove(prefix + '*') || !run.removed->wait(10000))
+        return {};
+    return run;
 }
 
 void TestBulkDelete::countWritesNothing()
@@ -124,18 +151,11 @@ void TestBulkDelete::deleteRemovesExactlyTheMatches()
 // deleted is what is missing, nothing else, and the report says it was cancelled.
 void TestBulkDelete::cancelLeavesAConsistentKeyspace()
 {
-    QList<QList<QByteArray>> writes;
-    for (int i = 0; i < 20000; ++i)
-        writes.append({"SET", "bulk:" + QByteArray::number(i), "v"});
-    m_server.pipeline(writes);
-    auto client = connectedClient(m_server.profile());
-    QVERIFY(client);
-    BulkDelete bulk(client.get());
-    bulk.setScanRate(2000);
-    QSignalSpy removed(&bulk, &BulkDelete::keysRemoved);
-    QVERIFY(bulk.remove("bulk:*"));
+    const PacedRun run = startPacedDelete(m_server, "bulk:");
+    QVERIFY(run.bulk);
+    BulkDelete &bulk = *run.bulk;
+    QSignalSpy &removed = *run.removed;
     QVERIFY(!bulk.remove("bulk:*")); // one run at a time
-    QVERIFY(removed.wait(10000));
     bulk.cancel();
     const BulkDeleteReport r = waitForFinish(bulk);
     QVERIFY(r.finished);
@@ -218,17 +238,9 @@ void TestBulkDelete::deadServerStopsTheRun()
     TestServer own;
     QString error;
     QVERIFY2(own.start(&error), qPrintable(error));
-    QList<QList<QByteArray>> writes;
-    for (int i = 0; i < 20000; ++i)
-        writes.append({"SET", "gone:" + QByteArray::number(i), "v"});
-    own.pipeline(writes);
-    auto client = connectedClient(own.profile());
-    QVERIFY(client);
-    BulkDelete bulk(client.get());
-    bulk.setScanRate(2000);
-    QSignalSpy removed(&bulk, &BulkDelete::keysRemoved);
-    QVERIFY(bulk.remove("gone:*"));
-    QVERIFY(removed.wait(10000));
+    const PacedRun run = startPacedDelete(own, "gone:");
+    QVERIFY(run.bulk);
+    BulkDelete &bulk = *run.bulk;
     own.server().kill();
     const BulkDeleteReport r = waitForFinish(bulk);
     QVERIFY(r.finished);
