@@ -117,6 +117,7 @@ private Q_SLOTS:
     void tricklingLinkDeliversEverything();
     void droppedLinkMidReply();
     void stalledLinkTimesOutAndRecovers();
+    void keyPatternPermissions();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(int commandTimeoutMs = 10000);
@@ -510,6 +511,35 @@ void TestFaults::stalledLinkTimesOutAndRecovers()
     w->deleteKey("k2", false);
     QVERIFY(deleted.wait(10000));
     QCOMPARE(own.command({"EXISTS", "k2"}).toInteger(), 0);
+}
+
+// An ACL user who may read only item:1:* keys (%R~item:1:*): the scan lists every name (SCAN
+// does not check keys) with the others' types unknown; opening one of those says NOPERM in one
+// line ("needs access to key ..."), and the keys the user may read open as usual.
+void TestFaults::keyPatternPermissions()
+{
+    QCOMPARE(m_server.command({"ACL", "SETUSER", "partial", "reset", "on", ">pw", "%R~item:1:*", "+@all"}),
+             RedisValue::status("OK"));
+    ConnectionProfile p = m_server.profile();
+    p.username = QStringLiteral("partial");
+    p.password = QStringLiteral("pw");
+    auto w = makeWindow(p, 10000);
+    QVERIFY(waitForScan(*w));
+    KeyTreeModel *model = w->keyBrowser()->model();
+    QCOMPARE(model->keyCount(), quint64(20001));
+    QCOMPARE(model->keysOfType(KeyType::String).size(), 400); // item:1:* only
+    ValueReader *reader = w->valueView()->reader();
+    QSignalSpy errors(reader, &ValueReader::errorOccurred);
+    QSignalSpy value(reader, &ValueReader::stringAvailable);
+    w->valueView()->openKey("lock:report", KeyType::Unknown);
+    QVERIFY(errors.wait(10000));
+    const QString why = errors.first().first().toString();
+    QVERIFY2(why.contains(QLatin1String("access to key lock:report")) && !why.contains(QLatin1Char('\n')),
+             qPrintable(why));
+    w->valueView()->openKey("item:1:1", KeyType::Unknown);
+    QVERIFY(value.wait(10000));
+    QCOMPARE(value.first().first().value<StringValue>().preview, QByteArray("v"));
+    m_server.command({"ACL", "DELUSER", "partial"});
 }
 
 QTEST_MAIN(TestFaults)
