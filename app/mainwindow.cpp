@@ -433,7 +433,7 @@ void MainWindow::buildMenus()
     browser->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     view->addAction(browser);
     QMenu *themes = view->addMenu(tr("&Theme"));
-    auto *themeGroup = new QActionGroup(themes);
+    m_themeGroup = new QActionGroup(themes);
     for (const auto &[t, label] :
          {std::pair{theme::Theme::System, tr("&System")}, std::pair{theme::Theme::Light, tr("&Light (Fusion)")},
           std::pair{theme::Theme::Dark, tr("&Dark (Fusion)")}}) {
@@ -441,7 +441,7 @@ void MainWindow::buildMenus()
         a->setObjectName(QStringLiteral("theme-") + theme::name(t));
         a->setCheckable(true);
         a->setChecked(m_settings->theme() == t);
-        themeGroup->addAction(a);
+        m_themeGroup->addAction(a);
         connect(a, &QAction::triggered, m_settings, [this, t = t] { m_settings->setTheme(t); });
     }
     view->addAction(tr("&Overview refresh interval…"), this, [this] {

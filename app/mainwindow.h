@@ -33,6 +33,7 @@ class NavigationSidebar;
 class PanelAccess;
 class QVBoxLayout;
 class QAction;
+class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QPalette;
@@ -170,6 +171,7 @@ private:
     KeyActions *m_keyActions = nullptr; // delete and rename, after the window asked
     BulkDelete *m_bulkDelete = nullptr; // Keys → Delete keys matching…
     QAction *m_emptyDatabase = nullptr;
+    QActionGroup *m_themeGroup = nullptr; // View → Theme, one checked; owned by its menu
     qint64 m_bulkRemoved = 0; // keys of this bulk delete dropped from the browser one by one
     bool m_bulkRescan = false; // too many for that: the browser scans again at the end
     KeyBrowser *m_browser = nullptr;
