@@ -4,6 +4,7 @@
 // again. Each checks that the window lives on, that the user sees a one-line reason, that what
 // it holds stays consistent, and that work resumes. The GUI thread's longest stall is measured
 // throughout and printed.
+#include "commandstats.h"
 #include "faultproxy.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
@@ -19,6 +20,7 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -118,6 +120,7 @@ private Q_SLOTS:
     void droppedLinkMidReply();
     void stalledLinkTimesOutAndRecovers();
     void keyPatternPermissions();
+    void busyScriptOfAnotherClient();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(int commandTimeoutMs = 10000);
@@ -540,6 +543,39 @@ void TestFaults::keyPatternPermissions()
     QVERIFY(value.wait(10000));
     QCOMPARE(value.first().first().value<StringValue>().preview, QByteArray("v"));
     m_server.command({"ACL", "DELUSER", "partial"});
+}
+
+// Another client's endless script makes the server answer BUSY: the window's reads fail with
+// the server's words in one line, the window kills nothing (the script is not its own), and
+// once the script is gone (SCRIPT KILL from the test) the same read works.
+void TestFaults::busyScriptOfAnotherClient()
+{
+    auto w = makeWindow(10000);
+    QVERIFY(waitForScan(*w));
+    m_server.command({"CONFIG", "SET", "lua-time-limit", "100"}); // BUSY after 100 ms, not 5 s
+    RawConnection raw(m_server.port());
+    const qint64 killsBefore = commandCalls(raw, {"script|kill"});
+    BackgroundCommand script(m_server.port(), {"EVAL", "while true do end", "0"});
+    // Destroyed before 'script' (which waits for its thread): a failure below leaves no endless
+    // script behind for the tests after.
+    const auto unblock = qScopeGuard([this] { RawConnection(m_server.port()).command({"SCRIPT", "KILL"}); });
+    QTRY_VERIFY(script.sent());
+    QTest::qWait(300);
+    ValueReader *reader = w->valueView()->reader();
+    QSignalSpy errors(reader, &ValueReader::errorOccurred);
+    QSignalSpy value(reader, &ValueReader::stringAvailable);
+    w->valueView()->openKey("item:1:1", KeyType::Unknown);
+    QVERIFY(errors.wait(10000));
+    const QString why = errors.first().first().toString();
+    QVERIFY2(why.contains(QLatin1String("BUSY")) && !why.contains(QLatin1Char('\n')), qPrintable(why));
+    QCOMPARE(raw.command({"SCRIPT", "KILL"}), RedisValue::status("OK"));
+    QTRY_VERIFY_WITH_TIMEOUT(script.done(), 10000);
+    QCOMPARE(commandCalls(raw, {"script|kill"}), killsBefore + 1); // the test's, none of the window's
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->isReady(), 15000);
+    w->valueView()->openKey("item:1:1", KeyType::Unknown);
+    QVERIFY(value.wait(10000));
+    QCOMPARE(value.first().first().value<StringValue>().preview, QByteArray("v"));
+    m_server.command({"CONFIG", "SET", "lua-time-limit", "5000"});
 }
 
 QTEST_MAIN(TestFaults)
