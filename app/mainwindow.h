@@ -22,6 +22,7 @@ class LeaderboardPanel;
 class QueuesPanel;
 class StreamsPanel;
 class BulkDelete;
+class BulkDeleteDialog;
 class KeyActions;
 class KeyBrowser;
 class MemoryPanel;
@@ -170,6 +171,7 @@ private:
     RedisClient *m_scanClient = nullptr; // the scan only
     KeyActions *m_keyActions = nullptr; // delete and rename, after the window asked
     BulkDelete *m_bulkDelete = nullptr; // Keys → Delete keys matching…
+    QPointer<BulkDeleteDialog> m_bulkDialog; // one at a time: they share m_bulkDelete
     QAction *m_emptyDatabase = nullptr;
     QActionGroup *m_themeGroup = nullptr; // View → Theme, one checked; owned by its menu
     qint64 m_bulkRemoved = 0; // keys of this bulk delete dropped from the browser one by one

@@ -169,14 +169,18 @@ QString MainWindow::nameToType() const
 
 void MainWindow::openBulkDelete(const QByteArray &pattern)
 {
-    if (m_bulkDelete->isRunning()) {
-        statusBar()->showMessage(tr("A bulk delete is still running"), 5000);
+    // One dialog at a time, as there is one bulk delete: asked again, it comes to the front.
+    if (m_bulkDialog) {
+        if (!pattern.isEmpty())
+            m_bulkDialog->setPattern(pattern);
+        m_bulkDialog->raise();
+        m_bulkDialog->activateWindow();
         return;
     }
     const QString where = tr("database %1 of %2").arg(m_profile.db).arg(nameToType());
-    auto *dialog = new BulkDeleteDialog(m_bulkDelete, where, pattern, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->show();
+    m_bulkDialog = new BulkDeleteDialog(m_bulkDelete, where, pattern, this);
+    m_bulkDialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_bulkDialog->show();
 }
 
 void MainWindow::openEmptyDatabase()

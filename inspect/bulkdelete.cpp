@@ -78,11 +78,10 @@ bool BulkDelete::begin(BulkDeleteReport::Stage stage, const QByteArray &pattern)
     m_report = {};
     m_report.stage = stage;
     m_report.pattern = pattern;
-    // A dry run writes nothing, so only an everything-pattern is refused there (it would only
-    // lead to a delete that is refused).
-    const QString why = stage == BulkDeleteReport::Stage::Deleting ? refusal(pattern)
-        : matchesEverything(pattern)                               ? refusal(pattern)
-                                                                   : QString();
+    // A dry run writes nothing: it is refused only for an everything-pattern, which could lead
+    // to nothing but a refused delete.
+    const bool deleting = stage == BulkDeleteReport::Stage::Deleting;
+    const QString why = deleting || matchesEverything(pattern) ? refusal(pattern) : QString();
     if (!why.isEmpty()) {
         m_report.error = RedisError::make(RedisError::Kind::ReadOnlyRefused, why);
         m_report.finished = true;
@@ -97,7 +96,11 @@ bool BulkDelete::begin(BulkDeleteReport::Stage stage, const QByteArray &pattern)
     m_running = true;
     m_clock.start();
 
-    delete m_scanner;
+    // Maybe called from a slot of the last run's finish, which the old scanner is still emitting.
+    if (m_scanner) {
+        m_scanner->disconnect(this);
+        m_scanner->deleteLater();
+    }
     m_scanner = new KeyScanner(m_client, this);
     connect(m_scanner, &KeyScanner::batchAvailable, this, &BulkDelete::onBatch);
     connect(m_scanner, &KeyScanner::progressChanged, this, &BulkDelete::onProgress);

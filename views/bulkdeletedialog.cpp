@@ -97,6 +97,12 @@ std::optional<QByteArray> BulkDeleteDialog::pattern() const
     return bytesescape::unescape(m_pattern->text());
 }
 
+void BulkDeleteDialog::setPattern(const QByteArray &pattern)
+{
+    if (!m_bulk->isRunning())
+        m_pattern->setText(bytesescape::escape(pattern, false));
+}
+
 void BulkDeleteDialog::count()
 {
     QString error;

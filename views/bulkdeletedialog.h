@@ -24,6 +24,8 @@ public:
     // 'where' names the database and connection ("database 0 of orders") in every question.
     BulkDeleteDialog(BulkDelete *bulk, const QString &where, const QByteArray &pattern, QWidget *parent = nullptr);
 
+    // A new pattern for the next count (ignored while a run goes).
+    void setPattern(const QByteArray &pattern);
     void count();
     void deleteMatching(); // asks first (panelparts::confirm)
     bool saveReport(const QString &file, QString *error = nullptr) const;

@@ -861,6 +861,10 @@ void TestMainWindow::bulkDeleteCountsThenDeletes()
     QVERIFY(text.contains("app:item:199\n"));
     QVERIFY(!text.contains("app:other"));
     QCOMPARE(text.count('\n'), 201 + 4); // the header lines and one line a key
+    // Asked again (a folder's menu), the one dialog comes back with the new pattern.
+    w->openBulkDelete("app:*");
+    QCOMPARE(w->findChildren<BulkDeleteDialog *>().size(), 1);
+    QCOMPARE(dialog->findChild<QLineEdit *>(QStringLiteral("pattern"))->text(), QStringLiteral("app:*"));
     // A pattern that matches everything is refused: that is Empty database's job.
     QVERIFY(!w->bulkDelete()->remove("*"));
     QVERIFY(w->bulkDelete()->report().error.message.contains(QLatin1String("Empty database")));
