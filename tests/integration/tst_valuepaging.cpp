@@ -454,7 +454,11 @@ void TestValuePaging::hugeStringOnlyPreview()
     // Never the value: the preview, the reply reader's own buffer for it (which hiredis grows by
     // doubling, so up to twice the preview) and what the allocator keeps of freed pages. About
     // three times the preview here; four is the bound.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    // (Under a sanitizer the allocator keeps freed memory in quarantine and pads every block:
+    // the figure is printed, not judged.)
     QVERIFY2(grown <= 4 * ValueReader::kDefaultPreviewBytes, qPrintable(QString::number(grown)));
+#endif
 
     const auto value = strings.first().first().value<StringValue>();
     QCOMPARE(value.preview.size(), qsizetype(ValueReader::kDefaultPreviewBytes));
