@@ -34,9 +34,7 @@ int lengthClass(KeyType type, qint64 elements)
 
 void PatternBook::clearBook()
 {
-    for (HashSlots &shard : ids)
-        shard.clear();
-    collided.clear();
+    index.clear();
     keyCount = 0;
     chunks.clear();
     slotCount = 0;
@@ -89,123 +87,20 @@ int PatternBook::newSlot()
     return slotCount++;
 }
 
-qsizetype PatternBook::HashSlots::find(quint64 hash) const
-{
-    if (m_entries.empty())
-        return -1;
-    const auto tag = quint32(hash);
-    for (size_t i = home(tag);; i = (i + 1) & m_mask) {
-        const Entry &e = m_entries[i];
-        if (e.value == 0)
-            return -1;
-        if (e.tag == tag)
-            return qsizetype(i);
-    }
-}
-
-int PatternBook::HashSlots::value(quint64 hash) const
-{
-    const qsizetype i = find(hash);
-    return i < 0 ? 0 : m_entries[size_t(i)].value;
-}
-
-void PatternBook::HashSlots::insert(quint64 hash, int value)
-{
-    // At most half full: probes stay short, and an empty entry always ends one.
-    if (size_t(m_size + 1) * 2 > m_entries.size())
-        rehash(qMax<size_t>(16, m_entries.size() * 2));
-    const auto tag = quint32(hash);
-    size_t i = home(tag);
-    while (m_entries[i].value != 0)
-        i = (i + 1) & m_mask;
-    m_entries[i] = {tag, value};
-    ++m_size;
-}
-
-void PatternBook::HashSlots::remove(quint64 hash)
-{
-    qsizetype found = find(hash);
-    if (found < 0)
-        return;
-    // Backward shift: entries after the hole that could live in it move up, so no probe ever
-    // stops at a hole before the entry it looks for.
-    size_t hole = size_t(found);
-    for (size_t j = (hole + 1) & m_mask; m_entries[j].value != 0; j = (j + 1) & m_mask) {
-        const size_t want = home(m_entries[j].tag);
-        // Movable when its home is not in the cyclic range (hole, j].
-        const bool homeAfterHole = hole <= j ? (want > hole && want <= j) : (want > hole || want <= j);
-        if (!homeAfterHole) {
-            m_entries[hole] = m_entries[j];
-            hole = j;
-        }
-    }
-    m_entries[hole] = Entry();
-    --m_size;
-}
-
-void PatternBook::HashSlots::reserve(qsizetype count)
-{
-    size_t buckets = 16;
-    while (buckets < size_t(count) * 2)
-        buckets *= 2;
-    if (buckets > m_entries.size())
-        rehash(buckets);
-}
-
-void PatternBook::HashSlots::clear()
-{
-    m_entries = std::vector<Entry>();
-    m_mask = 0;
-    m_size = 0;
-}
-
-void PatternBook::HashSlots::rehash(size_t buckets)
-{
-    std::vector<Entry> old(buckets);
-    old.swap(m_entries);
-    m_mask = buckets - 1;
-    for (const Entry &e : old) {
-        if (e.value == 0)
-            continue;
-        size_t i = home(e.tag);
-        while (m_entries[i].value != 0)
-            i = (i + 1) & m_mask;
-        m_entries[i] = e;
-    }
-}
-
 int PatternBook::slotOf(const QByteArray &key) const
 {
-    const size_t h = keyHash(key);
-    const int stored = ids[shardOf(h)].value(h);
-    if (stored > 0 && slot(stored - 1).key == key)
-        return stored - 1;
-    return collided.isEmpty() ? -1 : collided.value(key, 0) - 1;
+    return index.find(key, holdsKey());
 }
 
 int PatternBook::slotFor(const QByteArray &key, bool *created)
 {
-    const size_t h = keyHash(key);
-    HashSlots &shard = ids[shardOf(h)];
-    const int stored = shard.value(h);
-    if (stored > 0 && slot(stored - 1).key == key) {
-        *created = false;
-        return stored - 1;
-    }
-    if (!collided.isEmpty()) {
-        const auto it = collided.constFind(key);
-        if (it != collided.cend()) {
-            *created = false;
-            return it.value() - 1;
-        }
-    }
-    *created = true;
+    const int known = slotOf(key);
+    *created = known < 0;
+    if (known >= 0)
+        return known;
     const int id = newSlot();
     ++keyCount;
-    if (stored == 0)
-        shard.insert(h, id + 1);
-    else
-        collided.insert(key, id + 1);
+    index.insert(key, id);
     Slot &e = slot(id);
     const bool queued = e.queued; // a reused slot may still be listed in 'out'
     e = Slot();
@@ -361,16 +256,7 @@ void PatternBook::moveToGroup(int id)
 
 void PatternBook::forget(const QByteArray &key)
 {
-    const size_t h = keyHash(key);
-    HashSlots &shard = ids[shardOf(h)];
-    const int stored = shard.value(h);
-    int id = -1;
-    if (stored > 0 && slot(stored - 1).key == key) {
-        id = stored - 1;
-        shard.remove(h);
-    } else if (!collided.isEmpty()) {
-        id = collided.take(key) - 1;
-    }
+    const int id = index.take(key, holdsKey());
     if (id < 0)
         return;
     --keyCount;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "keyidindex.h"
 #include "keysampler.h"
 #include "keytype.h"
 #include "patterns.h"
@@ -67,44 +68,12 @@ public:
         QList<int> groups;
     };
 
-    // key → slot + 1, by the key's 64-bit hash, in shards. A probe compares integers: comparing
-    // key bytes read each probed key's memory, a cache miss per probe on a million keys. A
-    // shard rehashes a 64th of the keys, never a million at once on the GUI thread. The key a
-    // hash stands for is checked in its slot; a key whose hash another key holds lives in
-    // 'collided', by its bytes.
-    static constexpr int kShards = 64;
-    // hash → slot + 1, open addressing with linear probing over 8-byte entries: one probe is
-    // one cache line, where QHash's spans took two misses and a growing entry array per insert.
-    // An entry keeps the hash's low 32 bits (they also choose its home), so growth never reads
-    // a key; hashes that share them share the entry, and the key check in the slot sends the
-    // second key to 'collided'.
-    class HashSlots
+    // key → slot, by the key's hash (KeyIdIndex); tests set its hash function to make keys collide.
+    KeyIdIndex index;
+    auto holdsKey() const
     {
-    public:
-        int value(quint64 hash) const; // 0: absent
-        void insert(quint64 hash, int value); // a hash not in the table; value > 0
-        void remove(quint64 hash);
-        void reserve(qsizetype count);
-        void clear();
-
-    private:
-        struct Entry
-        {
-            quint32 tag = 0; // the hash's low 32 bits
-            int value = 0; // 0: empty
-        };
-        size_t home(quint32 tag) const { return size_t(tag) & m_mask; }
-        qsizetype find(quint64 hash) const; // -1: absent
-        void rehash(size_t buckets);
-
-        std::vector<Entry> m_entries;
-        size_t m_mask = 0;
-        qsizetype m_size = 0;
-    };
-    std::array<HashSlots, kShards> ids;
-    QHash<QByteArray, int> collided;
-    static size_t defaultKeyHash(const QByteArray &key) { return qHash(key, size_t(0x9e3779b97f4a7c15ULL)); }
-    size_t (*keyHash)(const QByteArray &) = &defaultKeyHash; // tests make every key collide
+        return [this](int id, const QByteArray &key) { return slot(id).key == key; };
+    }
     int keyCount = 0;
     // Slots in chunks that never move, so the table grows without copying what it holds.
     static constexpr int kChunkBits = 12;
@@ -124,7 +93,6 @@ public:
 
     static qint64 now() { return QDateTime::currentMSecsSinceEpoch(); }
     const QString &familyName(int fid) const { return families.at(fid).name; }
-    static size_t shardOf(size_t hash) { return size_t(quint64(hash) >> 58) % kShards; }
     int slotOf(const QByteArray &key) const;
     // The key's slot; a new, empty one with the key set (and *created) when it was not known.
     int slotFor(const QByteArray &key, bool *created);

@@ -341,9 +341,7 @@ const PatternRules &PatternIndex::rules() const
 void PatternIndex::reserve(qsizetype keys)
 {
     // Growing the key table while a big scan arrives rehashes it all at once on the GUI thread.
-    const qsizetype perShard = keys / Private::kShards + keys / Private::kShards / 8 + 16;
-    for (Private::HashSlots &shard : d->ids)
-        shard.reserve(perShard);
+    d->index.reserve(keys);
 }
 
 void PatternIndex::addKeys(const QList<ScannedKey> &keys)

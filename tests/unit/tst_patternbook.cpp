@@ -53,11 +53,11 @@ void TestPatternBook::matchesAReferenceTable()
     QFETCH(int, hash);
     PatternBook book;
     if (hash == 1)
-        book.keyHash = &sameForAll;
+        book.index.setHashFunction(&sameForAll);
     else if (hash == 2)
-        book.keyHash = &byLength;
+        book.index.setHashFunction(&byLength);
     else if (hash == 3)
-        book.keyHash = &oneHome;
+        book.index.setHashFunction(&oneHome);
     QHash<QByteArray, int> reference;
     QRandomGenerator random(7);
     const int universe = hash == 1 ? 300 : 5000;
@@ -93,7 +93,7 @@ void TestPatternBook::matchesAReferenceTable()
 void TestPatternBook::collidingKeyOutlivesTheKeyItCollidedWith()
 {
     PatternBook book;
-    book.keyHash = &sameForAll;
+    book.index.setHashFunction(&sameForAll);
     bool created = false;
     const int a = book.slotFor("a", &created);
     const int b = book.slotFor("b", &created);
