@@ -321,17 +321,7 @@ void MainWindow::connectParts()
     connect(m_browser, &KeyBrowser::scanCompleted, this, &MainWindow::classifySortedSets);
     // Every scanned key is classified as it arrives; the browser's pattern column fills in
     // batches, the panels and the by-pattern grouping get the settled verdicts.
-    connect(m_browser, &KeyBrowser::scanStarted, m_patterns, [this] {
-        m_patterns->clear();
-        m_patternsReserved = false;
-    });
-    // Room for the whole keyspace at once, as the tree makes: no big rehash on the GUI thread.
-    connect(m_browser->scanner(), &KeyScanner::progressChanged, m_patterns, [this](const ScanProgress &p) {
-        if (!m_patternsReserved && p.dbsize > 0) {
-            m_patterns->reserve(qsizetype(p.dbsize));
-            m_patternsReserved = true;
-        }
-    });
+    connect(m_browser, &KeyBrowser::scanStarted, m_patterns, &PatternIndex::clear);
     connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_patterns,
             [this](const ScanBatch &batch) { m_patterns->addKeys(batch.keys); });
     m_browser->setPatternLookup([index = m_patterns](const QByteArray &key) { return index->match(key); });

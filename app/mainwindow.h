@@ -194,7 +194,6 @@ private:
     ConsolePanel *m_console = nullptr;
     PatternIndex *m_patterns = nullptr;
     PatternRulesFile *m_rulesFile = nullptr;
-    bool m_patternsReserved = false;
     QList<QObject *> m_patternsStale; // pattern panels (and the browser's grouping) not told the latest verdicts
     QList<QPair<QString, Panel *>> m_panels; // --panel name → panel
     QStackedWidget *m_pages = nullptr; // the value view and the panels, one shown at a time

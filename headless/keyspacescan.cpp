@@ -30,11 +30,6 @@ KeyspaceScan::KeyspaceScan(RedisClient *client, const ShowRequest &request, Prog
     connect(m_scanner, &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
         m_progress = p;
         m_index->followScanPace(p);
-        if (!m_reserved && p.dbsize > 0 && m_options.patterns) {
-            // Room for the whole keyspace at once: no big rehash while keys arrive.
-            m_index->reserve(qsizetype(p.dbsize));
-            m_reserved = true;
-        }
         if (m_bar) {
             m_bar->setPace(format::scanPace(p));
             m_bar->scanned(p.returned, p.dbsize, p.keysPerSecond);

@@ -58,7 +58,6 @@ private:
     std::unique_ptr<PatternRulesFile> m_rules;
     ScanProgress m_progress;
     QList<QPair<QByteArray, KeyType>> m_typed;
-    bool m_reserved = false;
     bool m_scanDone = false;
     bool m_stoppedEarly = false;
     bool m_reported = false;

@@ -338,12 +338,6 @@ const PatternRules &PatternIndex::rules() const
     return d->rules;
 }
 
-void PatternIndex::reserve(qsizetype keys)
-{
-    // Growing the key table while a big scan arrives rehashes it all at once on the GUI thread.
-    d->index.reserve(keys);
-}
-
 void PatternIndex::addKeys(const QList<ScannedKey> &keys)
 {
     REDISLENS_ASSERT_OWN_THREAD(this);

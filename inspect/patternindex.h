@@ -40,9 +40,6 @@ public:
     void setRules(const PatternRules &rules);
     const PatternRules &rules() const;
 
-    // Room for this many keys (the scan's DBSIZE), so a big keyspace does not rehash the key
-    // table on the GUI thread while it arrives.
-    void reserve(qsizetype keys);
     void addKeys(const QList<ScannedKey> &keys);
     void removeKey(const QByteArray &key);
     void clear();

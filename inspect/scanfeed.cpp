@@ -9,23 +9,13 @@ ScanFeed::ScanFeed(RedisClient *client, KeyTreeModel *model, QObject *parent)
     KeyScanner *scanner = m_scanner;
     connect(scanner, &KeyScanner::batchAvailable, model, &KeyTreeModel::appendBatch);
     connect(scanner, &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
-        // A new scan (also one started while the previous was running) reserves again: the
-        // model was cleared, and clearing gives up the capacity.
-        if (!m_scanning || p.generation != m_progress.generation) {
-            m_scanning = true;
-            m_reserved = false;
-        }
+        m_scanning = true;
         m_progress = p;
-        if (!m_reserved && p.dbsize > 0) {
-            m_model->reserve(quint64(p.dbsize));
-            m_reserved = true;
-        }
         Q_EMIT progressChanged(p);
     });
     connect(scanner, &KeyScanner::finished, this, [this](const ScanProgress &p) {
         m_progress = p;
         m_scanning = false;
-        m_reserved = false;
         Q_EMIT progressChanged(p);
         maybeComplete();
     });

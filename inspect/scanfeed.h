@@ -29,5 +29,4 @@ private:
     KeyTreeModel *m_model;
     ScanProgress m_progress;
     bool m_scanning = false;
-    bool m_reserved = false;
 };

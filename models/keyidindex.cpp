@@ -12,13 +12,6 @@ void KeyIdIndex::insert(const QByteArray &key, int id)
     ++m_size;
 }
 
-void KeyIdIndex::reserve(qsizetype keys)
-{
-    const qsizetype perShard = keys / kShards + keys / kShards / 8 + 16;
-    for (Shard &s : m_shards)
-        s.reserve(perShard);
-}
-
 void KeyIdIndex::clear()
 {
     for (Shard &s : m_shards)
@@ -79,15 +72,6 @@ void KeyIdIndex::Shard::remove(size_t hash)
     }
     m_entries[hole] = Entry();
     --m_size;
-}
-
-void KeyIdIndex::Shard::reserve(qsizetype count)
-{
-    size_t buckets = 16;
-    while (buckets < size_t(count) * 2)
-        buckets *= 2;
-    if (buckets > m_entries.size())
-        rehash(buckets);
 }
 
 void KeyIdIndex::Shard::rehash(size_t buckets)

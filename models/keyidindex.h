@@ -49,8 +49,6 @@ public:
             --m_size;
         return id;
     }
-    // Room for this many keys in all, spread over the shards.
-    void reserve(qsizetype keys);
     void clear();
     qsizetype size() const { return m_size; }
     // Tests make keys collide.
@@ -67,7 +65,6 @@ private:
         int value(size_t hash) const; // 0: absent
         void insert(size_t hash, int value); // a hash not in the table; value > 0
         void remove(size_t hash);
-        void reserve(qsizetype count);
 
     private:
         struct Entry
@@ -83,9 +80,14 @@ private:
         size_t m_mask = 0;
         qsizetype m_size = 0;
     };
-    static constexpr int kShards = 64;
-    Shard &shard(size_t hash) { return m_shards[size_t(quint64(hash) >> 58) % kShards]; }
-    const Shard &shard(size_t hash) const { return m_shards[size_t(quint64(hash) >> 58) % kShards]; }
+    // Growing rehashes one shard, a 1024th of the keys: at ten million, some 8,000 entries,
+    // about a millisecond. So nothing reserves (reserving for ten million keys at once zeroes
+    // a quarter of a gigabyte on the GUI thread).
+    static constexpr int kShardBits = 10;
+    static constexpr int kShards = 1 << kShardBits;
+    static size_t shardOf(size_t hash) { return size_t(quint64(hash) >> (64 - kShardBits)); }
+    Shard &shard(size_t hash) { return m_shards[shardOf(hash)]; }
+    const Shard &shard(size_t hash) const { return m_shards[shardOf(hash)]; }
 
     std::array<Shard, kShards> m_shards;
     QHash<QByteArray, int> m_collided;

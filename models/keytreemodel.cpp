@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QFont>
+#include <QThreadPool>
 #include <QTimer>
 #include <algorithm>
 #include <limits>
@@ -39,10 +40,16 @@ KeyTreeModel::~KeyTreeModel() = default;
 
 void KeyTreeModel::resetStorage()
 {
-    m_folders.clear();
     m_keys.clear();
     m_freeKeys.clear();
     m_index.clear();
+    m_names.clear();
+    resetFolders();
+}
+
+void KeyTreeModel::resetFolders()
+{
+    m_folders.clear();
     m_touched.clear();
     Folder root;
     root.folderAllowance = quint32(m_childLimit);
@@ -70,33 +77,18 @@ void KeyTreeModel::setSeparator(const QByteArray &separator)
 {
     if (separator == m_separator)
         return;
-    // Rebuild from the keys we hold: nothing is asked of the server again.
-    std::vector<Key> keys;
-    keys.reserve(m_keys.size());
-    for (Key &k : m_keys) {
-        if (!k.name.isNull())
-            keys.push_back(std::move(k));
-    }
+    // Rebuild the folders from the keys we hold: nothing is asked of the server again, and
+    // the keys, their names and the index stay as they are.
     beginResetModel();
     m_separator = separator;
-    resetStorage();
-    for (const Key &k : keys) {
-        ScannedKey s;
-        s.name = k.name;
-        s.type = k.type;
-        s.memoryBytes = k.memory;
-        const quint32 folder = folderFor(s.name);
-        Key copy = k;
-        copy.folder = folder;
-        copy.pos = quint32(m_folders[folder].keys.size());
-        const quint32 id = quint32(m_keys.size());
-        m_keys.push_back(std::move(copy));
-        m_folders[folder].keys.push_back(id);
-        m_index.insert(s.name, id);
-        addMemory(folder, qMax<qint64>(0, k.memory), 1);
+    resetFolders();
+    for (size_t id = 0; id < m_keys.size(); ++id) {
+        if (!m_keys[id].isFree())
+            placeKey(quint32(id));
     }
     // Every folder is invisible to the view now; publish sets the counts silently.
-    for (Folder &f : m_folders) {
+    for (size_t fi = 0; fi < m_folders.size(); ++fi) {
+        Folder &f = m_folders[fi];
         f.shownFolders = quint32(qMin<size_t>(f.folders.size(), f.folderAllowance));
         f.shownKeys = quint32(qMin<size_t>(f.keys.size(), f.keyAllowance));
         f.moreShown = f.folders.size() > f.shownFolders || f.keys.size() > f.shownKeys;
@@ -112,19 +104,9 @@ void KeyTreeModel::setSeparator(const QByteArray &separator)
     Q_EMIT keysApplied(keyCount());
 }
 
-void KeyTreeModel::reserve(quint64 keys)
-{
-    // A little headroom: keys appear while the scan runs.
-    const auto n = qsizetype(qMin<quint64>(keys + keys / 8 + 64, quint64(std::numeric_limits<qint32>::max())));
-    if (n <= m_index.capacity())
-        return;
-    m_index.reserve(n);
-    m_keys.reserve(size_t(n));
-}
-
 qint64 KeyTreeModel::totalMemory() const
 {
-    return m_folders.front().memory;
+    return m_folders[0].memory;
 }
 
 void KeyTreeModel::appendBatch(const ScanBatch &batch)
@@ -162,12 +144,15 @@ void KeyTreeModel::applySlice()
         while (m_queuePos < n) {
             applyKey(batch.keys.at(m_queuePos), batch.capturedAtMs);
             ++m_queuePos;
-            if ((m_queuePos & 255) == 0 && clock.elapsed() >= m_sliceBudgetMs) {
+            if ((m_queuePos & 31) == 0 && clock.elapsed() >= m_sliceBudgetMs) {
                 outOfTime = true;
                 break;
             }
         }
         if (m_queuePos >= n) {
+            // Freeing a batch frees each of its names: tens of thousands of blocks, several
+            // milliseconds. Another thread does it; the tree keeps copies in its arena.
+            QThreadPool::globalInstance()->start([done = std::move(m_queue.front())]() mutable { done = {}; });
             m_queue.pop_front();
             m_queuePos = 0;
         }
@@ -191,9 +176,9 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
 {
     const qint64 expireAt = ttl::expireAt(key.pttlMs, capturedAtMs);
 
-    const auto found = m_index.constFind(key.name);
-    if (found != m_index.constEnd()) {
-        Key &k = m_keys[found.value()];
+    const int found = idOf(key.name);
+    if (found >= 0) {
+        Key &k = m_keys[size_t(found)];
         // A names-only rescan must not wipe what a detailed scan learned.
         if (key.type == KeyType::Unknown)
             return;
@@ -218,27 +203,45 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
         return;
     }
 
-    const quint32 folder = folderFor(key.name);
     quint32 id;
     if (!m_freeKeys.empty()) {
         id = m_freeKeys.back();
         m_freeKeys.pop_back();
     } else {
         id = quint32(m_keys.size());
-        m_keys.emplace_back();
+        m_keys.push_back(Key());
     }
     Key &k = m_keys[id];
-    k.name = key.name;
+    k.nameAt = m_names.add(key.name);
+    k.nameSize = quint32(key.name.size());
     k.type = key.type;
     k.hint = TypeHint::None;
     k.expireAtMs = expireAt;
     k.memory = key.memoryBytes;
+    m_index.insert(key.name, int(id));
+    placeKey(id);
+}
+
+void KeyTreeModel::placeKey(quint32 id)
+{
+    Key &k = m_keys[id];
+    const quint32 folder = folderFor(nameView(k));
     k.folder = folder;
     Folder &f = m_folders[folder];
     k.pos = quint32(f.keys.size());
     f.keys.push_back(id);
-    m_index.insert(key.name, id);
-    addMemory(folder, qMax<qint64>(0, key.memoryBytes), 1);
+    addMemory(folder, qMax<qint64>(0, k.memory), 1);
+}
+
+bool KeyTreeModel::holds(int id, const QByteArray &name) const
+{
+    const Key &k = m_keys[size_t(id)];
+    return k.nameSize == quint32(name.size()) && m_names.equals(k.nameAt, name);
+}
+
+int KeyTreeModel::idOf(const QByteArray &key) const
+{
+    return m_index.find(key, [this](int id, const QByteArray &name) { return holds(id, name); });
 }
 
 quint32 KeyTreeModel::folderFor(const QByteArray &name)
@@ -275,7 +278,7 @@ quint32 KeyTreeModel::childFolder(quint32 parent, const char *segment, qsizetype
     f.depth = m_folders[parent].depth + 1;
     f.folderAllowance = quint32(m_childLimit);
     f.keyAllowance = quint32(m_childLimit);
-    m_folders.push_back(std::move(f)); // may move every Folder: take references only after
+    m_folders.push_back(std::move(f)); // may move Folders: take references only after
     Folder &p = m_folders[parent];
     m_folders[id].row = quint32(p.folders.size());
     p.folders.push_back(id);
@@ -405,11 +408,10 @@ int KeyTreeModel::keyRow(const Key &k) const
 
 void KeyTreeModel::removeKey(const QByteArray &name)
 {
-    const auto it = m_index.find(name);
-    if (it == m_index.end())
+    const int found = m_index.take(name, [this](int id, const QByteArray &key) { return holds(id, key); });
+    if (found < 0)
         return;
-    const quint32 id = it.value();
-    m_index.erase(it);
+    const auto id = quint32(found);
     Key &k = m_keys[id];
     const quint32 folderId = k.folder;
     const quint32 pos = k.pos;
@@ -419,7 +421,7 @@ void KeyTreeModel::removeKey(const QByteArray &name)
     const bool visible = shown && isVisible(folderId);
     if (visible)
         beginRemoveRows(folderIndex(folderId), int(f.shownFolders + pos), int(f.shownFolders + pos));
-    f.keys.erase(f.keys.begin() + pos);
+    f.keys.erase(pos);
     for (size_t i = pos; i < f.keys.size(); ++i)
         m_keys[f.keys[i]].pos = quint32(i);
     if (shown)
@@ -435,10 +437,10 @@ void KeyTreeModel::removeKey(const QByteArray &name)
 
 bool KeyTreeModel::renameKey(const QByteArray &from, const QByteArray &to)
 {
-    const auto it = m_index.constFind(from);
-    if (it == m_index.constEnd())
+    const int id = idOf(from);
+    if (id < 0)
         return false;
-    const Key old = m_keys[it.value()];
+    const Key old = m_keys[size_t(id)];
     removeKey(from);
     ScannedKey moved;
     moved.name = to;
@@ -453,13 +455,13 @@ bool KeyTreeModel::renameKey(const QByteArray &from, const QByteArray &to)
 
 QModelIndex KeyTreeModel::indexForKey(const QByteArray &key) const
 {
-    const auto it = m_index.constFind(key);
-    if (it == m_index.constEnd())
+    const int id = idOf(key);
+    if (id < 0)
         return {};
-    const Key &k = m_keys[it.value()];
+    const Key &k = m_keys[size_t(id)];
     if (k.pos >= m_folders[k.folder].shownKeys || !isVisible(k.folder))
         return {};
-    return createIndex(keyRow(k), NameColumn, makeId(it.value(), KeyTag));
+    return createIndex(keyRow(k), NameColumn, makeId(quint32(id), KeyTag));
 }
 
 QModelIndex KeyTreeModel::indexForPrefix(const QByteArray &prefix) const
@@ -492,7 +494,7 @@ QByteArray KeyTreeModel::keyAt(const QModelIndex &index) const
 {
     if (!index.isValid() || tagOf(index.internalId()) != KeyTag)
         return {};
-    return m_keys[indexOf(index.internalId())].name;
+    return nameOf(m_keys[indexOf(index.internalId())]);
 }
 
 void KeyTreeModel::loadMore(const QModelIndex &row)
@@ -618,10 +620,10 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn: return bytesescape::quoteIfNeeded(k.name.size() > 1024 ? k.name.left(1024) : k.name);
+        case NameColumn: return bytesescape::quoteIfNeeded(m_names.view(k.nameAt, qMin<qsizetype>(k.nameSize, 1024)));
         case TypeColumn: return k.hint == TypeHint::Geo ? QStringLiteral("geo") : keyTypeName(k.type);
         case PatternColumn: {
-            const std::optional<PatternMatch> m = m_patterns ? m_patterns(k.name) : std::nullopt;
+            const std::optional<PatternMatch> m = m_patterns ? m_patterns(nameView(k)) : std::nullopt;
             return m && m->kind != PatternKind::Unknown ? patternKindName(m->kind) : QString();
         }
         case TtlColumn: return format::ttl(k.expireAtMs, QDateTime::currentMSecsSinceEpoch());
@@ -630,9 +632,9 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
         }
     case Qt::ToolTipRole:
         if (column == NameColumn)
-            return QString(bytesescape::escapeElided(k.name, 4096) + QStringLiteral("\n%1 bytes").arg(k.name.size()));
+            return QString(bytesescape::escapeElided(nameView(k), 4096) + QStringLiteral("\n%1 bytes").arg(k.nameSize));
         if (column == PatternColumn) {
-            const std::optional<PatternMatch> m = m_patterns ? m_patterns(k.name) : std::nullopt;
+            const std::optional<PatternMatch> m = m_patterns ? m_patterns(nameView(k)) : std::nullopt;
             if (!m)
                 return tr("Not classified yet");
             return tr("%1 (%2 % sure%3)\n%4")
@@ -645,13 +647,13 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
         return {};
     case Qt::TextAlignmentRole:
         return column >= MemoryColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
-    case KeyBytesRole: return k.name;
+    case KeyBytesRole: return nameOf(k);
     case NodeKindRole: return int(NodeKind::Key);
     case KeyTypeRole: return int(k.type);
     case ExpireAtRole: return k.expireAtMs;
     case MemoryRole: return k.memory;
     case PatternRole: {
-        const std::optional<PatternMatch> m = m_patterns ? m_patterns(k.name) : std::nullopt;
+        const std::optional<PatternMatch> m = m_patterns ? m_patterns(nameView(k)) : std::nullopt;
         return int(m ? m->kind : PatternKind::Unknown);
     }
     default: return {};
@@ -697,11 +699,12 @@ ScanBatch KeyTreeModel::matching(const KeyFilter &filter, qint64 nowMs, qsizetyp
 {
     ScanBatch out;
     out.capturedAtMs = nowMs;
-    for (const Key &k : m_keys) {
-        if (k.name.isNull() || !filter.matches(k.name, k.expireAtMs, nowMs))
+    for (size_t id = 0; id < m_keys.size(); ++id) {
+        const Key &k = m_keys[id];
+        if (k.isFree() || !filter.matches(nameView(k), k.expireAtMs, nowMs))
             continue;
         ScannedKey s;
-        s.name = k.name;
+        s.name = nameOf(k);
         s.type = k.type;
         s.memoryBytes = k.memory;
         s.pttlMs = k.expireAtMs >= 0 ? qMax<qint64>(0, k.expireAtMs - nowMs) : k.expireAtMs;
@@ -714,10 +717,10 @@ ScanBatch KeyTreeModel::matching(const KeyFilter &filter, qint64 nowMs, qsizetyp
 
 bool KeyTreeModel::setTypeHint(const QByteArray &key, TypeHint hint)
 {
-    const auto it = m_index.constFind(key);
-    if (it == m_index.constEnd())
+    const int id = idOf(key);
+    if (id < 0)
         return false;
-    Key &k = m_keys[it.value()];
+    Key &k = m_keys[size_t(id)];
     if (k.hint == hint)
         return true;
     k.hint = hint;
@@ -731,17 +734,18 @@ bool KeyTreeModel::setTypeHint(const QByteArray &key, TypeHint hint)
 
 KeyTreeModel::TypeHint KeyTreeModel::typeHint(const QByteArray &key) const
 {
-    const auto it = m_index.constFind(key);
-    return it == m_index.constEnd() ? TypeHint::None : m_keys[it.value()].hint;
+    const int id = idOf(key);
+    return id < 0 ? TypeHint::None : m_keys[size_t(id)].hint;
 }
 
 QList<QByteArray> KeyTreeModel::keysOfType(KeyType type, qsizetype limit) const
 {
     QList<QByteArray> out;
-    for (const Key &k : m_keys) {
-        if (k.name.isNull() || k.type != type)
+    for (size_t id = 0; id < m_keys.size(); ++id) {
+        const Key &k = m_keys[id];
+        if (k.isFree() || k.type != type)
             continue;
-        out.append(k.name);
+        out.append(nameOf(k));
         if (limit > 0 && out.size() >= limit)
             break;
     }

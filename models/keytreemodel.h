@@ -2,9 +2,12 @@
 #pragma once
 
 #include "keyfilter.h"
+#include "keyidindex.h"
+#include "namearena.h"
 #include "patterns.h"
 #include "rowtablemodel.h"
 #include "scanbatch.h"
+#include "segmentedvector.h"
 
 #include <QAbstractItemModel>
 #include <QElapsedTimer>
@@ -22,7 +25,9 @@ class QTimer;
 //
 // Scan batches are applied on the GUI thread in time slices (a few ms each, then the event
 // loop runs), with one beginInsertRows per folder per slice. Each key is kept once, however
-// often SCAN returns it.
+// often SCAN returns it. Nothing it holds grows by copying all of it (segmented vectors, a
+// sharded key index), so no slice at ten million keys waits for a reallocation or a rehash;
+// names lie side by side in an arena (about 80 bytes per key in all).
 class KeyTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -62,10 +67,6 @@ public:
     void setSliceBudgetMs(int ms) { m_sliceBudgetMs = ms; }
 
     void clear();
-    // Makes room for this many keys at once, so that growing the index never rehashes a
-    // million entries in one go on the GUI thread.
-    void reserve(quint64 keys);
-    qsizetype reservedKeys() const { return m_index.capacity(); }
     // Queues a scan batch; it is applied in slices from the event loop.
     void appendBatch(const ScanBatch &batch);
     // Applies queued work now, ignoring the time budget (headless use and tests).
@@ -94,10 +95,10 @@ public:
     // filtered view of this model starts from. At most 'limit' keys (0: all).
     ScanBatch matching(const KeyFilter &filter, qint64 nowMs, qsizetype limit = 0) const;
 
-    quint64 keyCount() const { return quint64(m_keys.size() - m_freeKeys.size()); }
+    quint64 keyCount() const { return quint64(m_index.size()); }
     quint64 folderCount() const { return quint64(m_folders.size() - 1); }
     qint64 totalMemory() const;
-    bool contains(const QByteArray &key) const { return m_index.contains(key); }
+    bool contains(const QByteArray &key) const { return idOf(key) >= 0; }
     // The row of a key, when it is currently shown.
     QModelIndex indexForKey(const QByteArray &key) const;
     QModelIndex indexForPrefix(const QByteArray &prefix) const;
@@ -129,7 +130,7 @@ private:
         QByteArray prefix; // full prefix including the trailing separator
         QHash<QByteArray, quint32> childByName;
         std::vector<quint32> folders; // child folders; the first shownFolders are visible
-        std::vector<quint32> keys; // keys directly in this folder
+        SegmentedVector<quint32> keys; // keys directly in this folder
         quint64 totalKeys = 0; // recursive
         qint64 memory = 0; // recursive, of the keys whose memory is known
         quint32 parent = kNone;
@@ -145,17 +146,26 @@ private:
         quint32 changedFirst = kNone; // key rows whose data changed in this slice
         quint32 changedLast = 0;
     };
+    static constexpr quint64 kNoName = ~quint64(0);
     struct Key
     {
-        QByteArray name;
         qint64 expireAtMs = 0;
         qint64 memory = -1;
+        quint64 nameAt = kNoName; // in m_names; kNoName: a free entry
+        quint32 nameSize = 0;
         quint32 folder = 0;
         quint32 pos = 0; // index in the folder's keys vector
         KeyType type = KeyType::Unknown;
         TypeHint hint = TypeHint::None;
+        bool isFree() const { return nameAt == kNoName; }
     };
 
+    bool holds(int id, const QByteArray &name) const;
+    int idOf(const QByteArray &key) const;
+    // The key's name: a view valid while the key is held, or a copy to keep.
+    QByteArray nameView(const Key &k) const { return m_names.view(k.nameAt, k.nameSize); }
+    QByteArray nameOf(const Key &k) const { return m_names.copy(k.nameAt, k.nameSize); }
+    void placeKey(quint32 id); // into the folder its name puts it in
     void applySlice();
     void scheduleSlice();
     void applyKey(const ScannedKey &key, qint64 capturedAtMs);
@@ -172,16 +182,18 @@ private:
     QVariant keyData(const Key &k, int column, int role) const;
     QVariant loadMoreData(const Folder &f, int column, int role) const;
     void resetStorage();
+    void resetFolders();
 
     QByteArray m_separator = ":";
     int m_childLimit = 1000;
     int m_maxDepth = 16;
     int m_sliceBudgetMs = 8;
     PatternLookup m_patterns;
-    std::vector<Folder> m_folders; // [0] is the invisible root
-    std::vector<Key> m_keys;
+    SegmentedVector<Folder, 12> m_folders; // [0] is the invisible root
+    SegmentedVector<Key> m_keys;
     std::vector<quint32> m_freeKeys;
-    QHash<QByteArray, quint32> m_index;
+    NameArena m_names;
+    KeyIdIndex m_index;
     std::vector<quint32> m_touched;
     std::deque<ScanBatch> m_queue;
     qsizetype m_queuePos = 0;

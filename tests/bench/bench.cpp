@@ -27,6 +27,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 namespace {
@@ -109,6 +110,7 @@ struct LensResult
     double seconds = 0;
     quint64 keys = 0;
     double maxStallMs = 0;
+    double maxBusyMs = 0;
     double rssMb = 0;
     int batches = 0;
     qint64 sampleCommands = 0;
@@ -132,8 +134,18 @@ QString connectBlocking(RedisClient &client)
     return error;
 }
 
+// The GUI thread's own CPU time: what it spent working, not waiting for a core.
+qint64 threadCpuNs()
+{
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return qint64(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
 // The stall probe: a 1 ms timer on the GUI thread; the longest gap between two of its ticks
-// is the longest the event loop was kept from running.
+// is the longest the event loop was kept from running. On a machine with fewer cores than
+// busy threads (the server, the worker, the GUI thread) a gap also holds time the GUI thread
+// waited for a core; the CPU time it used within the gap is what RedisLens's own work kept it.
 class StallProbe
 {
 public:
@@ -141,13 +153,18 @@ public:
     {
         m_timer.setInterval(1);
         QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            m_maxMs = qMax(m_maxMs, m_sinceTick.nsecsElapsed() / 1e6);
+            const double gap = m_sinceTick.nsecsElapsed() / 1e6;
+            const double busy = (threadCpuNs() - m_cpuAtTick) / 1e6;
+            m_maxMs = qMax(m_maxMs, gap);
+            m_maxBusyMs = qMax(m_maxBusyMs, busy);
+            m_cpuAtTick = threadCpuNs();
             m_sinceTick.restart();
         });
     }
     void start()
     {
         m_sinceTick.start();
+        m_cpuAtTick = threadCpuNs();
         m_timer.start();
     }
     double stop()
@@ -155,11 +172,14 @@ public:
         m_timer.stop();
         return m_maxMs;
     }
+    double maxBusyMs() const { return m_maxBusyMs; }
 
 private:
     QElapsedTimer m_sinceTick;
     QTimer m_timer;
+    qint64 m_cpuAtTick = 0;
     double m_maxMs = 0;
+    double m_maxBusyMs = 0;
 };
 
 LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory, bool patterns = false,
@@ -177,19 +197,11 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory,
     StallProbe probe;
 
     // Wired as MainWindow wires it: the index samples on the scan's own connection, paced by the
-    // scan's ceiling (0: none), with room for the keyspace reserved from the scan's DBSIZE, and
-    // fed every batch as it arrives. No rules file: no user rules.
+    // scan's ceiling (0: none), and fed every batch as it arrives. No rules file: no user rules.
     PatternIndex index(&client);
     index.setMaxCommandsPerSecond(scanRate);
-    bool reserved = false;
     bool scanDone = false;
     if (patterns) {
-        QObject::connect(&scanner, &KeyScanner::progressChanged, &index, [&](const ScanProgress &p) {
-            if (!reserved && p.dbsize > 0) {
-                index.reserve(qsizetype(p.dbsize));
-                reserved = true;
-            }
-        });
         QObject::connect(&scanner, &KeyScanner::batchAvailable, &index,
                          [&](const ScanBatch &batch) { index.addKeys(batch.keys); });
         QObject::connect(&index, &PatternIndex::idle, &loop, [&] {
@@ -216,6 +228,7 @@ LensResult lensScan(const ConnectionProfile &profile, bool details, bool memory,
     scanner.start(options);
     loop.exec();
     result.maxStallMs = probe.stop();
+    result.maxBusyMs = probe.maxBusyMs();
     result.seconds = clock.nsecsElapsed() / 1e9;
     result.keys = model.keyCount();
     result.rssMb = rssMb();
@@ -486,6 +499,7 @@ int main(int argc, char **argv)
             {QStringLiteral("sampled_keys"), lens.sampledKeys},
             {QStringLiteral("classified_keys"), lens.classified},
             {QStringLiteral("max_stall_ms"), lens.maxStallMs},
+            {QStringLiteral("max_busy_ms"), lens.maxBusyMs},
             {QStringLiteral("scan_alone_max_stall_ms"), qMax(alone1.maxStallMs, alone2.maxStallMs)},
             {QStringLiteral("rss_mb"), lens.rssMb},
             // The first scan alone ran before the index existed: the difference is the index.
@@ -516,8 +530,10 @@ int main(int argc, char **argv)
         {QStringLiteral("reference_seconds"), reference},
         {QStringLiteral("ratio"), reference > 0 ? lens.seconds / reference : 0},
         {QStringLiteral("max_stall_ms"), lens.maxStallMs},
+        {QStringLiteral("max_busy_ms"), lens.maxBusyMs},
         {QStringLiteral("rss_mb"), lens.rssMb},
         {QStringLiteral("rss_before_mb"), rssBefore},
+        {QStringLiteral("bytes_per_key"), lens.keys > 0 ? (lens.rssMb - rssBefore) * 1048576 / double(lens.keys) : 0},
         {QStringLiteral("batches"), lens.batches},
     };
     QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << '\n';

@@ -62,7 +62,7 @@ private Q_SLOTS:
     void separatorChangeRebuilds();
     void slicedApplication();
     void deepNamesAreBounded();
-    void rescanReservesAgain();
+    void manyKeysGrowInPlace();
     void unknownTtlIsNotNoTtl();
     void renameMovesTheEntry();
     void typeHints();
@@ -282,25 +282,76 @@ void TestKeyTreeModel::deepNamesAreBounded()
     QCOMPARE(all, QList<QByteArray>{deep});
 }
 
-void TestKeyTreeModel::rescanReservesAgain()
+// A folder of 150,000 keys spans three segments of the folder's key list, and the names lie in
+// several arena chunks (one of their own for names over 64 KiB). Removing keys shifts rows
+// across segment boundaries; every key keeps its exact bytes through growth, removal, reuse
+// of a removed key's entry, renaming and a separator change.
+void TestKeyTreeModel::manyKeysGrowInPlace()
 {
-    // The scanner's signals are driven by hand: this is about ScanFeed's bookkeeping.
-    RedisClient client(ConnectionProfile{});
     KeyTreeModel model;
-    ScanFeed feed(&client, &model);
-    KeyScanner &scanner = *feed.scanner();
-    ScanProgress p;
-    p.generation = 1;
-    p.dbsize = 200000;
-    Q_EMIT scanner.progressChanged(p);
-    QVERIFY(model.reservedKeys() >= 200000);
-    // Rescan while the first scan runs: the model is cleared (and gives up its capacity),
-    // and the new generation must reserve again although no finished() came in between.
-    model.clear();
-    QVERIFY(model.reservedKeys() < 200000);
-    p.generation = 2;
-    Q_EMIT scanner.progressChanged(p);
-    QVERIFY(model.reservedKeys() >= 200000);
+    model.setChildLimit(200000);
+    auto nameOf = [](int i) {
+        QByteArray name = "big:" + QByteArray::number(i);
+        if (i % 1000 == 7)
+            name += QByteArray(3, '\0') + QByteArray(i % 5000, char(0xff));
+        return name;
+    };
+    const QByteArray huge = "big:huge" + QByteArray(100 * 1024, 'h');
+    constexpr int kKeys = 150000;
+    ScanBatch all;
+    for (int i = 0; i < kKeys; ++i)
+        all.keys.append(key(nameOf(i), KeyType::Hash, -1, i));
+    all.keys.append(key(huge, KeyType::String));
+    all.keys.append(key(QByteArray(""), KeyType::Set));
+    model.appendBatch(all);
+    model.applyAllPending();
+    QCOMPARE(model.keyCount(), quint64(kKeys + 2));
+    QVERIFY(model.contains(huge));
+    QVERIFY(model.contains(QByteArray("")));
+    QVERIFY(!model.contains("big:" + QByteArray::number(kKeys)));
+    QVERIFY(!model.contains(nameOf(7).left(nameOf(7).size() - 1))); // a prefix of a held name
+
+    // Remove every fiftieth key of the first 100,000: rows after each shift down.
+    for (int i = 0; i < 100000; i += 50)
+        model.removeKey(nameOf(i));
+    const quint64 left = quint64(kKeys + 2 - 2000);
+    QCOMPARE(model.keyCount(), left);
+    QVERIFY(!model.contains(nameOf(0)));
+    QVERIFY(!model.indexForKey(nameOf(99950)).isValid());
+    const QModelIndex folder = model.indexForPrefix("big:");
+    QVERIFY(folder.isValid());
+    QCOMPARE(model.data(folder, KeyTreeModel::KeyCountRole).toULongLong(), left - 1); // "" is at the root
+    for (int i : {1, 2, 49, 51, 70007, 99999, 100000, 149999}) {
+        const QModelIndex row = model.indexForKey(nameOf(i));
+        QVERIFY2(row.isValid(), qPrintable(QString::number(i)));
+        QCOMPARE(model.keyAt(row), nameOf(i));
+        QCOMPARE(model.data(row, KeyTreeModel::MemoryRole).toLongLong(), qint64(i));
+    }
+    // Rows are contiguous after the removals: the key at each row is the one that says so.
+    for (int row = 0; row < model.rowCount(folder); row += 997) {
+        const QByteArray name = model.keyAt(model.index(row, 0, folder));
+        if (name.isNull())
+            continue; // a folder row
+        QCOMPARE(model.indexForKey(name).row(), row);
+    }
+
+    // Freed entries are reused; the names they held are not seen again.
+    model.upsertKey(key("big:new", KeyType::List), 0);
+    QVERIFY(model.contains("big:new"));
+    QVERIFY(model.renameKey(nameOf(7), "moved:" + nameOf(7)));
+    QVERIFY(!model.contains(nameOf(7)));
+    QVERIFY(model.contains("moved:" + nameOf(7)));
+    QCOMPARE(model.keyAt(model.indexForKey("moved:" + nameOf(7))), "moved:" + nameOf(7));
+    QCOMPARE(model.keysOfType(KeyType::List), QList<QByteArray>{"big:new"});
+    QCOMPARE(model.keysOfType(KeyType::String), QList<QByteArray>{huge});
+
+    // A separator change rebuilds the folders from the names held.
+    model.setSeparator("#");
+    QCOMPARE(model.keyCount(), left + 1);
+    QVERIFY(model.contains(huge));
+    QVERIFY(model.contains("moved:" + nameOf(7)));
+    QCOMPARE(model.keyAt(model.indexForKey(nameOf(149999))), nameOf(149999));
+    QCOMPARE(model.matching(KeyFilter(), 0).keys.size(), qsizetype(left + 1));
 }
 
 void TestKeyTreeModel::unknownTtlIsNotNoTtl()
