@@ -94,13 +94,11 @@ int PatternBook::slotOf(const QByteArray &key) const
 
 int PatternBook::slotFor(const QByteArray &key, bool *created)
 {
-    const int known = slotOf(key);
-    *created = known < 0;
-    if (known >= 0)
-        return known;
-    const int id = newSlot();
+    const int id = index.findOrAdd(
+        key, holdsKey(), [this] { return newSlot(); }, created);
+    if (!*created)
+        return id;
     ++keyCount;
-    index.insert(key, id);
     Slot &e = slot(id);
     const bool queued = e.queued; // a reused slot may still be listed in 'out'
     e = Slot();

@@ -1,17 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "keyidindex.h"
 
-void KeyIdIndex::insert(const QByteArray &key, int id)
-{
-    const size_t h = m_hash(key);
-    Shard &s = shard(h);
-    if (s.value(h) == 0)
-        s.insert(h, id + 1);
-    else
-        m_collided.insert(key, id + 1);
-    ++m_size;
-}
-
 void KeyIdIndex::clear()
 {
     for (Shard &s : m_shards)

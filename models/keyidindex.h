@@ -30,8 +30,31 @@ public:
             return stored - 1;
         return m_collided.isEmpty() ? -1 : m_collided.value(key, 0) - 1;
     }
-    // Adds a key that find() does not know.
-    void insert(const QByteArray &key, int id);
+    // The id of 'key'; when it has none, the id 'add()' returns, stored for it (*added is then
+    // true). One hash and one probe, where find() then insert() took two of each.
+    template <typename Matches, typename Add>
+    int findOrAdd(const QByteArray &key, const Matches &matches, const Add &add, bool *added)
+    {
+        const size_t h = m_hash(key);
+        Shard &s = shard(h);
+        const int stored = s.value(h);
+        *added = false;
+        if (stored > 0 && matches(stored - 1, key))
+            return stored - 1;
+        if (!m_collided.isEmpty()) {
+            const auto it = m_collided.constFind(key);
+            if (it != m_collided.cend())
+                return it.value() - 1;
+        }
+        *added = true;
+        const int id = add();
+        if (stored == 0)
+            s.insert(h, id + 1);
+        else
+            m_collided.insert(key, id + 1);
+        ++m_size;
+        return id;
+    }
     // Forgets the key; its id, or -1 when it was not there.
     template <typename Matches> int take(const QByteArray &key, const Matches &matches)
     {

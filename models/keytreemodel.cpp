@@ -176,8 +176,10 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
 {
     const qint64 expireAt = ttl::expireAt(key.pttlMs, capturedAtMs);
 
-    const int found = idOf(key.name);
-    if (found >= 0) {
+    bool added = false;
+    const int found = m_index.findOrAdd(
+        key.name, holdsKey(), [this] { return int(newKeyId()); }, &added);
+    if (!added) {
         Key &k = m_keys[size_t(found)];
         // A names-only rescan must not wipe what a detailed scan learned.
         if (key.type == KeyType::Unknown)
@@ -203,14 +205,7 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
         return;
     }
 
-    quint32 id;
-    if (!m_freeKeys.empty()) {
-        id = m_freeKeys.back();
-        m_freeKeys.pop_back();
-    } else {
-        id = quint32(m_keys.size());
-        m_keys.push_back(Key());
-    }
+    const auto id = quint32(found);
     Key &k = m_keys[id];
     k.nameAt = m_names.add(key.name);
     k.nameSize = quint32(key.name.size());
@@ -218,8 +213,18 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
     k.hint = TypeHint::None;
     k.expireAtMs = expireAt;
     k.memory = key.memoryBytes;
-    m_index.insert(key.name, int(id));
     placeKey(id);
+}
+
+quint32 KeyTreeModel::newKeyId()
+{
+    if (m_freeKeys.empty()) {
+        m_keys.push_back(Key());
+        return quint32(m_keys.size() - 1);
+    }
+    const quint32 id = m_freeKeys.back();
+    m_freeKeys.pop_back();
+    return id;
 }
 
 void KeyTreeModel::placeKey(quint32 id)
@@ -231,17 +236,6 @@ void KeyTreeModel::placeKey(quint32 id)
     k.pos = quint32(f.keys.size());
     f.keys.push_back(id);
     addMemory(folder, qMax<qint64>(0, k.memory), 1);
-}
-
-bool KeyTreeModel::holds(int id, const QByteArray &name) const
-{
-    const Key &k = m_keys[size_t(id)];
-    return k.nameSize == quint32(name.size()) && m_names.equals(k.nameAt, name);
-}
-
-int KeyTreeModel::idOf(const QByteArray &key) const
-{
-    return m_index.find(key, [this](int id, const QByteArray &name) { return holds(id, name); });
 }
 
 quint32 KeyTreeModel::folderFor(const QByteArray &name)
@@ -408,7 +402,7 @@ int KeyTreeModel::keyRow(const Key &k) const
 
 void KeyTreeModel::removeKey(const QByteArray &name)
 {
-    const int found = m_index.take(name, [this](int id, const QByteArray &key) { return holds(id, key); });
+    const int found = m_index.take(name, holdsKey());
     if (found < 0)
         return;
     const auto id = quint32(found);

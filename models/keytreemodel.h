@@ -160,11 +160,19 @@ private:
         bool isFree() const { return nameAt == kNoName; }
     };
 
-    bool holds(int id, const QByteArray &name) const;
-    int idOf(const QByteArray &key) const;
+    // Whether entry 'id' holds exactly these bytes: KeyIdIndex's check.
+    auto holdsKey() const
+    {
+        return [this](int id, const QByteArray &name) {
+            const Key &k = m_keys[size_t(id)];
+            return k.nameSize == quint32(name.size()) && m_names.equals(k.nameAt, name);
+        };
+    }
+    int idOf(const QByteArray &key) const { return m_index.find(key, holdsKey()); }
     // The key's name: a view valid while the key is held, or a copy to keep.
     QByteArray nameView(const Key &k) const { return m_names.view(k.nameAt, k.nameSize); }
     QByteArray nameOf(const Key &k) const { return m_names.copy(k.nameAt, k.nameSize); }
+    quint32 newKeyId(); // a free entry, or a new one
     void placeKey(quint32 id); // into the folder its name puts it in
     void applySlice();
     void scheduleSlice();
