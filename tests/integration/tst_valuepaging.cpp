@@ -452,12 +452,14 @@ void TestValuePaging::hugeStringOnlyPreview()
     qInfo("a 100 MB string: %lld KB sent, resident memory grew by %lld KB (preview %lld KB)", sent / 1024, grown / 1024,
           ValueReader::kDefaultPreviewBytes / 1024);
     // Never the value: the preview, the reply reader's own buffer for it (which hiredis grows by
-    // doubling, so up to twice the preview) and what the allocator keeps of freed pages. About
-    // three times the preview here; four is the bound.
+    // doubling, so up to twice the preview) and what the allocator keeps of freed pages. Three
+    // to four times the preview alone (696-1028 KB), more when the whole suite runs beside it
+    // and the process's other threads touch pages of their own; the bound, eight times (2 MB),
+    // still fails by fifty times over when the value or a copy of it is read.
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     // (Under a sanitizer the allocator keeps freed memory in quarantine and pads every block:
     // the figure is printed, not judged.)
-    QVERIFY2(grown <= 4 * ValueReader::kDefaultPreviewBytes, qPrintable(QString::number(grown)));
+    QVERIFY2(grown <= 8 * ValueReader::kDefaultPreviewBytes, qPrintable(QString::number(grown)));
 #endif
 
     const auto value = strings.first().first().value<StringValue>();
