@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "keytreemodel.h"
 
+#include "backgroundrelease.h"
 #include "bytesescape.h"
 #include "format.h"
 
 #include <QDateTime>
 #include <QFont>
-#include <QThreadPool>
 #include <QTimer>
 #include <algorithm>
 #include <limits>
@@ -152,7 +152,7 @@ void KeyTreeModel::applySlice()
         if (m_queuePos >= n) {
             // Freeing a batch frees each of its names: tens of thousands of blocks, several
             // milliseconds. Another thread does it; the tree keeps copies in its arena.
-            QThreadPool::globalInstance()->start([done = std::move(m_queue.front())]() mutable { done = {}; });
+            BackgroundRelease::release(std::move(m_queue.front()));
             m_queue.pop_front();
             m_queuePos = 0;
         }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "backgroundrelease.h"
 #include "keytreemodel.h"
 #include "redisclient.h"
 #include "scanfeed.h"
@@ -7,6 +8,9 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
+
+#include <mutex>
+#include <thread>
 
 namespace {
 
@@ -61,6 +65,7 @@ private Q_SLOTS:
     void updateExistingKey();
     void separatorChangeRebuilds();
     void slicedApplication();
+    void appliedBatchesAreReleasedElsewhere();
     void deepNamesAreBounded();
     void manyKeysGrowInPlace();
     void unknownTtlIsNotNoTtl();
@@ -264,6 +269,58 @@ void TestKeyTreeModel::slicedApplication()
     QVERIFY(applied.count() > 5); // it really was cut into slices
     QCOMPARE(model.keyCount(), quint64(5000));
     QCOMPARE(model.rowCount(), 7);
+}
+
+void TestKeyTreeModel::appliedBatchesAreReleasedElsewhere()
+{
+    // The release thread destroys what it is given in order, off the calling thread.
+    struct Witness
+    {
+        std::shared_ptr<std::mutex> lock;
+        std::shared_ptr<std::vector<std::pair<int, std::thread::id>>> log;
+        int id = 0;
+        Witness(std::shared_ptr<std::mutex> l, std::shared_ptr<std::vector<std::pair<int, std::thread::id>>> g, int i)
+            : lock(std::move(l)), log(std::move(g)), id(i)
+        {
+        }
+        Witness(const Witness &) = default;
+        Witness(Witness &&other) noexcept : lock(std::move(other.lock)), log(std::move(other.log)), id(other.id) { }
+        ~Witness()
+        {
+            if (log) { // a moved-from witness has nothing to report
+                const std::lock_guard guard(*lock);
+                log->emplace_back(id, std::this_thread::get_id());
+            }
+        }
+    };
+    auto lock = std::make_shared<std::mutex>();
+    auto log = std::make_shared<std::vector<std::pair<int, std::thread::id>>>();
+    for (int i = 1; i <= 3; ++i)
+        BackgroundRelease::release(Witness(lock, log, i));
+    BackgroundRelease::drain();
+    {
+        const std::lock_guard guard(*lock);
+        QCOMPARE(int(log->size()), 3);
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(log->at(size_t(i)).first, i + 1);
+            QVERIFY(log->at(size_t(i)).second != std::this_thread::get_id());
+        }
+    }
+
+    // The tree lets an applied batch go: the only reference to a name left is the test's own,
+    // and the tree still answers with its own copy.
+    KeyTreeModel model;
+    QByteArray name = QByteArray("held:") + QByteArray::number(1); // on the heap: a literal is never detached
+    {
+        ScanBatch b = batch({key(name)});
+        model.appendBatch(b);
+    }
+    QVERIFY(!name.isDetached()); // the queued batch shares it
+    model.applyAllPending();
+    BackgroundRelease::drain();
+    QVERIFY(name.isDetached());
+    QVERIFY(model.contains(QByteArrayLiteral("held:1")));
+    QCOMPARE(model.keyCount(), quint64(1));
 }
 
 void TestKeyTreeModel::deepNamesAreBounded()
