@@ -59,7 +59,7 @@ void ShowKeys::writeRecord(RecordWriter &w, qsizetype row) const
 {
     const PatternIndex::KeyVerdict &k = m_keys.at(row);
     const PatternMatch &m = *k.verdict; // the group's: its key, type and TTL are not this key's
-    w.bytes(*k.key);
+    w.bytes(k.key);
     w.text(QByteArrayView(m_typeNames.at(int(k.type))));
     // -1: no TTL; a TTL the scan could not read is null, never "none".
     if (k.pttlMs == ttl::kUnknown)

@@ -37,6 +37,7 @@ void PatternBook::clearBook()
     index.clear();
     keyCount = 0;
     chunks.clear();
+    names.clear();
     slotCount = 0;
     freeSlots.clear();
     verdicts.clear();
@@ -103,14 +104,15 @@ int PatternBook::slotFor(const QByteArray &key, bool *created)
     const bool queued = e.queued; // a reused slot may still be listed in 'out'
     e = Slot();
     e.queued = queued;
-    e.key = key;
+    e.nameAt = names.add(key);
+    e.nameSize = quint32(key.size());
     return id;
 }
 
 PatternMatch PatternBook::materialize(const Slot &s) const
 {
     PatternMatch m = verdicts.at(s.verdict);
-    m.key = s.key;
+    m.key = keyOf(s);
     m.type = s.type;
     m.pttlMs = s.pttl;
     return m;
@@ -291,7 +293,7 @@ QList<int> PatternBook::pick(int gid, int need)
         for (int probe = 0; probe < 64; ++probe, at = (at + 1) % n) {
             const int id = g.keys.at(at);
             const Slot &e = slot(id);
-            if (e.key.isNull() || e.group != gid || e.fromRule || e.inFlight || g.samples.contains(e.key)
+            if (isFree(e) || e.group != gid || e.fromRule || e.inFlight || g.samples.contains(keyView(e))
                 || chosen.contains(id))
                 continue;
             chosen.append(id);

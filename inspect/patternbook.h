@@ -4,6 +4,7 @@
 #include "keyidindex.h"
 #include "keysampler.h"
 #include "keytype.h"
+#include "namearena.h"
 #include "patterns.h"
 
 #include <QByteArray>
@@ -28,11 +29,15 @@ class PatternBook
 public:
     static constexpr int kSamplesPerGroup = 8;
 
+    static constexpr quint64 kNoName = ~quint64(0);
+
+    // 40 bytes, and the name's bytes in 'names': a key costs no heap block of its own.
     struct Slot
     {
-        QByteArray key; // null: a free slot
+        quint64 nameAt = kNoName; // in 'names'; kNoName: a free slot
         qint64 pttl = ttl::kUnknown;
         qint64 elements = -1;
+        quint32 nameSize = 0;
         int group = -1;
         int verdict = -1;
         KeyType type = KeyType::Unknown;
@@ -72,8 +77,18 @@ public:
     KeyIdIndex index;
     auto holdsKey() const
     {
-        return [this](int id, const QByteArray &key) { return slot(id).key == key; };
+        return [this](int id, const QByteArray &key) {
+            const Slot &s = slot(id);
+            return s.nameAt != kNoName && s.nameSize == quint32(key.size()) && names.equals(s.nameAt, key);
+        };
     }
+    // Every key's bytes, side by side; a forgotten key's stay until clearBook().
+    NameArena names;
+    static bool isFree(const Slot &s) { return s.nameAt == kNoName; }
+    // The slot's key, not copied: valid until clearBook(), which also empties everything that
+    // may hold such a view (groups, 'reassign', 'gone'). Copy it to keep it longer.
+    QByteArray keyView(const Slot &s) const { return names.view(s.nameAt, s.nameSize); }
+    QByteArray keyOf(const Slot &s) const { return names.copy(s.nameAt, s.nameSize); }
     int keyCount = 0;
     // Slots in chunks that never move, so the table grows without copying what it holds.
     static constexpr int kChunkBits = 12;

@@ -107,13 +107,13 @@ void PatternIndex::Private::paceTick()
         }
         for (int id : picked) {
             Slot &e = slot(id);
-            const QList<RedisCommand> c = keysampler::commands(e.key, e.type, e.elements, version);
+            const QList<RedisCommand> c = keysampler::commands(keyOf(e), e.type, e.elements, version);
             if (!cmds.isEmpty() && cmds.size() + c.size() > allowance)
                 break;
             const bool length = keysampler::readsLength(e.type, e.elements);
             const int first = int(cmds.size());
             const int count = int(c.size());
-            sent.append(Sampled{e.key, gid, e.type, first, count, keysampler::pttlIndex(first, count, length),
+            sent.append(Sampled{keyOf(e), gid, e.type, first, count, keysampler::pttlIndex(first, count, length),
                                 keysampler::lengthIndex(first, count, length)});
             cmds += c;
             e.inFlight = true;
@@ -202,7 +202,7 @@ void PatternIndex::Private::runSlice()
             const Slot &e = slot(id);
             if (e.group != gid || e.fromRule)
                 continue;
-            const int own = ownVerdict(g, e.key);
+            const int own = ownVerdict(g, keyView(e));
             setVerdict(id, own >= 0 ? own : shared);
         }
         if (p.next >= g.keys.size())
@@ -255,7 +255,7 @@ void PatternIndex::Private::flushNow()
         for (; at < end; ++at) {
             Slot &s = slot(out.at(at));
             s.queued = false;
-            if (!s.key.isNull() && s.verdict >= 0)
+            if (!isFree(s) && s.verdict >= 0)
                 batch.append(materialize(s));
         }
         if (!batch.isEmpty())
@@ -325,8 +325,8 @@ void PatternIndex::setRules(const PatternRules &rules)
     d->reassign.clear();
     d->reassign.reserve(d->keyCount);
     for (int id = 0; id < d->slotCount; ++id) {
-        if (!d->slot(id).key.isNull())
-            d->reassign.append(d->slot(id).key);
+        if (!Private::isFree(d->slot(id)))
+            d->reassign.append(d->keyView(d->slot(id))); // cleared with the book
     }
     d->reassignAt = 0;
     d->idleReported = false;
@@ -453,7 +453,7 @@ QList<PatternIndex::KeyVerdict> PatternIndex::keyVerdicts() const
     for (int id = 0; id < d->slotCount; ++id) {
         const Private::Slot &s = d->slot(id);
         if (s.verdict >= 0)
-            out.append({&s.key, &d->verdicts.at(s.verdict), s.pttl, s.type});
+            out.append({d->keyView(s), &d->verdicts.at(s.verdict), s.pttl, s.type});
     }
     return out;
 }

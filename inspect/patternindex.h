@@ -57,7 +57,7 @@ public:
     // group shares, whose key, type and TTL are not this key's. Valid until the index changes.
     struct KeyVerdict
     {
-        const QByteArray *key;
+        QByteArray key; // a view of the index's bytes: valid until clear()
         const PatternMatch *verdict;
         qint64 pttlMs;
         KeyType type;

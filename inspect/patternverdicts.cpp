@@ -10,14 +10,14 @@ int PatternIndex::Private::ruleVerdict(const Slot &e)
 {
     if (rules.isEmpty())
         return -1;
-    const PatternRule *rule = rules.match(e.key, e.type);
+    const PatternRule *rule = rules.match(keyView(e), e.type);
     if (!rule)
         return -1;
     const quint64 id = (quint64(quint32(rules.indexOf(rule))) << 32) | quint32(e.group);
     const auto it = ruleVerdicts.constFind(id);
     if (it != ruleVerdicts.cend())
         return it.value();
-    std::optional<PatternMatch> m = classifier.ruleMatch(e.key, e.type);
+    std::optional<PatternMatch> m = classifier.ruleMatch(keyOf(e), e.type);
     if (!m)
         return -1;
     m->family = familyName(groups.at(e.group).family);
@@ -42,7 +42,7 @@ void PatternIndex::Private::assign(int id)
     e.fromRule = false;
     const int gid = e.group;
     Group &g = groups[gid];
-    if (const int own = ownVerdict(g, e.key); own >= 0) {
+    if (const int own = ownVerdict(g, keyView(e)); own >= 0) {
         setVerdict(id, own);
         return;
     }
@@ -253,14 +253,16 @@ void PatternIndex::Private::decideByType(int gid)
     Group &g = groups[gid];
     KeySample s;
     s.type = g.type;
+    bool found = false;
     for (int id : std::as_const(g.keys)) {
-        if (!slot(id).key.isNull()) {
-            s.key = slot(id).key;
+        if (!isFree(slot(id))) {
+            s.key = keyOf(slot(id));
             s.pttlMs = slot(id).pttl;
+            found = true;
             break;
         }
     }
-    if (s.key.isEmpty())
+    if (!found)
         return;
     if (classifier.mayChangeWithSiblings(s))
         awaitingSiblings.insert(gid);
