@@ -95,11 +95,6 @@ ShowTtl::ShowTtl(const Context &context, QObject *parent)
     addTable(QStringLiteral("namespaces"), m_model);
     connect(m_keyspace, &KeyspaceReader::keyspaceAvailable, this, [this](const QList<KeyspaceDb> &dbs) {
         m_databases = dbs;
-        // Room for the database's keys at once, as the panel makes it.
-        for (const KeyspaceDb &db : dbs) {
-            if (db.db == m_client->profile().db)
-                m_stats.reserve(qsizetype(qMin<qint64>(db.keys, 20'000'000)));
-        }
         m_scan->start();
     });
     // The panel shows the scan's figures alone when INFO is refused.

@@ -82,7 +82,8 @@ TtlStats::TtlStats() = default;
 
 void TtlStats::clear()
 {
-    m_keys.clear();
+    m_names.clear();
+    m_expireAt.clear();
     m_namespaces.clear();
     m_namespaceIndex.clear();
     m_noNamespace = -1;
@@ -100,13 +101,8 @@ void TtlStats::setSeparator(const QByteArray &separator)
     m_noNamespace = -1;
     m_otherNamespaces = -1;
     ++m_layoutEpoch;
-    for (auto it = m_keys.cbegin(); it != m_keys.cend(); ++it)
-        count(namespaceFor(it.key()), it.value());
-}
-
-void TtlStats::reserve(qsizetype keys)
-{
-    m_keys.reserve(keys);
+    for (qsizetype id = 0; id < m_names.size(); ++id)
+        count(namespaceFor(m_names.view(quint32(id))), m_expireAt[size_t(id)]);
 }
 
 qsizetype TtlStats::add(const ScanBatch &batch)
@@ -115,13 +111,14 @@ qsizetype TtlStats::add(const ScanBatch &batch)
     for (const ScannedKey &k : batch.keys) {
         if (k.pttlMs == -2) // gone between SCAN and PTTL
             continue;
-        // One lookup decides "seen before" and makes the slot; the name is shared, not copied.
-        const qsizetype before = m_keys.size();
-        qint64 &slot = m_keys[k.name];
-        if (m_keys.size() == before)
+        // One lookup decides "seen before" and adds the name.
+        bool isNew = false;
+        m_names.insert(k.name, &isNew);
+        if (!isNew)
             continue;
-        slot = ttl::expireAt(k.pttlMs, batch.capturedAtMs);
-        count(namespaceFor(k.name), slot);
+        const qint64 expireAt = ttl::expireAt(k.pttlMs, batch.capturedAtMs);
+        m_expireAt.push_back(expireAt);
+        count(namespaceFor(k.name), expireAt);
         ++added;
     }
     return added;

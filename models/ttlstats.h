@@ -2,8 +2,10 @@
 #pragma once
 
 #include "keyfilter.h"
+#include "keynameset.h"
 #include "rowtablemodel.h"
 #include "scanbatch.h"
+#include "segmentedvector.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
@@ -106,8 +108,8 @@ struct TtlSnapshot
     int namespaceIndex(const QByteArray &prefix) const;
 };
 
-// Headless TTL statistics of a scan. Every scanned key costs one hash entry (its name is
-// shared with the batch, not copied) and 8 bytes of absolute expiry in its namespace; the
+// Headless TTL statistics of a scan. Every scanned key costs its name in a KeyNameSet (about
+// 35 bytes for a twenty-byte name), 8 bytes of absolute expiry, and 8 more in its namespace; the
 // per-namespace expiries are kept sorted (merged lazily when a snapshot is taken), so buckets,
 // min/median/max and the forecast are binary searches and one walk over the next hour.
 class TtlStats
@@ -136,7 +138,6 @@ public:
     // regroups the keys already counted.
     void setSeparator(const QByteArray &separator);
     QByteArray separator() const { return m_separator; }
-    void reserve(qsizetype keys);
     // How far ahead the forecast (and the cliff search) looks; the TTL panel's chart shows the
     // default hour, a cache namespace is searched over a day.
     void setForecastSeconds(int seconds) { m_forecastSeconds = qMax(1, seconds); }
@@ -146,7 +147,7 @@ public:
     // reading. Returns how many keys were new.
     qsizetype add(const ScanBatch &batch);
 
-    quint64 keyCount() const { return quint64(m_keys.size()); }
+    quint64 keyCount() const { return quint64(m_names.size()); }
     int namespaceCount() const { return int(m_namespaces.size()); }
     quint64 layoutEpoch() const { return m_layoutEpoch; }
 
@@ -178,7 +179,8 @@ private:
 
     int m_forecastSeconds = kForecastSeconds;
     QByteArray m_separator = ":";
-    QHash<QByteArray, qint64> m_keys; // name → expireAt (ttl.h conventions)
+    KeyNameSet m_names; // every key counted, once
+    SegmentedVector<qint64> m_expireAt; // by name id: expireAt (ttl.h conventions)
     std::vector<Namespace> m_namespaces;
     QHash<QByteArray, int> m_namespaceIndex;
     int m_noNamespace = -1;

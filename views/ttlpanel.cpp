@@ -275,11 +275,7 @@ void TtlPanel::scanStarted(quint64 generation)
     m_scanDbsize = -1;
     m_scanning = true;
     m_scanDone = false;
-    m_stats.clear();
-    // The server said how many keys there are: make room once instead of rehashing a
-    // growing table of a million names on the GUI thread.
-    if (const KeyspaceDb *db = seedForCurrentDb())
-        m_stats.reserve(qsizetype(qMin<qint64>(db->keys, 20'000'000)));
+    m_stats.clear(); // grows in shards and segments: nothing to reserve
     m_namespace = -1;
     refresh();
 }
