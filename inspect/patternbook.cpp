@@ -3,6 +3,9 @@
 
 #include <cmath>
 
+static_assert(sizeof(void *) != 8 || sizeof(PatternBook::Slot) == 32,
+              "a key's slot is part of the per-key memory budget");
+
 namespace {
 
 constexpr qint64 kSecond = 1000;
@@ -105,7 +108,6 @@ int PatternBook::slotFor(const QByteArray &key, bool *created)
     e = Slot();
     e.queued = queued;
     e.nameAt = names.add(key);
-    e.nameSize = quint32(key.size());
     return id;
 }
 

@@ -14,6 +14,7 @@
 #include <QString>
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -31,13 +32,12 @@ public:
 
     static constexpr quint64 kNoName = ~quint64(0);
 
-    // 40 bytes, and the name's bytes in 'names': a key costs no heap block of its own.
+    // 32 bytes, and the name in 'names': a key costs no heap block of its own.
     struct Slot
     {
         quint64 nameAt = kNoName; // in 'names'; kNoName: a free slot
         qint64 pttl = ttl::kUnknown;
-        qint64 elements = -1;
-        quint32 nameSize = 0;
+        qint32 elements = -1; // a length past 2^31 - 1 reads as that: it only picks a class
         int group = -1;
         int verdict = -1;
         KeyType type = KeyType::Unknown;
@@ -79,16 +79,20 @@ public:
     {
         return [this](int id, const QByteArray &key) {
             const Slot &s = slot(id);
-            return s.nameAt != kNoName && s.nameSize == quint32(key.size()) && names.equals(s.nameAt, key);
+            return s.nameAt != kNoName && names.equals(s.nameAt, key);
         };
     }
     // Every key's bytes, side by side; a forgotten key's stay until clearBook().
     NameArena names;
     static bool isFree(const Slot &s) { return s.nameAt == kNoName; }
+    static qint32 clampElements(qint64 n)
+    {
+        return n > std::numeric_limits<qint32>::max() ? std::numeric_limits<qint32>::max() : qint32(n);
+    }
     // The slot's key, not copied: valid until clearBook(), which also empties everything that
     // may hold such a view (groups, 'reassign', 'gone'). Copy it to keep it longer.
-    QByteArray keyView(const Slot &s) const { return names.view(s.nameAt, s.nameSize); }
-    QByteArray keyOf(const Slot &s) const { return names.copy(s.nameAt, s.nameSize); }
+    QByteArray keyView(const Slot &s) const { return names.view(s.nameAt); }
+    QByteArray keyOf(const Slot &s) const { return names.copy(s.nameAt); }
     int keyCount = 0;
     // Slots in chunks that never move, so the table grows without copying what it holds.
     static constexpr int kChunkBits = 12;

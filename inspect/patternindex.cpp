@@ -38,7 +38,7 @@ void PatternIndex::Private::ingest(const ScannedKey &k)
         Slot &e = slot(id);
         e.type = k.type;
         e.pttl = k.pttlMs;
-        e.elements = k.elements;
+        e.elements = clampElements(k.elements);
         const int fid = familyId(familyOf(k.name));
         ++families[fid].keys;
         e.group = groupFor(fid, e);
@@ -49,7 +49,7 @@ void PatternIndex::Private::ingest(const ScannedKey &k)
         if (k.pttlMs != ttl::kUnknown)
             e.pttl = k.pttlMs;
         if (k.elements >= 0)
-            e.elements = k.elements;
+            e.elements = clampElements(k.elements);
         const int gid = groupFor(groups.at(e.group).family, e);
         if (gid == e.group)
             return; // the new TTL is read from the slot

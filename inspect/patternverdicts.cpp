@@ -109,7 +109,7 @@ void PatternIndex::Private::takeSample(const RedisReply &r, const Sampled &s)
         return;
     }
     if (s.lengthAt >= 0 && r.value(s.lengthAt).isInteger())
-        e.elements = r.value(s.lengthAt).toInteger();
+        e.elements = clampElements(r.value(s.lengthAt).toInteger());
     KeySample sample;
     sample.key = s.key;
     sample.type = s.type;

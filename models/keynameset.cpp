@@ -7,7 +7,6 @@ quint32 KeyNameSet::insert(const QByteArray &name, bool *added)
         name, holds(),
         [&] {
             m_at.push_back(m_arena.add(name));
-            m_size.push_back(quint32(name.size()));
             return int(m_at.size() - 1);
         },
         added);
@@ -24,5 +23,4 @@ void KeyNameSet::clear()
     m_index.clear();
     m_arena.clear();
     m_at.clear();
-    m_size.clear();
 }

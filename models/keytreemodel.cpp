@@ -41,6 +41,7 @@ KeyTreeModel::~KeyTreeModel() = default;
 void KeyTreeModel::resetStorage()
 {
     m_keys.clear();
+    m_memory.clear();
     m_freeKeys.clear();
     m_index.clear();
     m_names.clear();
@@ -184,13 +185,13 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
         // A names-only rescan must not wipe what a detailed scan learned.
         if (key.type == KeyType::Unknown)
             return;
-        const bool changed
-            = k.type != key.type || k.expireAtMs != expireAt || (key.memoryBytes >= 0 && key.memoryBytes != k.memory);
-        if (!changed)
+        const qint64 memory = memoryOf(quint32(found));
+        const bool memoryChanged = key.memoryBytes >= 0 && key.memoryBytes != memory;
+        if (k.type == key.type && k.expireAtMs == expireAt && !memoryChanged)
             return;
-        if (key.memoryBytes >= 0 && key.memoryBytes != k.memory) {
-            addMemory(k.folder, key.memoryBytes - qMax<qint64>(0, k.memory), 0);
-            k.memory = key.memoryBytes;
+        if (memoryChanged) {
+            addMemory(k.folder, key.memoryBytes - qMax<qint64>(0, memory), 0);
+            setMemory(quint32(found), key.memoryBytes);
         }
         if (k.type != key.type)
             k.hint = TypeHint::None; // replaced by a key of another type
@@ -208,12 +209,22 @@ void KeyTreeModel::applyKey(const ScannedKey &key, qint64 capturedAtMs)
     const auto id = quint32(found);
     Key &k = m_keys[id];
     k.nameAt = m_names.add(key.name);
-    k.nameSize = quint32(key.name.size());
     k.type = key.type;
     k.hint = TypeHint::None;
     k.expireAtMs = expireAt;
-    k.memory = key.memoryBytes;
+    setMemory(id, key.memoryBytes);
     placeKey(id);
+}
+
+void KeyTreeModel::setMemory(quint32 id, qint64 bytes)
+{
+    if (id < m_memory.size())
+        m_memory[id] = bytes;
+    else if (bytes >= 0) {
+        while (m_memory.size() < id)
+            m_memory.push_back(-1);
+        m_memory.push_back(bytes);
+    }
 }
 
 quint32 KeyTreeModel::newKeyId()
@@ -235,7 +246,7 @@ void KeyTreeModel::placeKey(quint32 id)
     Folder &f = m_folders[folder];
     k.pos = quint32(f.keys.size());
     f.keys.push_back(id);
-    addMemory(folder, qMax<qint64>(0, k.memory), 1);
+    addMemory(folder, qMax<qint64>(0, memoryOf(id)), 1);
 }
 
 quint32 KeyTreeModel::folderFor(const QByteArray &name)
@@ -409,7 +420,7 @@ void KeyTreeModel::removeKey(const QByteArray &name)
     Key &k = m_keys[id];
     const quint32 folderId = k.folder;
     const quint32 pos = k.pos;
-    const qint64 memory = qMax<qint64>(0, k.memory);
+    const qint64 memory = qMax<qint64>(0, memoryOf(id));
     Folder &f = m_folders[folderId];
     const bool shown = pos < f.shownKeys;
     const bool visible = shown && isVisible(folderId);
@@ -423,6 +434,7 @@ void KeyTreeModel::removeKey(const QByteArray &name)
     if (visible)
         endRemoveRows();
     k = Key();
+    setMemory(id, -1);
     m_freeKeys.push_back(id);
     addMemory(folderId, -memory, -1);
     publish();
@@ -435,11 +447,12 @@ bool KeyTreeModel::renameKey(const QByteArray &from, const QByteArray &to)
     if (id < 0)
         return false;
     const Key old = m_keys[size_t(id)];
+    const qint64 oldMemory = memoryOf(quint32(id));
     removeKey(from);
     ScannedKey moved;
     moved.name = to;
     moved.type = old.type;
-    moved.memoryBytes = old.memory;
+    moved.memoryBytes = oldMemory;
     // The expiry is absolute already: read it back as a PTTL captured at time zero.
     moved.pttlMs = old.expireAtMs;
     upsertKey(moved, 0);
@@ -578,7 +591,7 @@ QVariant KeyTreeModel::data(const QModelIndex &index, int role) const
     const quint32 id = indexOf(index.internalId());
     switch (tagOf(index.internalId())) {
     case FolderTag: return folderData(m_folders[id], index.column(), role);
-    case KeyTag: return keyData(m_keys[id], index.column(), role);
+    case KeyTag: return keyData(id, index.column(), role);
     case LoadMoreTag: return loadMoreData(m_folders[id], index.column(), role);
     }
     return {};
@@ -609,24 +622,26 @@ QVariant KeyTreeModel::folderData(const Folder &f, int column, int role) const
     }
 }
 
-QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
+QVariant KeyTreeModel::keyData(quint32 id, int column, int role) const
 {
+    const Key &k = m_keys[id];
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn: return bytesescape::quoteIfNeeded(m_names.view(k.nameAt, qMin<qsizetype>(k.nameSize, 1024)));
+        case NameColumn: return bytesescape::quoteIfNeeded(m_names.view(k.nameAt, 1024));
         case TypeColumn: return k.hint == TypeHint::Geo ? QStringLiteral("geo") : keyTypeName(k.type);
         case PatternColumn: {
             const std::optional<PatternMatch> m = m_patterns ? m_patterns(nameView(k)) : std::nullopt;
             return m && m->kind != PatternKind::Unknown ? patternKindName(m->kind) : QString();
         }
         case TtlColumn: return format::ttl(k.expireAtMs, QDateTime::currentMSecsSinceEpoch());
-        case MemoryColumn: return k.memory >= 0 ? format::bytes(k.memory) : QString();
+        case MemoryColumn: return memoryOf(id) >= 0 ? format::bytes(memoryOf(id)) : QString();
         default: return {};
         }
     case Qt::ToolTipRole:
         if (column == NameColumn)
-            return QString(bytesescape::escapeElided(nameView(k), 4096) + QStringLiteral("\n%1 bytes").arg(k.nameSize));
+            return QString(bytesescape::escapeElided(nameView(k), 4096)
+                           + QStringLiteral("\n%1 bytes").arg(m_names.size(k.nameAt)));
         if (column == PatternColumn) {
             const std::optional<PatternMatch> m = m_patterns ? m_patterns(nameView(k)) : std::nullopt;
             if (!m)
@@ -645,7 +660,7 @@ QVariant KeyTreeModel::keyData(const Key &k, int column, int role) const
     case NodeKindRole: return int(NodeKind::Key);
     case KeyTypeRole: return int(k.type);
     case ExpireAtRole: return k.expireAtMs;
-    case MemoryRole: return k.memory;
+    case MemoryRole: return memoryOf(id);
     case PatternRole: {
         const std::optional<PatternMatch> m = m_patterns ? m_patterns(nameView(k)) : std::nullopt;
         return int(m ? m->kind : PatternKind::Unknown);
@@ -700,7 +715,7 @@ ScanBatch KeyTreeModel::matching(const KeyFilter &filter, qint64 nowMs, qsizetyp
         ScannedKey s;
         s.name = nameOf(k);
         s.type = k.type;
-        s.memoryBytes = k.memory;
+        s.memoryBytes = memoryOf(quint32(id));
         s.pttlMs = k.expireAtMs >= 0 ? qMax<qint64>(0, k.expireAtMs - nowMs) : k.expireAtMs;
         out.keys.append(std::move(s));
         if (limit > 0 && out.keys.size() >= limit)

@@ -147,31 +147,32 @@ private:
         quint32 changedLast = 0;
     };
     static constexpr quint64 kNoName = ~quint64(0);
+    // 32 bytes; the name's bytes and length are in m_names, its memory (when measured) in
+    // m_memory.
     struct Key
     {
         qint64 expireAtMs = 0;
-        qint64 memory = -1;
         quint64 nameAt = kNoName; // in m_names; kNoName: a free entry
-        quint32 nameSize = 0;
         quint32 folder = 0;
         quint32 pos = 0; // index in the folder's keys vector
         KeyType type = KeyType::Unknown;
         TypeHint hint = TypeHint::None;
         bool isFree() const { return nameAt == kNoName; }
     };
+    static_assert(sizeof(void *) != 8 || sizeof(Key) == 32, "a key's entry is part of the per-key memory budget");
 
     // Whether entry 'id' holds exactly these bytes: KeyIdIndex's check.
     auto holdsKey() const
     {
-        return [this](int id, const QByteArray &name) {
-            const Key &k = m_keys[size_t(id)];
-            return k.nameSize == quint32(name.size()) && m_names.equals(k.nameAt, name);
-        };
+        return [this](int id, const QByteArray &name) { return m_names.equals(m_keys[size_t(id)].nameAt, name); };
     }
     int idOf(const QByteArray &key) const { return m_index.find(key, holdsKey()); }
     // The key's name: a view valid while the key is held, or a copy to keep.
-    QByteArray nameView(const Key &k) const { return m_names.view(k.nameAt, k.nameSize); }
-    QByteArray nameOf(const Key &k) const { return m_names.copy(k.nameAt, k.nameSize); }
+    QByteArray nameView(const Key &k) const { return m_names.view(k.nameAt); }
+    QByteArray nameOf(const Key &k) const { return m_names.copy(k.nameAt); }
+    // MEMORY USAGE of key 'id' in bytes; -1 unknown.
+    qint64 memoryOf(quint32 id) const { return id < m_memory.size() ? m_memory[id] : -1; }
+    void setMemory(quint32 id, qint64 bytes);
     quint32 newKeyId(); // a free entry, or a new one
     void placeKey(quint32 id); // into the folder its name puts it in
     void applySlice();
@@ -187,7 +188,7 @@ private:
     QModelIndex folderIndex(quint32 folder, int column = 0) const;
     int keyRow(const Key &k) const;
     QVariant folderData(const Folder &f, int column, int role) const;
-    QVariant keyData(const Key &k, int column, int role) const;
+    QVariant keyData(quint32 id, int column, int role) const;
     QVariant loadMoreData(const Folder &f, int column, int role) const;
     void resetStorage();
     void resetFolders();
@@ -199,6 +200,9 @@ private:
     PatternLookup m_patterns;
     SegmentedVector<Folder, 12> m_folders; // [0] is the invisible root
     SegmentedVector<Key> m_keys;
+    // By key id, as far as the highest id whose memory was read: a scan without MEMORY USAGE
+    // (the default) costs nothing here.
+    SegmentedVector<qint64> m_memory;
     std::vector<quint32> m_freeKeys;
     NameArena m_names;
     KeyIdIndex m_index;

@@ -20,11 +20,15 @@ private Q_SLOTS:
     void collidingHashesKeepNamesApart();
 };
 
-// More names than a segment holds, with the names a key can have: empty, NUL bytes, 100 KB.
+// More names than a segment holds, with the names a key can have: empty, NUL bytes, 100 KB,
+// and lengths around the length prefix's steps.
 void TestKeyNameSet::idsInOrderAndEachNameOnce()
 {
     KeyNameSet set;
     QList<QByteArray> names{QByteArray(""), QByteArray("a\0b", 3), QByteArray("a\0c", 3), QByteArray(100 * 1024, 'x')};
+    // Lengths where the arena's length prefix takes one more byte, and a chunk of its own.
+    for (int length : {127, 128, 16383, 16384, 64 * 1024, 64 * 1024 + 1})
+        names.append(QByteArray(length, char('a' + length % 26)));
     for (int i = 0; i < 70000; ++i)
         names.append("user:" + QByteArray::number(i) + ":cart");
     for (qsizetype i = 0; i < names.size(); ++i) {
@@ -33,7 +37,7 @@ void TestKeyNameSet::idsInOrderAndEachNameOnce()
         QVERIFY(added);
     }
     QCOMPARE(set.size(), names.size());
-    for (qsizetype i = 0; i < names.size(); i += 997) {
+    for (qsizetype i = 0; i < names.size(); i += (i < 16 ? 1 : 997)) {
         bool added = true;
         QCOMPARE(set.insert(QByteArray(names.at(i).constData(), names.at(i).size()), &added), quint32(i));
         QVERIFY(!added);

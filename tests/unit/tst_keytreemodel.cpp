@@ -61,6 +61,7 @@ private Q_SLOTS:
     void loadMoreBoundsChildren();
     void binaryNames();
     void countsAndMemoryRollUp();
+    void memoryOnlyWhereRead();
     void removeKey();
     void updateExistingKey();
     void separatorChangeRebuilds();
@@ -197,6 +198,37 @@ void TestKeyTreeModel::countsAndMemoryRollUp()
     QCOMPARE(model.data(model.indexForKey("a:c"), KeyTreeModel::ExpireAtRole).toLongLong(), qint64(-1));
 }
 
+// Memory readings are kept beside the keys, as far as the last key read: keys without one
+// say unknown, a key freed and its entry reused does not inherit the old figure, and a
+// rename carries it.
+void TestKeyTreeModel::memoryOnlyWhereRead()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("m:1"), key("m:2"), key("m:3", KeyType::Hash, -1, 300)}));
+    model.applyAllPending();
+    QCOMPARE(model.data(model.indexForKey("m:1"), KeyTreeModel::MemoryRole).toLongLong(), qint64(-1));
+    QCOMPARE(model.data(model.indexForKey("m:3"), KeyTreeModel::MemoryRole).toLongLong(), qint64(300));
+    QCOMPARE(model.totalMemory(), qint64(300));
+    // A later reading of a key that had none.
+    model.appendBatch(batch({key("m:1", KeyType::String, -1, 40)}));
+    model.applyAllPending();
+    QCOMPARE(model.data(model.indexForKey("m:1"), KeyTreeModel::MemoryRole).toLongLong(), qint64(40));
+    QCOMPARE(model.totalMemory(), qint64(340));
+    model.removeKey("m:3");
+    QCOMPARE(model.totalMemory(), qint64(40));
+    model.appendBatch(batch({key("m:4")})); // takes m:3's free entry
+    model.applyAllPending();
+    QCOMPARE(model.data(model.indexForKey("m:4"), KeyTreeModel::MemoryRole).toLongLong(), qint64(-1));
+    QCOMPARE(model.data(model.indexForKey("m:4").siblingAtColumn(KeyTreeModel::MemoryColumn)).toString(), QString());
+    QVERIFY(model.renameKey("m:1", "n:1"));
+    QCOMPARE(model.data(model.indexForKey("n:1"), KeyTreeModel::MemoryRole).toLongLong(), qint64(40));
+    QCOMPARE(model.totalMemory(), qint64(40));
+    model.appendBatch(batch({key("m:5")}));
+    model.applyAllPending();
+    QCOMPARE(model.data(model.indexForKey("m:5"), KeyTreeModel::MemoryRole).toLongLong(), qint64(-1));
+}
+
 void TestKeyTreeModel::removeKey()
 {
     KeyTreeModel model;
@@ -281,8 +313,7 @@ void TestKeyTreeModel::appliedBatchesAreReleasedElsewhere()
         int id = 0;
         Witness(std::shared_ptr<std::mutex> l, std::shared_ptr<std::vector<std::pair<int, std::thread::id>>> g, int i)
             : lock(std::move(l)), log(std::move(g)), id(i)
-        {
-        }
+        { }
         Witness(const Witness &) = default;
         Witness(Witness &&other) noexcept : lock(std::move(other.lock)), log(std::move(other.log)), id(other.id) { }
         ~Witness()
