@@ -10,6 +10,7 @@
 #include "cachespanel.h"
 #include "consolepanel.h"
 #include "demo.h"
+#include "elidinglabel.h"
 #include "format.h"
 #include "geopanel.h"
 #include "georeader.h"
@@ -272,7 +273,7 @@ void MainWindow::buildUi()
     m_access = new PanelAccess(m_client, m_sidebar, accessLine, this);
 
     // What the key scan costs the server while it runs, and why it goes at that pace.
-    m_scanLoadLabel = new QLabel(this);
+    m_scanLoadLabel = new ElidingLabel(this);
     m_scanLoadLabel->setObjectName(QStringLiteral("scanLoad"));
     m_scanLoadLabel->setContentsMargins(0, 0, 16, 0); // apart from the connection's state beside it
     m_scanLoadLabel->hide();
@@ -309,8 +310,8 @@ void MainWindow::connectParts()
     connect(m_browser->scanner(), &KeyScanner::progressChanged, m_patterns, &PatternIndex::followScanPace);
     connect(m_browser->scanner(), &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
         const QString text = tr("Scan: %1").arg(format::scanPace(p));
-        // The reason can be long: the label shows the start, the tooltip all of it.
-        m_scanLoadLabel->setText(text.size() > 90 ? text.left(89) + QChar(0x2026) : text);
+        // The reason can be long: in a narrow window the label ends with "…", the tooltip has it all.
+        m_scanLoadLabel->setText(text);
         m_scanLoadLabel->setToolTip(text);
         m_scanLoadLabel->setVisible(!p.finished);
     });

@@ -5,6 +5,7 @@
 #include "bulkdeletedialog.h"
 #include "commandstats.h"
 #include "confirmations.h"
+#include "elidinglabel.h"
 #include "emptydatabasedialog.h"
 #include "geopanel.h"
 #include "georeader.h"
@@ -96,6 +97,7 @@ private Q_SLOTS:
     void panelScreenshots_data();
     void panelScreenshots();
     void scanShowsItsPaceInTheStatusBar();
+    void narrowWindowElidesThePace();
     void scanPacingDialog();
     void readOnlyTurnsEveryWriteOff();
     void emptyDatabaseAsksForTheName();
@@ -620,6 +622,29 @@ void TestMainWindow::scanShowsItsPaceInTheStatusBar()
     // rest of the suite, they took more than 15 s.
     QVERIFY(waitForScan(*w, 120000));
     QTRY_VERIFY(!label->isVisible());
+}
+
+// A pace line wider than its place in the status bar shows its start ending in "…" (it used to
+// be cut off mid-figure: "raising to 16,0"); the text stays whole, and a wide window shows it all.
+void TestMainWindow::narrowWindowElidesThePace()
+{
+    auto w = makeWindow();
+    auto *label = qobject_cast<ElidingLabel *>(w->findChild<QLabel *>(QStringLiteral("scanLoad")));
+    QVERIFY(label);
+    QVERIFY(waitForScan(*w, 120000));
+    // Longer than any the pacer writes, so that it overflows whatever the window's least width.
+    const QString line = QStringLiteral("Scan: 180,000 commands/s · adaptive: ")
+        + QStringLiteral("others busy, unharmed: raising to 16,000,000/s; ").repeated(4);
+    label->setText(line);
+    label->show();
+    w->resize(w->minimumSizeHint().width(), w->height());
+    QTRY_VERIFY(label->fontMetrics().horizontalAdvance(line) > label->contentsRect().width());
+    QVERIFY2(label->shownText().endsWith(QChar(0x2026)), qPrintable(label->shownText()));
+    QVERIFY(label->fontMetrics().horizontalAdvance(label->shownText()) <= label->contentsRect().width());
+    QCOMPARE(label->text(), line);
+    grabInBothThemes(w.get(), QStringLiteral("scan-pace-narrow"));
+    label->setText(line.left(60));
+    QTRY_COMPARE(label->shownText(), line.left(60));
 }
 
 // View → Scan pacing: adaptive or a fixed ceiling, saved in the settings.
