@@ -2,6 +2,7 @@
 #include "keybrowser.h"
 
 #include "bytesescape.h"
+#include "elidinglabel.h"
 #include "format.h"
 #include "keytreemodel.h"
 #include "patterngroupmodel.h"
@@ -53,6 +54,7 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     connect(m_view, &QTreeView::activated, this, &KeyBrowser::onLoadMore);
     connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
     connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::fitCountColumns);
+    connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::showScanStatus);
     connect(m_feed, &ScanFeed::progressChanged, this, &KeyBrowser::onProgress);
     connect(m_feed, &ScanFeed::completed, this, &KeyBrowser::onCompleted);
 
@@ -106,9 +108,10 @@ void KeyBrowser::buildScanRows(QVBoxLayout *layout)
     m_progress = new QProgressBar(this);
     m_progress->setMaximumHeight(14);
     m_progress->setTextVisible(false);
-    m_status = new QLabel(tr("Not scanned yet"), this);
+    m_status = new ElidingLabel(this);
+    m_status->setText(tr("Not scanned yet"));
     m_status->setObjectName(QStringLiteral("scanStatus"));
-    // The status may be cut short in a narrow dock; its tooltip holds all of it.
+    // The status may be cut short (with "…") in a narrow dock; its tooltip holds all of it.
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     progressRow->addWidget(m_scanButton);
     progressRow->addWidget(m_pauseButton);
@@ -412,6 +415,7 @@ void KeyBrowser::startScan()
     QString error;
     const auto match = bytesescape::unescape(m_match->text(), &error); // spaces are bytes too
     if (!match) {
+        m_haveProgress = false;
         m_status->setText(tr("Bad MATCH pattern: %1").arg(error));
         return;
     }
@@ -422,6 +426,7 @@ void KeyBrowser::startScan()
     options.maxCommandsPerSecond = m_scanRate;
     if (options.type != KeyType::Unknown && !m_client->facts().version.isNull()
         && m_client->facts().version < QVersionNumber(6)) {
+        m_haveProgress = false;
         m_status->setText(
             tr("SCAN TYPE needs Redis 6.0 or newer; this server is %1").arg(m_client->facts().version.toString()));
         return;
@@ -429,6 +434,7 @@ void KeyBrowser::startScan()
     m_model->clear();
     m_filterModel->clear();
     m_progress->setRange(0, 0);
+    m_haveProgress = false;
     m_status->setText(tr("Scanning…"));
     const quint64 generation = m_scanner->start(options);
     updateButtons();
@@ -471,6 +477,25 @@ void KeyBrowser::onProgress(const ScanProgress &p)
         m_progress->setRange(0, 1);
         m_progress->setValue(1);
     }
+    m_lastProgress = p;
+    m_haveProgress = true;
+    showScanStatus();
+    updateButtons();
+}
+
+void KeyBrowser::showScanStatus()
+{
+    if (!m_haveProgress)
+        return;
+    const ScanProgress &p = m_lastProgress;
+    if (p.finished && !p.error) {
+        QString text = tr("%1 keys in %2 s").arg(format::count(m_model->keyCount())).arg(p.elapsedSeconds, 0, 'f', 1);
+        if (p.vanished > 0)
+            text += tr(" · %1 vanished during the scan").arg(format::count(p.vanished));
+        m_status->setText(text);
+        m_status->setToolTip(text);
+        return;
+    }
     QString text = tr("%1 keys · %2 scanned of ~%3 · %4 keys/s")
                        .arg(format::count(m_model->keyCount()), format::count(p.returned),
                             p.dbsize >= 0 ? format::count(quint64(p.dbsize)) : QStringLiteral("?"),
@@ -485,7 +510,6 @@ void KeyBrowser::onProgress(const ScanProgress &p)
         text = tr("Scan stopped: %1 (%2 keys kept)").arg(p.error.message, format::count(m_model->keyCount()));
     m_status->setText(text);
     m_status->setToolTip(text);
-    updateButtons();
 }
 
 void KeyBrowser::onCompleted(const ScanProgress &p)
@@ -493,11 +517,10 @@ void KeyBrowser::onCompleted(const ScanProgress &p)
     m_progress->setRange(0, 1);
     m_progress->setValue(1);
     if (!p.error) {
-        QString text = tr("%1 keys in %2 s").arg(format::count(m_model->keyCount())).arg(p.elapsedSeconds, 0, 'f', 1);
-        if (p.vanished > 0)
-            text += tr(" · %1 vanished during the scan").arg(format::count(p.vanished));
-        m_status->setText(text);
-        m_status->setToolTip(text);
+        m_lastProgress = p;
+        m_lastProgress.finished = true;
+        m_haveProgress = true;
+        showScanStatus();
     }
     updateButtons();
     Q_EMIT scanCompleted(p);

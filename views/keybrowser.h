@@ -105,6 +105,7 @@ protected:
 
 private:
     void onProgress(const ScanProgress &progress);
+    void showScanStatus();
     void fitCountColumns();
     void onCompleted(const ScanProgress &progress);
     void onCurrentChanged(const QModelIndex &index);
@@ -137,6 +138,10 @@ private:
     QPushButton *m_cancelButton = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_status = nullptr;
+    // The scan's latest progress: the status line is written again from it when the tree has
+    // applied more keys, so its count is the tree's, not the one of the last progress signal.
+    ScanProgress m_lastProgress;
+    bool m_haveProgress = false;
     QTreeView *m_view = nullptr;
     QLineEdit *m_openKey = nullptr;
     QLabel *m_openError = nullptr;

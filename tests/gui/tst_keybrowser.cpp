@@ -3,12 +3,14 @@
 #include "keytreemodel.h"
 #include "patterngroupmodel.h"
 #include "redisclient.h"
+#include "scanfeed.h"
 #include "screenshots.h"
 #include "theme.h"
 
 #include <QApplication>
 #include <QFontMetrics>
 #include <QHeaderView>
+#include <QLabel>
 #include <QPalette>
 #include <QScopeGuard>
 #include <QStyle>
@@ -142,6 +144,32 @@ private Q_SLOTS:
         feed(browser.model(), 0, 20000);
         QCOMPARE(tree->columnWidth(KeyTreeModel::KeysColumn), 150);
         QVERIFY(KeyBrowser::countColumnWidth(tree, KeyTreeModel::KeysColumn, 20000) <= 150);
+    }
+
+    // The status line counts what the tree holds: keys applied after the scan's last progress
+    // signal (the tree applies batches in slices) show up in it, during the scan and after.
+    void statusCountFollowsTheTree()
+    {
+        RedisClient client(ConnectionProfile{});
+        KeyBrowser browser(&client);
+        browser.show();
+        auto *status = browser.findChild<QLabel *>(QStringLiteral("scanStatus"));
+        QVERIFY(status);
+        feed(browser.model(), 0, 344);
+        ScanProgress p;
+        p.returned = 344;
+        p.dbsize = 300000;
+        Q_EMIT browser.feed()->progressChanged(p);
+        QVERIFY2(status->text().startsWith(QStringLiteral("344 keys · 344 scanned of ~300,000")),
+                 qPrintable(status->text()));
+        feed(browser.model(), 344, 2140);
+        QVERIFY2(status->text().startsWith(QStringLiteral("2,140 keys · 344 scanned")), qPrintable(status->text()));
+        p.finished = true;
+        p.elapsedSeconds = 2.5;
+        Q_EMIT browser.feed()->completed(p);
+        QCOMPARE(status->text(), QStringLiteral("2,140 keys in 2.5 s"));
+        feed(browser.model(), 2140, 3000);
+        QCOMPARE(status->text(), QStringLiteral("3,000 keys in 2.5 s"));
     }
 };
 
