@@ -117,8 +117,9 @@ void KeyBrowser::buildScanRows(QVBoxLayout *layout)
     progressRow->addWidget(m_pauseButton);
     progressRow->addWidget(m_cancelButton);
     progressRow->addWidget(m_progress, 1);
-    progressRow->addWidget(m_status, 2);
     layout->addLayout(progressRow);
+    // A line of its own: beside the buttons it had room for little more than the count.
+    layout->addWidget(m_status);
 }
 
 // Shown while the trees hold only the keys of one family or pattern (set from another panel).
