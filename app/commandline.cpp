@@ -565,9 +565,15 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         QStringLiteral("name"));
     const QCommandLineOption open(QStringLiteral("open"), QStringLiteral("Open this key once connected."),
                                   QStringLiteral("key"));
+    const QCommandLineOption scanReplica(
+        QStringLiteral("scan-replica"),
+        QStringLiteral("Scan the keyspace (key browser, pattern index, memory analysis) through this replica "
+                       "of the server, with the same credentials; everything else goes to the server. "
+                       "(show reads only: point it at the replica itself.)"),
+        QStringLiteral("host[:port]"));
     parser.addOptions({help, version});
     parser.addOptions(c.list());
-    parser.addOptions({screenshot, panel, open});
+    parser.addOptions({screenshot, panel, open, scanReplica});
     parser.addPositionalArgument(QStringLiteral("uri"), kUriSyntax, QStringLiteral("[uri]"));
 
     if (!parser.parse(arguments))
@@ -601,5 +607,12 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
     }
     if (parser.isSet(open))
         cl.openKey = parser.value(open);
+    if (parser.isSet(scanReplica)) {
+        QString why;
+        if (parser.value(scanReplica).trimmed().isEmpty())
+            return fail(QStringLiteral("--scan-replica needs host[:port]"));
+        if (!cl.profile.parseScanReplica(parser.value(scanReplica), &why))
+            return fail(QStringLiteral("invalid --scan-replica %1").arg(why));
+    }
     return cl;
 }

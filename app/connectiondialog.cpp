@@ -124,6 +124,13 @@ void ConnectionDialog::buildForm(QWidget *form)
             m_readOnly->setChecked(true);
     });
     f->addRow(QString(), m_readOnly);
+    m_scanReplica = new QLineEdit(serverPage);
+    m_scanReplica->setObjectName(QStringLiteral("scanReplica"));
+    m_scanReplica->setPlaceholderText(tr("host:port (empty: the server itself)"));
+    m_scanReplica->setToolTip(tr("The key browser, the pattern index and the memory analysis scan the keyspace "
+                                 "through this replica, with the same credentials, TLS and tunnel; everything "
+                                 "else, writes included, goes to the server."));
+    f->addRow(tr("Scan through replica"), m_scanReplica);
     tabs->addTab(serverPage, tr("Server"));
     const int tlsTab = tabs->addTab(tlsPage, QString());
     const int sshTab = tabs->addTab(sshPage, QString());
@@ -315,6 +322,7 @@ void ConnectionDialog::load(int row)
     m_sni->setText(p.sni);
     m_insecure->setChecked(p.tlsInsecure);
     m_readOnly->setChecked(p.readOnly);
+    m_scanReplica->setText(p.scanReplica());
     m_sshHost->setText(p.ssh.enabled() ? p.ssh.displayName() : QString());
     m_sshKey->setText(p.ssh.keyFile);
     m_sshUsePassword->setChecked(p.ssh.usePassword);
@@ -366,15 +374,21 @@ void ConnectionDialog::fillSecrets(ConnectionProfile &p, const QHash<QString, QS
     p.ssh.password = p.ssh.usePassword ? secrets.value(QStringLiteral("ssh-password")) : QString();
 }
 
-bool ConnectionDialog::sshFieldIsValid()
+bool ConnectionDialog::fieldsAreValid()
 {
     const QString text = m_sshHost->text().trimmed();
     SshSettings parsed;
     QString why;
-    if (text.isEmpty() || SshSettings::parseTarget(text, &parsed, &why))
-        return true;
-    QMessageBox::warning(this, tr("SSH bastion"), why);
-    return false;
+    if (!text.isEmpty() && !SshSettings::parseTarget(text, &parsed, &why)) {
+        QMessageBox::warning(this, tr("SSH bastion"), why);
+        return false;
+    }
+    ConnectionProfile replica;
+    if (!replica.parseScanReplica(m_scanReplica->text(), &why)) {
+        QMessageBox::warning(this, tr("Scan through replica"), why);
+        return false;
+    }
+    return true;
 }
 
 SavedConnection ConnectionDialog::edited() const
@@ -398,6 +412,9 @@ SavedConnection ConnectionDialog::edited() const
     p.sni = m_sni->text().trimmed();
     p.tlsInsecure = m_insecure->isChecked();
     p.readOnly = m_readOnly->isChecked();
+    QString replicaWhy; // an unparsable replica is refused by save() and Connect, as the bastion is
+    if (!p.parseScanReplica(m_scanReplica->text(), &replicaWhy))
+        p.parseScanReplica(QString(), &replicaWhy);
     p.password.clear();
     p.keyPassphrase.clear();
     // An unparsable bastion is refused by save() and Connect; here it stays as typed.
@@ -425,7 +442,7 @@ void ConnectionDialog::setPassword(const QString &password)
 
 void ConnectionDialog::save()
 {
-    if (!sshFieldIsValid())
+    if (!fieldsAreValid())
         return;
     const SavedConnection c = edited();
     if (m_current >= 0 && m_current < m_connections.size())
@@ -453,7 +470,7 @@ void ConnectionDialog::save()
 
 void ConnectionDialog::testConnection()
 {
-    if (!sshFieldIsValid())
+    if (!fieldsAreValid())
         return;
     ConnectionProfile p = edited().profile;
     fillSecrets(p, typedSecrets());
@@ -487,7 +504,7 @@ ConnectionProfile ConnectionDialog::chosenProfile() const
 
 void ConnectionDialog::connectChosen()
 {
-    if (!sshFieldIsValid())
+    if (!fieldsAreValid())
         return;
     save();
     m_chosen = m_connections.value(m_current);

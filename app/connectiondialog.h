@@ -77,7 +77,8 @@ private:
     void fillSecrets(ConnectionProfile &p, const QHash<QString, QString> &secrets) const;
     QHash<QString, QString> typedSecrets() const;
     // False (and a message box) when the SSH bastion field is not [user@]host[:port].
-    bool sshFieldIsValid();
+    // The SSH bastion and the scan replica parse; a warning names the one that does not.
+    bool fieldsAreValid();
 
     Settings *m_settings;
     SecretStore *m_secrets;
@@ -109,6 +110,7 @@ private:
     QCheckBox *m_insecure;
     QLineEdit *m_keyPassphrase;
     QCheckBox *m_readOnly;
+    QLineEdit *m_scanReplica;
     QLineEdit *m_sshHost;
     QLineEdit *m_sshKey;
     QLineEdit *m_sshPassphrase;

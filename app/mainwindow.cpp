@@ -31,6 +31,7 @@
 #include "ruleseditor.h"
 #include "scanpacingdialog.h"
 #include "scriptlibrary.h"
+#include "serverinfo.h"
 #include "sessionspanel.h"
 #include "settings.h"
 #include "slowlogmodel.h"
@@ -65,9 +66,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     : QMainWindow(parent), m_profile(profile), m_settings(settings)
 {
     m_client = new RedisClient(profile, this);
-    ConnectionProfile scanProfile = profile;
-    scanProfile.clientName = profile.clientName + QStringLiteral("-scan");
-    m_scanClient = new RedisClient(scanProfile, this);
+    m_scanClient = new RedisClient(profile.scanProfile(), this);
     // The desktop's look unless the user chose Fusion light or dark.
     if (settings->theme() != theme::Theme::System)
         theme::apply(settings->theme());
@@ -86,6 +85,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
     connect(m_client, &RedisClient::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_scanClient, &RedisClient::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_scanClient, &RedisClient::ready, this, &MainWindow::maybeStartFirstScan);
+    connect(m_client, &RedisClient::ready, this, &MainWindow::maybeStartFirstScan); // the replica check needs both
     // Another server process behind the same address (a restart, a failover): what the window
     // shows came from the old one. The scan's connection starts the browser over; the other
     // refreshes the value and forgets the patterns read.
@@ -279,6 +279,7 @@ void MainWindow::buildUi()
     m_scanLoadLabel->hide();
     statusBar()->addPermanentWidget(m_scanLoadLabel);
     m_stateLabel = new QLabel(this);
+    m_stateLabel->setObjectName(QStringLiteral("connectionState"));
     statusBar()->addPermanentWidget(m_stateLabel);
     connectParts();
 }
@@ -535,6 +536,8 @@ void MainWindow::updateTitle()
         title += tr(" (demo)");
     if (m_profile.readOnly)
         title += tr(" [read-only]");
+    if (!m_profile.scanReplica().isEmpty())
+        title += tr(" · scan via %1").arg(m_profile.scanReplica());
     setWindowTitle(title);
 }
 
@@ -573,8 +576,47 @@ void MainWindow::maybeStartFirstScan()
 {
     if (m_firstScanStarted || !m_demoSeeded || !m_scanClient->isReady())
         return;
+    if (!m_profile.scanReplica().isEmpty() && m_replicaCheck != ReplicaCheck::Done) {
+        checkScanReplica();
+        return;
+    }
     m_firstScanStarted = true;
     m_browser->startScan();
+}
+
+void MainWindow::checkScanReplica()
+{
+    if (m_replicaCheck != ReplicaCheck::None || !m_client->isReady() || !m_scanClient->isReady())
+        return;
+    m_replicaCheck = ReplicaCheck::Running;
+    const RedisCommand info{"INFO", "replication"};
+    m_client->send(info, this, [this, info](const RedisReply &server) {
+        m_scanClient->send(info, this, [this, server](const RedisReply &replica) {
+            const ServerInfo s = ServerInfo::parse(server.value().bytes());
+            const ServerInfo r = ServerInfo::parse(replica.value().bytes());
+            const QString where = m_profile.scanReplica();
+            QString why;
+            if (replica.firstError().isError() || r.isEmpty())
+                why = tr("INFO replication failed on it: %1").arg(replica.firstError().message);
+            else if (r.value("role") != "slave")
+                why = tr("it is not a replica (role %1)").arg(r.text("role"));
+            else if (r.value("master_replid") != s.value("master_replid"))
+                why = tr("it replicates another server");
+            m_replicaCheck = ReplicaCheck::Done;
+            if (why.isEmpty()) {
+                m_scanReplicaNote = tr("scanning through replica %1").arg(where);
+                onStateChanged();
+                maybeStartFirstScan();
+                return;
+            }
+            // Its keys are not this server's: read the server itself.
+            m_scanReplicaNote = tr("scanning the server, not %1: %2").arg(where, why);
+            ConnectionProfile own = m_profile;
+            own.scanReplicaHost.clear();
+            m_scanClient->reconnectWith(own.scanProfile());
+            onStateChanged();
+        });
+    });
 }
 
 void MainWindow::onStateChanged()
@@ -588,6 +630,8 @@ void MainWindow::onStateChanged()
             text += tr(" · Redis %1").arg(m_client->facts().version.toString());
         if (m_client->facts().readOnly)
             text += tr(" · read-only");
+        if (!m_scanReplicaNote.isEmpty())
+            text += QStringLiteral(" · ") + m_scanReplicaNote;
         m_stateLabel->setText(text);
         return;
     }

@@ -140,6 +140,9 @@ private:
     void onConnectionError(const QString &message, bool authProblem);
     void askPassword();
     void maybeStartFirstScan();
+    // With a scan replica set: whether it is a replica of this server (INFO replication on
+    // both); if not, the scan reads the server itself and the status bar says why.
+    void checkScanReplica();
     void openPendingKey();
     void onScanCompleted(const ScanProgress &progress);
     void finishScreenshot();
@@ -209,6 +212,9 @@ private:
     QPointer<Demo> m_demo;
     bool m_demoSeeded = true;
     bool m_firstScanStarted = false;
+    enum class ReplicaCheck { None, Running, Done };
+    ReplicaCheck m_replicaCheck = ReplicaCheck::None;
+    QString m_scanReplicaNote; // the status bar's word on the scan's replica
     QByteArray m_runId; // the server process each connection last met (INFO's run_id)
     QByteArray m_scanRunId;
     bool m_firstScanDone = false;

@@ -39,6 +39,8 @@ QJsonObject SavedConnection::toJson() const
     }
     if (p.db != 0)
         o.insert(QStringLiteral("db"), p.db);
+    if (!p.scanReplica().isEmpty())
+        o.insert(QStringLiteral("scan_replica"), p.scanReplica());
     if (!p.username.isEmpty())
         o.insert(QStringLiteral("user"), p.username);
     if (p.tls) {
@@ -168,6 +170,8 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
     p.port = quint16(r.integer("port", p.port, 1, 65535));
     p.db = r.integer("db", 0, 0, 1 << 20);
     p.username = r.text("user");
+    if (QString why; !p.parseScanReplica(r.text("scan_replica"), &why))
+        r.fail(QStringLiteral("scan_replica: ") + why);
     const QJsonObject tls = r.object("tls");
     if (o.contains(QStringLiteral("tls")) && !o.value(QStringLiteral("tls")).isNull()) {
         Reader t(tls, QStringLiteral("tls: "));

@@ -35,6 +35,51 @@ QString SshSettings::displayName() const
     return text;
 }
 
+// host[:port], an IPv6 host in brackets; *port stays as it was when none is given. 'whole' is
+// the text the messages quote, 'expected' what they say it should look like.
+static bool parseHostPort(const QString &rest, const QString &whole, const char *expected, QString *host, quint16 *port,
+                          QString *error)
+{
+    QString name = rest;
+    QString portText;
+    if (rest.startsWith(QLatin1Char('['))) {
+        const qsizetype close = rest.indexOf(QLatin1Char(']'));
+        if (close < 0) {
+            *error = QStringLiteral("'%1': an IPv6 address needs its closing ']'").arg(whole);
+            return false;
+        }
+        name = rest.mid(1, close - 1);
+        const QString after = rest.mid(close + 1);
+        if (!after.isEmpty() && !after.startsWith(QLatin1Char(':'))) {
+            *error = QStringLiteral("'%1': expected ':port' after ']'").arg(whole);
+            return false;
+        }
+        portText = after.mid(1);
+        if (after == QLatin1String(":"))
+            portText = QStringLiteral(":"); // fails the number check below
+    } else if (rest.count(QLatin1Char(':')) == 1) {
+        name = rest.section(QLatin1Char(':'), 0, 0);
+        portText = rest.section(QLatin1Char(':'), 1);
+        if (portText.isEmpty())
+            portText = QStringLiteral(":");
+    }
+    if (name.isEmpty() || name.contains(QLatin1Char(' '))) {
+        *error = QStringLiteral("'%1': expected %2").arg(whole, QLatin1String(expected));
+        return false;
+    }
+    if (!portText.isEmpty()) {
+        bool ok = false;
+        const uint n = portText.toUInt(&ok);
+        if (!ok || n == 0 || n > 65535) {
+            *error = QStringLiteral("'%1': the port must be a number from 1 to 65535").arg(whole);
+            return false;
+        }
+        *port = quint16(n);
+    }
+    *host = name;
+    return true;
+}
+
 bool SshSettings::parseTarget(const QString &text, SshSettings *out, QString *error)
 {
     QString rest = text.trimmed();
@@ -47,47 +92,54 @@ bool SshSettings::parseTarget(const QString &text, SshSettings *out, QString *er
             return false;
         }
     }
-    QString host = rest;
-    QString portText;
-    if (rest.startsWith(QLatin1Char('['))) {
-        const qsizetype close = rest.indexOf(QLatin1Char(']'));
-        if (close < 0) {
-            *error = QStringLiteral("'%1': an IPv6 address needs its closing ']'").arg(text);
-            return false;
-        }
-        host = rest.mid(1, close - 1);
-        const QString after = rest.mid(close + 1);
-        if (!after.isEmpty() && !after.startsWith(QLatin1Char(':'))) {
-            *error = QStringLiteral("'%1': expected ':port' after ']'").arg(text);
-            return false;
-        }
-        portText = after.mid(1);
-        if (after == QLatin1String(":"))
-            portText = QStringLiteral(":"); // fails the number check below
-    } else if (rest.count(QLatin1Char(':')) == 1) {
-        host = rest.section(QLatin1Char(':'), 0, 0);
-        portText = rest.section(QLatin1Char(':'), 1);
-        if (portText.isEmpty())
-            portText = QStringLiteral(":");
-    }
-    if (host.isEmpty() || host.contains(QLatin1Char(' '))) {
-        *error = QStringLiteral("'%1': expected [user@]host[:port]").arg(text);
-        return false;
-    }
+    QString host;
     quint16 port = 0;
-    if (!portText.isEmpty()) {
-        bool ok = false;
-        const uint n = portText.toUInt(&ok);
-        if (!ok || n == 0 || n > 65535) {
-            *error = QStringLiteral("'%1': the port must be a number from 1 to 65535").arg(text);
-            return false;
-        }
-        port = quint16(n);
-    }
+    if (!parseHostPort(rest, text, "[user@]host[:port]", &host, &port, error))
+        return false;
     out->user = user;
     out->host = host;
     out->port = port;
     return true;
+}
+
+bool ConnectionProfile::parseScanReplica(const QString &text, QString *error)
+{
+    const QString trimmed = text.trimmed();
+    if (trimmed.isEmpty()) {
+        scanReplicaHost.clear();
+        scanReplicaPort = 0;
+        return true;
+    }
+    QString replicaHost;
+    quint16 replicaPort = 6379;
+    if (!parseHostPort(trimmed, text, "host[:port]", &replicaHost, &replicaPort, error))
+        return false;
+    scanReplicaHost = replicaHost;
+    scanReplicaPort = replicaPort;
+    return true;
+}
+
+QString ConnectionProfile::scanReplica() const
+{
+    if (scanReplicaHost.isEmpty())
+        return {};
+    const QString host = scanReplicaHost.contains(QLatin1Char(':'))
+        ? QLatin1Char('[') + scanReplicaHost + QLatin1Char(']')
+        : scanReplicaHost;
+    return host + QLatin1Char(':') + QString::number(scanReplicaPort);
+}
+
+ConnectionProfile ConnectionProfile::scanProfile() const
+{
+    ConnectionProfile scan = *this;
+    scan.clientName = clientName + QStringLiteral("-scan");
+    if (!scanReplicaHost.isEmpty()) {
+        scan.socketPath.clear();
+        scan.host = scanReplicaHost;
+        scan.port = scanReplicaPort;
+        scan.sni.clear(); // the replica's own name
+    }
+    return scan;
 }
 
 QList<QByteArray> ConnectionProfile::authCommand() const

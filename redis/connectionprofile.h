@@ -58,12 +58,25 @@ struct ConnectionProfile
     int connectTimeoutMs = 5000;
     int commandTimeoutMs = 10000;
     QString clientName = QStringLiteral("redislens");
+    // The window's scan (key browser, pattern index, memory analysis) reads through this replica
+    // of the server instead of the server itself; everything else, writes included, goes to the
+    // server. Empty: the server. Same credentials, TLS settings and tunnel.
+    QString scanReplicaHost;
+    quint16 scanReplicaPort = 0;
 
     bool usesUnixSocket() const { return !socketPath.isEmpty(); }
     // The AUTH command a connection starts with; empty when none is needed. A user name
     // without a password still authenticates as that user (an ACL user with `nopass` accepts
     // any password, one without it answers WRONGPASS), never silently as `default`.
     QList<QByteArray> authCommand() const;
+    // host[:port] (port 6379 by default; an IPv6 host in brackets), or empty for none; false and
+    // a one-line reason when it is not one.
+    bool parseScanReplica(const QString &text, QString *error);
+    // "host:port", or empty.
+    QString scanReplica() const;
+    // The profile the window's scan connects with: named "<client name>-scan", at the replica
+    // when one is set.
+    ConnectionProfile scanProfile() const;
     // "host:port/db" or the socket path, for titles and logs (no secrets).
     QString displayName() const;
     // redis:// or rediss:// URI without the password, for settings.

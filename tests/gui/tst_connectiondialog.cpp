@@ -72,6 +72,7 @@ private Q_SLOTS:
     void insecureTlsStaysInSight();
     void testWalksTheSteps();
     void sshSettingsSavedSecretsInTheKeychain();
+    void scanReplicaSaved();
 
 private:
     QTemporaryDir m_dir;
@@ -334,6 +335,31 @@ void TestConnectionDialog::sshSettingsSavedSecretsInTheKeychain()
     QCOMPARE(p.ssh.keyFile, keyFile);
     QCOMPARE(p.ssh.keyPassphrase, phrase);
     QVERIFY(p.displayName().contains(QLatin1String("via jump@127.0.0.1:2222")));
+}
+
+// The Server tab's "Scan through replica": saved with the connection, shown again, and in the
+// profile the window opens with.
+void TestConnectionDialog::scanReplicaSaved()
+{
+    Settings settings(m_dir.filePath(QStringLiteral("replica.ini")));
+    FakeKeychain keychain;
+    {
+        ConnectionDialog d(&settings, &keychain);
+        d.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("orders"));
+        d.findChild<QLineEdit *>(QStringLiteral("host"))->setText(QStringLiteral("127.0.0.1"));
+        d.findChild<QLineEdit *>(QStringLiteral("scanReplica"))->setText(QStringLiteral(" 127.0.0.2:6390 "));
+        d.save();
+    }
+    QCOMPARE(settings.connections().value(0).profile.scanReplica(), QStringLiteral("127.0.0.2:6390"));
+    ConnectionDialog d(&settings, &keychain);
+    d.list()->setCurrentRow(-1);
+    d.list()->setCurrentRow(0);
+    QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("scanReplica"))->text(), QStringLiteral("127.0.0.2:6390"));
+    Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
+    const ConnectionProfile p = d.chosenProfile();
+    QCOMPARE(p.scanProfile().host, QStringLiteral("127.0.0.2"));
+    QCOMPARE(p.scanProfile().port, quint16(6390));
+    QCOMPARE(p.port, quint16(6379));
 }
 
 QTEST_MAIN(TestConnectionDialog)

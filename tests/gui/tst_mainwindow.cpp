@@ -98,6 +98,8 @@ private Q_SLOTS:
     void panelScreenshots();
     void scanShowsItsPaceInTheStatusBar();
     void narrowWindowElidesThePace();
+    void scanThroughReplica();
+    void scanReplicaThatIsNotOne();
     void scanPacingDialog();
     void readOnlyTurnsEveryWriteOff();
     void emptyDatabaseAsksForTheName();
@@ -645,6 +647,72 @@ void TestMainWindow::narrowWindowElidesThePace()
     grabInBothThemes(w.get(), QStringLiteral("scan-pace-narrow"));
     label->setText(line.left(60));
     QTRY_COMPARE(label->shownText(), line.left(60));
+}
+
+// --scan-replica: the key browser's scan and the pattern index read the replica, which the
+// status bar names; the server itself sees no SCAN, TYPE or PTTL; a delete goes to the server.
+void TestMainWindow::scanThroughReplica()
+{
+    TestServer replica({QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"), QString::number(m_server.port())});
+    QString error;
+    QVERIFY2(replica.start(&error), qPrintable(error));
+    m_server.command({"DEBUG", "POPULATE", "500", "rep"});
+    const qint64 keys = m_server.command({"DBSIZE"}).toInteger(); // with init()'s
+    QTRY_COMPARE_WITH_TIMEOUT(replica.command({"DBSIZE"}).toInteger(), keys, 15000);
+    m_server.command({"CONFIG", "RESETSTAT"});
+    replica.command({"CONFIG", "RESETSTAT"});
+    ConnectionProfile p = m_server.profile();
+    QVERIFY(p.parseScanReplica(QStringLiteral("127.0.0.1:%1").arg(replica.port()), &error));
+    auto w = std::make_unique<MainWindow>(p, m_settings);
+    w->resize(1200, 800);
+    w->show();
+    w->start();
+    QVERIFY(waitForScan(*w, 60000));
+    QCOMPARE(qint64(w->keyBrowser()->model()->keyCount()), keys);
+    auto *state = w->findChild<QLabel *>(QStringLiteral("connectionState"));
+    QVERIFY(state);
+    const QString where = QStringLiteral("127.0.0.1:%1").arg(replica.port());
+    QTRY_VERIFY2(state->text().contains(QStringLiteral("scanning through replica ") + where),
+                 qPrintable(state->text()));
+    QVERIFY2(w->windowTitle().contains(QStringLiteral("scan via ") + where), qPrintable(w->windowTitle()));
+    RawConnection server(m_server.port());
+    RawConnection copy(replica.port());
+    QCOMPARE(commandCalls(server, {"scan", "type", "pttl"}), qint64(0));
+    QVERIFY(commandCalls(copy, {"scan"}) > 0);
+    QVERIFY(commandCalls(copy, {"type"}) >= keys);
+    grabInBothThemes(w.get(), QStringLiteral("scan-replica"));
+    // Writes go to the server (the replica would answer READONLY).
+    QSignalSpy deleted(w.get(), &MainWindow::keyDeleted);
+    w->deleteKey("rep:1", false);
+    QVERIFY(deleted.wait(10000));
+    QCOMPARE(m_server.command({"EXISTS", "rep:1"}).toInteger(), 0);
+    // The replica applies the delete from its replication stream; nothing was refused there.
+    QVERIFY(!copy.command({"INFO", "errorstats"}).bytes().contains("READONLY"));
+    QTRY_COMPARE(replica.command({"EXISTS", "rep:1"}).toInteger(), 0);
+}
+
+// A scan replica that is no replica of the server (another primary): its keys are not the
+// server's, so the scan reads the server and the status bar says why.
+void TestMainWindow::scanReplicaThatIsNotOne()
+{
+    TestServer stranger;
+    QString error;
+    QVERIFY2(stranger.start(&error), qPrintable(error));
+    stranger.command({"SET", "stranger:1", "x"});
+    const qint64 keys = m_server.command({"DBSIZE"}).toInteger();
+    ConnectionProfile p = m_server.profile();
+    QVERIFY(p.parseScanReplica(QStringLiteral("127.0.0.1:%1").arg(stranger.port()), &error));
+    auto w = std::make_unique<MainWindow>(p, m_settings);
+    w->resize(1200, 800);
+    w->show();
+    w->start();
+    auto *state = w->findChild<QLabel *>(QStringLiteral("connectionState"));
+    QTRY_VERIFY_WITH_TIMEOUT(state->text().contains(QLatin1String("it is not a replica (role master)")), 15000);
+    QVERIFY2(state->text().contains(QStringLiteral("scanning the server, not 127.0.0.1:%1").arg(stranger.port())),
+             qPrintable(state->text()));
+    QVERIFY(waitForScan(*w, 60000));
+    QTRY_COMPARE(qint64(w->keyBrowser()->model()->keyCount()), keys);
+    QVERIFY(!w->keyBrowser()->model()->contains("stranger:1"));
 }
 
 // View → Scan pacing: adaptive or a fixed ceiling, saved in the settings.

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void caCertWithoutCertificate();
     void panelsFromRegistry();
     void scanRateZero();
+    void scanReplica();
     void demoKeepsReadOnly();
     void showCommand();
     void showRejected_data();
@@ -93,6 +94,11 @@ void TestCommandLine::rejected_data()
     QTest::newRow("screenshot dir") << QStringList{"--screenshot", "/nonexistent/dir/x.png"} << "does not exist";
     QTest::newRow("bad timeout") << QStringList{"--timeout", "0"} << "invalid --timeout";
     QTest::newRow("bad scan rate") << QStringList{"--scan-rate", "fast"} << "invalid --scan-rate";
+    QTest::newRow("scan replica port") << QStringList{"--scan-replica", "127.0.0.2:99999"}
+                                       << "invalid --scan-replica '127.0.0.2:99999': the port must be a number";
+    QTest::newRow("scan replica empty") << QStringList{"--scan-replica", " "} << "--scan-replica needs host[:port]";
+    QTest::newRow("scan replica bracket")
+        << QStringList{"--scan-replica", "[::1"} << "an IPv6 address needs its closing ']'";
     QTest::newRow("consumers without a group")
         << QStringList{"show", "streams", "--stream", "s", "--table", "consumers"}
         << "--table consumers lists one group's: add --group NAME";
@@ -237,6 +243,30 @@ void TestCommandLine::demoKeepsReadOnly()
     QVERIFY(p.readOnly);
     QCOMPARE(p.commandTimeoutMs, 1234);
     QCOMPARE(p.port, quint16(40123));
+}
+
+// The window scans through a replica: host and port (6379 by default, IPv6 in brackets); the
+// server stays the one connected to, and the scan's profile points at the replica.
+void TestCommandLine::scanReplica()
+{
+    QString error;
+    auto cl = CommandLine::parse({"redislens", "-p", "7000", "--scan-replica", "127.0.0.2:7001"}, &error);
+    QVERIFY2(cl, qPrintable(error));
+    QCOMPARE(cl->profile.port, quint16(7000));
+    QCOMPARE(cl->profile.scanReplica(), QStringLiteral("127.0.0.2:7001"));
+    const ConnectionProfile scan = cl->profile.scanProfile();
+    QCOMPARE(scan.host, QStringLiteral("127.0.0.2"));
+    QCOMPARE(scan.port, quint16(7001));
+    QCOMPARE(scan.clientName, QStringLiteral("redislens-scan"));
+    cl = CommandLine::parse({"redislens", "--scan-replica", "[::1]"}, &error);
+    QVERIFY2(cl, qPrintable(error));
+    QCOMPARE(cl->profile.scanReplicaHost, QStringLiteral("::1"));
+    QCOMPARE(cl->profile.scanReplicaPort, quint16(6379));
+    QCOMPARE(cl->profile.scanReplica(), QStringLiteral("[::1]:6379"));
+    // Without the flag the scan reads the server.
+    cl = CommandLine::parse({"redislens", "-p", "7000"}, &error);
+    QCOMPARE(cl->profile.scanProfile().port, quint16(7000));
+    QVERIFY(cl->profile.scanReplica().isEmpty());
 }
 
 void TestCommandLine::scanRateZero()

@@ -211,10 +211,15 @@ void TestConnectionImport::exportRoundTripHoldsNoSecret()
     }
     const auto ardm = connectionimport::fromArdm(sample("ardm.ano"), &error);
     QVERIFY2(ardm, qPrintable(error));
+    bool replicaSet = false;
     for (const auto &in : *ardm) {
         SavedConnection c = in.connection;
         c.id = QStringLiteral("id-%1").arg(saved.size());
         c.tag = SavedConnection::Tag::Production;
+        // One with a scan replica: it is saved and read back.
+        if (!replicaSet)
+            QVERIFY(c.profile.parseScanReplica(QStringLiteral("[::1]:6390"), &error));
+        replicaSet = true;
         saved.append(c);
         secrets << in.password << in.sshPassphrase;
     }
@@ -230,7 +235,9 @@ void TestConnectionImport::exportRoundTripHoldsNoSecret()
     for (qsizetype i = 0; i < saved.size(); ++i) {
         QCOMPARE(back->at(i).toJson(), saved.at(i).toJson());
         QCOMPARE(back->at(i).profile.ssh, saved.at(i).profile.ssh);
+        QCOMPARE(back->at(i).profile.scanReplica(), saved.at(i).profile.scanReplica());
     }
+    QVERIFY(json.contains("scan_replica") && json.contains("[::1]:6390"));
 }
 
 void TestConnectionImport::savedConnectionErrorsNameTheField_data()
@@ -243,6 +250,8 @@ void TestConnectionImport::savedConnectionErrorsNameTheField_data()
     QTest::newRow("colour") << QByteArray(R"({"colour": "no-such"})") << "\"colour\" 'no-such' is not a colour";
     QTest::newRow("tls field") << QByteArray(R"({"tls": {"cacert": 3}})") << "tls: \"cacert\" must be a string";
     QTest::newRow("socket tls") << QByteArray(R"({"socket": "/tmp/s", "tls": {}})") << "a Unix socket has no TLS";
+    QTest::newRow("scan replica") << QByteArray(R"({"scan_replica": "r:0"})")
+                                  << "scan_replica: 'r:0': the port must be a number from 1 to 65535";
 }
 
 void TestConnectionImport::savedConnectionErrorsNameTheField()
