@@ -41,6 +41,7 @@ struct ConnectionProfile
     QString name; // shown to the user; never contains the password
     QString host = QStringLiteral("127.0.0.1");
     quint16 port = 6379;
+    quint16 scanReplicaPort = 0; // see scanReplicaHost (here, it fills the padding after port)
     QString socketPath; // Unix socket; wins over host/port when set
     int db = 0;
     QString username; // empty: the default user
@@ -60,9 +61,8 @@ struct ConnectionProfile
     QString clientName = QStringLiteral("redislens");
     // The window's scan (key browser, pattern index, memory analysis) reads through this replica
     // of the server instead of the server itself; everything else, writes included, goes to the
-    // server. Empty: the server. Same credentials, TLS settings and tunnel.
+    // server. Empty: the server; the port is scanReplicaPort. Same credentials, TLS and tunnel.
     QString scanReplicaHost;
-    quint16 scanReplicaPort = 0;
 
     bool usesUnixSocket() const { return !socketPath.isEmpty(); }
     // The AUTH command a connection starts with; empty when none is needed. A user name
