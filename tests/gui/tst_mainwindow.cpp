@@ -107,6 +107,7 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<MainWindow> makeWindow(bool readOnly = false);
+    std::unique_ptr<MainWindow> makeWindow(const ConnectionProfile &p);
     bool waitForScan(MainWindow &w, int timeoutMs = 15000);
 
     TestServer m_server;
@@ -138,6 +139,11 @@ std::unique_ptr<MainWindow> TestMainWindow::makeWindow(bool readOnly)
 {
     ConnectionProfile p = m_server.profile();
     p.readOnly = readOnly;
+    return makeWindow(p);
+}
+
+std::unique_ptr<MainWindow> TestMainWindow::makeWindow(const ConnectionProfile &p)
+{
     auto w = std::make_unique<MainWindow>(p, m_settings);
     w->resize(1200, 800);
     w->show();
@@ -663,10 +669,7 @@ void TestMainWindow::scanThroughReplica()
     replica.command({"CONFIG", "RESETSTAT"});
     ConnectionProfile p = m_server.profile();
     QVERIFY(p.parseScanReplica(QStringLiteral("127.0.0.1:%1").arg(replica.port()), &error));
-    auto w = std::make_unique<MainWindow>(p, m_settings);
-    w->resize(1200, 800);
-    w->show();
-    w->start();
+    auto w = makeWindow(p);
     QVERIFY(waitForScan(*w, 60000));
     QCOMPARE(qint64(w->keyBrowser()->model()->keyCount()), keys);
     auto *state = w->findChild<QLabel *>(QStringLiteral("connectionState"));
@@ -702,10 +705,7 @@ void TestMainWindow::scanReplicaThatIsNotOne()
     const qint64 keys = m_server.command({"DBSIZE"}).toInteger();
     ConnectionProfile p = m_server.profile();
     QVERIFY(p.parseScanReplica(QStringLiteral("127.0.0.1:%1").arg(stranger.port()), &error));
-    auto w = std::make_unique<MainWindow>(p, m_settings);
-    w->resize(1200, 800);
-    w->show();
-    w->start();
+    auto w = makeWindow(p);
     auto *state = w->findChild<QLabel *>(QStringLiteral("connectionState"));
     QTRY_VERIFY_WITH_TIMEOUT(state->text().contains(QLatin1String("it is not a replica (role master)")), 15000);
     QVERIFY2(state->text().contains(QStringLiteral("scanning the server, not 127.0.0.1:%1").arg(stranger.port())),
