@@ -600,11 +600,16 @@ void MainWindow::checkScanReplica()
                 why = tr("INFO replication failed on it: %1").arg(replica.firstError().message);
             else if (r.value("role") != "slave")
                 why = tr("it is not a replica (role %1)").arg(r.text("role"));
-            else if (r.value("master_replid") != s.value("master_replid"))
+            else if (s.has("master_replid") && r.value("master_replid") != s.value("master_replid"))
                 why = tr("it replicates another server");
             m_replicaCheck = ReplicaCheck::Done;
             if (why.isEmpty()) {
-                m_scanReplicaNote = tr("scanning through replica %1").arg(where);
+                // A user without INFO on the server: the replica's role is all there is to check.
+                m_scanReplicaNote = s.has("master_replid")
+                    ? tr("scanning through replica %1").arg(where)
+                    : tr("scanning through replica %1 (not checked against the server: %2)")
+                          .arg(where,
+                               server.firstError().isError() ? server.firstError().message : tr("no replication id"));
                 onStateChanged();
                 maybeStartFirstScan();
                 return;

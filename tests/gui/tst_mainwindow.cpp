@@ -46,6 +46,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -100,6 +101,7 @@ private Q_SLOTS:
     void narrowWindowElidesThePace();
     void scanThroughReplica();
     void scanReplicaThatIsNotOne();
+    void scanReplicaUncheckedWithoutInfo();
     void scanPacingDialog();
     void readOnlyTurnsEveryWriteOff();
     void emptyDatabaseAsksForTheName();
@@ -713,6 +715,32 @@ void TestMainWindow::scanReplicaThatIsNotOne()
     QVERIFY(waitForScan(*w, 60000));
     QTRY_COMPARE(qint64(w->keyBrowser()->model()->keyCount()), keys);
     QVERIFY(!w->keyBrowser()->model()->contains("stranger:1"));
+}
+
+// A user who may not run INFO on the server (ACLs are each server's own): the replica's role is
+// checked alone, and the status bar says the replica was not checked against the server.
+void TestMainWindow::scanReplicaUncheckedWithoutInfo()
+{
+    TestServer replica({QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"), QString::number(m_server.port())});
+    QString error;
+    QVERIFY2(replica.start(&error), qPrintable(error));
+    const qint64 keys = m_server.command({"DBSIZE"}).toInteger();
+    QTRY_COMPARE_WITH_TIMEOUT(replica.command({"DBSIZE"}).toInteger(), keys, 15000);
+    QCOMPARE(m_server.command({"ACL", "SETUSER", "noinfo", "reset", "on", ">pw", "~*", "+@all", "-info"}),
+             RedisValue::status("OK"));
+    QCOMPARE(replica.command({"ACL", "SETUSER", "noinfo", "reset", "on", ">pw", "~*", "+@all"}),
+             RedisValue::status("OK"));
+    const auto dropUser = qScopeGuard([this] { m_server.command({"ACL", "DELUSER", "noinfo"}); });
+    ConnectionProfile p = m_server.profile();
+    p.username = QStringLiteral("noinfo");
+    p.password = QStringLiteral("pw");
+    QVERIFY(p.parseScanReplica(QStringLiteral("127.0.0.1:%1").arg(replica.port()), &error));
+    auto w = makeWindow(p);
+    QVERIFY(waitForScan(*w, 60000));
+    QCOMPARE(qint64(w->keyBrowser()->model()->keyCount()), keys);
+    auto *state = w->findChild<QLabel *>(QStringLiteral("connectionState"));
+    QTRY_VERIFY2(state->text().contains(QLatin1String("not checked against the server: NOPERM")),
+                 qPrintable(state->text()));
 }
 
 // View → Scan pacing: adaptive or a fixed ceiling, saved in the settings.
