@@ -23,12 +23,26 @@
 #include <QTest>
 #include <QTimer>
 
+#include <functional>
+#include <utility>
+
 namespace {
 
 // A keychain that keeps what it is given, as a Secret Service would: persistent.
 class FakeKeychain final : public SecretStore
 {
 public:
+    FakeKeychain()
+    {
+        // Answers come later, as a real keychain's do: one timer delivers what is due.
+        m_deliver.setSingleShot(true);
+        m_deliver.setInterval(0);
+        connect(&m_deliver, &QTimer::timeout, this, [this] {
+            const QList<std::function<void()>> due = std::exchange(m_due, {});
+            for (const auto &answer : due)
+                answer();
+        });
+    }
     QHash<QString, QString> secrets;
     QString description() const override { return QStringLiteral("the test keychain"); }
     bool persistent() const override { return true; }
@@ -36,14 +50,23 @@ public:
     {
         const auto it = secrets.constFind(key);
         const std::optional<QString> s = it == secrets.cend() ? std::nullopt : std::optional<QString>(*it);
-        QTimer::singleShot(0, this, [done, s] { done(s, {}); });
+        later([done, s] { done(s, {}); });
     }
     void write(const QString &key, const QString &secret, WriteDone done) override
     {
         secrets.insert(key, secret);
-        QTimer::singleShot(0, this, [done] { done(true, {}); });
+        later([done] { done(true, {}); });
     }
     void remove(const QString &key) override { secrets.remove(key); }
+
+private:
+    void later(std::function<void()> answer)
+    {
+        m_due.append(std::move(answer));
+        m_deliver.start();
+    }
+    QTimer m_deliver;
+    QList<std::function<void()>> m_due;
 };
 
 QByteArray readAll(const QString &path)
