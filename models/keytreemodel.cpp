@@ -635,7 +635,10 @@ QVariant KeyTreeModel::keyData(quint32 id, int column, int role) const
             return m && m->kind != PatternKind::Unknown ? patternKindName(m->kind) : QString();
         }
         case TtlColumn: return format::ttl(k.expireAtMs, QDateTime::currentMSecsSinceEpoch());
-        case MemoryColumn: return memoryOf(id) >= 0 ? format::bytes(memoryOf(id)) : QString();
+        case MemoryColumn: {
+            const qint64 memory = memoryOf(id);
+            return memory >= 0 ? format::bytes(memory) : QString();
+        }
         default: return {};
         }
     case Qt::ToolTipRole:

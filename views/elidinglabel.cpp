@@ -13,7 +13,8 @@ ElidingLabel::ElidingLabel(QWidget *parent) : QLabel(parent)
 QSize ElidingLabel::minimumSizeHint() const
 {
     const QMargins m = contentsMargins();
-    return {fontMetrics().horizontalAdvance(QStringLiteral("Scan: …")) + m.left() + m.right(),
+    // Room for the text's first few characters and the ellipsis.
+    return {fontMetrics().horizontalAdvance(text().left(6) + QChar(0x2026)) + m.left() + m.right(),
             QLabel::minimumSizeHint().height()};
 }
 

@@ -416,7 +416,7 @@ void KeyBrowser::startScan()
     QString error;
     const auto match = bytesescape::unescape(m_match->text(), &error); // spaces are bytes too
     if (!match) {
-        m_haveProgress = false;
+        m_lastProgress.reset();
         m_status->setText(tr("Bad MATCH pattern: %1").arg(error));
         return;
     }
@@ -427,7 +427,7 @@ void KeyBrowser::startScan()
     options.maxCommandsPerSecond = m_scanRate;
     if (options.type != KeyType::Unknown && !m_client->facts().version.isNull()
         && m_client->facts().version < QVersionNumber(6)) {
-        m_haveProgress = false;
+        m_lastProgress.reset();
         m_status->setText(
             tr("SCAN TYPE needs Redis 6.0 or newer; this server is %1").arg(m_client->facts().version.toString()));
         return;
@@ -435,7 +435,7 @@ void KeyBrowser::startScan()
     m_model->clear();
     m_filterModel->clear();
     m_progress->setRange(0, 0);
-    m_haveProgress = false;
+    m_lastProgress.reset();
     m_status->setText(tr("Scanning…"));
     const quint64 generation = m_scanner->start(options);
     updateButtons();
@@ -479,16 +479,15 @@ void KeyBrowser::onProgress(const ScanProgress &p)
         m_progress->setValue(1);
     }
     m_lastProgress = p;
-    m_haveProgress = true;
     showScanStatus();
     updateButtons();
 }
 
 void KeyBrowser::showScanStatus()
 {
-    if (!m_haveProgress)
+    if (!m_lastProgress)
         return;
-    const ScanProgress &p = m_lastProgress;
+    const ScanProgress &p = *m_lastProgress;
     if (p.finished && !p.error) {
         QString text = tr("%1 keys in %2 s").arg(format::count(m_model->keyCount())).arg(p.elapsedSeconds, 0, 'f', 1);
         if (p.vanished > 0)
@@ -519,8 +518,7 @@ void KeyBrowser::onCompleted(const ScanProgress &p)
     m_progress->setValue(1);
     if (!p.error) {
         m_lastProgress = p;
-        m_lastProgress.finished = true;
-        m_haveProgress = true;
+        m_lastProgress->finished = true;
         showScanStatus();
     }
     updateButtons();

@@ -7,6 +7,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class PatternGroupModel;
 class QComboBox;
 class QLabel;
@@ -140,8 +142,7 @@ private:
     QLabel *m_status = nullptr;
     // The scan's latest progress: the status line is written again from it when the tree has
     // applied more keys, so its count is the tree's, not the one of the last progress signal.
-    ScanProgress m_lastProgress;
-    bool m_haveProgress = false;
+    std::optional<ScanProgress> m_lastProgress; // none: the line says something else
     QTreeView *m_view = nullptr;
     QLineEdit *m_openKey = nullptr;
     QLabel *m_openError = nullptr;
