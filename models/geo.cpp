@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QObject>
 #include <QtEndian>
+#include <algorithm>
 
 QByteArray geoUnitArg(GeoUnit unit)
 {
@@ -103,6 +104,61 @@ QVariant GeoPointsModel::headerData(int section, Qt::Orientation orientation, in
 }
 
 // --- coastline ---
+
+// Outside any namespace, as Q_INIT_RESOURCE requires: the qrc lives in a static library, whose
+// resources are registered only when something names them.
+static void initMapResources()
+{
+    Q_INIT_RESOURCE(maps);
+}
+
+QString worldOutlineFile()
+{
+    static const bool once = [] {
+        initMapResources();
+        return true;
+    }();
+    Q_UNUSED(once);
+    return QStringLiteral(":/maps/land-110m.bin");
+}
+
+LandMask::LandMask(const QList<QList<GeoPoint>> &outline)
+{
+    for (const QList<GeoPoint> &line : outline) {
+        for (qsizetype i = 1; i < line.size(); ++i) {
+            const GeoPoint a = line.at(i - 1);
+            const GeoPoint b = line.at(i);
+            if (a.lon == b.lon)
+                continue; // a meridian segment: no northward ray crosses it
+            Segment s = a.lon < b.lon ? Segment{a.lon, a.lat, b.lon, b.lat} : Segment{b.lon, b.lat, a.lon, a.lat};
+            m_widest = std::max(m_widest, s.x2 - s.x1);
+            m_segments.append(s);
+        }
+    }
+    std::sort(m_segments.begin(), m_segments.end(), [](const Segment &a, const Segment &b) { return a.x1 < b.x1; });
+}
+
+const LandMask &LandMask::world()
+{
+    static const LandMask mask(loadCoastline(worldOutlineFile()));
+    return mask;
+}
+
+bool LandMask::isLand(GeoPoint p) const
+{
+    // Only segments whose span holds p.lon: those starting at most m_widest before it.
+    auto it = std::lower_bound(m_segments.cbegin(), m_segments.cend(), p.lon - m_widest,
+                               [](const Segment &s, double x) { return s.x1 < x; });
+    bool inside = false;
+    for (; it != m_segments.cend() && it->x1 <= p.lon; ++it) {
+        if (p.lon < it->x1 || p.lon >= it->x2)
+            continue; // half-open, so a ray through a vertex counts it once
+        const double y = it->y1 + (p.lon - it->x1) * (it->y2 - it->y1) / (it->x2 - it->x1);
+        if (y > p.lat)
+            inside = !inside;
+    }
+    return inside;
+}
 
 QList<QList<GeoPoint>> loadCoastline(const QString &fileName)
 {

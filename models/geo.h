@@ -70,5 +70,29 @@ private:
 // The world outline: polylines of (lon, lat), read from the "RLC1" file that
 // resources/convert-coastline.mjs writes. Empty on a missing or malformed file.
 QList<QList<GeoPoint>> loadCoastline(const QString &fileName);
+// The built-in outline (Natural Earth 1:110m land, resources/README.md), as a resource path.
+QString worldOutlineFile();
+
+// Land or sea by an outline's rings: a point is on land when a ray from it towards the north
+// pole crosses the outline an odd number of times. The outline's cuts at the antimeridian and
+// Antarctica's closing edge lie where no such ray crosses, so the open rings still count right
+// (a point exactly on ±180° may be wrong). At 1:110m, points within a few kilometres of a coast
+// may fall on either side.
+class LandMask
+{
+public:
+    explicit LandMask(const QList<QList<GeoPoint>> &outline);
+    static const LandMask &world(); // worldOutlineFile(), loaded once
+    bool isEmpty() const { return m_segments.isEmpty(); }
+    bool isLand(GeoPoint p) const;
+
+private:
+    struct Segment
+    {
+        double x1, y1, x2, y2;
+    };
+    QList<Segment> m_segments; // sorted by their smaller longitude
+    double m_widest = 0; // the widest segment's span in longitude
+};
 
 Q_DECLARE_METATYPE(GeoSample)

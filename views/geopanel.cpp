@@ -27,13 +27,6 @@
 #include <cmath>
 #include <limits>
 
-// Outside any namespace, as Q_INIT_RESOURCE requires: the qrc lives in a static library, whose
-// registration object the linker would otherwise drop.
-static void initMapResources()
-{
-    Q_INIT_RESOURCE(maps);
-}
-
 namespace {
 
 // Degrees on a world map: at equal scale a tall map shows more than 180° of latitude, and no
@@ -91,7 +84,6 @@ GeoPanel::GeoPanel(RedisClient *client, QWidget *parent)
       m_search(new GeoSearchReader(client, this)),
       m_results(new GeoPointsModel(this))
 {
-    initMapResources();
     setObjectName(QStringLiteral("geoPanel"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -220,7 +212,7 @@ void GeoPanel::buildMap(QSplitter *split)
 void GeoPanel::loadWorldOutline()
 {
     QVector<double> t, x, y;
-    const QList<QList<GeoPoint>> lines = loadCoastline(QStringLiteral(":/maps/land-110m.bin"));
+    const QList<QList<GeoPoint>> lines = loadCoastline(worldOutlineFile());
     for (const QList<GeoPoint> &line : lines) {
         for (const GeoPoint &p : line) {
             t.append(t.size());
