@@ -29,7 +29,7 @@ const Entry readCommands[] = {
     {"time", I}, {"lastsave", I}, {"role", I}, {"info", I}, {"config|get", I}, {"slowlog|get", I},
     {"slowlog|len", I}, {"latency|latest", I}, {"latency|history", I}, {"latency|doctor", I},
     {"latency|graph", I}, {"latency|histogram", I}, {"memory|stats", I}, {"memory|doctor", I},
-    {"memory|malloc-stats", I}, {"acl|whoami", I}, {"acl|dryrun", I},
+    {"memory|malloc-stats", I}, {"acl|whoami", I}, {"acl|dryrun", I}, {"acl|list", I},
     {"acl|cat", I}, {"module|list", I}, {"command", I},
     {"command|info", I}, {"command|count", I}, {"command|docs", I}, {"command|list", I},
     {"command|getkeys", I}, {"command|getkeysandflags", I}, {"script|exists", I}, {"function|list", I},

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "triagecollector.h"
+
+#include "cachesreader.h"
+#include "geo.h"
+#include "geohash.h"
+#include "jobqueuesreader.h"
+#include "locksreader.h"
+#include "patternindex.h"
+#include "queuesreader.h"
+#include "ratelimitsreader.h"
+#include "redisclient.h"
+#include "sessionsreader.h"
+#include "streamsreader.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTimer>
+
+namespace {
+
+// The settings the rules read, one CONFIG GET each: a user may be allowed some and not others.
+const char *const kConfigNames[] = {"save", "appendonly", "maxmemory-policy", "bind", "protected-mode", "maxclients"};
+
+qint64 now()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+// An e-mail address, a JSON Web Token, or a well-known secret prefix inside a key name.
+QString sensitiveIn(const QByteArray &key)
+{
+    static const QRegularExpression email(
+        QStringLiteral("[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}"));
+    static const QRegularExpression jwt(QStringLiteral("eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\."));
+    static const QRegularExpression secret(QStringLiteral("(sk_live_|rk_live_|ghp_|gho_|xox[abp]-|AKIA[0-9A-Z]{16})"));
+    if (key.contains('@')) {
+        if (email.match(QString::fromUtf8(key)).hasMatch())
+            return QStringLiteral("an e-mail address");
+    }
+    if (key.contains("eyJ") && jwt.match(QString::fromUtf8(key)).hasMatch())
+        return QStringLiteral("a JSON Web Token");
+    if (secret.match(QString::fromUtf8(key)).hasMatch())
+        return QStringLiteral("an API key");
+    return {};
+}
+
+// A logical expiry inside a cached JSON value: the field names the early-refresh pattern uses,
+// as epoch seconds or milliseconds. -1 when there is none.
+qint64 logicalExpiryOf(const QByteArray &value, qint64 nowMs)
+{
+    if (!value.startsWith('{'))
+        return -1;
+    const QJsonObject o = QJsonDocument::fromJson(value).object();
+    for (const char *name : {"logical_expires_at", "logical_expiry", "soft_expires_at", "refresh_at", "stale_at",
+                             "expires_at", "expiresAt", "softExpiry"}) {
+        const QJsonValue v = o.value(QLatin1String(name));
+        if (!v.isDouble())
+            continue;
+        const double n = v.toDouble();
+        // Seconds or milliseconds, whichever lies within ten years of now.
+        for (double ms : {n * 1000.0, n}) {
+            if (std::abs(ms - double(nowMs)) < 10.0 * 365 * 86400 * 1000)
+                return qint64(ms);
+        }
+    }
+    return -1;
+}
+
+} // namespace
+
+struct TriageCollector::Round : QObject
+{
+    TriageFacts facts;
+    QList<PatternMatch> locks, caches, sessions, rateLimits, jobs, cacheEntries;
+    QList<QByteArray> streams, lists, zsets, geo;
+    QList<std::pair<QByteArray, KeyType>> probe;
+    qint64 firstInfoAtMs = 0;
+};
+
+TriageCollector::TriageCollector(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
+{ }
+
+TriageCollector::~TriageCollector() = default;
+
+bool TriageCollector::isBusy() const
+{
+    return !m_round.isNull();
+}
+
+// The round's readers and replies go with it: deleted from the event loop, as a reader may be
+// the caller; until then its callbacks see that it is no longer the current round.
+void TriageCollector::cancel()
+{
+    if (m_round)
+        m_round->deleteLater();
+    m_round = nullptr;
+    m_steps.clear();
+}
+
+void TriageCollector::collect(const PatternIndex &index, const KeyspaceCoverage &coverage,
+                              const ServerInfo &earlierInfo)
+{
+    cancel();
+    m_round = new Round;
+    Round &r = *m_round;
+    r.facts.coverage = coverage;
+    r.facts.earlierInfo = earlierInfo;
+    // What the index knows, in one pass: per-kind counts, families, keys per reader, the sensitive
+    // names and the keys the size probe reads.
+    const QList<PatternIndex::KeyVerdict> keys = index.keyVerdicts();
+    QHash<QString, qsizetype> familyRow;
+    const qsizetype step = keys.size() > kSizeProbe ? keys.size() / kSizeProbe : 1;
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        const PatternIndex::KeyVerdict &k = keys.at(i);
+        const PatternMatch &v = *k.verdict;
+        r.facts.kindCounts[size_t(v.kind)] += 1;
+        auto it = familyRow.constFind(v.family);
+        if (it == familyRow.cend()) {
+            it = familyRow.insert(v.family, r.facts.families.size());
+            r.facts.families.append({v.family, v.kind, k.type, 0, 0, QByteArray(k.key.constData(), k.key.size())});
+        }
+        r.facts.typeCounts[k.type] += 1;
+        const qsizetype colon = k.key.indexOf(':');
+        r.facts.namespaceCounts[colon < 0 ? QByteArray() : QByteArray(k.key.constData(), colon)] += 1;
+        if (const int b = findings::ttlBucket(k.pttlMs); b >= 0)
+            r.facts.ttlHistogram[size_t(b)] += 1;
+        FamilyFacts &fam = r.facts.families[it.value()];
+        ++fam.keys;
+        fam.noTtl += k.pttlMs == -1 ? 1 : 0;
+        if (const QString what = sensitiveIn(k.key); !what.isEmpty()) {
+            ++r.facts.sensitiveNameCount;
+            if (r.facts.sensitiveNames.size() < kSensitiveExamples)
+                r.facts.sensitiveNames.append({QByteArray(k.key.constData(), k.key.size()), what});
+        }
+        if (i % step == 0 && r.probe.size() < kSizeProbe && k.type != KeyType::Unknown && k.type != KeyType::Module)
+            r.probe.append({QByteArray(k.key.constData(), k.key.size()), k.type});
+        switch (k.type) {
+        case KeyType::Stream:
+            if (r.streams.size() < kMaxStreams)
+                r.streams.append(QByteArray(k.key.constData(), k.key.size()));
+            break;
+        case KeyType::List:
+            if (r.lists.size() < QueuesReader::kMaxLists)
+                r.lists.append(QByteArray(k.key.constData(), k.key.size()));
+            break;
+        case KeyType::ZSet:
+            if (r.zsets.size() < QueuesReader::kMaxZSets)
+                r.zsets.append(QByteArray(k.key.constData(), k.key.size()));
+            break;
+        default: break;
+        }
+    }
+    r.locks = index.matchesOf(PatternKind::Lock);
+    r.rateLimits = index.matchesOf(PatternKind::FixedWindow) + index.matchesOf(PatternKind::SlidingWindow)
+        + index.matchesOf(PatternKind::TokenBucket);
+    r.sessions = index.matchesOf(PatternKind::Session) + index.matchesOf(PatternKind::SessionIndex);
+    for (PatternKind kind :
+         {PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet, PatternKind::DedupSet,
+          PatternKind::DedupKey, PatternKind::Counter, PatternKind::HyperLogLog})
+        r.caches += index.matchesOf(kind);
+    r.jobs = index.matchesOf(PatternKind::JobQueue, jobqueues::isQueueKey);
+    for (const PatternMatch &m : index.matchesOf(PatternKind::GeoSet, kGeoSets))
+        r.geo.append(m.key);
+    // A few cache values of each namespace, for a logical expiry inside them.
+    QHash<QString, int> perFamily;
+    for (const PatternMatch &m : index.matchesOf(PatternKind::CacheEntry)) {
+        int &n = perFamily[m.family];
+        if (n++ < kLogicalSample && m.type == KeyType::String)
+            r.cacheEntries.append(m);
+    }
+    m_steps = {[this] { readServer(); }, [this] { readPatterns(); },  [this] { readStreams(); },
+               [this] { readQueues(); }, [this] { readSizes(); },     [this] { readLogicalExpiry(); },
+               [this] { readGeo(); },    [this] { readSecondInfo(); }};
+    // Run from the event loop, so a caller connected after collect() hears every step.
+    QTimer::singleShot(0, &r, [this] { next(); });
+}
+
+void TriageCollector::next()
+{
+    if (!m_round)
+        return;
+    if (m_steps.isEmpty()) {
+        finish();
+        return;
+    }
+    const std::function<void()> run = m_steps.takeFirst();
+    run();
+}
+
+void TriageCollector::readServer()
+{
+    Round &r = *m_round;
+    if (!m_client) {
+        r.facts.infoError = QStringLiteral("not connected");
+        next();
+        return;
+    }
+    Q_EMIT step(QStringLiteral("reading the server's facts…"));
+    QList<RedisCommand> cmds{{"INFO", "everything"}};
+    for (const char *name : kConfigNames)
+        cmds.append(RedisCommand{"CONFIG", "GET", name});
+    cmds.append(RedisCommand{"ACL", "LIST"});
+    cmds.append(RedisCommand{"SLOWLOG", "GET", "128"});
+    m_client->sendBatch(cmds, &r, [this, round = m_round.data()](const RedisReply &reply) {
+        if (round != m_round)
+            return;
+        Round &r = *round;
+        TriageFacts &f = r.facts;
+        const RedisValue &info = reply.value(0);
+        if (info.isString()) {
+            f.info = ServerInfo::parse(info.bytes(), now());
+            r.firstInfoAtMs = now();
+        } else {
+            f.infoError = reply.ok() ? QString::fromUtf8(info.bytes()) : reply.error.message;
+        }
+        qsizetype i = 1;
+        for (const char *name : kConfigNames) {
+            const RedisValue &v = reply.value(i++);
+            if (v.isArray() && v.elements().size() >= 2)
+                f.config.insert(name, v.elements().at(1).bytes());
+            else if (v.isError() && f.configError.isEmpty())
+                f.configError = QString::fromUtf8(v.bytes());
+            else if (!reply.ok() && f.configError.isEmpty())
+                f.configError = reply.error.message;
+        }
+        const RedisValue &acl = reply.value(i++);
+        if (acl.isArray()) {
+            f.aclRead = true;
+            for (const RedisValue &line : acl.elements())
+                f.aclUsers.append(line.bytes());
+        } else {
+            f.aclError = acl.isError() ? QString::fromUtf8(acl.bytes()) : reply.error.message;
+        }
+        const RedisValue &slow = reply.value(i++);
+        QString why;
+        if (slowlog::parseEntries(slow, &f.slowlog, &why))
+            f.slowlogRead = true;
+        else
+            f.slowlogError = slow.isError() ? QString::fromUtf8(slow.bytes()) : why;
+        next();
+    });
+}
+
+void TriageCollector::readSecondInfo()
+{
+    Round &r = *m_round;
+    if (!m_client || r.facts.info.isEmpty()) {
+        next();
+        return;
+    }
+    // Rates need two reads: the window's earlier one, or a second one here, a second after the first.
+    if (!r.facts.earlierInfo.isEmpty() && r.facts.earlierInfo.capturedAtMs() < r.facts.info.capturedAtMs()) {
+        next();
+        return;
+    }
+    const qint64 wait = qMax<qint64>(0, r.firstInfoAtMs + kRateSpanMs - now());
+    Q_EMIT step(QStringLiteral("reading INFO again for rates…"));
+    QTimer::singleShot(int(wait), &r, [this, round = m_round.data()] {
+        if (round != m_round || !m_client)
+            return;
+        m_client->send({"INFO", "everything"}, round, [this, round](const RedisReply &reply) {
+            if (round != m_round)
+                return;
+            Round &r = *round;
+            if (reply.value(0).isString()) {
+                r.facts.earlierInfo = r.facts.info;
+                r.facts.info = ServerInfo::parse(reply.value(0).bytes(), now());
+            }
+            next();
+        });
+    });
+}
+
+void TriageCollector::readPatterns()
+{
+    Round &r = *m_round;
+    if (!m_client) {
+        next();
+        return;
+    }
+    // Each reader reads one round and hands over its results; the readers live as long as the round.
+    struct Pending
+    {
+        int left = 0;
+    };
+    auto pending = std::make_shared<Pending>();
+    Round *round = m_round;
+    const auto done = [this, round, pending] {
+        if (round == m_round && --pending->left == 0)
+            next();
+    };
+    const auto failed = [round](const char *what) {
+        return [round, what](const QString &message) {
+            round->facts.readerErrors.append(QStringLiteral("%1: %2").arg(QLatin1String(what), message));
+        };
+    };
+    Q_EMIT step(QStringLiteral("reading locks, caches, sessions and rate limits…"));
+    if (!r.locks.isEmpty()) {
+        auto *reader = new LocksReader(m_client, &r);
+        ++pending->left;
+        connect(reader, &LocksReader::locksAvailable, &r,
+                [round](const QList<LockInfo> &locks) { round->facts.locks = locks; });
+        connect(reader, &PollingReader::refreshed, &r, done);
+        connect(reader, &PollingReader::failed, &r, failed("locks"));
+        connect(reader, &PollingReader::failed, &r, done);
+        reader->setMatches(r.locks);
+        reader->refresh();
+    }
+    if (!r.caches.isEmpty()) {
+        auto *reader = new CachesReader(m_client, &r);
+        ++pending->left;
+        connect(reader, &CachesReader::cachesAvailable, &r,
+                [round](const CachesResults &results) { round->facts.caches = results; });
+        connect(reader, &PollingReader::refreshed, &r, done);
+        connect(reader, &PollingReader::failed, &r, failed("caches"));
+        connect(reader, &PollingReader::failed, &r, done);
+        reader->setMatches(r.caches);
+        reader->refresh();
+    }
+    if (!r.sessions.isEmpty()) {
+        auto *reader = new SessionsReader(m_client, &r);
+        ++pending->left;
+        connect(reader, &SessionsReader::sessionsAvailable, &r,
+                [round](const SessionsResults &results) { round->facts.sessions = results; });
+        connect(reader, &PollingReader::refreshed, &r, done);
+        connect(reader, &PollingReader::failed, &r, failed("sessions"));
+        connect(reader, &PollingReader::failed, &r, done);
+        reader->setMatches(r.sessions);
+        reader->refresh();
+    }
+    if (!r.rateLimits.isEmpty()) {
+        auto *reader = new RateLimitsReader(m_client, &r);
+        ++pending->left;
+        connect(reader, &RateLimitsReader::rateLimitsAvailable, &r,
+                [round](const RateLimitAnalysis &a) { round->facts.rateLimits = a; });
+        connect(reader, &PollingReader::refreshed, &r, done);
+        connect(reader, &PollingReader::failed, &r, failed("rate limits"));
+        connect(reader, &PollingReader::failed, &r, done);
+        reader->setMatches(r.rateLimits);
+        reader->refresh();
+    }
+    if (pending->left == 0)
+        next();
+}
+
+void TriageCollector::readStreams()
+{
+    Round &r = *m_round;
+    if (!m_client || r.streams.isEmpty()) {
+        next();
+        return;
+    }
+    Q_EMIT step(QStringLiteral("reading %1 streams…").arg(r.streams.size()));
+    // XINFO STREAM and XINFO GROUPS for every stream, then the consumers and the oldest pending
+    // entries of every group.
+    QList<RedisCommand> cmds;
+    for (const QByteArray &key : std::as_const(r.streams)) {
+        cmds.append({"XINFO", "STREAM", key});
+        cmds.append({"XINFO", "GROUPS", key});
+    }
+    m_client->sendBatch(cmds, &r, [this, round = m_round.data()](const RedisReply &reply) {
+        if (round != m_round)
+            return;
+        Round &r = *round;
+        QList<StreamFacts> streams;
+        QList<RedisCommand> more;
+        for (qsizetype s = 0; s < r.streams.size(); ++s) {
+            StreamFacts f;
+            f.row.key = r.streams.at(s);
+            const RedisValue &info = reply.value(2 * s);
+            if (info.isError()) {
+                f.row.error = QString::fromUtf8(info.bytes());
+            } else if (streaminfo::parseStream(info, &f.row.info)) {
+                f.row.loaded = true;
+            }
+            QList<StreamGroupInfo> groups;
+            if (streaminfo::parseGroups(reply.value(2 * s + 1), &groups)) {
+                for (const StreamGroupInfo &g : std::as_const(groups)) {
+                    f.groups.append({g, {}, {}});
+                    more.append({"XINFO", "CONSUMERS", f.row.key, g.name});
+                    more.append({"XPENDING", f.row.key, g.name, "-", "+", QByteArray::number(kPendingPage)});
+                }
+            }
+            streams.append(f);
+        }
+        if (more.isEmpty()) {
+            r.facts.streams = streams;
+            next();
+            return;
+        }
+        m_client->sendBatch(more, &r, [this, round = m_round.data(), streams](const RedisReply &reply) mutable {
+            if (round != m_round)
+                return;
+            qsizetype i = 0;
+            for (StreamFacts &f : streams) {
+                for (StreamFacts::Group &g : f.groups) {
+                    streaminfo::parseConsumers(reply.value(i++), &g.consumers);
+                    streaminfo::parsePending(reply.value(i++), &g.oldestPending);
+                }
+            }
+            round->facts.streams = streams;
+            next();
+        });
+    });
+}
+
+void TriageCollector::readQueues()
+{
+    Round &r = *m_round;
+    if (!m_client || (r.lists.isEmpty() && r.zsets.isEmpty() && r.jobs.isEmpty())) {
+        next();
+        return;
+    }
+    Q_EMIT step(QStringLiteral("reading queues…"));
+    auto pending = std::make_shared<int>(0);
+    Round *round = m_round;
+    const auto done = [this, round, pending] {
+        if (round == m_round && --*pending == 0)
+            next();
+    };
+    if (!r.lists.isEmpty() || !r.zsets.isEmpty()) {
+        auto *reader = new QueuesReader(m_client, &r);
+        ++*pending;
+        connect(reader, &QueuesReader::queuesAvailable, &r,
+                [round, done](const QList<QueueInfo> &q, const QList<DelayedInfo> &d) {
+                    round->facts.queues = q;
+                    round->facts.delayed = d;
+                    done();
+                });
+        connect(reader, &QueuesReader::failed, &r, [round, done](const QString &message) {
+            round->facts.readerErrors.append(QStringLiteral("queues: ") + message);
+            done();
+        });
+        reader->setKeys(r.lists, r.zsets);
+    }
+    if (!r.jobs.isEmpty()) {
+        auto *reader = new JobQueuesReader(m_client, &r);
+        ++*pending;
+        connect(reader, &JobQueuesReader::queuesAvailable, &r, [round, done](const QList<JobQueueInfo> &q) {
+            round->facts.jobQueues = q;
+            done();
+        });
+        connect(reader, &JobQueuesReader::failed, &r, [round, done](const QString &message) {
+            round->facts.readerErrors.append(QStringLiteral("job queues: ") + message);
+            done();
+        });
+        reader->setQueues(jobqueues::group(r.jobs));
+        reader->refresh();
+    }
+}
+
+void TriageCollector::readSizes()
+{
+    Round &r = *m_round;
+    if (!m_client || r.probe.isEmpty()) {
+        next();
+        return;
+    }
+    Q_EMIT step(QStringLiteral("reading the lengths of %1 keys…").arg(r.probe.size()));
+    QList<RedisCommand> cmds;
+    cmds.reserve(r.probe.size());
+    for (const auto &[key, type] : std::as_const(r.probe))
+        cmds.append({keyTypeLengthCommand(type), key});
+    m_client->sendBatch(cmds, &r, [this, round = m_round.data()](const RedisReply &reply) {
+        if (round != m_round)
+            return;
+        Round &r = *round;
+        for (qsizetype i = 0; i < r.probe.size(); ++i) {
+            const RedisValue &v = reply.value(i);
+            if (!v.isInteger())
+                continue; // gone, or refused
+            KeySample s;
+            s.key = r.probe.at(i).first;
+            s.type = r.probe.at(i).second;
+            s.elements = v.toInteger();
+            r.facts.bigKeys.append(s);
+        }
+        next();
+    });
+}
+
+void TriageCollector::readLogicalExpiry()
+{
+    Round &r = *m_round;
+    if (!m_client || r.cacheEntries.isEmpty()) {
+        next();
+        return;
+    }
+    QList<RedisCommand> cmds;
+    for (const PatternMatch &m : std::as_const(r.cacheEntries))
+        cmds.append({"GETRANGE", m.key, "0", "1023"});
+    m_client->sendBatch(cmds, &r, [this, round = m_round.data()](const RedisReply &reply) {
+        if (round != m_round)
+            return;
+        Round &r = *round;
+        r.facts.logicalExpiryRead = reply.ok();
+        const qint64 t = now();
+        for (qsizetype i = 0; i < r.cacheEntries.size(); ++i) {
+            const RedisValue &v = reply.value(i);
+            if (!v.isString())
+                continue;
+            const qint64 at = logicalExpiryOf(v.bytes(), t);
+            if (at >= 0)
+                r.facts.logicalExpiry.append({r.cacheEntries.at(i).key, PatternKind::CacheEntry, at});
+        }
+        next();
+    });
+}
+
+void TriageCollector::readGeo()
+{
+    Round &r = *m_round;
+    if (!m_client || r.geo.isEmpty()) {
+        next();
+        return;
+    }
+    Q_EMIT step(QStringLiteral("reading %1 geo sets…").arg(r.geo.size()));
+    QList<RedisCommand> cmds;
+    for (const QByteArray &key : std::as_const(r.geo)) {
+        cmds.append({"ZCARD", key});
+        cmds.append({"ZRANDMEMBER", key, QByteArray::number(kGeoPoints), "WITHSCORES"});
+    }
+    m_client->sendBatch(cmds, &r, [this, round = m_round.data()](const RedisReply &reply) {
+        if (round != m_round)
+            return;
+        Round &r = *round;
+        const LandMask &land = LandMask::world();
+        QList<GeoFacts> sets;
+        for (qsizetype g = 0; g < r.geo.size(); ++g) {
+            GeoFacts f;
+            f.key = r.geo.at(g);
+            f.members = reply.value(2 * g).toInteger();
+            const QList<RedisValue> &flat = reply.value(2 * g + 1).elements();
+            for (qsizetype i = 0; i + 1 < flat.size(); i += 2) {
+                bool ok = false;
+                const double score = flat.at(i + 1).toDouble(&ok);
+                if (!ok || !geohash::isValidScore(score))
+                    continue;
+                const GeoPoint p = geohash::decodeScore(score);
+                ++f.sampled;
+                if (land.isEmpty() || land.isLand(p))
+                    continue;
+                ++f.inSea;
+                if (qAbs(p.lon) <= 90 && land.isLand({p.lat, p.lon}))
+                    ++f.swappedOnLand;
+            }
+            sets.append(f);
+        }
+        r.facts.geo = sets;
+        next();
+    });
+}
+
+void TriageCollector::finish()
+{
+    Round *r = m_round;
+    r->facts.nowMs = now();
+    const TriageFacts facts = r->facts;
+    cancel();
+    Q_EMIT collected(facts);
+}
