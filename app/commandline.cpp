@@ -2,6 +2,7 @@
 #include "commandline.h"
 
 #include "bytesescape.h"
+#include "findings.h"
 #include "jobpage.h"
 #include "keyscanner.h"
 #include "panelregistry.h"
@@ -508,6 +509,116 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     return cl;
 }
 
+std::optional<CommandLine> parseReport(const QStringList &arguments, QString *error, const QString &redisCliAuth)
+{
+    auto fail = [error](const QString &why) -> std::optional<CommandLine> {
+        *error = QStringLiteral("report: ") + why;
+        return std::nullopt;
+    };
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Scans the keyspace as the window does (paced by --scan-rate), reads what every pattern panel reads, "
+        "and prints the triage's findings, worst first, with a summary of the keyspace and the server.\n"
+        "json: {\"findings\": [{\"id\", \"severity\", \"title\", \"evidence\", \"coverage\", \"hint\"…}], "
+        "\"summary\": {…}} (docs/schemas/report.schema.json); markdown and text are for people.\n"
+        "Rules and their thresholds: docs/triage.md. Thresholds come from the file --thresholds names, else "
+        "from the user's thresholds.json when it exists.\n"
+        "Exit status: 0 nothing at or above --fail-on found, 1 something was, 2 bad arguments or no connection."));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help({QStringLiteral("help"), QStringLiteral("?")}, QStringLiteral("Show this help."));
+    const ConnectionOptions c;
+    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("Output format: json, markdown, text."),
+                                    QStringLiteral("format"), QStringLiteral("json"));
+    const QCommandLineOption sample(QStringLiteral("sample"),
+                                    QStringLiteral("Examine only the first N keys the scan returns; counts become "
+                                                   "estimates and every finding says so."),
+                                    QStringLiteral("N"));
+    const QCommandLineOption failOn(QStringLiteral("fail-on"),
+                                    QStringLiteral("Exit with status 1 when a finding is at least this severe: "
+                                                   "critical (default), warning, info."),
+                                    QStringLiteral("severity"), QStringLiteral("critical"));
+    const QCommandLineOption only(
+        QStringLiteral("only"),
+        QStringLiteral("Check only these rules or areas (comma-separated: lock.no-ttl,memory)."),
+        QStringLiteral("ids"));
+    const QCommandLineOption exclude(QStringLiteral("exclude"),
+                                     QStringLiteral("Skip these rules or areas (comma-separated)."),
+                                     QStringLiteral("ids"));
+    const QCommandLineOption thresholds(QStringLiteral("thresholds"),
+                                        QStringLiteral("A JSON file of thresholds to use instead of the defaults."),
+                                        QStringLiteral("file"));
+    const QCommandLineOption match(
+        QStringLiteral("match"),
+        QStringLiteral("Only keys matching this glob (SCAN MATCH; redis-cli escapes allowed)."),
+        QStringLiteral("glob"));
+    const QCommandLineOption progress(
+        QStringLiteral("progress"), QStringLiteral("Draw the progress bar on stderr even when it is not a terminal."));
+    parser.addOptions({help});
+    parser.addOptions(c.list());
+    parser.addOptions({format, sample, failOn, only, exclude, thresholds, match, progress});
+    parser.addPositionalArgument(QStringLiteral("uri"), kUriSyntax, QStringLiteral("[uri]"));
+    QStringList line = arguments;
+    line.removeAt(1); // "report"
+    if (!parser.parse(line))
+        return fail(parser.errorText());
+    CommandLine cl;
+    cl.helpText = withUsage(parser.helpText(), QStringLiteral("redislens report"));
+    if (parser.isSet(help)) {
+        cl.action = CommandLine::Action::Help;
+        return cl;
+    }
+    cl.action = CommandLine::Action::Report;
+    if (const QString why = applyConnectionOptions(parser, c, parser.positionalArguments(), redisCliAuth, cl);
+        !why.isEmpty())
+        return fail(why);
+    ReportRequest &r = cl.report;
+    const QString f = parser.value(format);
+    if (f == QLatin1String("json"))
+        r.format = ReportRequest::Format::Json;
+    else if (f == QLatin1String("markdown"))
+        r.format = ReportRequest::Format::Markdown;
+    else if (f == QLatin1String("text"))
+        r.format = ReportRequest::Format::Text;
+    else
+        return fail(QStringLiteral("unknown --format '%1' (known: json, markdown, text)").arg(f));
+    if (parser.isSet(sample)) {
+        int n = 0;
+        if (!parseInt(parser.value(sample), 1, std::numeric_limits<int>::max(), &n))
+            return fail(QStringLiteral("invalid --sample '%1': expected a number of keys").arg(parser.value(sample)));
+        r.sample = n;
+    }
+    const QStringList severities{QStringLiteral("info"), QStringLiteral("warning"), QStringLiteral("critical")};
+    r.failOn = int(severities.indexOf(parser.value(failOn)));
+    if (r.failOn < 0)
+        return fail(
+            QStringLiteral("unknown --fail-on '%1' (known: critical, warning, info)").arg(parser.value(failOn)));
+    const auto ids = [&](const QCommandLineOption &o, QStringList *out) -> QString {
+        for (const QString &id : parser.values(o).join(QLatin1Char(',')).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            if (!findings::isKnownRuleOrArea(id.trimmed()))
+                return QStringLiteral("--%1: unknown rule or area '%2' (see docs/triage.md)")
+                    .arg(o.names().constFirst(), id);
+            out->append(id.trimmed());
+        }
+        return {};
+    };
+    if (const QString why = ids(only, &r.only); !why.isEmpty())
+        return fail(why);
+    if (const QString why = ids(exclude, &r.exclude); !why.isEmpty())
+        return fail(why);
+    r.thresholdsFile = parser.value(thresholds);
+    if (parser.isSet(match)) {
+        QString why;
+        const auto glob = bytesescape::unescape(parser.value(match), &why);
+        if (!glob)
+            return fail(QStringLiteral("--match: %1").arg(why));
+        r.scan.match = *glob;
+    }
+    if (parser.isSet(progress))
+        r.scan.progress = ShowRequest::Progress::Always;
+    r.scan.demo = cl.demo;
+    return cl;
+}
+
 } // namespace
 
 QString CommandLine::tlsFilesError() const
@@ -544,12 +655,17 @@ std::optional<CommandLine> CommandLine::parse(const QStringList &arguments, QStr
         return parseShow(arguments, error, redisCliAuth);
     if (arguments.size() > 1 && arguments.at(1) == QLatin1String("check"))
         return parseCheck(arguments, error, redisCliAuth);
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("report"))
+        return parseReport(arguments, error, redisCliAuth);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("RedisLens shows the state of Redis patterns: locks, rate limits, sessions, caches, "
                        "leaderboards, geo sets, streams and queues.\n"
                        "redislens show PANEL [options] [uri] prints what a panel shows, without a window "
-                       "(json, jsonl, tsv or markdown): see redislens show --help."));
+                       "(json, jsonl, tsv or markdown): see redislens show --help.\n"
+                       "redislens report [options] [uri] prints the triage's findings for CI and cron: see "
+                       "redislens report --help.\n"
+                       "redislens check [options] [uri] says step by step where connecting fails."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     // -h is the host, as in redis-cli; help is --help only.
     const QCommandLineOption help({QStringLiteral("help"), QStringLiteral("?")}, QStringLiteral("Show this help."));

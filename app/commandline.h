@@ -11,7 +11,7 @@
 // with one line and exit status 2 by the caller.
 struct CommandLine
 {
-    enum class Action { Run, Help, Version, Show, Check };
+    enum class Action { Run, Help, Version, Show, Check, Report };
 
     Action action = Action::Run;
     ConnectionProfile profile;
@@ -25,6 +25,7 @@ struct CommandLine
     std::optional<int> scanRate; // unset: from the settings; kAdaptivePacing for 'auto'
     ShowRequest show; // Action::Show: `redislens show PANEL …`
     bool checkJson = false; // Action::Check: `redislens check --format json`
+    ReportRequest report; // Action::Report: `redislens report …`
     QString helpText;
     QStringList warnings;
 

@@ -5,6 +5,7 @@
 #include "connectiondialog.h"
 #include "demo.h"
 #include "mainwindow.h"
+#include "report.h"
 #include "secretstore.h"
 #include "settings.h"
 #include "show.h"
@@ -221,17 +222,22 @@ void askHostKeysInDialogs()
     });
 }
 
-// `redislens show`: a QCoreApplication, never a display.
-int runShow(int argc, char **argv, const CommandLine &cl)
+// `redislens show` and `redislens report`: a QCoreApplication, never a display.
+int runHeadless(int argc, char **argv, const CommandLine &cl)
 {
     QCoreApplication app(argc, argv);
     setIdentity();
+    const bool isReport = cl.action == CommandLine::Action::Report;
+    const QString command = isReport ? QStringLiteral("report: ") : QStringLiteral("show: ");
     if (const QString why = cl.tlsFilesError(); !why.isEmpty()) {
-        headless::reportError(QStringLiteral("show: ") + why);
+        headless::reportError(command + why);
         return 2;
     }
     printWarnings(cl);
-    ShowRequest request = cl.show;
+    ReportRequest report = cl.report;
+    if (!isReport)
+        report.scan = cl.show;
+    ShowRequest &request = report.scan; // what the scan shares with show
     // The window's settings, unless the line overrides them; a damaged file is read as far as it
     // goes and left for the window to keep aside.
     Settings settings(nullptr, Settings::Damaged::Leave);
@@ -254,9 +260,10 @@ int runShow(int argc, char **argv, const CommandLine &cl)
     const ConnectionProfile &profile = *found;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     // Sanitizer builds free everything: a leak or a race in the teardown is found there.
-    return headless::show(request, profile);
+    return isReport ? headless::report(report, profile) : headless::show(request, profile);
 #else
-    const int code = headless::show(request, profile, headless::Teardown::LeaveToExit);
+    const int code = isReport ? headless::report(report, profile, headless::Teardown::LeaveToExit)
+                              : headless::show(request, profile, headless::Teardown::LeaveToExit);
     demo.reset(); // its server stops; the rest is the kernel's to free
     std::fflush(nullptr);
     std::_Exit(code);
@@ -381,7 +388,9 @@ int main(int argc, char **argv)
         arguments << QString::fromLocal8Bit(argv[i]);
     QString error;
     const auto parsed = CommandLine::parse(arguments, &error, qEnvironmentVariable("REDISCLI_AUTH"));
-    if (!parsed && (arguments.value(1) == QLatin1String("show") || arguments.value(1) == QLatin1String("check"))) {
+    const QString first = arguments.value(1);
+    if (!parsed
+        && (first == QLatin1String("show") || first == QLatin1String("check") || first == QLatin1String("report"))) {
         headless::reportError(error); // one line: scripts read it
         return 2;
     }
@@ -398,8 +407,8 @@ int main(int argc, char **argv)
         QTextStream(stdout) << "redislens " << REDISLENS_VERSION << '\n';
         return 0;
     }
-    if (cl.action == CommandLine::Action::Show)
-        return runShow(argc, argv, cl);
+    if (cl.action == CommandLine::Action::Show || cl.action == CommandLine::Action::Report)
+        return runHeadless(argc, argv, cl);
     if (cl.action == CommandLine::Action::Check)
         return runCheck(argc, argv, cl);
     return runWindow(argc, argv, cl);

@@ -33,6 +33,19 @@ struct ShowRequest
     bool demo = false; // the connection is the demo's own server
 };
 
+// What `redislens report` was asked for. 'scan' carries the options it shares with show's
+// scanning panels (--match, the scan rate, the rules file, the progress bar).
+struct ReportRequest
+{
+    enum class Format { Json, Markdown, Text };
+    Format format = Format::Json;
+    qint64 sample = -1; // --sample N: stop the scan after N keys; -1: a complete scan
+    int failOn = 2; // FindingSeverity: exit 1 when a finding is at least this severe (default critical)
+    QStringList only, exclude; // rule ids or areas
+    QString thresholdsFile; // empty: the user's file when it exists, else the defaults
+    ShowRequest scan;
+};
+
 namespace showpanels {
 
 // The panels `show` knows, in the window's order.
