@@ -38,6 +38,7 @@
 #include "slowlogpanel.h"
 #include "streamspanel.h"
 #include "streamsreader.h"
+#include "triagepanel.h"
 #include "ttlpanel.h"
 #include "valuereader.h"
 #include "valueview.h"
@@ -49,6 +50,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -58,6 +60,7 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <QWindow>
@@ -209,6 +212,19 @@ void MainWindow::buildUi()
     m_pages->setObjectName(QStringLiteral("panels"));
     m_valueView = new ValueView(m_client, m_pages);
     m_pages->addWidget(m_valueView);
+    // The triage comes first: what is wrong, worst first, before any panel of its own.
+    m_triage = new TriagePanel(m_client, m_pages);
+    m_triage->setPanelTitles([](const QString &name) { return panelregistry::title(name); });
+    if (TriageThresholds t; QFileInfo::exists(TriageThresholds::userFile())) {
+        const QString why = t.load(TriageThresholds::userFile());
+        if (why.isEmpty())
+            m_triage->setThresholds(t);
+        else
+            QTimer::singleShot(0, this,
+                               [this, why] { statusBar()->showMessage(tr("Triage thresholds: %1").arg(why), 15000); });
+    }
+    addPanel(m_triage, QStringLiteral("triage"));
+    m_pages->setCurrentWidget(m_triage);
     m_overview = new OverviewPanel(m_client, m_pages);
     m_overview->setPollInterval(m_settings->pollIntervalMs());
     addPanel(m_overview, QStringLiteral("overview"));
@@ -240,6 +256,7 @@ void MainWindow::buildUi()
     m_patterns = new PatternIndex(m_scanClient, this);
     m_patterns->setRules(m_rulesFile->rules());
     m_patterns->setMaxCommandsPerSecond(m_settings->scanRate());
+    m_triage->setPatternIndex(m_patterns);
     m_queues = new QueuesPanel(m_client, m_pages);
     m_queues->setRulesFile(m_rulesFile);
     addPanel(m_queues, QStringLiteral("queues"));
@@ -310,6 +327,12 @@ void MainWindow::connectParts()
     connect(m_browser->scanner(), &KeyScanner::progressChanged, m_ttl, &TtlPanel::setScanProgress);
     connect(m_browser->scanner(), &KeyScanner::progressChanged, m_patterns, &PatternIndex::followScanPace);
     connect(m_browser->scanner(), &KeyScanner::progressChanged, this, [this](const ScanProgress &p) {
+        KeyspaceCoverage coverage;
+        coverage.scanned = true;
+        coverage.examined = m_patterns->size();
+        coverage.total = p.dbsize;
+        coverage.complete = p.finished && !p.error;
+        m_triage->setCoverage(coverage);
         const QString text = tr("Scan: %1").arg(format::scanPace(p));
         // The reason can be long: in a narrow window the label ends with "…", the tooltip has it all.
         m_scanLoadLabel->setText(text);
@@ -329,6 +352,17 @@ void MainWindow::connectParts()
     m_browser->setPatternLookup([index = m_patterns](const QByteArray &key) { return index->match(key); });
     connect(m_patterns, &PatternIndex::classified, m_browser, &KeyBrowser::patternsChanged);
     connect(m_patterns, &PatternIndex::idle, this, &MainWindow::distributePatterns);
+    connect(m_patterns, &PatternIndex::idle, m_triage, [this] {
+        KeyspaceCoverage coverage = m_triage->coverage();
+        coverage.examined = m_patterns->size();
+        m_triage->setCoverage(coverage);
+        m_triage->keyspaceSettled();
+    });
+    connect(m_triage, &TriagePanel::openPanelRequested, this, &MainWindow::showPanel);
+    const QString connection = ConnectionProfile::maskedUri(m_profile.toUri());
+    m_triage->setDismissed(m_settings->dismissedFindings(connection));
+    connect(m_triage, &TriagePanel::dismissedChanged, m_settings,
+            [this, connection](const QStringList &ids) { m_settings->setDismissedFindings(connection, ids); });
     connect(m_browser, &KeyBrowser::patternGroupingShown, this, &MainWindow::deliverPatterns);
     connect(m_patterns, &PatternIndex::removed, this, [this](const QList<QByteArray> &keys) {
         for (const QByteArray &key : keys)

@@ -30,6 +30,7 @@ class OverviewPanel;
 class Panel;
 class SlowlogPanel;
 class TtlPanel;
+class TriagePanel;
 class NavigationSidebar;
 class PanelAccess;
 class QVBoxLayout;
@@ -81,6 +82,7 @@ public:
     NavigationSidebar *sidebar() const { return m_sidebar; }
     QuickSwitcher *quickSwitcher() const { return m_quickSwitcher; }
     ValueView *valueView() const { return m_valueView; }
+    TriagePanel *triagePanel() const { return m_triage; }
     OverviewPanel *overviewPanel() const { return m_overview; }
     TtlPanel *ttlPanel() const { return m_ttl; }
     SlowlogPanel *slowlogPanel() const { return m_slowlog; }
@@ -194,6 +196,7 @@ private:
     RateLimitsPanel *m_rateLimits = nullptr;
     SessionsPanel *m_sessions = nullptr;
     CachesPanel *m_caches = nullptr;
+    TriagePanel *m_triage = nullptr;
     ConsolePanel *m_console = nullptr;
     PatternIndex *m_patterns = nullptr;
     PatternRulesFile *m_rulesFile = nullptr;

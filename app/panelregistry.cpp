@@ -8,6 +8,7 @@ namespace panelregistry {
 const QList<Entry> &entries()
 {
     static const QList<Entry> list{
+        {"triage", QT_TRANSLATE_NOOP("MainWindow", "Findings"), Group::Triage, "dialog-warning"},
         {"keys", QT_TRANSLATE_NOOP("MainWindow", "Keys"), Group::Keys, "folder-open"},
         {"value", QT_TRANSLATE_NOOP("MainWindow", "Value"), Group::Keys, "document-preview"},
         {"overview", QT_TRANSLATE_NOOP("MainWindow", "Overview"), Group::Server, "utilities-system-monitor"},

@@ -151,6 +151,21 @@ void Settings::setScanRate(int commandsPerSecond)
     Q_EMIT scanRateChanged(commandsPerSecond);
 }
 
+QStringList Settings::dismissedFindings(const QString &connection) const
+{
+    return read(QStringLiteral("triage/dismissed")).toMap().value(connection).toStringList();
+}
+
+void Settings::setDismissedFindings(const QString &connection, const QStringList &ids)
+{
+    QVariantMap all = read(QStringLiteral("triage/dismissed")).toMap();
+    if (ids.isEmpty())
+        all.remove(connection);
+    else
+        all.insert(connection, ids);
+    write(QStringLiteral("triage/dismissed"), all);
+}
+
 bool Settings::luaHistoryArguments() const
 {
     return read(QStringLiteral("console/historyArguments"), true).toBool();

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QVariant>
 #include <optional>
 
@@ -52,6 +53,10 @@ public:
     int pollIntervalMs() const;
     void setPollIntervalMs(int ms);
     // Whether the Lua console's history keeps KEYS and ARGV (default on).
+    // Triage findings dismissed ("known, accepted") on one connection, by rule id; the
+    // connection is named by its masked URI.
+    QStringList dismissedFindings(const QString &connection) const;
+    void setDismissedFindings(const QString &connection, const QStringList &ids);
     bool luaHistoryArguments() const;
     void setLuaHistoryArguments(bool keep);
     // System (the desktop's look), or Fusion light or dark.
