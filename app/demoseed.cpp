@@ -9,6 +9,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace demo;
 
@@ -246,6 +247,14 @@ void Demo::seedGeo(Batch &b)
     for (const City &c : kCities)
         geo << QByteArray::number(c.lon, 'f', 4) << QByteArray::number(c.lat, 'f', 4) << QByteArray(c.name);
     b.add(geo);
+    // The mistake the guides warn about: latitude given first. The cities whose longitude is a
+    // valid latitude land far out at sea (Paris at 48.9°E 2.4°N, off Somalia).
+    RedisCommand swapped{"GEOADD", "geo:stores"};
+    for (const City &c : kCities) {
+        if (std::abs(c.lon) < 85)
+            swapped << QByteArray::number(c.lat, 'f', 4) << QByteArray::number(c.lon, 'f', 4) << QByteArray(c.name);
+    }
+    b.add(swapped);
 }
 
 void Demo::seedStreams(Batch &b)

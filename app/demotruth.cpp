@@ -61,3 +61,30 @@ std::optional<PatternKind> demoTruthOf(const QByteArray &key, int *matching)
         *matching = n;
     return kind;
 }
+
+QList<DemoFindingTruth> demoFindings()
+{
+    return {
+        {"jobs.stalled", "bull:emails: job 55 active without its lock"},
+        {"lock.no-ttl", "lock:migration:schema-v42 and a recompute lock without TTL"},
+        {"lock.long-ttl", "lock:import:catalog, far above its family's TTL"},
+        {"lock.not-token", "a lock holding \"1\""},
+        {"cache.recompute-locks", "app:product:1006:lock without TTL"},
+        {"cache.no-jitter", "app:price:* written with one TTL"},
+        {"cache.no-ttl", "app:config:* and app:product:167, 334, … without TTL"},
+        {"cache.negative-no-ttl", "app:product:999999 {\"missing\":true} without TTL"},
+        {"cache.tag-dangling", "tag:category:* members whose keys are gone"},
+        {"session.no-ttl", "two session hashes without TTL"},
+        {"ratelimit.no-ttl", "rate:user:4242:… without its window TTL"},
+        {"dedup.no-ttl", "seen:webhook growing without TTL"},
+        {"stream.pending-idle", "events:orders › billing: entries left pending for minutes"},
+        {"stream.poison", "events:orders › billing: entries delivered many times"},
+        {"queue.stale-processing", "q:email:proc:worker-1 with items 47 minutes old"},
+        {"queue.delayed-overdue", "sched:due with overdue jobs"},
+        {"geo.swapped", "geo:stores written latitude first"},
+        {"size.big-string", "blob:export:orders.csv, 2 MB"},
+        {"size.big-collection", "seen:webhook, 60,000 members"},
+        {"persistence.off", "the demo's server saves nothing, and holds streams and queues"},
+        {"security.default-nopass", "the demo's server: the default user on loopback, no password"},
+    };
+}

@@ -24,3 +24,12 @@ QList<DemoTruthRule> demoTruth();
 // The kind of a demo key, or nullopt when no rule explains it. 'matching' (optional) receives
 // how many rules match: exactly one for every key the demo writes.
 std::optional<PatternKind> demoTruthOf(const QByteArray &key, int *matching = nullptr);
+
+// The findings the triage must give on the demo (redislens report --demo), each from a part of
+// the demo written to show it. Nothing else may be found: the rest of the demo is done right.
+struct DemoFindingTruth
+{
+    const char *rule; // the finding's id
+    const char *what; // which part of the demo causes it
+};
+QList<DemoFindingTruth> demoFindings();
