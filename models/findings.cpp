@@ -318,6 +318,12 @@ namespace {
 
 using Sev = FindingSeverity;
 
+// A title with its count: the singular form for one.
+QString counted(qint64 n, const char *one, const char *many)
+{
+    return QString::fromLatin1(n == 1 ? one : many).arg(format::count(quint64(n)));
+}
+
 QString keyText(const QByteArray &key)
 {
     return bytesescape::escapeElided(key, 160);
@@ -698,7 +704,8 @@ void cacheRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             Finding &fd = e.add("cache.tag-dangling", Sev::Info,
-                                QStringLiteral("%1 tag sets out of step with their members").arg(items.size()),
+                                counted(items.size(), "%1 tag set out of step with its members",
+                                        "%1 tag sets out of step with their members"),
                                 QStringLiteral("Remove a member from its tag set when the cache key is deleted, and "
                                                "give the tag a TTL at least as long as its longest member's."),
                                 e.keys(), panel);
@@ -723,13 +730,14 @@ void cacheRules(Evaluation &e)
         }
         const bool piling = items.size() >= e.t.value("cache.recompute_locks");
         if (noTtl > 0 || piling) {
-            Finding &fd = e.add("cache.recompute-locks", noTtl > 0 ? Sev::Warning : Sev::Info,
-                                noTtl > 0 ? QStringLiteral("%1 recompute locks without TTL").arg(noTtl)
-                                          : QStringLiteral("%1 recompute locks held at once").arg(items.size()),
-                                QStringLiteral("A recompute lock (<key>:lock, SET NX PX) must expire on its own, or "
-                                               "a crashed recomputation keeps every reader waiting on a stale "
-                                               "value. Many at once means many hot keys expired together."),
-                                e.keys(), QStringLiteral("locks"));
+            Finding &fd
+                = e.add("cache.recompute-locks", noTtl > 0 ? Sev::Warning : Sev::Info,
+                        noTtl > 0 ? counted(noTtl, "%1 recompute lock without TTL", "%1 recompute locks without TTL")
+                                  : QStringLiteral("%1 recompute locks held at once").arg(items.size()),
+                        QStringLiteral("A recompute lock (<key>:lock, SET NX PX) must expire on its own, or "
+                                       "a crashed recomputation keeps every reader waiting on a stale "
+                                       "value. Many at once means many hot keys expired together."),
+                        e.keys(), QStringLiteral("locks"));
             fd.evidence = items;
             fd.affected = items.size();
             fd.impact = noTtl * 1000.0 + items.size();
@@ -746,12 +754,13 @@ void cacheRules(Evaluation &e)
             items.append(keyItem(k.key, QStringLiteral("logical expiry passed %1 ago").arg(format::duration(past))));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("cache.logical-expiry", Sev::Warning,
-                                QStringLiteral("%1 cache values past their logical expiry").arg(stale),
-                                QStringLiteral("These values carry a refresh time inside a longer TTL (early "
-                                               "refresh); it passed long ago, so the refresher has stopped and "
-                                               "readers get stale data until the real TTL ends."),
-                                e.keys(), panel);
+            Finding &fd = e.add(
+                "cache.logical-expiry", Sev::Warning,
+                counted(stale, "%1 cache value past its logical expiry", "%1 cache values past their logical expiry"),
+                QStringLiteral("These values carry a refresh time inside a longer TTL (early "
+                               "refresh); it passed long ago, so the refresher has stopped and "
+                               "readers get stale data until the real TTL ends."),
+                e.keys(), panel);
             fd.evidence = items;
             fd.affected = stale;
             fd.impact = double(stale);
@@ -769,12 +778,13 @@ void keyLifetimeRules(Evaluation &e)
                     keyItem(c.key, QStringLiteral("%1 · caller %2").arg(c.limiter, bytesescape::escape(c.caller))));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("ratelimit.no-ttl", Sev::Warning,
-                                QStringLiteral("%1 rate-limit keys without TTL").arg(items.size()),
-                                QStringLiteral("A window counter without TTL locks its caller out for ever once it "
-                                               "passes the limit; buckets and logs never go away. Set the TTL in "
-                                               "the same script or MULTI as the INCR or ZADD."),
-                                e.keys(), QStringLiteral("ratelimits"));
+            Finding &fd
+                = e.add("ratelimit.no-ttl", Sev::Warning,
+                        counted(items.size(), "%1 rate-limit key without TTL", "%1 rate-limit keys without TTL"),
+                        QStringLiteral("A window counter without TTL locks its caller out for ever once it "
+                                       "passes the limit; buckets and logs never go away. Set the TTL in "
+                                       "the same script or MULTI as the INCR or ZADD."),
+                        e.keys(), QStringLiteral("ratelimits"));
             fd.evidence = items;
             fd.affected = items.size();
             fd.impact = double(items.size());
@@ -787,11 +797,11 @@ void keyLifetimeRules(Evaluation &e)
                 items.append(keyItem(s.key, s.family));
         }
         if (!items.isEmpty()) {
-            Finding &fd
-                = e.add("session.no-ttl", Sev::Warning, QStringLiteral("%1 sessions without TTL").arg(items.size()),
-                        QStringLiteral("A session without TTL never logs out and never leaves memory. Set "
-                                       "the TTL on every write (sliding) or once at login (fixed)."),
-                        e.keys(), QStringLiteral("sessions"));
+            Finding &fd = e.add("session.no-ttl", Sev::Warning,
+                                counted(items.size(), "%1 session without TTL", "%1 sessions without TTL"),
+                                QStringLiteral("A session without TTL never logs out and never leaves memory. Set "
+                                               "the TTL on every write (sliding) or once at login (fixed)."),
+                                e.keys(), QStringLiteral("sessions"));
             fd.evidence = items;
             fd.affected = items.size();
             fd.impact = double(items.size());
@@ -896,11 +906,12 @@ void geoRules(Evaluation &e)
                                  .arg(g.swappedOnLand)));
     }
     if (!items.isEmpty()) {
-        Finding &fd = e.add("geo.swapped", Sev::Warning,
-                            QStringLiteral("%1 geo sets with most points in the sea").arg(items.size()),
-                            QStringLiteral("GEOADD takes longitude first, then latitude; points in the sea usually "
-                                           "mean the two were swapped when the set was written."),
-                            e.keys(), QStringLiteral("geo"));
+        Finding &fd = e.add(
+            "geo.swapped", Sev::Warning,
+            counted(items.size(), "%1 geo set with most points in the sea", "%1 geo sets with most points in the sea"),
+            QStringLiteral("GEOADD takes longitude first, then latitude; points in the sea usually "
+                           "mean the two were swapped when the set was written."),
+            e.keys(), QStringLiteral("geo"));
         fd.evidence = items;
         fd.affected = items.size();
     }
@@ -916,16 +927,19 @@ void lockRules(Evaluation &e)
         LockInfo::Flag flag;
         Sev severity;
         const char *title;
+        const char *one; // the title for one lock
         const char *hint;
     };
     static const LockRule rules[] = {
-        {"lock.no-ttl", LockInfo::NoTtl, Sev::Critical, "%1 locks without TTL",
+        {"lock.no-ttl", LockInfo::NoTtl, Sev::Critical, "%1 locks without TTL", "%1 lock without TTL",
          "A lock without TTL is held for ever once its holder dies. Take it with SET key token NX PX ms "
          "and release it with a script that checks the token."},
         {"lock.long-ttl", LockInfo::LongTtl, Sev::Warning, "%1 locks held far longer than their family's TTL",
+         "%1 lock held far longer than its family's TTL",
          "A TTL far above its siblings' usually means a holder that extends its lock in a loop after the "
          "work is done, or a wrong unit (seconds given as milliseconds)."},
         {"lock.not-token", LockInfo::NotTokenLike, Sev::Info, "%1 lock values that are not tokens",
+         "%1 lock value that is not a token",
          "Without a unique token per holder, a holder whose lock expired can delete the next holder's lock. "
          "Store a random token and compare it on release."},
     };
@@ -939,8 +953,8 @@ void lockRules(Evaluation &e)
         }
         if (items.isEmpty())
             continue;
-        Finding &fd = e.add(r.id, r.severity, QString::fromLatin1(r.title).arg(items.size()),
-                            QString::fromLatin1(r.hint), e.keys(), QStringLiteral("locks"));
+        Finding &fd = e.add(r.id, r.severity, counted(items.size(), r.one, r.title), QString::fromLatin1(r.hint),
+                            e.keys(), QStringLiteral("locks"));
         fd.evidence = items;
         fd.affected = items.size();
         fd.impact = double(items.size());
@@ -967,11 +981,12 @@ void streamRules(Evaluation &e)
                 s.row.key, QStringLiteral("%1 entries, never trimmed").arg(format::count(quint64(s.row.info.length)))));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("stream.untrimmed", Sev::Warning,
-                                QStringLiteral("%1 streams growing without trimming").arg(items.size()),
-                                QStringLiteral("A stream keeps every entry until it is trimmed. Add MAXLEN ~ n or "
-                                               "MINID ~ id to XADD, or XTRIM on a schedule."),
-                                e.keys(), panel);
+            Finding &fd = e.add(
+                "stream.untrimmed", Sev::Warning,
+                counted(items.size(), "%1 stream growing without trimming", "%1 streams growing without trimming"),
+                QStringLiteral("A stream keeps every entry until it is trimmed. Add MAXLEN ~ n or "
+                               "MINID ~ id to XADD, or XTRIM on a schedule."),
+                e.keys(), panel);
             fd.evidence = items;
             fd.affected = items.size();
         }
@@ -1057,7 +1072,8 @@ void streamRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             Finding &fd = e.add("stream.idle-consumer", Sev::Warning,
-                                QStringLiteral("%1 idle consumers hold pending entries").arg(items.size()),
+                                counted(items.size(), "%1 idle consumer holds pending entries",
+                                        "%1 idle consumers hold pending entries"),
                                 QStringLiteral("A consumer that stopped reading keeps its entries pending for "
                                                "ever. Claim them from a live consumer (XAUTOCLAIM), then "
                                                "XGROUP DELCONSUMER the dead one."),
@@ -1077,11 +1093,11 @@ void streamRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            Finding &fd
-                = e.add("stream.lag", Sev::Warning, QStringLiteral("%1 consumer groups lagging").arg(items.size()),
-                        QStringLiteral("The group reads more slowly than producers write: add consumers, or "
-                                       "find what slows them down."),
-                        e.keys(), panel);
+            Finding &fd = e.add("stream.lag", Sev::Warning,
+                                counted(items.size(), "%1 consumer group lagging", "%1 consumer groups lagging"),
+                                QStringLiteral("The group reads more slowly than producers write: add consumers, or "
+                                               "find what slows them down."),
+                                e.keys(), panel);
             fd.evidence = items;
             fd.affected = items.size();
         }
@@ -1106,7 +1122,8 @@ void queueRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             Finding &fd
-                = e.add("queue.long", Sev::Warning, QStringLiteral("%1 list queues long or growing").arg(items.size()),
+                = e.add("queue.long", Sev::Warning,
+                        counted(items.size(), "%1 list queue long or growing", "%1 list queues long or growing"),
                         QStringLiteral("Producers outpace consumers: add workers, or look for a worker that "
                                        "stopped."),
                         e.keys(), panel);
@@ -1125,11 +1142,12 @@ void queueRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("queue.stale-processing", Sev::Warning,
-                                QStringLiteral("%1 processing lists hold stale items").arg(items.size()),
-                                QStringLiteral("Items moved to a processing list (LMOVE) and never finished: their "
-                                               "worker died. A reaper must move them back to the queue."),
-                                e.keys(), panel);
+            Finding &fd = e.add(
+                "queue.stale-processing", Sev::Warning,
+                counted(items.size(), "%1 processing list holds stale items", "%1 processing lists hold stale items"),
+                QStringLiteral("Items moved to a processing list (LMOVE) and never finished: their "
+                               "worker died. A reaper must move them back to the queue."),
+                e.keys(), panel);
             fd.evidence = items;
             fd.affected = items.size();
         }
@@ -1178,8 +1196,9 @@ void queueRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             Finding &fd = e.add("jobs.stalled", stalled > 0 ? Sev::Critical : Sev::Warning,
-                                stalled > 0 ? QStringLiteral("%1 active jobs stalled").arg(stalled)
-                                            : QStringLiteral("%1 active jobs running far too long").arg(items.size()),
+                                stalled > 0 ? counted(stalled, "%1 active job stalled", "%1 active jobs stalled")
+                                            : counted(items.size(), "%1 active job running far too long",
+                                                      "%1 active jobs running far too long"),
                                 QStringLiteral("A job is active but nothing works on it: its worker died or lost its "
                                                "lock. The library's stalled-job check (or a restart of the worker) "
                                                "puts it back; a job stuck in an endless await needs a timeout."),
@@ -1228,7 +1247,8 @@ void queueRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             Finding &fd = e.add("jobs.dead-worker", Sev::Critical,
-                                QStringLiteral("%1 workers stopped beating while holding jobs").arg(items.size()),
+                                counted(items.size(), "%1 worker stopped beating while holding jobs",
+                                        "%1 workers stopped beating while holding jobs"),
                                 QStringLiteral("The worker process is gone but its jobs stay claimed. Restart it or "
                                                "requeue its jobs (RQ: clean the registries; Sidekiq: the super "
                                                "fetch's recovery)."),
@@ -1254,11 +1274,12 @@ void sizeRules(Evaluation &e)
                 items.append(keyItem(k.key, format::bytes(k.elements)));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("size.big-string", Sev::Warning, QStringLiteral("%1 big strings").arg(items.size()),
-                                QStringLiteral("Big values block the server while they are read, written or "
-                                               "deleted, and fill the network. Split them, compress them, or keep "
-                                               "them elsewhere; delete with UNLINK."),
-                                covSentence, QStringLiteral("memory"));
+            Finding &fd
+                = e.add("size.big-string", Sev::Warning, counted(items.size(), "%1 big string", "%1 big strings"),
+                        QStringLiteral("Big values block the server while they are read, written or "
+                                       "deleted, and fill the network. Split them, compress them, or keep "
+                                       "them elsewhere; delete with UNLINK."),
+                        covSentence, QStringLiteral("memory"));
             fd.evidence = items;
             fd.affected = items.size();
         }
@@ -1272,12 +1293,12 @@ void sizeRules(Evaluation &e)
                     QStringLiteral("%1, %2 elements").arg(keyTypeName(k.type), format::count(quint64(k.elements)))));
         }
         if (!items.isEmpty()) {
-            Finding &fd
-                = e.add("size.big-collection", Sev::Warning, QStringLiteral("%1 big collections").arg(items.size()),
-                        QStringLiteral("Reading a big collection whole (HGETALL, SMEMBERS, LRANGE 0 -1) "
-                                       "blocks the server; so does deleting it with DEL. Page with the SCAN "
-                                       "family, split by a bucket in the name, delete with UNLINK."),
-                        covSentence, QStringLiteral("memory"));
+            Finding &fd = e.add("size.big-collection", Sev::Warning,
+                                counted(items.size(), "%1 big collection", "%1 big collections"),
+                                QStringLiteral("Reading a big collection whole (HGETALL, SMEMBERS, LRANGE 0 -1) "
+                                               "blocks the server; so does deleting it with DEL. Page with the SCAN "
+                                               "family, split by a bucket in the name, delete with UNLINK."),
+                                covSentence, QStringLiteral("memory"));
             fd.evidence = items;
             fd.affected = items.size();
         }
@@ -1310,12 +1331,13 @@ void sizeRules(Evaluation &e)
                               .arg(e.t.value("size.tiny_string_bytes"))});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("size.tiny-strings", Sev::Info,
-                                QStringLiteral("%1 families of many tiny strings").arg(items.size()),
-                                QStringLiteral("Each key costs about 50-70 bytes of its own. Small values that are "
-                                               "read together are cheaper as fields of hashes bucketed by id "
-                                               "(user:12:… → HSET users:0 12 …), unless each needs its own TTL."),
-                                e.keys(), QStringLiteral("memory"));
+            Finding &fd
+                = e.add("size.tiny-strings", Sev::Info,
+                        counted(items.size(), "%1 family of many tiny strings", "%1 families of many tiny strings"),
+                        QStringLiteral("Each key costs about 50-70 bytes of its own. Small values that are "
+                                       "read together are cheaper as fields of hashes bucketed by id "
+                                       "(user:12:… → HSET users:0 12 …), unless each needs its own TTL."),
+                        e.keys(), QStringLiteral("memory"));
             fd.evidence = items;
             fd.affected = keys;
             fd.impact = double(keys);
@@ -1382,7 +1404,8 @@ void commandRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             Finding &fd = e.add("commands.whole-reads", Sev::Info,
-                                QStringLiteral("%1 whole reads of collections in the slow log").arg(items.size()),
+                                counted(items.size(), "%1 whole read of a collection in the slow log",
+                                        "%1 whole reads of collections in the slow log"),
                                 QStringLiteral("Page through big collections (HSCAN, SSCAN, LRANGE with a window, "
                                                "ZRANGE … LIMIT) instead of reading them whole."),
                                 QStringLiteral("from the slow log"), QStringLiteral("slowlog"));
@@ -1401,11 +1424,12 @@ void commandRules(Evaluation &e)
                               QStringLiteral("%1 ms").arg(double(s.durationUs) / 1000.0, 0, 'f', 1)});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("commands.long-scripts", Sev::Warning,
-                                QStringLiteral("%1 long scripts in the slow log").arg(items.size()),
-                                QStringLiteral("A script blocks every other client while it runs. Keep scripts "
-                                               "short; page big work over several calls."),
-                                QStringLiteral("from the slow log"), QStringLiteral("slowlog"));
+            Finding &fd
+                = e.add("commands.long-scripts", Sev::Warning,
+                        counted(items.size(), "%1 long script in the slow log", "%1 long scripts in the slow log"),
+                        QStringLiteral("A script blocks every other client while it runs. Keep scripts "
+                                       "short; page big work over several calls."),
+                        QStringLiteral("from the slow log"), QStringLiteral("slowlog"));
             fd.evidence = items;
             fd.affected = items.size();
         }
@@ -1479,11 +1503,12 @@ void serverRules(Evaluation &e)
                               QStringLiteral("%1 keys").arg(format::count(quint64(db.keys)))});
         }
         if (items.size() > 1) {
-            Finding &fd = e.add("server.databases", Sev::Info,
-                                QStringLiteral("%1 logical databases hold keys").arg(items.size()),
-                                QStringLiteral("Logical databases share one server's memory, CPU and eviction, and "
-                                               "Redis Cluster has only db0. Prefer separate servers, or key prefixes."),
-                                e.server(), QStringLiteral("overview"));
+            Finding &fd
+                = e.add("server.databases", Sev::Info,
+                        counted(items.size(), "%1 logical databases hold keys", "%1 logical databases hold keys"),
+                        QStringLiteral("Logical databases share one server's memory, CPU and eviction, and "
+                                       "Redis Cluster has only db0. Prefer separate servers, or key prefixes."),
+                        e.server(), QStringLiteral("overview"));
             fd.evidence = items;
             fd.affected = items.size();
         }
