@@ -191,6 +191,10 @@ void RedisWorker::finishHandshake(const RedisReply &reply)
         // (NOAUTH on PING still fails: no password was given for a server that needs one.)
         if (i == pingAt && err.kind == RedisError::Kind::NoPerm)
             err = {};
+        // A server whose snapshots fail refuses PING with MISCONF (stop-writes-on-bgsave-error)
+        // but serves reads: exactly when someone needs to look at it.
+        if (i == pingAt && reply.values.at(i).errorCode() == "MISCONF")
+            err = {};
         if (err && i == selectAt)
             err.message = QStringLiteral("cannot select database %1: %2").arg(m_profile.db).arg(err.message);
     }
