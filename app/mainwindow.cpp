@@ -347,14 +347,19 @@ void MainWindow::connectParts()
     // Every scanned key is classified as it arrives; the browser's pattern column fills in
     // batches, the panels and the by-pattern grouping get the settled verdicts.
     connect(m_browser, &KeyBrowser::scanStarted, m_patterns, &PatternIndex::clear);
+    connect(m_browser, &KeyBrowser::scanStarted, m_triage, [this] { m_triage->setCoverage({}); });
     connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_patterns,
             [this](const ScanBatch &batch) { m_patterns->addKeys(batch.keys); });
     m_browser->setPatternLookup([index = m_patterns](const QByteArray &key) { return index->match(key); });
     connect(m_patterns, &PatternIndex::classified, m_browser, &KeyBrowser::patternsChanged);
     connect(m_patterns, &PatternIndex::idle, this, &MainWindow::distributePatterns);
     connect(m_patterns, &PatternIndex::idle, m_triage, [this] {
+        // An index cleared for a scan that has not reported yet has nothing to judge.
         KeyspaceCoverage coverage = m_triage->coverage();
+        if (!coverage.scanned)
+            return;
         coverage.examined = m_patterns->size();
+        coverage.complete = !m_browser->scanner()->isRunning();
         m_triage->setCoverage(coverage);
         m_triage->keyspaceSettled();
     });

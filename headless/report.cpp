@@ -204,8 +204,9 @@ int report(const ReportRequest &request, const ConnectionProfile &profile, Teard
         coverage.scanned = true;
         coverage.examined = qint64(scan->distinctKeys());
         coverage.total = scan->progress().dbsize;
-        coverage.sampled = scan->stoppedEarly();
-        coverage.complete = !scan->stoppedEarly();
+        // A sample that reached every key is the whole keyspace.
+        coverage.sampled = scan->stoppedEarly() && (coverage.total < 0 || coverage.examined < coverage.total);
+        coverage.complete = !coverage.sampled;
         if (bar)
             progress.status(QStringLiteral("reading the patterns of %1 keys…").arg(coverage.examined));
         collector->collect(scan->index(), coverage);

@@ -19,6 +19,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace {
 
@@ -182,7 +183,8 @@ void TriagePanel::activeChanged(bool active)
         return;
     }
     m_refreshTimer->start();
-    if (m_stale && m_index)
+    // Before the scan's first keys are classified there is nothing to judge the keyspace by.
+    if (m_stale && m_index && m_coverage.scanned)
         collectNow();
 }
 
@@ -263,11 +265,22 @@ void TriagePanel::showResult()
                                .arg(m_result->coverage)
                                .arg(m_result->rulesChecked));
     }
-    QStringList notChecked;
-    for (const auto &[id, why] : m_result->notChecked)
-        notChecked << QStringLiteral("%1 (%2)").arg(id, why);
-    m_notChecked->setText(notChecked.isEmpty() ? QString()
-                                               : tr("Not checked: %1.").arg(notChecked.join(QStringLiteral("; "))));
+    // Not checked, by reason: "5 rules: no locks found".
+    QList<std::pair<QString, QStringList>> byWhy;
+    for (const auto &[id, why] : m_result->notChecked) {
+        auto it = std::find_if(byWhy.begin(), byWhy.end(), [&why = why](const auto &p) { return p.first == why; });
+        if (it == byWhy.end())
+            byWhy.append({why, {id}});
+        else
+            it->second.append(id);
+    }
+    QStringList parts, tips;
+    for (const auto &[why, ids] : byWhy) {
+        parts << tr("%n rule(s): %1", nullptr, int(ids.size())).arg(why);
+        tips << QStringLiteral("%1: %2").arg(why, ids.join(QStringLiteral(", ")));
+    }
+    m_notChecked->setText(parts.isEmpty() ? QString() : tr("Not checked: %1.").arg(parts.join(QStringLiteral("; "))));
+    m_notChecked->setToolTip(tips.join(QLatin1Char('\n')));
     setBadge(n[2] + n[1], n[2] > 0 ? Severity::Bad : Severity::Warning,
              tr("%1 critical and %2 warning findings").arg(n[2]).arg(n[1]));
     updateDismissedMenu();
