@@ -16,7 +16,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Counters that only grow while the server runs; a decrease means they were reset.
 const char *const kCounters[] = {
     "total_commands_processed", "total_net_input_bytes", "total_net_output_bytes", "keyspace_hits",
-    "keyspace_misses",          "expired_keys",          "evicted_keys",
+    "keyspace_misses",          "expired_keys",          "evicted_keys",           "total_error_replies",
 };
 
 double gauge(const ServerInfo &info, const QByteArray &name)
@@ -50,6 +50,7 @@ QString HealthSeries::columnName(Series s)
     case Series::EvictedPerSec: return QStringLiteral("evicted_keys_per_sec");
     case Series::ConnectedClients: return QStringLiteral("connected_clients");
     case Series::BlockedClients: return QStringLiteral("blocked_clients");
+    case Series::ErrorsPerSec: return QStringLiteral("errors_per_sec");
     }
     return {};
 }
@@ -70,6 +71,7 @@ QString HealthSeries::title(Series s)
     case Series::EvictedPerSec: return tr("evicted/s");
     case Series::ConnectedClients: return tr("connected");
     case Series::BlockedClients: return tr("blocked");
+    case Series::ErrorsPerSec: return tr("errors/s");
     }
     return {};
 }
@@ -158,6 +160,7 @@ bool HealthSeries::addSample(const ServerInfo &info)
             set(Series::NetOutPerSec, delta("total_net_output_bytes") / dt);
             set(Series::ExpiredPerSec, delta("expired_keys") / dt);
             set(Series::EvictedPerSec, delta("evicted_keys") / dt);
+            set(Series::ErrorsPerSec, delta("total_error_replies") / dt);
             const double hits = delta("keyspace_hits");
             const double misses = delta("keyspace_misses");
             if (hits + misses > 0)

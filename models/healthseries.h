@@ -37,8 +37,9 @@ public:
         EvictedPerSec, // keys per second
         ConnectedClients,
         BlockedClients,
+        ErrorsPerSec, // error replies per second (total_error_replies, 6.2+); NaN before
     };
-    static constexpr int kSeriesCount = int(Series::BlockedClients) + 1;
+    static constexpr int kSeriesCount = int(Series::ErrorsPerSec) + 1;
 
     // One label/value pair of the header ("Role", "master").
     struct Fact

@@ -39,6 +39,7 @@ Unit unitOf(Series s)
     case Series::NetOutPerSec: return Unit::BytesPerSec;
     case Series::HitRatio: return Unit::Percent;
     case Series::OpsPerSec:
+    case Series::ErrorsPerSec:
     case Series::ExpiredPerSec:
     case Series::EvictedPerSec: return Unit::PerSec;
     case Series::ConnectedClients:
@@ -253,7 +254,7 @@ void OverviewPanel::buildPlot()
         {Series::NetInPerSec, ThroughputChart, true},  {Series::NetOutPerSec, ThroughputChart, true},
         {Series::HitRatio, CacheChart, false},         {Series::ExpiredPerSec, CacheChart, true},
         {Series::EvictedPerSec, CacheChart, true},     {Series::ConnectedClients, ClientsChart, false},
-        {Series::BlockedClients, ClientsChart, false},
+        {Series::BlockedClients, ClientsChart, false}, {Series::ErrorsPerSec, ThroughputChart, false},
     };
     for (Line line : lines) {
         QCPAxisRect *rect = m_rects[size_t(line.chart)];
@@ -287,7 +288,7 @@ void OverviewPanel::restyle()
         QPen pen(chartstyle::bad(pal), 1.6);
         if (line.series == Series::MaxMemory)
             pen.setStyle(Qt::DashDotLine);
-        else if (line.series != Series::EvictedPerSec)
+        else if (line.series != Series::EvictedPerSec && line.series != Series::ErrorsPerSec)
             pen.setColor(chartstyle::series(indexInChart[line.chart]++, pal));
         if (line.series == Series::PeakMemory)
             pen.setStyle(Qt::DashLine);

@@ -338,7 +338,7 @@ void TestOverviewPanel::hoverShowsValues()
     QTRY_VERIFY_WITH_TIMEOUT(!m_panel->hoverText().isEmpty(), kWaitMs);
     const QString text = m_panel->hoverText();
     for (const char *expected :
-         {"used", "RSS", "commands/s", "net in", "hit ratio", "evicted/s", "connected", "blocked"})
+         {"used", "RSS", "commands/s", "errors/s", "net in", "hit ratio", "evicted/s", "connected", "blocked"})
         QVERIFY2(text.contains(QLatin1String(expected)), qPrintable(text));
     // Values, not only names: connected clients is at least our own connection.
     QVERIFY2(!text.contains(QLatin1String("connected –")), qPrintable(text));

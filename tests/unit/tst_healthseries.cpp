@@ -78,6 +78,20 @@ private:
     }
 
 private Q_SLOTS:
+    void errorRepliesPerSecond()
+    {
+        HealthSeries h;
+        QVERIFY(h.addSample(info(kStartMs, {{"total_error_replies", "40"}})));
+        QVERIFY(std::isnan(lastOf(h, Series::ErrorsPerSec)));
+        QVERIFY(h.addSample(info(kStartMs + 2000, {{"total_error_replies", "50"}})));
+        QCOMPARE(lastOf(h, Series::ErrorsPerSec), 5.0);
+        // A server before 6.2 has no such counter: no line, not a zero.
+        HealthSeries old;
+        QVERIFY(old.addSample(info(kStartMs)));
+        QVERIFY(old.addSample(info(kStartMs + 1000)));
+        QVERIFY(std::isnan(lastOf(old, Series::ErrorsPerSec)));
+        QCOMPARE(HealthSeries::columnName(Series::ErrorsPerSec), QStringLiteral("errors_per_sec"));
+    }
     void firstSampleHasGaugesButNoRates()
     {
         HealthSeries h;
