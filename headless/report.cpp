@@ -186,11 +186,18 @@ int report(const ReportRequest &request, const ConnectionProfile &profile, Teard
         code = exitCode;
         loop.exit(exitCode);
     };
+    // INFO before the scan: the rates (errors, evictions) then span the whole run, and the
+    // collection needs no second read a second later.
+    ServerInfo atStart;
     QObject::connect(&client, &RedisClient::ready, &loop, [&] {
         if (started)
             return;
         started = true;
-        scan->start();
+        client.send({"INFO", "everything"}, &loop, [&](const RedisReply &reply) {
+            if (reply.value(0).isString())
+                atStart = ServerInfo::parse(reply.value(0).bytes(), QDateTime::currentMSecsSinceEpoch());
+            scan->start();
+        });
     });
     QObject::connect(&client, &RedisClient::connectionError, &loop, [&](const RedisError &e) {
         const QString where = profile.displayName();
@@ -209,7 +216,7 @@ int report(const ReportRequest &request, const ConnectionProfile &profile, Teard
         coverage.complete = !coverage.sampled;
         if (bar)
             progress.status(QStringLiteral("reading the patterns of %1 keys…").arg(coverage.examined));
-        collector->collect(scan->index(), coverage);
+        collector->collect(scan->index(), coverage, atStart);
     });
     QObject::connect(collector.get(), &TriageCollector::step, &loop, [&](const QString &what) {
         if (bar)

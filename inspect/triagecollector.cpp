@@ -77,7 +77,6 @@ struct TriageCollector::Round : QObject
     QList<PatternMatch> locks, caches, sessions, rateLimits, jobs, cacheEntries;
     QList<QByteArray> streams, lists, zsets, geo;
     QList<std::pair<QByteArray, KeyType>> probe;
-    qint64 firstInfoAtMs = 0;
 };
 
 TriageCollector::TriageCollector(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
@@ -212,7 +211,6 @@ void TriageCollector::readServer()
         const RedisValue &info = reply.value(0);
         if (info.isString()) {
             f.info = ServerInfo::parse(info.bytes(), now());
-            r.firstInfoAtMs = now();
         } else {
             f.infoError = reply.ok() ? QString::fromUtf8(info.bytes()) : reply.error.message;
         }
@@ -251,22 +249,26 @@ void TriageCollector::readSecondInfo()
         next();
         return;
     }
-    // Rates need two reads: the window's earlier one, or a second one here, a second after the first.
-    if (!r.facts.earlierInfo.isEmpty() && r.facts.earlierInfo.capturedAtMs() < r.facts.info.capturedAtMs()) {
+    // Rates need two reads at least kRateSpanMs apart: the caller's earlier one and this round's,
+    // or this round's first and a second one here.
+    const bool hasEarlier
+        = !r.facts.earlierInfo.isEmpty() && r.facts.earlierInfo.capturedAtMs() < r.facts.info.capturedAtMs();
+    const ServerInfo base = hasEarlier ? r.facts.earlierInfo : r.facts.info;
+    if (hasEarlier && r.facts.info.capturedAtMs() - base.capturedAtMs() >= kRateSpanMs) {
         next();
         return;
     }
-    const qint64 wait = qMax<qint64>(0, r.firstInfoAtMs + kRateSpanMs - now());
+    const qint64 wait = qMax<qint64>(0, base.capturedAtMs() + kRateSpanMs - now());
     Q_EMIT step(QStringLiteral("reading INFO again for rates…"));
-    QTimer::singleShot(int(wait), &r, [this, round = m_round.data()] {
+    QTimer::singleShot(int(wait), &r, [this, round = m_round.data(), base] {
         if (round != m_round || !m_client)
             return;
-        m_client->send({"INFO", "everything"}, round, [this, round](const RedisReply &reply) {
+        m_client->send({"INFO", "everything"}, round, [this, round, base](const RedisReply &reply) {
             if (round != m_round)
                 return;
             Round &r = *round;
             if (reply.value(0).isString()) {
-                r.facts.earlierInfo = r.facts.info;
+                r.facts.earlierInfo = base;
                 r.facts.info = ServerInfo::parse(reply.value(0).bytes(), now());
             }
             next();

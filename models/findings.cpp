@@ -107,8 +107,7 @@ QStringList TriageThresholds::names() const
 
 QString TriageThresholds::userFile()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation)
-        + QStringLiteral("/redislens/thresholds.json");
+    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/thresholds.json");
 }
 
 // ---- coverage ----

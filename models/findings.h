@@ -67,7 +67,7 @@ public:
     double value(const char *name) const;
     void set(const QString &name, double value) { m_values.insert(name, value); }
     QStringList names() const;
-    // The user's file when it exists: <config dir>/redislens/thresholds.json.
+    // The user's file, beside the pattern rules: <app config dir>/thresholds.json.
     static QString userFile();
 
 private:
