@@ -104,6 +104,7 @@ void TriageCollector::collect(const PatternIndex &index, const KeyspaceCoverage 
 {
     cancel();
     m_round = new Round;
+    m_round->setParent(this); // a round still waiting for its deferred delete goes with the collector
     Round &r = *m_round;
     r.facts.coverage = coverage;
     r.facts.earlierInfo = earlierInfo;
@@ -461,25 +462,50 @@ void TriageCollector::readSizes()
         next();
         return;
     }
-    Q_EMIT step(QStringLiteral("reading the lengths of %1 keys…").arg(r.probe.size()));
+    // Per key: its length, its memory (MEMORY USAGE, 5 samples of a collection's elements) and,
+    // under an LFU policy, its access frequency counter.
+    const QByteArray policy = r.facts.config.value("maxmemory-policy", r.facts.info.value("maxmemory_policy"));
+    const bool lfu = policy.contains("lfu");
+    r.facts.freqRead = lfu;
+    r.facts.freqWhy = policy.isEmpty()
+        ? QStringLiteral("the eviction policy is unknown")
+        : QStringLiteral("maxmemory-policy is %1, not LFU (OBJECT FREQ needs one)").arg(QString::fromUtf8(policy));
+    const int per = lfu ? 3 : 2;
+    Q_EMIT step(QStringLiteral("reading the lengths and memory of %1 keys…").arg(r.probe.size()));
     QList<RedisCommand> cmds;
-    cmds.reserve(r.probe.size());
-    for (const auto &[key, type] : std::as_const(r.probe))
+    cmds.reserve(r.probe.size() * per);
+    for (const auto &[key, type] : std::as_const(r.probe)) {
         cmds.append({keyTypeLengthCommand(type), key});
-    m_client->sendBatch(cmds, &r, [this, round = m_round.data()](const RedisReply &reply) {
+        cmds.append({"MEMORY", "USAGE", key, "SAMPLES", "5"});
+        if (lfu)
+            cmds.append({"OBJECT", "FREQ", key});
+    }
+    m_client->sendBatch(cmds, &r, [this, round = m_round.data(), per, lfu](const RedisReply &reply) {
         if (round != m_round)
             return;
         Round &r = *round;
+        QList<std::pair<QByteArray, qint64>> hot;
         for (qsizetype i = 0; i < r.probe.size(); ++i) {
-            const RedisValue &v = reply.value(i);
-            if (!v.isInteger())
-                continue; // gone, or refused
-            KeySample s;
-            s.key = r.probe.at(i).first;
-            s.type = r.probe.at(i).second;
-            s.elements = v.toInteger();
-            r.facts.bigKeys.append(s);
+            const RedisValue &length = reply.value(i * per);
+            const RedisValue &memory = reply.value(i * per + 1);
+            const QByteArray &key = r.probe.at(i).first;
+            if (length.isInteger()) {
+                KeySample s;
+                s.key = key;
+                s.type = r.probe.at(i).second;
+                s.elements = length.toInteger();
+                r.facts.bigKeys.append(s);
+            }
+            if (memory.isInteger()) {
+                const qsizetype colon = key.indexOf(':');
+                r.facts.namespaceMemory[colon < 0 ? QByteArray() : key.left(colon)] += memory.toInteger();
+                ++r.facts.memoryProbed;
+            }
+            if (lfu && reply.value(i * per + 2).isInteger())
+                hot.append({key, reply.value(i * per + 2).toInteger()});
         }
+        std::sort(hot.begin(), hot.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+        r.facts.hotKeys = hot.mid(0, 100);
         next();
     });
 }

@@ -149,6 +149,7 @@ const QList<TriageRule> &triageRules()
         {"memory.evictions", "memory", "keys evicted"},
         {"memory.policy-mismatch", "memory", "an eviction policy that does not fit the data"},
         {"memory.fragmentation", "memory", "high fragmentation"},
+        {"memory.namespace-dominates", "memory", "one namespace holding most of the memory"},
         {"persistence.off", "persistence", "persistence off while durable data is present"},
         {"persistence.save-failing", "persistence", "RDB saves failing or long overdue"},
         {"persistence.aof-failing", "persistence", "AOF writes or rewrites failing"},
@@ -184,6 +185,7 @@ const QList<TriageRule> &triageRules()
         {"commands.dangerous", "commands", "KEYS, FLUSHALL or FLUSHDB in use"},
         {"commands.whole-reads", "commands", "whole reads of collections in the slow log"},
         {"commands.long-scripts", "commands", "long scripts in the slow log"},
+        {"commands.hot-keys", "commands", "hot keys (OBJECT FREQ under an LFU policy)"},
         {"security.default-nopass", "security", "the default user has no password"},
         {"security.protected-mode", "security", "protected mode off on a reachable address"},
         {"keys.sensitive-names", "keys", "e-mail addresses or tokens in key names"},
@@ -543,6 +545,71 @@ void memoryRules(Evaluation &e)
     }
 }
 
+void namespaceMemoryRule(Evaluation &e)
+{
+    if (!e.check("memory.namespace-dominates", e.f.memoryProbed > 0,
+                 e.f.coverage.scanned ? QStringLiteral("MEMORY USAGE was not read")
+                                      : QStringLiteral("the keyspace was not scanned")))
+        return;
+    qint64 total = 0;
+    for (qint64 bytes : e.f.namespaceMemory)
+        total += bytes;
+    if (total <= 0 || e.f.namespaceMemory.size() < 2)
+        return;
+    QList<std::pair<QByteArray, qint64>> spaces;
+    for (auto it = e.f.namespaceMemory.cbegin(); it != e.f.namespaceMemory.cend(); ++it)
+        spaces.append({it.key(), it.value()});
+    std::sort(spaces.begin(), spaces.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+    const double share = double(spaces.constFirst().second) / double(total);
+    const qint64 used = e.f.info.integer("used_memory", -1);
+    // Dominance matters where the bytes do: a small server is always mostly its main namespace.
+    if (share < e.t.value("memory.namespace_share")
+        || share * double(qMax<qint64>(used, total)) < e.t.value("memory.namespace_bytes"))
+        return;
+    const QString name = spaces.constFirst().first.isEmpty()
+        ? QStringLiteral("(names without ':')")
+        : bytesescape::escape(spaces.constFirst().first) + QLatin1Char(':');
+    Finding &fd = e.add("memory.namespace-dominates", Sev::Info,
+                        QStringLiteral("%1 holds %2 of the memory").arg(name, pct(share)),
+                        QStringLiteral("One family of keys dominates: check that its size is intended (TTLs, trimming, "
+                                       "compression), and consider a server of its own if its eviction needs differ."),
+                        QStringLiteral("from MEMORY USAGE of %1 keys").arg(format::count(quint64(e.f.memoryProbed))),
+                        QStringLiteral("memory"));
+    for (qsizetype i = 0; i < spaces.size() && i < 10; ++i) {
+        const double s = double(spaces.at(i).second) / double(total);
+        fd.evidence.append(
+            {spaces.at(i).first.isEmpty() ? QStringLiteral("(names without ':')")
+                                          : bytesescape::escape(spaces.at(i).first) + QLatin1Char(':'),
+             {},
+             used > 0
+                 ? QStringLiteral("%1, about %2 of used memory").arg(pct(s), format::bytes(qint64(s * double(used))))
+                 : pct(s)});
+    }
+    fd.affected = 1;
+    fd.impact = share;
+}
+
+void hotKeysRule(Evaluation &e)
+{
+    if (!e.check("commands.hot-keys", e.f.freqRead,
+                 e.f.freqWhy.isEmpty() ? QStringLiteral("OBJECT FREQ was not read") : e.f.freqWhy))
+        return;
+    QList<FindingItem> items;
+    for (const auto &[key, freq] : e.f.hotKeys) {
+        if (freq >= e.t.value("commands.hot_key_freq"))
+            items.append(keyItem(key, QStringLiteral("LFU counter %1").arg(freq)));
+    }
+    if (items.isEmpty())
+        return;
+    Finding &fd = e.add("commands.hot-keys", Sev::Info, counted(items.size(), "%1 hot key", "%1 hot keys"),
+                        QStringLiteral("A few keys take most of the reads: cache them in the application for a "
+                                       "moment, or spread them over copies (key:{1..N}) on a cluster."),
+                        QStringLiteral("from OBJECT FREQ of %1 keys").arg(format::count(quint64(e.f.memoryProbed))),
+                        QStringLiteral("keys"));
+    fd.evidence = items;
+    fd.affected = items.size();
+}
+
 void persistenceRules(Evaluation &e)
 {
     const ServerInfo &info = e.f.info;
@@ -655,7 +722,8 @@ void cacheRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             Finding &fd = e.add("cache.no-jitter", Sev::Warning,
-                                QStringLiteral("Cache keys of %1 namespaces expire together").arg(items.size()),
+                                counted(items.size(), "Cache keys of %1 namespace expire together",
+                                        "Cache keys of %1 namespaces expire together"),
                                 QStringLiteral("Keys written with the same TTL expire in the same second and send "
                                                "every reader to the database at once. Add jitter: TTL × (1 ± 10 %)."),
                                 e.keys(), panel);
@@ -827,11 +895,12 @@ void keyLifetimeRules(Evaluation &e)
             items.append({d.family, {}, QStringLiteral("%1 keys without TTL").arg(format::count(d.noTtl))});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("dedup.no-ttl", Sev::Warning,
-                                QStringLiteral("Dedup state without TTL (%1 sets or families)").arg(items.size()),
-                                QStringLiteral("A dedup set only grows unless it expires: key it by day "
-                                               "(seen:2026-12-06) with a TTL, or use SET NX EX per event."),
-                                e.keys(), QStringLiteral("caches"));
+            Finding &fd = e.add(
+                "dedup.no-ttl", Sev::Warning,
+                counted(items.size(), "%1 dedup set or family without TTL", "%1 dedup sets or families without TTL"),
+                QStringLiteral("A dedup set only grows unless it expires: key it by day "
+                               "(seen:2026-12-06) with a TTL, or use SET NX EX per event."),
+                e.keys(), QStringLiteral("caches"));
             fd.evidence = items;
             fd.affected = affected;
             fd.impact = double(affected);
@@ -1567,6 +1636,8 @@ TriageResult evaluateTriage(const TriageFacts &facts, const TriageThresholds &th
 {
     Evaluation e(facts, thresholds, only, exclude);
     memoryRules(e);
+    namespaceMemoryRule(e);
+    hotKeysRule(e);
     persistenceRules(e);
     cacheRules(e);
     keyLifetimeRules(e);

@@ -148,6 +148,11 @@ struct TriageFacts
     QList<std::pair<QByteArray, QString>> sensitiveNames; // (key, what it holds): e-mail, JWT…
     qint64 sensitiveNameCount = 0; // more than the list when it was capped
     QList<KeySample> bigKeys; // keys whose element count or length was read (samples)
+    QHash<QByteArray, qint64> namespaceMemory; // MEMORY USAGE of the probed keys, by namespace
+    qint64 memoryProbed = 0; // keys whose MEMORY USAGE was read
+    QList<std::pair<QByteArray, qint64>> hotKeys; // OBJECT FREQ of the probed keys, hottest first
+    bool freqRead = false; // the policy is LFU and OBJECT FREQ was read
+    QString freqWhy; // why not
     // Pattern readers' results; nullopt: not read (no such keys, or the reader failed).
     std::optional<QList<LockInfo>> locks;
     std::optional<CachesResults> caches;

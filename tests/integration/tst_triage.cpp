@@ -74,6 +74,7 @@ private Q_SLOTS:
     void memoryRulesOnARealServer();
     void persistenceFailuresOnARealServer();
     void errorsWhileReading();
+    void hotKeysUnderLfu();
     void failOnExitStatuses();
     void usageAndConnectionErrorsExitTwo_data();
     void usageAndConnectionErrorsExitTwo();
@@ -154,6 +155,7 @@ void TestTriage::initTestCase()
     QFile t(m_thresholds);
     QVERIFY(t.open(QIODevice::WriteOnly));
     t.write(R"({"queue.length": 100, "stream.consumer_idle_ms": 1, "server.cached_scripts": 1,
+                "memory.namespace_share": 0.3, "memory.namespace_bytes": 0,
                 "clients.connected": 1, "server.min_version": 99, "_comment": "the broken server's"})");
 }
 
@@ -260,13 +262,14 @@ void TestTriage::writeBrokenData()
                      R"({"data":{"total":)" + QByteArray::number(i) + R"(},"logical_expires_at":)"
                          + QByteArray::number(now / 1000 - 7200) + '}',
                      "EX", QByteArray::number(86400 + i * 30)});
-    // Sizes: a 200 KB string, a set of 6,000 members, 12,000 one-byte flags.
+    // Sizes: a 200 KB string, a set of 6,000 members, 9,000 one-byte flags (fewer keys in all
+    // than the length probe's 10,000, so it reads every one).
     cmds.append({"SET", "blob:report.csv", QByteArray(200 * 1024, 'x')});
     QList<QByteArray> sadd{"SADD", "members:all"};
     for (int i = 0; i < 6000; ++i)
         sadd.append("m" + QByteArray::number(i));
     cmds.append(sadd);
-    for (int i = 0; i < 12000; ++i)
+    for (int i = 0; i < 9000; ++i)
         cmds.append({"SET", "flag:user:" + QByteArray::number(100000 + i), "1"});
     // A name that holds an e-mail address; a second database in use.
     cmds.append({"SET", "cart:ann.lee@example.com", "3", "EX", "3600"});
@@ -353,6 +356,7 @@ void TestTriage::brokenServerRaisesEachRule()
         QStringLiteral("server.old-version"),
         QStringLiteral("clients.too-many"),
         QStringLiteral("memory.no-maxmemory"),
+        QStringLiteral("memory.namespace-dominates"),
         QStringLiteral("persistence.off"),
         QStringLiteral("security.default-nopass"),
     };
@@ -479,6 +483,38 @@ void TestTriage::errorsWhileReading()
     QCOMPARE(ids(calm), QSet<QString>({QStringLiteral("errors.recorded")}));
 }
 
+void TestTriage::hotKeysUnderLfu()
+{
+    TestServer server;
+    QString error;
+    QVERIFY2(server.start(&error), qPrintable(error));
+    RawConnection raw(server.port());
+    QList<QList<QByteArray>> cmds;
+    for (int i = 0; i < 50; ++i)
+        cmds.append({"SET", "item:" + QByteArray::number(i), "v"});
+    raw.pipeline(cmds);
+    const QStringList at{QStringLiteral("-p"), QString::number(server.port()), QStringLiteral("--only"),
+                         QStringLiteral("commands.hot-keys")};
+    // Not LFU: not checked, and it says why.
+    QJsonObject doc = document(at);
+    QVERIFY(ids(doc).isEmpty());
+    const QJsonArray notChecked = doc.value(QStringLiteral("not_checked")).toArray();
+    QCOMPARE(notChecked.size(), 1);
+    QVERIFY(notChecked.first().toObject().value(QStringLiteral("why")).toString().contains(QStringLiteral("LFU")));
+    // LFU, every access counted: one key read 300 times.
+    raw.command({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"});
+    raw.command({"CONFIG", "SET", "lfu-log-factor", "0"});
+    cmds.clear();
+    for (int i = 0; i < 300; ++i)
+        cmds.append(QList<QByteArray>{"GET", "item:7"});
+    raw.pipeline(cmds);
+    doc = document(at);
+    const QJsonArray evidence
+        = findingOf(doc, QStringLiteral("commands.hot-keys")).value(QStringLiteral("evidence")).toArray();
+    QCOMPARE(evidence.size(), 1);
+    QCOMPARE(evidence.first().toObject().value(QStringLiteral("key")).toString(), QStringLiteral("item:7"));
+}
+
 void TestTriage::failOnExitStatuses()
 {
     const QStringList demo{QStringLiteral("-p"), QString::number(m_demo->profile().port)};
@@ -564,22 +600,62 @@ void TestTriage::formatsNameTheSameFindings()
 
 void TestTriage::readsOnlyAndPrintsNoPassword()
 {
-    RawConnection raw(m_clean->port());
+    // A server of its own, whose keys do not expire while the report reads (the digest covers them).
+    TestServer server({QStringLiteral("--requirepass"), QString::fromLatin1(kPassword)});
+    QString error;
+    QVERIFY2(server.start(&error), qPrintable(error));
+    RawConnection raw(server.port());
     QCOMPARE(raw.command({"AUTH", kPassword}).bytes(), QByteArray("OK"));
+    QList<QList<QByteArray>> cmds;
+    for (int i = 0; i < 200; ++i)
+        cmds.append({"SET", "cache:item:" + QByteArray::number(i), R"({"v":1})", "EX", QByteArray::number(7200 + i)});
+    cmds.append({"SET", "lock:job:1", "a1b2c3d4-e5f6-4789-9abc-def012345678"});
+    cmds.append({"HSET", "session:0f3a9c00e1c2b3a4d5e6f708", "user_id", "7", "csrf_token", "t0k"});
+    for (int i = 0; i < 100; ++i)
+        cmds.append({"XADD", "events:orders", "*", "n", QByteArray::number(i)});
+    cmds.append({"XGROUP", "CREATE", "events:orders", "billing", "0"});
+    cmds.append({"XREADGROUP", "GROUP", "billing", "c1", "COUNT", "5", "STREAMS", "events:orders", ">"});
+    cmds.append({"LPUSH", "q:mail", "job"});
+    cmds.append({"GEOADD", "geo:shops", "2.35", "48.86", "paris"});
+    raw.pipeline(cmds);
     const QByteArray digest = raw.command({"DEBUG", "DIGEST"}).bytes();
     const QHash<QByteArray, qint64> before = commandCalls(raw);
-    const ProcessRun r = report({QStringLiteral("-p"), QString::number(m_clean->port()), QStringLiteral("-a"),
+    const ProcessRun r = report({QStringLiteral("-p"), QString::number(server.port()), QStringLiteral("-a"),
                                  QString::fromLatin1(kPassword), QStringLiteral("--read-only"),
                                  QStringLiteral("--format"), QStringLiteral("markdown")});
-    QCOMPARE(r.code, 0);
+    QCOMPARE(r.code, 1); // the lock without TTL
+    QVERIFY(r.out.contains("lock.no-ttl"));
     QVERIFY(!r.out.contains(kPassword));
     QVERIFY(!r.err.contains(kPassword));
     QCOMPARE(raw.command({"DEBUG", "DIGEST"}).bytes(), digest);
     const QHash<QByteArray, qint64> after = commandCalls(raw);
-    const QSet<QByteArray> writes{"set",         "del",        "unlink",     "expire",  "pexpire",    "hset",
-                                  "zadd",        "xadd",       "xack",       "xclaim",  "xautoclaim", "lpush",
-                                  "rpush",       "lmove",      "eval",       "evalsha", "flushdb",    "flushall",
-                                  "script|kill", "config|set", "client|kill"};
+    QVERIFY(after.value("xinfo|groups") > before.value("xinfo|groups")); // it did read
+    const QSet<QByteArray> writes{"set",
+                                  "del",
+                                  "unlink",
+                                  "expire",
+                                  "pexpire",
+                                  "hset",
+                                  "zadd",
+                                  "xadd",
+                                  "xack",
+                                  "xclaim",
+                                  "xautoclaim",
+                                  "xgroup|create",
+                                  "xgroup|delconsumer",
+                                  "lpush",
+                                  "rpush",
+                                  "lmove",
+                                  "eval",
+                                  "evalsha",
+                                  "eval_ro",
+                                  "evalsha_ro",
+                                  "flushdb",
+                                  "flushall",
+                                  "script|kill",
+                                  "config|set",
+                                  "client|kill",
+                                  "persist"};
     for (auto it = after.cbegin(); it != after.cend(); ++it)
         QVERIFY2(!writes.contains(it.key()) || before.value(it.key()) == it.value(), it.key().constData());
 }

@@ -65,6 +65,7 @@ private Q_SLOTS:
     void notCheckedSaysWhy();
     void memoryRules();
     void policyMismatch();
+    void namespaceMemoryAndHotKeys();
     void persistenceRules();
     void cacheRules();
     void lifetimeRules();
@@ -219,6 +220,33 @@ void TestFindings::policyMismatch()
              FindingSeverity::Info);
     f.kindCounts[size_t(PatternKind::Session)] = 1;
     QVERIFY(!find(run(f, QStringLiteral("memory")), QStringLiteral("memory.policy-mismatch")));
+}
+
+void TestFindings::namespaceMemoryAndHotKeys()
+{
+    TriageFacts f = scanned();
+    f.info = info("used_memory:2000000000\r\n");
+    f.memoryProbed = 100;
+    f.namespaceMemory = {{"cache", 400}, {"session", 350}, {"", 250}};
+    QVERIFY(!find(run(f, QStringLiteral("memory")), QStringLiteral("memory.namespace-dominates")));
+    f.namespaceMemory = {{"cache", 800}, {"session", 150}, {"", 50}};
+    const Finding *dominates = find(run(f, QStringLiteral("memory")), QStringLiteral("memory.namespace-dominates"));
+    QVERIFY(dominates);
+    QCOMPARE(dominates->title, QStringLiteral("cache: holds 80 % of the memory"));
+    QVERIFY(dominates->evidence.constFirst().detail.contains(QStringLiteral("1.5 GiB")));
+    // A small server is always mostly one namespace: not worth a finding.
+    f.info = info("used_memory:2000000\r\n");
+    QVERIFY(!find(run(f, QStringLiteral("memory")), QStringLiteral("memory.namespace-dominates")));
+    // Hot keys: only under LFU, and only above the counter's threshold.
+    f.freqWhy = QStringLiteral("maxmemory-policy is noeviction, not LFU");
+    TriageResult r = run(f, QStringLiteral("commands.hot-keys"));
+    QCOMPARE(r.notChecked.size(), 1);
+    QCOMPARE(r.notChecked.constFirst().second, f.freqWhy);
+    f.freqRead = true;
+    f.hotKeys = {{"item:7", 255}, {"item:8", 4}};
+    r = run(f, QStringLiteral("commands.hot-keys"));
+    QCOMPARE(find(r, QStringLiteral("commands.hot-keys"))->evidence.size(), 1);
+    QCOMPARE(find(r, QStringLiteral("commands.hot-keys"))->evidence.constFirst().key, QByteArray("item:7"));
 }
 
 void TestFindings::persistenceRules()
