@@ -136,8 +136,8 @@ TriagePanel::TriagePanel(RedisClient *client, QWidget *parent)
     buttons->addWidget(m_dismiss);
     details->addLayout(buttons);
     split->addWidget(m_details);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
     m_notChecked = panelparts::statusLabel(QStringLiteral("triageNotChecked"), QString(), this);
     layout->addWidget(m_notChecked);
@@ -276,7 +276,7 @@ void TriagePanel::showResult()
     }
     QStringList parts, tips;
     for (const auto &[why, ids] : byWhy) {
-        parts << tr("%n rule(s): %1", nullptr, int(ids.size())).arg(why);
+        parts << (ids.size() == 1 ? tr("1 rule: %1").arg(why) : tr("%1 rules: %2").arg(ids.size()).arg(why));
         tips << QStringLiteral("%1: %2").arg(why, ids.join(QStringLiteral(", ")));
     }
     m_notChecked->setText(parts.isEmpty() ? QString() : tr("Not checked: %1.").arg(parts.join(QStringLiteral("; "))));
