@@ -21,6 +21,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 namespace {
 
@@ -54,6 +55,7 @@ private:
     Run show(quint16 port, const QStringList &args) const;
     void checkJobPages(quint16 port, const QJsonArray &truthJobs) const;
     void checkLiveWorkers(quint16 port) const;
+    void checkTriage(quint16 port, const QString &lib, const QJsonArray &truthQueues) const;
 
     QTemporaryDir m_home;
     QHash<QString, Tally> m_tally; // kind → counts, across the fixtures
@@ -314,6 +316,7 @@ void TestLibraries::library()
                      qPrintable(QStringLiteral("%1: job %2 not shown stalled").arg(name, s.toString())));
     }
     checkJobPages(server.port(), truth.value(QStringLiteral("jobs")).toArray());
+    checkTriage(server.port(), lib, truthQueues);
     if (lib == QLatin1String("bullmq"))
         checkLiveWorkers(server.port());
     if (!notCounted.isEmpty()) {
@@ -322,6 +325,42 @@ void TestLibraries::library()
         qInfo("%s: states not held per queue in Redis, not compared: %s", qPrintable(lib),
               qPrintable(names.join(QStringLiteral(", "))));
     }
+}
+
+// The triage's job rules on what the library wrote: every job the library's own API left
+// stalled where Redis already says so (BullMQ and Bull: the lock is gone) is evidence of
+// jobs.stalled, and a queue without stalled jobs gives no such finding.
+void TestLibraries::checkTriage(quint16 port, const QString &lib, const QJsonArray &truthQueues) const
+{
+    const Run r = run(QStringLiteral(REDISLENS_APP_PATH),
+                      {QStringLiteral("report"), QStringLiteral("-p"), QString::number(port),
+                       QStringLiteral("--scan-rate"), QStringLiteral("0"), QStringLiteral("--only"),
+                       QStringLiteral("jobs"), QStringLiteral("--fail-on"), QStringLiteral("critical")});
+    QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
+    const QJsonArray found = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("findings")).toArray();
+    QStringList evidence;
+    for (const QJsonValue f : found) {
+        if (f.toObject().value(QStringLiteral("id")).toString() != QLatin1String("jobs.stalled"))
+            continue;
+        for (const QJsonValue e : f.toObject().value(QStringLiteral("evidence")).toArray())
+            evidence << e.toObject().value(QStringLiteral("subject")).toString();
+    }
+    const bool lockKnows = lib == QLatin1String("bullmq") || lib == QLatin1String("bull");
+    int stalled = 0;
+    for (const QJsonValue tv : truthQueues) {
+        for (const QJsonValue s : tv.toObject().value(QStringLiteral("stalled")).toArray()) {
+            if (!lockKnows)
+                continue;
+            ++stalled;
+            const QString job = QStringLiteral("› job %1").arg(s.toString());
+            QVERIFY2(std::any_of(evidence.cbegin(), evidence.cend(), [&](const QString &e) { return e.endsWith(job); }),
+                     qPrintable(QStringLiteral("%1: stalled job %2 not in jobs.stalled (%3)")
+                                    .arg(lib, s.toString(), evidence.join(QStringLiteral("; ")))));
+        }
+    }
+    if (lockKnows)
+        QCOMPARE(int(evidence.size()) > 0, stalled > 0);
+    qInfo("%s: triage jobs.stalled names %lld jobs", qPrintable(lib), qint64(evidence.size()));
 }
 
 void TestLibraries::cleanupTestCase()
