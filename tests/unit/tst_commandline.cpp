@@ -107,7 +107,8 @@ void TestCommandLine::rejected_data()
     QTest::newRow("rediss with socket") << QStringList{"rediss://h:6380", "-s", "/tmp/s"}
                                         << "rediss:// URI (TLS) cannot be used with -s";
     QTest::newRow("empty socket") << QStringList{"-s", ""} << "-s needs a socket path";
-    QTest::newRow("unknown panel") << QStringList{"--panel", "nope"} << "unknown panel 'nope' (known: keys, value,";
+    QTest::newRow("unknown panel") << QStringList{"--panel", "nope"}
+                                   << "unknown panel 'nope' (known: triage, keys, value,";
     QTest::newRow("cert without tls") << QStringList{"--cert", "/etc/hostname"} << "--cert needs --tls";
     QTest::newRow("sni without tls") << QStringList{"--sni", "redis.test"} << "--sni needs --tls";
     QTest::newRow("cacertdir without tls") << QStringList{"--cacertdir", "/etc"} << "--cacertdir needs --tls";
@@ -218,7 +219,7 @@ void TestCommandLine::panelsFromRegistry()
     const auto help = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--help")}, &error);
     QVERIFY(help);
     const QStringList names = panelregistry::names();
-    QCOMPARE(names.size(), 15);
+    QCOMPARE(names.size(), 16);
     const QString flat = help->helpText.simplified();
     for (const QString &name : names) {
         QVERIFY2(flat.contains(name), qPrintable(name));

@@ -218,7 +218,9 @@ private Q_SLOTS:
                                             "latency|history", "latency|doctor", "latency|graph", "latency|histogram",
                                             "client|list", "module|list",
                                             // asks what a user may run; `check` and the window's panel gating
-                                            "acl|dryrun"};
+                                            "acl|dryrun",
+                                            // the triage: whether the default user has nopass
+                                            "acl|list"};
         int writes = 0, reads = 0;
         auto check = [&](const RedisValue &entry) {
             const QByteArray name = entry.at(0).bytes();
