@@ -12,11 +12,11 @@
 #include "triagecollector.h"
 
 #include <QDateTime>
-#include <QEventLoop>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 #include <unistd.h>
 
 namespace headless {
@@ -172,41 +172,19 @@ int report(const ReportRequest &request, const ConnectionProfile &profile, Teard
                                                KeyspaceScan::Options{true, false, request.sample});
     auto collector = std::make_unique<TriageCollector>(&client);
 
-    QEventLoop loop;
-    int code = 0;
-    bool started = false;
-    bool stopped = false;
-    const auto stop = [&](int exitCode, const QString &message) {
-        if (stopped)
-            return;
-        stopped = true;
-        progress.clear();
-        if (!message.isEmpty())
-            reportError(message);
-        code = exitCode;
-        loop.exit(exitCode);
-    };
     // INFO before the scan: the rates (errors, evictions) then span the whole run, and the
     // collection needs no second read a second later.
     ServerInfo atStart;
-    QObject::connect(&client, &RedisClient::ready, &loop, [&] {
-        if (started)
-            return;
-        started = true;
-        client.send({"INFO", "everything"}, &loop, [&](const RedisReply &reply) {
+    OneShot run(client, profile, progress, [&] {
+        client.send({"INFO", "everything"}, run.context(), [&](const RedisReply &reply) {
             if (reply.value(0).isString())
                 atStart = ServerInfo::parse(reply.value(0).bytes(), QDateTime::currentMSecsSinceEpoch());
             scan->start();
         });
     });
-    QObject::connect(&client, &RedisClient::connectionError, &loop, [&](const RedisError &e) {
-        const QString where = profile.displayName();
-        stop(started ? 1 : 2,
-             started ? QStringLiteral("lost the connection to %1: %2").arg(where, e.message)
-                     : QStringLiteral("cannot connect to %1: %2").arg(where, e.message));
-    });
-    QObject::connect(scan.get(), &KeyspaceScan::failed, &loop, [&](const QString &message) { stop(1, message); });
-    QObject::connect(scan.get(), &KeyspaceScan::done, &loop, [&] {
+    QObject::connect(scan.get(), &KeyspaceScan::failed, run.context(),
+                     [&](const QString &message) { run.stop(1, message); });
+    QObject::connect(scan.get(), &KeyspaceScan::done, run.context(), [&] {
         KeyspaceCoverage coverage;
         coverage.scanned = true;
         coverage.examined = qint64(scan->distinctKeys());
@@ -218,14 +196,13 @@ int report(const ReportRequest &request, const ConnectionProfile &profile, Teard
             progress.status(QStringLiteral("reading the patterns of %1 keys…").arg(coverage.examined));
         collector->collect(scan->index(), coverage, atStart);
     });
-    QObject::connect(collector.get(), &TriageCollector::step, &loop, [&](const QString &what) {
+    QObject::connect(collector.get(), &TriageCollector::step, run.context(), [&](const QString &what) {
         if (bar)
             progress.status(what);
     });
-    QObject::connect(collector.get(), &TriageCollector::collected, &loop, [&](const TriageFacts &facts) {
-        if (stopped)
+    QObject::connect(collector.get(), &TriageCollector::collected, run.context(), [&](const TriageFacts &facts) {
+        if (run.isStopped())
             return;
-        stopped = true;
         progress.clear();
         const TriageResult result = evaluateTriage(facts, thresholds, request.only, request.exclude);
         const QString uri = ConnectionProfile::maskedUri(profile.toUri());
@@ -238,18 +215,11 @@ int report(const ReportRequest &request, const ConnectionProfile &profile, Teard
         Output out(STDOUT_FILENO);
         out.append(text);
         out.flush();
-        for (const Finding &f : result.findings) {
-            if (int(f.severity) >= request.failOn) {
-                code = 1;
-                break;
-            }
-        }
-        loop.exit(code);
+        const bool failing = std::any_of(result.findings.cbegin(), result.findings.cend(),
+                                         [&](const Finding &f) { return int(f.severity) >= request.failOn; });
+        run.stop(failing ? 1 : 0);
     });
-    if (bar)
-        progress.status(QStringLiteral("connecting to %1…").arg(profile.displayName()));
-    client.connectToServer();
-    loop.exec();
+    const int code = run.exec();
     if (teardown == Teardown::LeaveToExit) {
         Q_UNUSED(collector.release());
         Q_UNUSED(scan.release());

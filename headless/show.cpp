@@ -23,6 +23,53 @@ void reportError(const QString &message)
     std::fflush(stderr);
 }
 
+OneShot::OneShot(RedisClient &client, const ConnectionProfile &profile, ProgressBar &progress,
+                 std::function<void()> start)
+    : m_client(client), m_progress(progress), m_loop(std::make_unique<QEventLoop>())
+{
+    QObject::connect(&client, &RedisClient::ready, m_loop.get(), [this, start = std::move(start)] {
+        if (m_started)
+            return;
+        m_started = true;
+        start();
+    });
+    // The window reconnects with backoff; a one-shot command says why it cannot connect, once.
+    QObject::connect(&client, &RedisClient::connectionError, m_loop.get(), [this, &profile](const RedisError &e) {
+        const QString where = profile.displayName();
+        stop(m_started ? 1 : 2,
+             m_started ? QStringLiteral("lost the connection to %1: %2").arg(where, e.message)
+                       : QStringLiteral("cannot connect to %1: %2").arg(where, e.message));
+    });
+    if (m_progress.isEnabled())
+        m_progress.status(QStringLiteral("connecting to %1…").arg(profile.displayName()));
+}
+
+OneShot::~OneShot() = default;
+
+QObject *OneShot::context() const
+{
+    return m_loop.get();
+}
+
+void OneShot::stop(int code, const QString &message)
+{
+    if (m_stopped)
+        return;
+    m_stopped = true;
+    m_progress.clear();
+    if (!message.isEmpty())
+        reportError(message);
+    m_code = code;
+    m_loop->exit(code);
+}
+
+int OneShot::exec()
+{
+    m_client.connectToServer();
+    m_loop->exec();
+    return m_code;
+}
+
 namespace {
 
 void writeOutput(const ShowRequest &request, const ConnectionProfile &profile, const PanelShow &panel, Output &out)
@@ -64,47 +111,18 @@ int show(const ShowRequest &request, const ConnectionProfile &profile, Teardown 
         return 2;
     }
 
-    QEventLoop loop;
-    int code = 0;
-    bool started = false;
-    bool stopped = false;
-    const auto stop = [&](int exitCode, const QString &message) {
-        if (stopped)
+    OneShot run(client, profile, progress, [&] { panel->start(); });
+    QObject::connect(panel.get(), &PanelShow::failed, run.context(),
+                     [&](const QString &message) { run.stop(1, message); });
+    QObject::connect(panel.get(), &PanelShow::finished, run.context(), [&] {
+        if (run.isStopped())
             return;
-        stopped = true;
-        progress.clear();
-        if (!message.isEmpty())
-            reportError(message);
-        code = exitCode;
-        loop.exit(exitCode);
-    };
-    QObject::connect(&client, &RedisClient::ready, panel.get(), [&] {
-        if (started)
-            return;
-        started = true;
-        panel->start();
-    });
-    // The window reconnects with backoff; a one-shot command says why it cannot connect, once.
-    QObject::connect(&client, &RedisClient::connectionError, &loop, [&](const RedisError &e) {
-        const QString where = profile.displayName();
-        stop(started ? 1 : 2,
-             started ? QStringLiteral("lost the connection to %1: %2").arg(where, e.message)
-                     : QStringLiteral("cannot connect to %1: %2").arg(where, e.message));
-    });
-    QObject::connect(panel.get(), &PanelShow::failed, &loop, [&](const QString &message) { stop(1, message); });
-    QObject::connect(panel.get(), &PanelShow::finished, &loop, [&] {
-        if (stopped)
-            return;
-        stopped = true;
         progress.clear();
         Output out(STDOUT_FILENO);
         writeOutput(request, profile, *panel, out);
-        loop.exit(0);
+        run.stop(0);
     });
-    if (bar)
-        progress.status(QStringLiteral("connecting to %1…").arg(profile.displayName()));
-    client.connectToServer();
-    loop.exec();
+    const int code = run.exec();
     if (teardown == Teardown::LeaveToExit) {
         // Nothing runs an event loop again: the queued signals of the client's thread stay
         // undelivered until the caller ends the process.

@@ -3,6 +3,14 @@
 
 #include "showrequest.h"
 
+#include <functional>
+#include <memory>
+
+class ProgressBar;
+class QEventLoop;
+class QObject;
+class RedisClient;
+
 struct ConnectionProfile;
 
 namespace headless {
@@ -23,5 +31,27 @@ int show(const ShowRequest &request, const ConnectionProfile &profile, Teardown 
 
 // One line on stderr, "redislens: …".
 void reportError(const QString &message);
+
+// The event loop of a one-shot command (show, report): connects, calls 'start' once when the
+// client is first ready, and ends at the first stop() with its status and at most one line on
+// stderr. A connection that cannot be made ends it with 2, one lost after the start with 1.
+class OneShot
+{
+public:
+    OneShot(RedisClient &client, const ConnectionProfile &profile, ProgressBar &progress, std::function<void()> start);
+    ~OneShot();
+    void stop(int code, const QString &message = {}); // the first call wins
+    bool isStopped() const { return m_stopped; }
+    QObject *context() const; // lives as long as the loop: a receiver for connections
+    int exec(); // connects and runs until stop(); returns its status
+
+private:
+    RedisClient &m_client;
+    ProgressBar &m_progress;
+    std::unique_ptr<QEventLoop> m_loop;
+    int m_code = 0;
+    bool m_started = false;
+    bool m_stopped = false;
+};
 
 } // namespace headless
