@@ -18,6 +18,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QTimer>
+#include <type_traits>
 
 namespace {
 
@@ -285,67 +286,38 @@ void TriageCollector::readPatterns()
         return;
     }
     // Each reader reads one round and hands over its results; the readers live as long as the round.
-    struct Pending
-    {
-        int left = 0;
-    };
-    auto pending = std::make_shared<Pending>();
+    auto pending = std::make_shared<int>(0);
     Round *round = m_round;
     const auto done = [this, round, pending] {
-        if (round == m_round && --pending->left == 0)
+        if (round == m_round && --*pending == 0)
             next();
     };
-    const auto failed = [round](const char *what) {
-        return [round, what](const QString &message) {
-            round->facts.readerErrors.append(QStringLiteral("%1: %2").arg(QLatin1String(what), message));
-        };
-    };
+    // One PollingReader of 'matches': 'Available' delivers its results into 'fact'.
+    const auto readOnce
+        = [&](auto *reader, auto available, auto &fact, const QList<PatternMatch> &matches, const char *what) {
+              using Result = typename std::remove_reference_t<decltype(fact)>::value_type;
+              ++*pending;
+              connect(reader, available, &r, [&fact](const Result &result) { fact = result; });
+              connect(reader, &PollingReader::refreshed, &r, done);
+              connect(reader, &PollingReader::failed, &r, [round, what, done](const QString &message) {
+                  round->facts.readerErrors.append(QStringLiteral("%1: %2").arg(QLatin1String(what), message));
+                  done();
+              });
+              reader->setMatches(matches);
+              reader->refresh();
+          };
     Q_EMIT step(QStringLiteral("reading locks, caches, sessions and rate limits…"));
-    if (!r.locks.isEmpty()) {
-        auto *reader = new LocksReader(m_client, &r);
-        ++pending->left;
-        connect(reader, &LocksReader::locksAvailable, &r,
-                [round](const QList<LockInfo> &locks) { round->facts.locks = locks; });
-        connect(reader, &PollingReader::refreshed, &r, done);
-        connect(reader, &PollingReader::failed, &r, failed("locks"));
-        connect(reader, &PollingReader::failed, &r, done);
-        reader->setMatches(r.locks);
-        reader->refresh();
-    }
-    if (!r.caches.isEmpty()) {
-        auto *reader = new CachesReader(m_client, &r);
-        ++pending->left;
-        connect(reader, &CachesReader::cachesAvailable, &r,
-                [round](const CachesResults &results) { round->facts.caches = results; });
-        connect(reader, &PollingReader::refreshed, &r, done);
-        connect(reader, &PollingReader::failed, &r, failed("caches"));
-        connect(reader, &PollingReader::failed, &r, done);
-        reader->setMatches(r.caches);
-        reader->refresh();
-    }
-    if (!r.sessions.isEmpty()) {
-        auto *reader = new SessionsReader(m_client, &r);
-        ++pending->left;
-        connect(reader, &SessionsReader::sessionsAvailable, &r,
-                [round](const SessionsResults &results) { round->facts.sessions = results; });
-        connect(reader, &PollingReader::refreshed, &r, done);
-        connect(reader, &PollingReader::failed, &r, failed("sessions"));
-        connect(reader, &PollingReader::failed, &r, done);
-        reader->setMatches(r.sessions);
-        reader->refresh();
-    }
-    if (!r.rateLimits.isEmpty()) {
-        auto *reader = new RateLimitsReader(m_client, &r);
-        ++pending->left;
-        connect(reader, &RateLimitsReader::rateLimitsAvailable, &r,
-                [round](const RateLimitAnalysis &a) { round->facts.rateLimits = a; });
-        connect(reader, &PollingReader::refreshed, &r, done);
-        connect(reader, &PollingReader::failed, &r, failed("rate limits"));
-        connect(reader, &PollingReader::failed, &r, done);
-        reader->setMatches(r.rateLimits);
-        reader->refresh();
-    }
-    if (pending->left == 0)
+    if (!r.locks.isEmpty())
+        readOnce(new LocksReader(m_client, &r), &LocksReader::locksAvailable, r.facts.locks, r.locks, "locks");
+    if (!r.caches.isEmpty())
+        readOnce(new CachesReader(m_client, &r), &CachesReader::cachesAvailable, r.facts.caches, r.caches, "caches");
+    if (!r.sessions.isEmpty())
+        readOnce(new SessionsReader(m_client, &r), &SessionsReader::sessionsAvailable, r.facts.sessions, r.sessions,
+                 "sessions");
+    if (!r.rateLimits.isEmpty())
+        readOnce(new RateLimitsReader(m_client, &r), &RateLimitsReader::rateLimitsAvailable, r.facts.rateLimits,
+                 r.rateLimits, "rate limits");
+    if (*pending == 0)
         next();
 }
 
