@@ -319,6 +319,15 @@ namespace {
 
 using Sev = FindingSeverity;
 
+// A finding's evidence, how much it concerns, and its rank among findings of its severity
+// (by default that count).
+void withEvidence(Finding &f, const QList<FindingItem> &items, qint64 affected, double impact = -1)
+{
+    f.evidence = items;
+    f.affected = affected;
+    f.impact = impact < 0 ? double(affected) : impact;
+}
+
 // A title with its count: the singular form for one.
 QString counted(qint64 n, const char *one, const char *many)
 {
@@ -601,13 +610,12 @@ void hotKeysRule(Evaluation &e)
     }
     if (items.isEmpty())
         return;
-    Finding &fd = e.add("commands.hot-keys", Sev::Info, counted(items.size(), "%1 hot key", "%1 hot keys"),
-                        QStringLiteral("A few keys take most of the reads: cache them in the application for a "
-                                       "moment, or spread them over copies (key:{1..N}) on a cluster."),
-                        QStringLiteral("from OBJECT FREQ of %1 keys").arg(format::count(quint64(e.f.memoryProbed))),
-                        QStringLiteral("keys"));
-    fd.evidence = items;
-    fd.affected = items.size();
+    withEvidence(e.add("commands.hot-keys", Sev::Info, counted(items.size(), "%1 hot key", "%1 hot keys"),
+                       QStringLiteral("A few keys take most of the reads: cache them in the application for a "
+                                      "moment, or spread them over copies (key:{1..N}) on a cluster."),
+                       QStringLiteral("from OBJECT FREQ of %1 keys").arg(format::count(quint64(e.f.memoryProbed))),
+                       QStringLiteral("keys")),
+                 items, items.size());
 }
 
 void persistenceRules(Evaluation &e)
@@ -688,16 +696,14 @@ void cacheRules(Evaluation &e)
                  QStringLiteral("%1 of %2 keys without TTL").arg(format::count(n.noTtl), format::count(n.keys))});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("cache.no-ttl", Sev::Warning,
-                                QStringLiteral("%1 cache keys without TTL in %2 namespaces")
-                                    .arg(e.f.coverage.estimate(keys))
-                                    .arg(items.size()),
-                                QStringLiteral("A cache entry without TTL is never refreshed and never leaves: set "
-                                               "one on every write (SET key value EX seconds)."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = keys;
-            fd.impact = double(keys);
+            withEvidence(e.add("cache.no-ttl", Sev::Warning,
+                               QStringLiteral("%1 cache keys without TTL in %2 namespaces")
+                                   .arg(e.f.coverage.estimate(keys))
+                                   .arg(items.size()),
+                               QStringLiteral("A cache entry without TTL is never refreshed and never leaves: set "
+                                              "one on every write (SET key value EX seconds)."),
+                               e.keys(), panel),
+                         items, keys, double(keys));
         }
     }
     if (e.check("cache.no-jitter", caches, none)) {
@@ -721,15 +727,13 @@ void cacheRules(Evaluation &e)
                               .arg(peak)});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("cache.no-jitter", Sev::Warning,
-                                counted(items.size(), "Cache keys of %1 namespace expire together",
-                                        "Cache keys of %1 namespaces expire together"),
-                                QStringLiteral("Keys written with the same TTL expire in the same second and send "
-                                               "every reader to the database at once. Add jitter: TTL × (1 ± 10 %)."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = keys;
-            fd.impact = double(keys);
+            withEvidence(e.add("cache.no-jitter", Sev::Warning,
+                               counted(items.size(), "Cache keys of %1 namespace expire together",
+                                       "Cache keys of %1 namespaces expire together"),
+                               QStringLiteral("Keys written with the same TTL expire in the same second and send "
+                                              "every reader to the database at once. Add jitter: TTL × (1 ± 10 %)."),
+                               e.keys(), panel),
+                         items, keys, double(keys));
         }
     }
     if (e.check("cache.negative-no-ttl", caches, none)) {
@@ -745,14 +749,12 @@ void cacheRules(Evaluation &e)
                               .arg(format::count(n.negativesNoTtl), format::count(n.negatives))});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("cache.negative-no-ttl", Sev::Warning,
-                                QStringLiteral("%1 negative markers without TTL").arg(format::count(quint64(keys))),
-                                QStringLiteral("A \"not found\" marker without TTL hides the row for ever once it "
-                                               "is created. Give markers a short TTL (30-60 s)."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = keys;
-            fd.impact = double(keys);
+            withEvidence(e.add("cache.negative-no-ttl", Sev::Warning,
+                               QStringLiteral("%1 negative markers without TTL").arg(format::count(quint64(keys))),
+                               QStringLiteral("A \"not found\" marker without TTL hides the row for ever once it "
+                                              "is created. Give markers a short TTL (30-60 s)."),
+                               e.keys(), panel),
+                         items, keys, double(keys));
         }
     }
     if (e.check("cache.tag-dangling", caches, none)) {
@@ -770,15 +772,13 @@ void cacheRules(Evaluation &e)
             items.append(keyItem(tag.key, what.join(QStringLiteral(" · "))));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("cache.tag-dangling", Sev::Info,
-                                counted(items.size(), "%1 tag set out of step with its members",
-                                        "%1 tag sets out of step with their members"),
-                                QStringLiteral("Remove a member from its tag set when the cache key is deleted, and "
-                                               "give the tag a TTL at least as long as its longest member's."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = members;
-            fd.impact = double(members);
+            withEvidence(e.add("cache.tag-dangling", Sev::Info,
+                               counted(items.size(), "%1 tag set out of step with its members",
+                                       "%1 tag sets out of step with their members"),
+                               QStringLiteral("Remove a member from its tag set when the cache key is deleted, and "
+                                              "give the tag a TTL at least as long as its longest member's."),
+                               e.keys(), panel),
+                         items, members, double(members));
         }
     }
     if (e.check("cache.recompute-locks", e.f.locks.has_value(), e.readerMissing("locks"))) {
@@ -797,17 +797,15 @@ void cacheRules(Evaluation &e)
         }
         const bool piling = items.size() >= e.t.value("cache.recompute_locks");
         if (noTtl > 0 || piling) {
-            Finding &fd
-                = e.add("cache.recompute-locks", noTtl > 0 ? Sev::Warning : Sev::Info,
-                        noTtl > 0 ? counted(noTtl, "%1 recompute lock without TTL", "%1 recompute locks without TTL")
-                                  : QStringLiteral("%1 recompute locks held at once").arg(items.size()),
-                        QStringLiteral("A recompute lock (<key>:lock, SET NX PX) must expire on its own, or "
-                                       "a crashed recomputation keeps every reader waiting on a stale "
-                                       "value. Many at once means many hot keys expired together."),
-                        e.keys(), QStringLiteral("locks"));
-            fd.evidence = items;
-            fd.affected = items.size();
-            fd.impact = noTtl * 1000.0 + items.size();
+            withEvidence(e.add("cache.recompute-locks", noTtl > 0 ? Sev::Warning : Sev::Info,
+                               noTtl > 0
+                                   ? counted(noTtl, "%1 recompute lock without TTL", "%1 recompute locks without TTL")
+                                   : QStringLiteral("%1 recompute locks held at once").arg(items.size()),
+                               QStringLiteral("A recompute lock (<key>:lock, SET NX PX) must expire on its own, or "
+                                              "a crashed recomputation keeps every reader waiting on a stale "
+                                              "value. Many at once means many hot keys expired together."),
+                               e.keys(), QStringLiteral("locks")),
+                         items, items.size(), noTtl * 1000.0 + items.size());
         }
     }
     if (e.check("cache.logical-expiry", e.f.logicalExpiryRead, none)) {
@@ -864,14 +862,12 @@ void keyLifetimeRules(Evaluation &e)
                 items.append(keyItem(s.key, s.family));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("session.no-ttl", Sev::Warning,
-                                counted(items.size(), "%1 session without TTL", "%1 sessions without TTL"),
-                                QStringLiteral("A session without TTL never logs out and never leaves memory. Set "
-                                               "the TTL on every write (sliding) or once at login (fixed)."),
-                                e.keys(), QStringLiteral("sessions"));
-            fd.evidence = items;
-            fd.affected = items.size();
-            fd.impact = double(items.size());
+            withEvidence(e.add("session.no-ttl", Sev::Warning,
+                               counted(items.size(), "%1 session without TTL", "%1 sessions without TTL"),
+                               QStringLiteral("A session without TTL never logs out and never leaves memory. Set "
+                                              "the TTL on every write (sliding) or once at login (fixed)."),
+                               e.keys(), QStringLiteral("sessions")),
+                         items, items.size(), double(items.size()));
         }
     }
     if (e.check("dedup.no-ttl", e.f.caches.has_value(), e.readerMissing("dedup keys"))) {
@@ -895,15 +891,13 @@ void keyLifetimeRules(Evaluation &e)
             items.append({d.family, {}, QStringLiteral("%1 keys without TTL").arg(format::count(d.noTtl))});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add(
-                "dedup.no-ttl", Sev::Warning,
-                counted(items.size(), "%1 dedup set or family without TTL", "%1 dedup sets or families without TTL"),
-                QStringLiteral("A dedup set only grows unless it expires: key it by day "
-                               "(seen:2026-12-06) with a TTL, or use SET NX EX per event."),
-                e.keys(), QStringLiteral("caches"));
-            fd.evidence = items;
-            fd.affected = affected;
-            fd.impact = double(affected);
+            withEvidence(e.add("dedup.no-ttl", Sev::Warning,
+                               counted(items.size(), "%1 dedup set or family without TTL",
+                                       "%1 dedup sets or families without TTL"),
+                               QStringLiteral("A dedup set only grows unless it expires: key it by day "
+                                              "(seen:2026-12-06) with a TTL, or use SET NX EX per event."),
+                               e.keys(), QStringLiteral("caches")),
+                         items, affected, double(affected));
         }
     }
 }
@@ -1021,11 +1015,9 @@ void lockRules(Evaluation &e)
         }
         if (items.isEmpty())
             continue;
-        Finding &fd = e.add(r.id, r.severity, counted(items.size(), r.one, r.title), QString::fromLatin1(r.hint),
-                            e.keys(), QStringLiteral("locks"));
-        fd.evidence = items;
-        fd.affected = items.size();
-        fd.impact = double(items.size());
+        withEvidence(e.add(r.id, r.severity, counted(items.size(), r.one, r.title), QString::fromLatin1(r.hint),
+                           e.keys(), QStringLiteral("locks")),
+                     items, items.size(), double(items.size()));
     }
 }
 
@@ -1049,14 +1041,13 @@ void streamRules(Evaluation &e)
                 s.row.key, QStringLiteral("%1 entries, never trimmed").arg(format::count(quint64(s.row.info.length)))));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add(
-                "stream.untrimmed", Sev::Warning,
-                counted(items.size(), "%1 stream growing without trimming", "%1 streams growing without trimming"),
-                QStringLiteral("A stream keeps every entry until it is trimmed. Add MAXLEN ~ n or "
-                               "MINID ~ id to XADD, or XTRIM on a schedule."),
-                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = items.size();
+            withEvidence(e.add("stream.untrimmed", Sev::Warning,
+                               counted(items.size(), "%1 stream growing without trimming",
+                                       "%1 streams growing without trimming"),
+                               QStringLiteral("A stream keeps every entry until it is trimmed. Add MAXLEN ~ n or "
+                                              "MINID ~ id to XADD, or XTRIM on a schedule."),
+                               e.keys(), panel),
+                         items, items.size());
         }
     }
     const qint64 idleMs = qint64(e.t.value("stream.pending_idle_ms"));
@@ -1086,15 +1077,13 @@ void streamRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("stream.pending-idle", Sev::Warning,
-                                QStringLiteral("%1 pending entries idle for more than %2")
-                                    .arg(format::count(quint64(entries)), format::duration(idleMs)),
-                                QStringLiteral("Entries delivered and never acknowledged: their consumer died or "
-                                               "failed. Claim them (XAUTOCLAIM) from a live consumer."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = entries;
-            fd.impact = double(entries);
+            withEvidence(e.add("stream.pending-idle", Sev::Warning,
+                               QStringLiteral("%1 pending entries idle for more than %2")
+                                   .arg(format::count(quint64(entries)), format::duration(idleMs)),
+                               QStringLiteral("Entries delivered and never acknowledged: their consumer died or "
+                                              "failed. Claim them (XAUTOCLAIM) from a live consumer."),
+                               e.keys(), panel),
+                         items, entries, double(entries));
         }
     }
     if (e.check("stream.poison", read, none)) {
@@ -1112,15 +1101,13 @@ void streamRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            Finding &fd
-                = e.add("stream.poison", Sev::Warning,
-                        QStringLiteral("%1 stream entries delivered more than %2 times").arg(items.size()).arg(poison),
-                        QStringLiteral("An entry that fails every time it is processed: move it to a "
-                                       "dead-letter stream and XACK it, so it stops being retried."),
-                        e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = items.size();
-            fd.impact = double(items.size());
+            withEvidence(
+                e.add("stream.poison", Sev::Warning,
+                      QStringLiteral("%1 stream entries delivered more than %2 times").arg(items.size()).arg(poison),
+                      QStringLiteral("An entry that fails every time it is processed: move it to a "
+                                     "dead-letter stream and XACK it, so it stops being retried."),
+                      e.keys(), panel),
+                items, items.size(), double(items.size()));
         }
     }
     if (e.check("stream.idle-consumer", read, none)) {
@@ -1139,15 +1126,14 @@ void streamRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("stream.idle-consumer", Sev::Warning,
-                                counted(items.size(), "%1 idle consumer holds pending entries",
-                                        "%1 idle consumers hold pending entries"),
-                                QStringLiteral("A consumer that stopped reading keeps its entries pending for "
-                                               "ever. Claim them from a live consumer (XAUTOCLAIM), then "
-                                               "XGROUP DELCONSUMER the dead one."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = items.size();
+            withEvidence(e.add("stream.idle-consumer", Sev::Warning,
+                               counted(items.size(), "%1 idle consumer holds pending entries",
+                                       "%1 idle consumers hold pending entries"),
+                               QStringLiteral("A consumer that stopped reading keeps its entries pending for "
+                                              "ever. Claim them from a live consumer (XAUTOCLAIM), then "
+                                              "XGROUP DELCONSUMER the dead one."),
+                               e.keys(), panel),
+                         items, items.size());
         }
     }
     if (e.check("stream.lag", read, none)) {
@@ -1161,13 +1147,12 @@ void streamRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("stream.lag", Sev::Warning,
-                                counted(items.size(), "%1 consumer group lagging", "%1 consumer groups lagging"),
-                                QStringLiteral("The group reads more slowly than producers write: add consumers, or "
-                                               "find what slows them down."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = items.size();
+            withEvidence(e.add("stream.lag", Sev::Warning,
+                               counted(items.size(), "%1 consumer group lagging", "%1 consumer groups lagging"),
+                               QStringLiteral("The group reads more slowly than producers write: add consumers, or "
+                                              "find what slows them down."),
+                               e.keys(), panel),
+                         items, items.size());
         }
     }
 }
@@ -1189,14 +1174,12 @@ void queueRules(Evaluation &e)
                                          : QStringLiteral("%1 items").arg(format::count(quint64(q.length)))));
         }
         if (!items.isEmpty()) {
-            Finding &fd
-                = e.add("queue.long", Sev::Warning,
-                        counted(items.size(), "%1 list queue long or growing", "%1 list queues long or growing"),
-                        QStringLiteral("Producers outpace consumers: add workers, or look for a worker that "
-                                       "stopped."),
-                        e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = items.size();
+            withEvidence(e.add("queue.long", Sev::Warning,
+                               counted(items.size(), "%1 list queue long or growing", "%1 list queues long or growing"),
+                               QStringLiteral("Producers outpace consumers: add workers, or look for a worker that "
+                                              "stopped."),
+                               e.keys(), panel),
+                         items, items.size());
         }
     }
     if (e.check("queue.stale-processing", e.f.queues.has_value(), none)) {
@@ -1210,14 +1193,13 @@ void queueRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add(
-                "queue.stale-processing", Sev::Warning,
-                counted(items.size(), "%1 processing list holds stale items", "%1 processing lists hold stale items"),
-                QStringLiteral("Items moved to a processing list (LMOVE) and never finished: their "
-                               "worker died. A reaper must move them back to the queue."),
-                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = items.size();
+            withEvidence(e.add("queue.stale-processing", Sev::Warning,
+                               counted(items.size(), "%1 processing list holds stale items",
+                                       "%1 processing lists hold stale items"),
+                               QStringLiteral("Items moved to a processing list (LMOVE) and never finished: their "
+                                              "worker died. A reaper must move them back to the queue."),
+                               e.keys(), panel),
+                         items, items.size());
         }
     }
     if (e.check("queue.delayed-overdue", e.f.delayed.has_value(), e.readerMissing("delayed job sets"))) {
@@ -1232,14 +1214,12 @@ void queueRules(Evaluation &e)
                                      .arg(format::count(quint64(d.overdue)), format::duration(d.oldestOverdueAgeMs))));
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("queue.delayed-overdue", Sev::Warning,
-                                QStringLiteral("%1 delayed jobs overdue").arg(format::count(quint64(overdue))),
-                                QStringLiteral("The scheduler that moves due jobs to their queue is not running or "
-                                               "cannot keep up."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = overdue;
-            fd.impact = double(overdue);
+            withEvidence(e.add("queue.delayed-overdue", Sev::Warning,
+                               QStringLiteral("%1 delayed jobs overdue").arg(format::count(quint64(overdue))),
+                               QStringLiteral("The scheduler that moves due jobs to their queue is not running or "
+                                              "cannot keep up."),
+                               e.keys(), panel),
+                         items, overdue, double(overdue));
         }
     }
     const bool jobs = e.f.jobQueues.has_value();
@@ -1289,15 +1269,13 @@ void queueRules(Evaluation &e)
             items.append({queueName(q), {}, QStringLiteral("%1 failed or dead jobs").arg(format::count(quint64(n)))});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("jobs.failed", Sev::Warning,
-                                QStringLiteral("%1 failed jobs kept").arg(format::count(quint64(failed))),
-                                QStringLiteral("Failed jobs pile up unless something retries or removes them: look "
-                                               "at the most common error, then retry or clean (removeOnFail, a "
-                                               "dead-set limit)."),
-                                e.keys(), panel);
-            fd.evidence = items;
-            fd.affected = failed;
-            fd.impact = double(failed);
+            withEvidence(e.add("jobs.failed", Sev::Warning,
+                               QStringLiteral("%1 failed jobs kept").arg(format::count(quint64(failed))),
+                               QStringLiteral("Failed jobs pile up unless something retries or removes them: look "
+                                              "at the most common error, then retry or clean (removeOnFail, a "
+                                              "dead-set limit)."),
+                               e.keys(), panel),
+                         items, failed, double(failed));
         }
     }
     if (e.check("jobs.dead-worker", jobs, noJobs)) {
@@ -1399,16 +1377,14 @@ void sizeRules(Evaluation &e)
                               .arg(e.t.value("size.tiny_string_bytes"))});
         }
         if (!items.isEmpty()) {
-            Finding &fd
-                = e.add("size.tiny-strings", Sev::Info,
-                        counted(items.size(), "%1 family of many tiny strings", "%1 families of many tiny strings"),
-                        QStringLiteral("Each key costs about 50-70 bytes of its own. Small values that are "
-                                       "read together are cheaper as fields of hashes bucketed by id "
-                                       "(user:12:… → HSET users:0 12 …), unless each needs its own TTL."),
-                        e.keys(), QStringLiteral("memory"));
-            fd.evidence = items;
-            fd.affected = keys;
-            fd.impact = double(keys);
+            withEvidence(
+                e.add("size.tiny-strings", Sev::Info,
+                      counted(items.size(), "%1 family of many tiny strings", "%1 families of many tiny strings"),
+                      QStringLiteral("Each key costs about 50-70 bytes of its own. Small values that are "
+                                     "read together are cheaper as fields of hashes bucketed by id "
+                                     "(user:12:… → HSET users:0 12 …), unless each needs its own TTL."),
+                      e.keys(), QStringLiteral("memory")),
+                items, keys, double(keys));
         }
     }
 }
@@ -1471,14 +1447,13 @@ void commandRules(Evaluation &e)
                               QStringLiteral("%1 ms").arg(double(s.durationUs) / 1000.0, 0, 'f', 1)});
         }
         if (!items.isEmpty()) {
-            Finding &fd = e.add("commands.whole-reads", Sev::Info,
-                                counted(items.size(), "%1 whole read of a collection in the slow log",
-                                        "%1 whole reads of collections in the slow log"),
-                                QStringLiteral("Page through big collections (HSCAN, SSCAN, LRANGE with a window, "
-                                               "ZRANGE … LIMIT) instead of reading them whole."),
-                                QStringLiteral("from the slow log"), QStringLiteral("slowlog"));
-            fd.evidence = items;
-            fd.affected = items.size();
+            withEvidence(e.add("commands.whole-reads", Sev::Info,
+                               counted(items.size(), "%1 whole read of a collection in the slow log",
+                                       "%1 whole reads of collections in the slow log"),
+                               QStringLiteral("Page through big collections (HSCAN, SSCAN, LRANGE with a window, "
+                                              "ZRANGE … LIMIT) instead of reading them whole."),
+                               QStringLiteral("from the slow log"), QStringLiteral("slowlog")),
+                         items, items.size());
         }
     }
     if (e.check("commands.long-scripts", e.f.slowlogRead, noSlowlog)) {
@@ -1571,14 +1546,13 @@ void serverRules(Evaluation &e)
                               QStringLiteral("%1 keys").arg(format::count(quint64(db.keys)))});
         }
         if (items.size() > 1) {
-            Finding &fd
-                = e.add("server.databases", Sev::Info,
-                        counted(items.size(), "%1 logical databases hold keys", "%1 logical databases hold keys"),
-                        QStringLiteral("Logical databases share one server's memory, CPU and eviction, and "
-                                       "Redis Cluster has only db0. Prefer separate servers, or key prefixes."),
-                        e.server(), QStringLiteral("overview"));
-            fd.evidence = items;
-            fd.affected = items.size();
+            withEvidence(
+                e.add("server.databases", Sev::Info,
+                      counted(items.size(), "%1 logical databases hold keys", "%1 logical databases hold keys"),
+                      QStringLiteral("Logical databases share one server's memory, CPU and eviction, and "
+                                     "Redis Cluster has only db0. Prefer separate servers, or key prefixes."),
+                      e.server(), QStringLiteral("overview")),
+                items, items.size());
         }
     }
     const qint64 scripts = info.integer("number_of_cached_scripts", -1);
