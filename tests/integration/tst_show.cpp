@@ -94,19 +94,8 @@ QJsonObject TestShow::document(const QStringList &args)
 
 QString TestShow::validate(const QString &panel, const QByteArray &output, const QString &format)
 {
-    QFile file(m_home.filePath(QStringLiteral("output-%1.%2").arg(panel, format)));
-    if (!file.open(QIODevice::WriteOnly) || file.write(output) != output.size())
-        return QStringLiteral("cannot write the output");
-    file.close();
-    QProcess p;
-    p.start(kPython,
-            {sourceDir() + QStringLiteral("/tests/support/validate_show.py"),
-             sourceDir() + QStringLiteral("/docs/schemas/show-%1.schema.json").arg(panel), file.fileName(), format});
-    if (!p.waitForFinished(60000))
-        return QStringLiteral("the validator timed out");
-    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-    return {};
+    return validateAgainstSchema(QStringLiteral("show-%1.schema.json").arg(panel), output, format,
+                                 m_home.filePath(QStringLiteral("output-%1.%2").arg(panel, format)));
 }
 
 void TestShow::initTestCase()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "processrun.h"
 
+#include <QFile>
 #include <QProcess>
 
 ProcessRun runProgram(const QString &program, const QStringList &args, int timeoutMs, const QProcessEnvironment &env)
@@ -31,4 +32,22 @@ QProcessEnvironment isolatedEnvironment(const QString &home)
     env.insert(QStringLiteral("HOME"), home);
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/config"));
     return env;
+}
+
+QString validateAgainstSchema(const QString &schemaName, const QByteArray &output, const QString &format,
+                              const QString &file)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly) || f.write(output) != output.size())
+        return QStringLiteral("cannot write the output");
+    f.close();
+    const QString source = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
+    QProcess p;
+    p.start(QStringLiteral("/usr/bin/python3"), {source + QStringLiteral("/tests/support/validate_show.py"),
+                                                  source + QStringLiteral("/docs/schemas/") + schemaName, file, format});
+    if (!p.waitForFinished(60000))
+        return QStringLiteral("the validator timed out");
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    return {};
 }

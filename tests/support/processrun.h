@@ -21,3 +21,10 @@ ProcessRun runProgram(const QString &program, const QStringList &args, int timeo
 // The environment of a headless run: no display or platform plugin, no REDISCLI_AUTH, and a
 // home and config directory of its own under 'home' (no rules file of the person testing).
 QProcessEnvironment isolatedEnvironment(const QString &home);
+
+// Validates a JSON output of RedisLens against one of docs/schemas/ with Debian's
+// python3-jsonschema (tests/support/validate_show.py): 'format' json (one document) or jsonl
+// (one record a line). The output is written to 'file' first. Empty when it conforms, else
+// the validator's complaints.
+QString validateAgainstSchema(const QString &schemaName, const QByteArray &output, const QString &format,
+                              const QString &file);
