@@ -43,8 +43,9 @@ QString validateAgainstSchema(const QString &schemaName, const QByteArray &outpu
     f.close();
     const QString source = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
     QProcess p;
-    p.start(QStringLiteral("/usr/bin/python3"), {source + QStringLiteral("/tests/support/validate_show.py"),
-                                                  source + QStringLiteral("/docs/schemas/") + schemaName, file, format});
+    p.start(QStringLiteral("/usr/bin/python3"),
+            {source + QStringLiteral("/tests/support/validate_show.py"),
+             source + QStringLiteral("/docs/schemas/") + schemaName, file, format});
     if (!p.waitForFinished(60000))
         return QStringLiteral("the validator timed out");
     if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
