@@ -35,14 +35,14 @@ QString sourceDir()
 QSet<QString> ids(const QJsonObject &report)
 {
     QSet<QString> out;
-    for (const QJsonValue &f : report.value(QStringLiteral("findings")).toArray())
+    for (const QJsonValue f : report.value(QStringLiteral("findings")).toArray())
         out.insert(f.toObject().value(QStringLiteral("id")).toString());
     return out;
 }
 
 QJsonObject findingOf(const QJsonObject &report, const QString &id)
 {
-    for (const QJsonValue &f : report.value(QStringLiteral("findings")).toArray())
+    for (const QJsonValue f : report.value(QStringLiteral("findings")).toArray())
         if (f.toObject().value(QStringLiteral("id")).toString() == id)
             return f.toObject();
     return {};
@@ -169,7 +169,7 @@ void TestTriage::demoGivesItsDesignedFindings()
     // Evidence names the demo's own broken keys.
     QJsonArray evidence = findingOf(doc, QStringLiteral("lock.no-ttl")).value(QStringLiteral("evidence")).toArray();
     QStringList keys;
-    for (const QJsonValue &e : evidence)
+    for (const QJsonValue e : evidence)
         keys << e.toObject().value(QStringLiteral("key")).toString();
     QVERIFY2(keys.contains(QStringLiteral("lock:migration:schema-v42")), qPrintable(keys.join(u',')));
     QCOMPARE(findingOf(doc, QStringLiteral("geo.swapped")).value(QStringLiteral("evidence")).toArray().size(), 1);
