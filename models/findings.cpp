@@ -750,7 +750,7 @@ void cacheRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             withEvidence(e.add("cache.negative-no-ttl", Sev::Warning,
-                               QStringLiteral("%1 negative markers without TTL").arg(format::count(quint64(keys))),
+                               counted(keys, "%1 negative marker without TTL", "%1 negative markers without TTL"),
                                QStringLiteral("A \"not found\" marker without TTL hides the row for ever once it "
                                               "is created. Give markers a short TTL (30-60 s)."),
                                e.keys(), panel),
@@ -1078,8 +1078,9 @@ void streamRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             withEvidence(e.add("stream.pending-idle", Sev::Warning,
-                               QStringLiteral("%1 pending entries idle for more than %2")
-                                   .arg(format::count(quint64(entries)), format::duration(idleMs)),
+                               counted(entries, "%1 pending entry idle for more than %2",
+                                       "%1 pending entries idle for more than %2")
+                                   .arg(format::duration(idleMs)),
                                QStringLiteral("Entries delivered and never acknowledged: their consumer died or "
                                               "failed. Claim them (XAUTOCLAIM) from a live consumer."),
                                e.keys(), panel),
@@ -1101,13 +1102,14 @@ void streamRules(Evaluation &e)
             }
         }
         if (!items.isEmpty()) {
-            withEvidence(
-                e.add("stream.poison", Sev::Warning,
-                      QStringLiteral("%1 stream entries delivered more than %2 times").arg(items.size()).arg(poison),
-                      QStringLiteral("An entry that fails every time it is processed: move it to a "
-                                     "dead-letter stream and XACK it, so it stops being retried."),
-                      e.keys(), panel),
-                items, items.size(), double(items.size()));
+            withEvidence(e.add("stream.poison", Sev::Warning,
+                               counted(items.size(), "%1 stream entry delivered more than %2 times",
+                                       "%1 stream entries delivered more than %2 times")
+                                   .arg(poison),
+                               QStringLiteral("An entry that fails every time it is processed: move it to a "
+                                              "dead-letter stream and XACK it, so it stops being retried."),
+                               e.keys(), panel),
+                         items, items.size(), double(items.size()));
         }
     }
     if (e.check("stream.idle-consumer", read, none)) {
@@ -1215,7 +1217,7 @@ void queueRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             withEvidence(e.add("queue.delayed-overdue", Sev::Warning,
-                               QStringLiteral("%1 delayed jobs overdue").arg(format::count(quint64(overdue))),
+                               counted(overdue, "%1 delayed job overdue", "%1 delayed jobs overdue"),
                                QStringLiteral("The scheduler that moves due jobs to their queue is not running or "
                                               "cannot keep up."),
                                e.keys(), panel),
@@ -1270,7 +1272,7 @@ void queueRules(Evaluation &e)
         }
         if (!items.isEmpty()) {
             withEvidence(e.add("jobs.failed", Sev::Warning,
-                               QStringLiteral("%1 failed jobs kept").arg(format::count(quint64(failed))),
+                               counted(failed, "%1 failed job kept", "%1 failed jobs kept"),
                                QStringLiteral("Failed jobs pile up unless something retries or removes them: look "
                                               "at the most common error, then retry or clean (removeOnFail, a "
                                               "dead-set limit)."),
