@@ -230,7 +230,8 @@ void TestFindings::namespaceMemoryAndHotKeys()
     f.namespaceMemory = {{"cache", 400}, {"session", 350}, {"", 250}};
     QVERIFY(!find(run(f, QStringLiteral("memory")), QStringLiteral("memory.namespace-dominates")));
     f.namespaceMemory = {{"cache", 800}, {"session", 150}, {"", 50}};
-    const Finding *dominates = find(run(f, QStringLiteral("memory")), QStringLiteral("memory.namespace-dominates"));
+    const TriageResult dominated = run(f, QStringLiteral("memory"));
+    const Finding *dominates = find(dominated, QStringLiteral("memory.namespace-dominates"));
     QVERIFY(dominates);
     QCOMPARE(dominates->title, QStringLiteral("cache: holds 80 % of the memory"));
     QVERIFY(dominates->evidence.constFirst().detail.contains(QStringLiteral("1.5 GiB")));
