@@ -357,6 +357,7 @@ void PatternIndex::clear()
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
     delete d->context; // in-flight replies die with it
+    ++d->epoch;
     d->context = new QObject(this);
     d->clearBook();
     d->awaitingSiblings.clear();
@@ -450,12 +451,33 @@ QList<PatternIndex::KeyVerdict> PatternIndex::keyVerdicts() const
 {
     QList<KeyVerdict> out;
     out.reserve(d->keyCount);
-    for (int id = 0; id < d->slotCount; ++id) {
-        const Private::Slot &s = d->slot(id);
-        if (s.verdict >= 0)
-            out.append({d->keyView(s), &d->verdicts.at(s.verdict), s.pttl, s.type});
-    }
+    visitKeyVerdicts(0, -1, [&out](const KeyVerdict &k, int) { out.append(k); });
     return out;
+}
+
+int PatternIndex::visitKeyVerdicts(int from, int maxKeys, const std::function<void(const KeyVerdict &, int)> &visit) const
+{
+    int visited = 0;
+    for (int id = qMax(from, 0); id < d->slotCount; ++id) {
+        if (maxKeys >= 0 && visited >= maxKeys)
+            return id;
+        const Private::Slot &s = d->slot(id);
+        if (s.verdict < 0)
+            continue;
+        visit({d->keyView(s), &d->verdicts.at(s.verdict), s.pttl, s.type}, id);
+        ++visited;
+    }
+    return -1;
+}
+
+PatternMatch PatternIndex::matchAt(int slot) const
+{
+    return d->materialize(d->slot(slot));
+}
+
+quint64 PatternIndex::epoch() const
+{
+    return d->epoch;
 }
 
 int PatternIndex::count(PatternKind kind) const

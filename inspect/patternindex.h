@@ -64,6 +64,14 @@ public:
     };
     // Every key with a verdict, as matches() lists them, at a fraction of the cost.
     QList<KeyVerdict> keyVerdicts() const;
+    // The same for work spread over turns of the event loop: the keys with a verdict from slot
+    // 'from' on, at most 'maxKeys' of them (-1: all), each with its slot; matchAt(slot) assembles
+    // its PatternMatch during the call. Returns the slot to go on from, or -1 when none is left.
+    // Slots keep their ids until clear(), which changes epoch(); a key removed meanwhile may
+    // leave its slot to a key added later.
+    int visitKeyVerdicts(int from, int maxKeys, const std::function<void(const KeyVerdict &, int slot)> &visit) const;
+    PatternMatch matchAt(int slot) const;
+    quint64 epoch() const;
     int count(PatternKind kind) const;
     int size() const; // keys known, classified or not
     bool isIdle() const;

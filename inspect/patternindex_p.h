@@ -24,6 +24,7 @@ struct PatternIndex::Private : PatternBook
     static constexpr int kSliceMs = 4;
     static constexpr int kPaceMs = 50;
     static constexpr int kUnpacedBatch = 1024; // commands in one sampling batch without a ceiling
+    quint64 epoch = 0; // clear() counts up: slot ids of an earlier epoch mean nothing
     static constexpr int kFlushMs = 100;
     static constexpr int kEmitBatch = 4096; // matches per 'classified'
 
