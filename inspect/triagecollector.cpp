@@ -43,7 +43,9 @@ QString sensitiveIn(const QByteArray &key)
     }
     if (key.contains("eyJ") && jwt.match(QString::fromUtf8(key)).hasMatch())
         return QStringLiteral("a JSON Web Token");
-    if (secret.match(QString::fromUtf8(key)).hasMatch())
+    // Most keys hold none of the prefixes: a byte search spares them the expression.
+    const bool maySecret = key.contains("_live_") || key.contains("gh") || key.contains("xox") || key.contains("AKIA");
+    if (maySecret && secret.match(QString::fromUtf8(key)).hasMatch())
         return QStringLiteral("an API key");
     return {};
 }
@@ -78,6 +80,14 @@ struct TriageCollector::Round : QObject
     QList<PatternMatch> locks, caches, sessions, rateLimits, jobs, cacheEntries;
     QList<QByteArray> streams, lists, zsets, geo;
     QList<std::pair<QByteArray, KeyType>> probe;
+    // The pass over the index (readIndex): where it stands, and what it keeps between slices.
+    QPointer<const PatternIndex> index;
+    quint64 epoch = 0;
+    int slot = 0; // -1: done
+    qsizetype visited = 0;
+    qsizetype probeStep = 1;
+    QHash<QString, qsizetype> familyRow;
+    QHash<QString, int> logicalPerFamily;
 };
 
 TriageCollector::TriageCollector(RedisClient *client, QObject *parent) : QObject(parent), m_client(client)
@@ -109,74 +119,129 @@ void TriageCollector::collect(const PatternIndex &index, const KeyspaceCoverage 
     Round &r = *m_round;
     r.facts.coverage = coverage;
     r.facts.earlierInfo = earlierInfo;
-    // What the index knows, in one pass: per-kind counts, families, keys per reader, the sensitive
-    // names and the keys the size probe reads.
-    const QList<PatternIndex::KeyVerdict> keys = index.keyVerdicts();
-    QHash<QString, qsizetype> familyRow;
-    const qsizetype step = keys.size() > kSizeProbe ? keys.size() / kSizeProbe : 1;
-    for (qsizetype i = 0; i < keys.size(); ++i) {
-        const PatternIndex::KeyVerdict &k = keys.at(i);
-        const PatternMatch &v = *k.verdict;
-        r.facts.kindCounts[size_t(v.kind)] += 1;
-        auto it = familyRow.constFind(v.family);
-        if (it == familyRow.cend()) {
-            it = familyRow.insert(v.family, r.facts.families.size());
-            r.facts.families.append({v.family, v.kind, k.type, 0, 0, QByteArray(k.key.constData(), k.key.size())});
-        }
-        r.facts.typeCounts[k.type] += 1;
-        const qsizetype colon = k.key.indexOf(':');
-        r.facts.namespaceCounts[colon < 0 ? QByteArray() : QByteArray(k.key.constData(), colon)] += 1;
-        if (const int b = findings::ttlBucket(k.pttlMs); b >= 0)
-            r.facts.ttlHistogram[size_t(b)] += 1;
-        FamilyFacts &fam = r.facts.families[it.value()];
-        ++fam.keys;
-        fam.noTtl += k.pttlMs == -1 ? 1 : 0;
-        if (const QString what = sensitiveIn(k.key); !what.isEmpty()) {
-            ++r.facts.sensitiveNameCount;
-            if (r.facts.sensitiveNames.size() < kSensitiveExamples)
-                r.facts.sensitiveNames.append({QByteArray(k.key.constData(), k.key.size()), what});
-        }
-        if (i % step == 0 && r.probe.size() < kSizeProbe && k.type != KeyType::Unknown && k.type != KeyType::Module)
-            r.probe.append({QByteArray(k.key.constData(), k.key.size()), k.type});
-        switch (k.type) {
-        case KeyType::Stream:
-            if (r.streams.size() < kMaxStreams)
-                r.streams.append(QByteArray(k.key.constData(), k.key.size()));
-            break;
-        case KeyType::List:
-            if (r.lists.size() < QueuesReader::kMaxLists)
-                r.lists.append(QByteArray(k.key.constData(), k.key.size()));
-            break;
-        case KeyType::ZSet:
-            if (r.zsets.size() < QueuesReader::kMaxZSets)
-                r.zsets.append(QByteArray(k.key.constData(), k.key.size()));
-            break;
-        default: break;
-        }
-    }
-    r.locks = index.matchesOf(PatternKind::Lock);
-    r.rateLimits = index.matchesOf(PatternKind::FixedWindow) + index.matchesOf(PatternKind::SlidingWindow)
-        + index.matchesOf(PatternKind::TokenBucket);
-    r.sessions = index.matchesOf(PatternKind::Session) + index.matchesOf(PatternKind::SessionIndex);
-    for (PatternKind kind :
-         {PatternKind::CacheEntry, PatternKind::NegativeCache, PatternKind::CacheTagSet, PatternKind::DedupSet,
-          PatternKind::DedupKey, PatternKind::Counter, PatternKind::HyperLogLog})
-        r.caches += index.matchesOf(kind);
-    r.jobs = index.matchesOf(PatternKind::JobQueue, jobqueues::isQueueKey);
-    for (const PatternMatch &m : index.matchesOf(PatternKind::GeoSet, kGeoSets))
-        r.geo.append(m.key);
-    // A few cache values of each namespace, for a logical expiry inside them.
-    QHash<QString, int> perFamily;
-    for (const PatternMatch &m : index.matchesOf(PatternKind::CacheEntry)) {
-        int &n = perFamily[m.family];
-        if (n++ < kLogicalSample && m.type == KeyType::String)
-            r.cacheEntries.append(m);
-    }
-    m_steps = {[this] { readServer(); }, [this] { readPatterns(); },  [this] { readStreams(); },
-               [this] { readQueues(); }, [this] { readSizes(); },     [this] { readLogicalExpiry(); },
-               [this] { readGeo(); },    [this] { readSecondInfo(); }};
+    r.index = &index;
+    r.epoch = index.epoch();
+    r.probeStep = index.size() > kSizeProbe ? index.size() / kSizeProbe : 1;
+    m_steps = {[this] { readIndex(); },    [this] { readServer(); },       [this] { readPatterns(); },
+               [this] { readStreams(); },  [this] { readQueues(); },       [this] { readSizes(); },
+               [this] { readLogicalExpiry(); }, [this] { readGeo(); }, [this] { readSecondInfo(); }};
     // Run from the event loop, so a caller connected after collect() hears every step.
     QTimer::singleShot(0, &r, [this] { next(); });
+}
+
+// What the index knows, in one pass over its keys, a slice per turn of the event loop (a million
+// keys would hold the window for a noticeable time in one go): per-kind counts, families, keys per
+// reader, the sensitive names and the keys the size probe reads.
+void TriageCollector::readIndex()
+{
+    Round &r = *m_round;
+    if (!r.index || r.index->epoch() != r.epoch) {
+        // The keyspace was cleared under the pass (a reconnect to another server): nothing of it holds.
+        r.facts = TriageFacts{};
+        r.facts.coverage = KeyspaceCoverage{};
+        r.slot = -1;
+    }
+    if (r.slot >= 0) {
+        QHash<const PatternMatch *, qsizetype> verdictRow; // keys of a group share their verdict
+        QHash<const PatternMatch *, bool> queueVerdict;
+        r.slot = r.index->visitKeyVerdicts(r.slot, kIndexSlice, [&](const PatternIndex::KeyVerdict &k, int slot) {
+            visitKey(k, slot, verdictRow, queueVerdict);
+        });
+    }
+    if (r.slot >= 0) {
+        QTimer::singleShot(0, &r, [this] { readIndex(); });
+        return;
+    }
+    r.index = nullptr;
+    next();
+}
+
+void TriageCollector::visitKey(const PatternIndex::KeyVerdict &k, int slot,
+                               QHash<const PatternMatch *, qsizetype> &verdictRow,
+                               QHash<const PatternMatch *, bool> &queueVerdict)
+{
+    Round &r = *m_round;
+    const PatternMatch &v = *k.verdict;
+    const QByteArray key(k.key.constData(), k.key.size()); // the view, owned
+    r.facts.kindCounts[size_t(v.kind)] += 1;
+    qsizetype row = verdictRow.value(k.verdict, -1);
+    if (row < 0) {
+        auto it = r.familyRow.constFind(v.family);
+        if (it == r.familyRow.cend()) {
+            it = r.familyRow.insert(v.family, r.facts.families.size());
+            r.facts.families.append({v.family, v.kind, k.type, 0, 0, key});
+        }
+        row = it.value();
+        verdictRow.insert(k.verdict, row);
+    }
+    r.facts.typeCounts[k.type] += 1;
+    const qsizetype colon = key.indexOf(':');
+    r.facts.namespaceCounts[colon < 0 ? QByteArray() : key.left(colon)] += 1;
+    if (const int b = findings::ttlBucket(k.pttlMs); b >= 0)
+        r.facts.ttlHistogram[size_t(b)] += 1;
+    FamilyFacts &fam = r.facts.families[row];
+    ++fam.keys;
+    fam.noTtl += k.pttlMs == -1 ? 1 : 0;
+    if (const QString what = sensitiveIn(key); !what.isEmpty()) {
+        ++r.facts.sensitiveNameCount;
+        if (r.facts.sensitiveNames.size() < kSensitiveExamples)
+            r.facts.sensitiveNames.append({key, what});
+    }
+    if (r.visited++ % r.probeStep == 0 && r.probe.size() < kSizeProbe && k.type != KeyType::Unknown
+        && k.type != KeyType::Module)
+        r.probe.append({key, k.type});
+    switch (k.type) {
+    case KeyType::Stream:
+        if (r.streams.size() < kMaxStreams)
+            r.streams.append(key);
+        break;
+    case KeyType::List:
+        if (r.lists.size() < QueuesReader::kMaxLists)
+            r.lists.append(key);
+        break;
+    case KeyType::ZSet:
+        if (r.zsets.size() < QueuesReader::kMaxZSets)
+            r.zsets.append(key);
+        break;
+    default: break;
+    }
+    // The keys each reader reads, as the panels' indexes would hand them over.
+    switch (v.kind) {
+    case PatternKind::Lock: r.locks.append(r.index->matchAt(slot)); break;
+    case PatternKind::FixedWindow:
+    case PatternKind::SlidingWindow:
+    case PatternKind::TokenBucket: r.rateLimits.append(r.index->matchAt(slot)); break;
+    case PatternKind::Session:
+    case PatternKind::SessionIndex: r.sessions.append(r.index->matchAt(slot)); break;
+    case PatternKind::CacheEntry: {
+        const PatternMatch m = r.index->matchAt(slot);
+        r.caches.append(m);
+        // A few cache values of each namespace, for a logical expiry inside them.
+        int &n = r.logicalPerFamily[m.family];
+        if (n++ < kLogicalSample && m.type == KeyType::String)
+            r.cacheEntries.append(m);
+        break;
+    }
+    case PatternKind::NegativeCache:
+    case PatternKind::CacheTagSet:
+    case PatternKind::DedupSet:
+    case PatternKind::DedupKey:
+    case PatternKind::Counter:
+    case PatternKind::HyperLogLog: r.caches.append(r.index->matchAt(slot)); break;
+    case PatternKind::JobQueue: {
+        auto it = queueVerdict.constFind(k.verdict);
+        if (it == queueVerdict.cend())
+            it = queueVerdict.insert(k.verdict, jobqueues::isQueueKey(r.index->matchAt(slot)));
+        if (it.value())
+            r.jobs.append(r.index->matchAt(slot));
+        break;
+    }
+    case PatternKind::GeoSet:
+        if (r.geo.size() < kGeoSets)
+            r.geo.append(key);
+        break;
+    default: break;
+    }
 }
 
 void TriageCollector::next()

@@ -2,12 +2,12 @@
 #pragma once
 
 #include "findings.h"
+#include "patternindex.h"
 
 #include <QObject>
 #include <QPointer>
 #include <functional>
 
-class PatternIndex;
 class RedisClient;
 
 // Gathers TriageFacts for the findings engine: the server's facts (INFO twice, a second apart
@@ -30,6 +30,7 @@ public:
     static constexpr int kLogicalSample = 20; // cache values per namespace read for a logical expiry
     static constexpr int kSensitiveExamples = 1000;
     static constexpr qint64 kRateSpanMs = 1000; // the least time between the two INFO reads
+    static constexpr int kIndexSlice = 4096; // keys of the index visited per turn of the event loop
 
     explicit TriageCollector(RedisClient *client, QObject *parent = nullptr);
     ~TriageCollector() override;
@@ -48,6 +49,9 @@ Q_SIGNALS:
 private:
     struct Round;
     void next();
+    void readIndex();
+    void visitKey(const PatternIndex::KeyVerdict &k, int slot, QHash<const PatternMatch *, qsizetype> &verdictRow,
+                  QHash<const PatternMatch *, bool> &queueVerdict);
     void readServer();
     void readSecondInfo();
     void readPatterns();
