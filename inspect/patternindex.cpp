@@ -455,7 +455,8 @@ QList<PatternIndex::KeyVerdict> PatternIndex::keyVerdicts() const
     return out;
 }
 
-int PatternIndex::visitKeyVerdicts(int from, int maxKeys, const std::function<void(const KeyVerdict &, int)> &visit) const
+int PatternIndex::visitKeyVerdicts(int from, int maxKeys,
+                                   const std::function<void(const KeyVerdict &, int)> &visit) const
 {
     int visited = 0;
     for (int id = qMax(from, 0); id < d->slotCount; ++id) {

@@ -122,9 +122,9 @@ void TriageCollector::collect(const PatternIndex &index, const KeyspaceCoverage 
     r.index = &index;
     r.epoch = index.epoch();
     r.probeStep = index.size() > kSizeProbe ? index.size() / kSizeProbe : 1;
-    m_steps = {[this] { readIndex(); },    [this] { readServer(); },       [this] { readPatterns(); },
-               [this] { readStreams(); },  [this] { readQueues(); },       [this] { readSizes(); },
-               [this] { readLogicalExpiry(); }, [this] { readGeo(); }, [this] { readSecondInfo(); }};
+    m_steps = {[this] { readIndex(); },         [this] { readServer(); }, [this] { readPatterns(); },
+               [this] { readStreams(); },       [this] { readQueues(); }, [this] { readSizes(); },
+               [this] { readLogicalExpiry(); }, [this] { readGeo(); },    [this] { readSecondInfo(); }};
     // Run from the event loop, so a caller connected after collect() hears every step.
     QTimer::singleShot(0, &r, [this] { next(); });
 }
