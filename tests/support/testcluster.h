@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "testserver.h"
+
+#include <QList>
+#include <memory>
+
+// A real Redis Cluster for one test class: primaries (and replicas of each) on free loopback
+// ports, made one cluster by `redis-cli --cluster create` and waited for until every node says
+// cluster_state:ok and knows every other. Stopped with this object.
+class TestCluster
+{
+public:
+    // extraArgs go to every node (e.g. {"--cluster-announce-hostname", "127.0.0.9"}).
+    explicit TestCluster(int primaries = 3, int replicasPerPrimary = 1, const QStringList &extraArgs = {});
+    ~TestCluster();
+    bool start(QString *error = nullptr);
+    const QList<TestServer *> &nodes() const { return m_nodes; }
+    quint16 seedPort() const { return m_nodes.first()->port(); }
+    // The ports of the nodes that are primaries now (ROLE asked of each).
+    QList<quint16> primaryPorts();
+    // Waits until every running node reports cluster_state:ok.
+    bool waitForOk(int timeoutMs = 30000);
+    // Runs redis-cli with these arguments and waits; false with its output on failure.
+    static bool redisCli(const QStringList &args, QString *output, int timeoutMs = 120000);
+    // Writes 'count' keys "<prefix><n>" (values "v<n>") to the nodes owning them; returns the
+    // keys written.
+    QList<QByteArray> populate(int count, const QByteArray &prefix = "key:");
+    // All keys of the cluster: the union of SCAN on each primary.
+    QList<QByteArray> allKeys();
+
+private:
+    int m_primaries;
+    int m_replicas;
+    QStringList m_extra;
+    QList<TestServer *> m_nodes;
+};
