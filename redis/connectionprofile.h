@@ -63,6 +63,13 @@ struct ConnectionProfile
     // of the server instead of the server itself; everything else, writes included, goes to the
     // server. Empty: the server; the port is scanReplicaPort. Same credentials, TLS and tunnel.
     QString scanReplicaHost;
+    // Redis Cluster: the host is a seed node; commands go to the node that owns their keys, and
+    // scans walk every primary (ClusterRouter).
+    bool cluster = false;
+    bool clusterKeepSeedHost = false; // reach every node at the seed's host, on its announced port
+    // Announced addresses mapped to reachable ones: "host:port=host:port" or "host=host", separated
+    // by commas (cluster::AddressMap).
+    QString clusterAddressMap;
 
     bool usesUnixSocket() const { return !socketPath.isEmpty(); }
     // The AUTH command a connection starts with; empty when none is needed. A user name

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "redisclient.h"
 
+#include "clusterrouter.h"
 #include "threadcheck.h"
 
 #include <QThread>
@@ -48,10 +49,21 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QO
         m_worker, &RedisWorker::ready, this,
         [this](const ServerFacts &facts) {
             m_facts = facts;
-            Q_EMIT ready(facts);
+            if (!m_router || m_clusterActive) {
+                Q_EMIT ready(facts);
+                return;
+            }
+            // A cluster: ready once the slot map is known, or as one server when it is not one.
+            m_router->start([this, facts](const QString &problem) {
+                m_clusterActive = problem.isEmpty();
+                m_clusterProblem = problem;
+                Q_EMIT ready(facts);
+            });
         },
         Qt::QueuedConnection);
     connect(m_worker, &RedisWorker::connectionError, this, &RedisClient::connectionError, Qt::QueuedConnection);
+    if (profile.cluster)
+        m_router = new ClusterRouter(this);
     m_thread->start();
 }
 
@@ -98,6 +110,14 @@ RequestId RedisClient::send(const RedisCommand &command, QObject *context, Callb
 RequestId RedisClient::sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback,
                                  int timeoutMs)
 {
+    if (m_clusterActive)
+        return m_router->sendBatch(commands, context, std::move(callback), timeoutMs);
+    return sendDirect(commands, context, std::move(callback), timeoutMs);
+}
+
+RequestId RedisClient::sendDirect(const QList<RedisCommand> &commands, QObject *context, Callback callback,
+                                  int timeoutMs)
+{
     REDISLENS_ASSERT_OWN_THREAD(this);
     const RequestId id = nextRequestId();
     m_pending.insert(id, Waiting{QPointer<QObject>(context), std::move(callback)});
@@ -108,7 +128,19 @@ RequestId RedisClient::sendBatch(const QList<RedisCommand> &commands, QObject *c
     return id;
 }
 
+int RedisClient::pendingCount() const
+{
+    return int(m_pending.size()) + (m_clusterActive ? m_router->pendingCount() : 0);
+}
+
 void RedisClient::cancel(RequestId id)
+{
+    if (m_clusterActive)
+        m_router->cancel(id);
+    cancelDirect(id);
+}
+
+void RedisClient::cancelDirect(RequestId id)
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
     if (m_pending.remove(id) == 0)

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QPointer>
 
+class ClusterRouter;
 class QThread;
 
 // The GUI-thread face of one connection. Owns the worker thread. Requests carry an id and
@@ -41,7 +42,15 @@ public:
     RequestId send(const RedisCommand &command, QObject *context, Callback callback, int timeoutMs = -1);
     RequestId sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback, int timeoutMs = -1);
     void cancel(RequestId id);
-    int pendingCount() const { return int(m_pending.size()); }
+    int pendingCount() const;
+
+    // A Redis Cluster (the profile says so and the seed answered with a slot map): commands are
+    // routed to the node that owns their keys. Null for one server.
+    ClusterRouter *cluster() const { return m_clusterActive ? m_router : nullptr; }
+    // Why a profile marked `cluster` runs as one server (the server is not a cluster), or empty.
+    QString clusterProblem() const { return m_clusterProblem; }
+    // A cluster profile whose slot map has not been read yet.
+    bool clusterPending() const { return m_router && !m_clusterActive && m_clusterProblem.isEmpty(); }
 
     // For jobs that run on the worker thread (see KeyScanner).
     RedisWorker *worker() const { return m_worker; }
@@ -53,7 +62,11 @@ Q_SIGNALS:
     void connectionError(const RedisError &error);
 
 private:
+    friend class ClusterRouter;
     void onReply(const RedisReply &reply);
+    // This connection's own server, whatever the command's keys (the router's seed requests).
+    RequestId sendDirect(const QList<RedisCommand> &commands, QObject *context, Callback callback, int timeoutMs = -1);
+    void cancelDirect(RequestId id);
 
     struct Waiting
     {
@@ -68,6 +81,9 @@ private:
     State m_state = State::Disconnected;
     QString m_detail;
     ServerFacts m_facts;
+    ClusterRouter *m_router = nullptr;
+    bool m_clusterActive = false;
+    QString m_clusterProblem;
 };
 
 // Request ids are unique across every connection of the process.
