@@ -2,6 +2,8 @@
 #include "keyscanner.h"
 #include "threadcheck.h"
 
+#include "clusterrouter.h"
+#include "clusterscan_p.h"
 #include "loadprobe.h"
 #include "redisclient.h"
 #include "scanjob_p.h"
@@ -437,6 +439,14 @@ KeyScanner::~KeyScanner()
 
 void KeyScanner::stopJob()
 {
+    QObject::disconnect(m_waitForCluster);
+    if (m_cluster) {
+        // Not deleted at once: this may run inside one of its signals.
+        m_cluster->disconnect(this);
+        m_cluster->halt();
+        m_cluster->deleteLater();
+        m_cluster = nullptr;
+    }
     delete m_probe;
     m_probe = nullptr;
     if (m_job) {
@@ -453,6 +463,26 @@ quint64 KeyScanner::start(const ScanOptions &options)
     REDISLENS_ASSERT_OWN_THREAD(this);
     stopJob();
     ++m_generation;
+    // A cluster profile before its slot map is read: walking the seed alone would show a third
+    // of the keys. Start when the client is ready (as one server if it turns out not to be one).
+    if (m_client->clusterPending()) {
+        m_running = true;
+        m_waitForCluster = connect(m_client, &RedisClient::ready, this, [this, options] {
+            QObject::disconnect(m_waitForCluster);
+            launch(options);
+        });
+        return m_generation;
+    }
+    launch(options);
+    return m_generation;
+}
+
+void KeyScanner::launch(const ScanOptions &options)
+{
+    if (m_client->cluster()) {
+        startCluster(options);
+        return;
+    }
     auto *job = new ScanJob(m_client->worker(), options, m_generation);
     job->moveToThread(m_client->workerThread());
     connect(m_client->workerThread(), &QThread::finished, job, &QObject::deleteLater);
@@ -477,12 +507,31 @@ quint64 KeyScanner::start(const ScanOptions &options)
     m_job = job;
     m_running = true;
     QMetaObject::invokeMethod(job, &ScanJob::start, Qt::QueuedConnection);
-    return m_generation;
+}
+
+void KeyScanner::startCluster(const ScanOptions &options)
+{
+    m_cluster = new ClusterScan(m_client->cluster(), options, m_generation, this);
+    connect(m_cluster, &ClusterScan::batchAvailable, this, &KeyScanner::onBatch);
+    connect(m_cluster, &ClusterScan::progressChanged, this, &KeyScanner::onProgress);
+    connect(m_cluster, &ClusterScan::finished, this, [this](const ScanProgress &p) {
+        if (p.generation != m_generation)
+            return;
+        m_running = false;
+        Q_EMIT finished(p);
+    });
+    m_running = true;
+    m_cluster->start();
 }
 
 void KeyScanner::pause()
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
+    if (m_cluster) {
+        m_paused = true;
+        m_cluster->pause();
+        return;
+    }
     if (!m_job)
         return;
     m_paused = true;
@@ -492,6 +541,11 @@ void KeyScanner::pause()
 void KeyScanner::resume()
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
+    if (m_cluster) {
+        m_paused = false;
+        m_cluster->resume();
+        return;
+    }
     if (!m_job)
         return;
     m_paused = false;

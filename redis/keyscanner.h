@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QPointer>
 
+class ClusterScan;
 class LoadProbe;
 class RedisClient;
 class ScanJob;
@@ -31,8 +32,9 @@ struct ScanOptions
     int flushIntervalMs = 100;
 };
 
-// Walks the keyspace with SCAN, never KEYS. The work runs on the connection's worker thread
-// (a dedicated connection keeps the scan from delaying value requests); results arrive on
+// Walks the keyspace with SCAN, never KEYS. On a Redis Cluster it walks every primary in
+// parallel, each with its own cursor (ClusterScan), and delivers one stream and one progress. The work runs on the
+// connection's worker thread (a dedicated connection keeps the scan from delaying value requests); results arrive on
 // the GUI thread in batches at most every flushIntervalMs. Pausing keeps the cursor; a lost
 // connection suspends the scan and it resumes from the last complete cursor on reconnect.
 class KeyScanner : public QObject
@@ -60,8 +62,13 @@ private:
     void onProgress(const ScanProgress &progress);
     void stopJob();
 
+    void launch(const ScanOptions &options);
+    void startCluster(const ScanOptions &options);
+
     RedisClient *m_client;
     QPointer<ScanJob> m_job;
+    ClusterScan *m_cluster = nullptr;
+    QMetaObject::Connection m_waitForCluster;
     LoadProbe *m_probe = nullptr;
     quint64 m_generation = 0;
     bool m_running = false;

@@ -48,5 +48,10 @@ struct ScanProgress
     bool paused = false;
     bool waitingForConnection = false;
     RedisError error; // the scan stopped or is waiting because of this
+    // A Redis Cluster: the primaries walked (each with its own cursor, in parallel) and how many
+    // have finished; sweeping while the slots that moved during the walk are read again.
+    int nodes = 0;
+    int nodesDone = 0;
+    bool sweeping = false;
 };
 Q_DECLARE_METATYPE(ScanProgress)
