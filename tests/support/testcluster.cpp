@@ -140,3 +140,42 @@ QList<QByteArray> TestCluster::allKeys()
         out += RawConnection(port).scan();
     return out;
 }
+
+bool TestCluster::moveSlot(int slot, quint16 fromPort, quint16 toPort)
+{
+    RawConnection source(fromPort);
+    RawConnection dest(toPort);
+    const QByteArray slotArg = QByteArray::number(slot);
+    const QByteArray sourceId = source.command({"CLUSTER", "MYID"}).bytes();
+    const QByteArray destId = dest.command({"CLUSTER", "MYID"}).bytes();
+    if (dest.command({"CLUSTER", "SETSLOT", slotArg, "IMPORTING", sourceId}).bytes() != "OK"
+        || source.command({"CLUSTER", "SETSLOT", slotArg, "MIGRATING", destId}).bytes() != "OK")
+        return false;
+    return finishMigration(slot, fromPort, toPort);
+}
+
+bool TestCluster::finishMigration(int slot, quint16 fromPort, quint16 toPort)
+{
+    RawConnection source(fromPort);
+    const QByteArray slotArg = QByteArray::number(slot);
+    const QByteArray destId = RawConnection(toPort).command({"CLUSTER", "MYID"}).bytes();
+    for (;;) {
+        const RedisValue keys = source.command({"CLUSTER", "GETKEYSINSLOT", slotArg, "100"});
+        if (!keys.isArray() || keys.size() == 0)
+            break;
+        QList<QByteArray> migrate{"MIGRATE", "127.0.0.1", QByteArray::number(toPort), "", "0", "5000", "KEYS"};
+        for (const RedisValue &k : keys.elements())
+            migrate << k.bytes();
+        if (source.command(migrate).bytes() != "OK")
+            return false;
+    }
+    // The target first, then the source, then everyone else, as redis-cli does.
+    QList<quint16> order{toPort, fromPort};
+    for (const quint16 p : primaryPorts())
+        if (!order.contains(p))
+            order << p;
+    for (const quint16 p : order)
+        if (RawConnection(p).command({"CLUSTER", "SETSLOT", slotArg, "NODE", destId}).bytes() != "OK")
+            return false;
+    return true;
+}

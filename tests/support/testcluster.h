@@ -27,6 +27,10 @@ public:
     // Writes 'count' keys "<prefix><n>" (values "v<n>") to the nodes owning them; returns the
     // keys written.
     QList<QByteArray> populate(int count, const QByteArray &prefix = "key:");
+    // Moves a slot from one primary to another, keys and all (as redis-cli --cluster reshard
+    // does for each slot); finishMigration() completes a move begun by hand.
+    bool moveSlot(int slot, quint16 fromPort, quint16 toPort);
+    bool finishMigration(int slot, quint16 fromPort, quint16 toPort);
     // All keys of the cluster: the union of SCAN on each primary.
     QList<QByteArray> allKeys();
 

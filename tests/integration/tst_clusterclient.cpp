@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RedisClient and KeyScanner on a real Redis Cluster (three primaries with a replica each, on
+// loopback ports): commands reach the node that owns their keys, redirections are followed,
+// and a scan sees every key exactly as the union of SCAN on each primary, also while slots move.
+#include "clusterkeys.h"
+#include "clusterrouter.h"
+#include "keyscanner.h"
+#include "redisclient.h"
+#include "testcluster.h"
+
+#include <QDeadlineTimer>
+#include <QProcess>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace cluster;
+
+class TstClusterClient : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void keyPositionsAgreeWithTheServer();
+    void notAClusterRunsAsOneServer();
+    void connectsAndReadsTheSlotMap();
+    void batchesAreRoutedAndAnsweredInOrder();
+    void scanEqualsTheUnionOfNodeScans();
+    void scanWithMatchAndType();
+    void movedIsFollowed();
+    void askIsFollowed();
+    void scanDuringReshardingMissesNothing();
+    void readOnlyWritesNothing();
+
+private:
+    std::unique_ptr<RedisClient> connectClient(bool readOnly = false);
+    static QSet<QByteArray> scanAll(RedisClient *client, const ScanOptions &options, ScanProgress *last = nullptr);
+    QHash<QByteArray, QByteArray> nodeDigests();
+
+    TestCluster m_cluster;
+    QList<QByteArray> m_keys;
+};
+
+void TstClusterClient::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_cluster.start(&error), qPrintable(error));
+    m_keys = m_cluster.populate(20000);
+    QCOMPARE(m_cluster.allKeys().size(), m_keys.size());
+}
+
+std::unique_ptr<RedisClient> TstClusterClient::connectClient(bool readOnly)
+{
+    ConnectionProfile p;
+    p.host = QStringLiteral("127.0.0.1");
+    p.port = m_cluster.seedPort();
+    p.cluster = true;
+    p.readOnly = readOnly;
+    auto client = std::make_unique<RedisClient>(p);
+    QSignalSpy ready(client.get(), &RedisClient::ready);
+    client->connectToServer();
+    if (!ready.wait(10000))
+        return nullptr;
+    return client;
+}
+
+QSet<QByteArray> TstClusterClient::scanAll(RedisClient *client, const ScanOptions &options, ScanProgress *last)
+{
+    KeyScanner scanner(client);
+    QSet<QByteArray> names;
+    QObject::connect(&scanner, &KeyScanner::batchAvailable, [&](const ScanBatch &b) {
+        for (const ScannedKey &k : b.keys)
+            names.insert(k.name);
+    });
+    QSignalSpy finished(&scanner, &KeyScanner::finished);
+    scanner.start(options);
+    if (!finished.wait(120000))
+        qWarning("the scan did not finish");
+    if (last && !finished.isEmpty())
+        *last = finished.constFirst().constFirst().value<ScanProgress>();
+    return names;
+}
+
+// The table of key positions against COMMAND GETKEYS, for the commands RedisLens sends and
+// the shapes of the rest.
+void TstClusterClient::keyPositionsAgreeWithTheServer()
+{
+    const QList<RedisCommand> commands{
+        {"GET", "a"},
+        {"SET", "a", "1", "PX", "10"},
+        {"PTTL", "a"},
+        {"MEMORY", "USAGE", "a", "SAMPLES", "0"},
+        {"OBJECT", "FREQ", "a"},
+        {"OBJECT", "ENCODING", "a"},
+        {"XINFO", "STREAM", "s"},
+        {"XINFO", "GROUPS", "s"},
+        {"XGROUP", "CREATE", "s", "g", "$"},
+        {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s1", "s2", ">", ">"},
+        {"XREAD", "COUNT", "2", "BLOCK", "0", "STREAMS", "s", "0"},
+        {"EVAL", "return 1", "2", "k1", "k2", "arg"},
+        {"EVALSHA", "0123456789012345678901234567890123456789", "1", "k1"},
+        {"FCALL", "f", "1", "k1", "x"},
+        {"ZUNION", "2", "z1", "z2", "WITHSCORES"},
+        {"ZUNIONSTORE", "d", "2", "z1", "z2"},
+        {"BLPOP", "l1", "l2", "0"},
+        {"BLMPOP", "0", "2", "l1", "l2", "LEFT"},
+        {"MSET", "a", "1", "b", "2"},
+        {"DEL", "a", "b", "c"},
+        {"RENAMENX", "a", "b"},
+        {"LMOVE", "a", "b", "LEFT", "RIGHT"},
+        {"BITOP", "AND", "d", "a", "b"},
+        {"HMGET", "h", "f1", "f2"},
+        {"GEOSEARCH", "g", "FROMMEMBER", "m", "BYRADIUS", "1", "km"},
+        {"ZRANGE", "z", "0", "-1"},
+        {"SINTERCARD", "2", "s1", "s2", "LIMIT", "1"},
+    };
+    RawConnection seed(m_cluster.seedPort());
+    for (const RedisCommand &c : commands) {
+        RedisCommand ask{"COMMAND", "GETKEYS"};
+        ask += c;
+        const RedisValue reply = seed.command(ask);
+        QVERIFY2(reply.isArray(), c.join(' ').constData());
+        QList<QByteArray> expected;
+        for (const RedisValue &k : reply.elements())
+            expected << k.bytes();
+        QList<QByteArray> ours;
+        for (int i : keyPositions(c))
+            ours << c.at(i);
+        QVERIFY2(ours == expected, c.join(' ').constData());
+    }
+    for (const RedisCommand &c : QList<RedisCommand>{{"INFO"},
+                                                     {"PING"},
+                                                     {"CONFIG", "GET", "x"},
+                                                     {"SCAN", "0"},
+                                                     {"EVAL", "return 1", "0"},
+                                                     {"OBJECT", "HELP"},
+                                                     {"MEMORY", "STATS"}})
+        QVERIFY2(keyPositions(c).isEmpty(), c.join(' ').constData());
+    QCOMPARE(commandSlot({"MGET", "{u1}a", "{u1}b"}), int(keySlot("u1")));
+    QCOMPARE(commandSlot({"MGET", "a", "b"}), -2);
+    QCOMPARE(commandSlot({"PING"}), -1);
+}
+
+// A profile marked cluster against a plain server: it says why and works as one server.
+void TstClusterClient::notAClusterRunsAsOneServer()
+{
+    TestServer plain;
+    QVERIFY(plain.start());
+    plain.command({"SET", "only", "1"});
+    ConnectionProfile p;
+    p.port = plain.port();
+    p.cluster = true;
+    RedisClient client(p);
+    QSignalSpy ready(&client, &RedisClient::ready);
+    client.connectToServer();
+    QVERIFY(ready.wait(10000));
+    QVERIFY(client.cluster() == nullptr);
+    QVERIFY2(client.clusterProblem().contains(QStringLiteral("cluster support disabled")),
+             qPrintable(client.clusterProblem()));
+    ScanOptions o;
+    QCOMPARE(scanAll(&client, o), QSet<QByteArray>{"only"});
+}
+
+void TstClusterClient::connectsAndReadsTheSlotMap()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    ClusterRouter *router = client->cluster();
+    QVERIFY(router);
+    QCOMPARE(router->topology().coveredSlots(), kSlotCount);
+    QCOMPARE(router->topology().primaries().size(), 3);
+    QCOMPARE(router->seedNodeId(), RawConnection(m_cluster.seedPort()).command({"CLUSTER", "MYID"}).bytes());
+    QSet<quint16> ports;
+    for (RedisClient *c : router->primaryClients())
+        ports.insert(c->profile().port);
+    const QList<quint16> expected = m_cluster.primaryPorts();
+    QCOMPARE(ports, QSet<quint16>(expected.cbegin(), expected.cend()));
+}
+
+// One batch with keys of every node, answered in its own order, as a single server would.
+void TstClusterClient::batchesAreRoutedAndAnsweredInOrder()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    QList<RedisCommand> batch;
+    for (int i = 0; i < 3000; i += 7) {
+        batch.append({"GET", m_keys.at(i)});
+        batch.append({"PING"});
+        batch.append({"STRLEN", m_keys.at(i)});
+    }
+    batch.append({"MGET", "key:1", "key:2"}); // two slots: CROSSSLOT, as the server says
+    RedisReply got;
+    QObject context;
+    bool done = false;
+    client->sendBatch(batch, &context, [&](const RedisReply &r) {
+        got = r;
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QVERIFY2(got.ok(), qPrintable(got.error.message));
+    QCOMPARE(got.values.size(), batch.size());
+    for (int i = 0, at = 0; i < 3000; i += 7, at += 3) {
+        QCOMPARE(got.values.at(at).bytes(), "v" + QByteArray::number(i));
+        QCOMPARE(got.values.at(at + 1), RedisValue::status("PONG"));
+        QCOMPARE(got.values.at(at + 2).toInteger(), qint64(1 + QByteArray::number(i).size()));
+    }
+    QVERIFY(got.values.constLast().isError());
+    QVERIFY(got.values.constLast().bytes().startsWith("CROSSSLOT"));
+    QCOMPARE(client->pendingCount(), 0);
+}
+
+void TstClusterClient::scanEqualsTheUnionOfNodeScans()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    const QList<QByteArray> all = m_cluster.allKeys();
+    const QSet<QByteArray> expected(all.cbegin(), all.cend());
+    ScanOptions o;
+    ScanProgress last;
+    const QSet<QByteArray> names = scanAll(client.get(), o, &last);
+    QCOMPARE(names.size(), expected.size());
+    QCOMPARE(names, expected);
+    QVERIFY(last.finished);
+    QCOMPARE(last.nodes, 3);
+    QCOMPARE(last.nodesDone, 3);
+    QCOMPARE(last.dbsize, qint64(expected.size()));
+    QVERIFY(!last.error);
+}
+
+void TstClusterClient::scanWithMatchAndType()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    ScanOptions o;
+    o.match = "key:1?";
+    QSet<QByteArray> expected;
+    for (int i = 10; i < 20; ++i)
+        expected.insert("key:" + QByteArray::number(i));
+    QCOMPARE(scanAll(client.get(), o), expected);
+    o.match.clear();
+    o.type = KeyType::Hash;
+    QCOMPARE(scanAll(client.get(), o), QSet<QByteArray>());
+}
+
+// A slot moved behind the client's back: the old owner answers MOVED, the client follows it,
+// updates its map and the next command goes straight to the new owner.
+void TstClusterClient::movedIsFollowed()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    ClusterRouter *router = client->cluster();
+    const QByteArray key = m_keys.at(42);
+    const int slot = keySlot(key);
+    const Address from = router->ownerOf(slot)->address;
+    Address to;
+    for (const Node &n : router->topology().primaries())
+        if (n.address != from)
+            to = n.address;
+    QVERIFY(m_cluster.moveSlot(slot, from.port, to.port));
+    QCOMPARE(RawConnection(to.port).command({"GET", key}).bytes(), QByteArray("v42"));
+    const quint64 mark = router->redirectMark();
+    QObject context;
+    RedisReply got;
+    bool done = false;
+    client->send({"GET", key}, &context, [&](const RedisReply &r) {
+        got = r;
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QCOMPARE(got.value().bytes(), QByteArray("v42"));
+    QCOMPARE(router->ownerOf(slot)->address, to);
+    QVERIFY(router->slotsRedirectedSince(mark).contains(slot));
+    QVERIFY(router->lastNotice().contains(QString::number(slot)));
+}
+
+// A slot halfway through a migration: the key already moved answers ASK on the source, and
+// the client asks the target with ASKING, without changing its map.
+void TstClusterClient::askIsFollowed()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    ClusterRouter *router = client->cluster();
+    const QByteArray key = m_keys.at(77);
+    const int slot = keySlot(key);
+    const Node *owner = router->ownerOf(slot);
+    const Address from = owner->address;
+    Node target;
+    for (const Node &n : router->topology().primaries())
+        if (n.address != from)
+            target = n;
+    RawConnection source(from.port);
+    RawConnection dest(target.address.port);
+    const QByteArray sourceId = source.command({"CLUSTER", "MYID"}).bytes();
+    QCOMPARE(dest.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}),
+             RedisValue::status("OK"));
+    QCOMPARE(source.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", target.id}),
+             RedisValue::status("OK"));
+    QCOMPARE(source.command({"MIGRATE", "127.0.0.1", QByteArray::number(target.address.port), key, "0", "5000"}),
+             RedisValue::status("OK"));
+    QVERIFY(source.command({"GET", key}).bytes().startsWith("ASK "));
+    QObject context;
+    RedisReply got;
+    bool done = false;
+    client->sendBatch({{"GET", key}, {"TYPE", key}}, &context, [&](const RedisReply &r) {
+        got = r;
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QCOMPARE(got.value(0).bytes(), QByteArray("v77"));
+    QCOMPARE(got.value(1), RedisValue::status("string"));
+    QCOMPARE(router->ownerOf(slot)->address, from); // ASK does not move the slot
+    // Finish the migration so the cluster is whole again.
+    QVERIFY(m_cluster.finishMigration(slot, from.port, target.address.port));
+}
+
+// redis-cli --cluster reshard moves 2,000 slots while a paced scan walks the cluster: the scan
+// ends with every key, none twice in the model's eyes and none missing.
+void TstClusterClient::scanDuringReshardingMissesNothing()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    ClusterRouter *router = client->cluster();
+    const QList<Node> primaries = router->topology().primaries();
+    const QList<QByteArray> before = m_cluster.allKeys();
+    const QSet<QByteArray> expected(before.cbegin(), before.cend());
+    ScanOptions o;
+    o.maxCommandsPerSecond = 4000; // slow enough for the resharding to happen under the walk
+    o.initialCount = 20;
+    o.maxCount = 50;
+    KeyScanner scanner(client.get());
+    QSet<QByteArray> names;
+    connect(&scanner, &KeyScanner::batchAvailable, this, [&](const ScanBatch &b) {
+        for (const ScannedKey &k : b.keys)
+            names.insert(k.name);
+    });
+    QSignalSpy finished(&scanner, &KeyScanner::finished);
+    scanner.start(o);
+    QProcess reshard;
+    reshard.setProcessChannelMode(QProcess::MergedChannels);
+    reshard.start(QStringLiteral("redis-cli"),
+                  {QStringLiteral("--cluster"), QStringLiteral("reshard"),
+                   QStringLiteral("127.0.0.1:%1").arg(m_cluster.seedPort()), QStringLiteral("--cluster-from"),
+                   QString::fromLatin1(primaries.at(0).id), QStringLiteral("--cluster-to"),
+                   QString::fromLatin1(primaries.at(1).id), QStringLiteral("--cluster-slots"), QStringLiteral("2000"),
+                   QStringLiteral("--cluster-yes"), QStringLiteral("--cluster-pipeline"), QStringLiteral("50")});
+    QVERIFY(reshard.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(reshard.state() == QProcess::NotRunning, 120000);
+    const bool reshardDoneFirst = !finished.isEmpty();
+    QVERIFY2(reshard.exitCode() == 0, reshard.readAll().right(2000).constData());
+    QVERIFY(finished.wait(120000) || !finished.isEmpty());
+    const ScanProgress last = finished.constFirst().constFirst().value<ScanProgress>();
+    QVERIFY2(!last.error, qPrintable(last.error.message));
+    qInfo("scan: %llu names returned for %lld keys in %.1f s; resharding done before the scan: %s", last.returned,
+          qint64(expected.size()), last.elapsedSeconds, reshardDoneFirst ? "yes" : "no");
+    // The walk must have overlapped the move, or this test proves nothing.
+    QVERIFY(!reshardDoneFirst);
+    QCOMPARE(names.size(), expected.size());
+    QCOMPARE(names, expected);
+    QVERIFY(m_cluster.waitForOk());
+}
+
+QHash<QByteArray, QByteArray> TstClusterClient::nodeDigests()
+{
+    QHash<QByteArray, QByteArray> out;
+    for (const quint16 port : m_cluster.primaryPorts())
+        out.insert(QByteArray::number(port), RawConnection(port).command({"DEBUG", "DIGEST"}).bytes());
+    return out;
+}
+
+// Read-only on a cluster: every node refuses writes, a scan and reads write nothing anywhere.
+void TstClusterClient::readOnlyWritesNothing()
+{
+    for (const quint16 port : m_cluster.primaryPorts())
+        RawConnection(port).command({"CONFIG", "RESETSTAT"});
+    const auto digests = nodeDigests();
+    auto client = connectClient(true);
+    QVERIFY(client);
+    ScanOptions o;
+    o.memory = true;
+    o.elements = true;
+    QCOMPARE(scanAll(client.get(), o).size(), m_keys.size());
+    QObject context;
+    RedisReply got;
+    bool done = false;
+    client->sendBatch({{"SET", m_keys.at(5), "x"}, {"DEL", m_keys.at(6)}}, &context, [&](const RedisReply &r) {
+        got = r;
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QVERIFY(!got.ok());
+    QCOMPARE(got.error.kind, RedisError::Kind::ReadOnlyRefused);
+    QCOMPARE(nodeDigests(), digests);
+    for (const quint16 port : m_cluster.primaryPorts()) {
+        const QByteArray stats = RawConnection(port).command({"INFO", "commandstats"}).bytes();
+        for (const char *write : {"cmdstat_set:", "cmdstat_del:", "cmdstat_unlink:"})
+            QVERIFY2(!stats.contains(write), stats.constData());
+    }
+}
+
+QTEST_GUILESS_MAIN(TstClusterClient)
+#include "tst_clusterclient.moc"
