@@ -259,6 +259,8 @@ void RedisWorker::queryServer()
                     facts.version = QVersionNumber::fromString(QString::fromLatin1(l.mid(14)));
                 else if (l.startsWith("run_id:"))
                     facts.runId = l.mid(7);
+                else if (l.startsWith("redis_mode:"))
+                    facts.mode = l.mid(11);
             }
         }
         if (m_profile.readOnly) {

@@ -27,6 +27,7 @@ struct ServerFacts
 {
     QVersionNumber version; // null when INFO was not allowed
     QByteArray runId; // changes when the server process does (a restart, a failover)
+    QByteArray mode; // INFO's redis_mode: standalone, cluster or sentinel; empty when not allowed
     bool readOnly = false; // the connection refuses writing commands
     bool policyFromServer = false;
     CommandPolicy policy; // what the connection may send; a second connection to it uses the same
