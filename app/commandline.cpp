@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandline.h"
 
+#include "clustertopology.h"
+
 #include "bytesescape.h"
 #include "findings.h"
 #include "jobpage.h"
@@ -81,6 +83,17 @@ struct ConnectionOptions
                                     QStringLiteral("SSH: trust and remember a bastion's host key that known_hosts "
                                                    "does not have yet, without asking (a changed key is always "
                                                    "refused).")};
+    QCommandLineOption cluster{{QStringLiteral("c"), QStringLiteral("cluster")},
+                               QStringLiteral("Redis Cluster: the server is a seed node; keys are read from the node "
+                                              "that owns them and scans walk every primary.")};
+    QCommandLineOption clusterMap{QStringLiteral("cluster-map"),
+                                  QStringLiteral("Cluster: reach nodes announced at one address at another "
+                                                 "(NAT, containers): host:port=host:port or host=host, "
+                                                 "comma-separated."),
+                                  QStringLiteral("rules")};
+    QCommandLineOption clusterKeepHost{QStringLiteral("cluster-keep-host"),
+                                       QStringLiteral("Cluster: reach every node at the seed's host, on the port "
+                                                      "it announces.")};
     QCommandLineOption readOnly{QStringLiteral("read-only"),
                                 QStringLiteral("Refuse every command the server flags as writing.")};
     QCommandLineOption connectTimeout{QStringLiteral("connect-timeout"),
@@ -100,9 +113,9 @@ struct ConnectionOptions
 
     QList<QCommandLineOption> list() const
     {
-        return {host,      port,           socket,  pass, user,      askPass, db,     tls,         caCert,
-                caCertDir, cert,           key,     sni,  insecure,  ssh,     sshKey, sshPassword, sshAcceptNew,
-                readOnly,  connectTimeout, timeout, demo, separator, scanRate};
+        return {host,      port,           socket,  pass, user,      askPass,  db,      tls,         caCert,
+                caCertDir, cert,           key,     sni,  insecure,  ssh,      sshKey,  sshPassword, sshAcceptNew,
+                readOnly,  connectTimeout, timeout, demo, separator, scanRate, cluster, clusterMap,  clusterKeepHost};
     }
 };
 
@@ -239,6 +252,17 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
         return why;
     ConnectionProfile &p = cl.profile;
     p.readOnly = parser.isSet(o.readOnly);
+    p.cluster = parser.isSet(o.cluster);
+    p.clusterKeepSeedHost = parser.isSet(o.clusterKeepHost);
+    if (parser.isSet(o.clusterMap)) {
+        cluster::AddressMap map;
+        QString why;
+        if (!map.parse(parser.value(o.clusterMap), &why))
+            return QStringLiteral("invalid --cluster-map: %1").arg(why);
+        p.clusterAddressMap = map.toString();
+    }
+    if ((p.clusterKeepSeedHost || !p.clusterAddressMap.isEmpty()) && !p.cluster)
+        return QStringLiteral("--cluster-map and --cluster-keep-host need --cluster");
     if (parser.isSet(o.connectTimeout) && !parseInt(parser.value(o.connectTimeout), 1, 3600000, &p.connectTimeoutMs))
         return QStringLiteral("invalid --connect-timeout '%1': expected milliseconds")
             .arg(parser.value(o.connectTimeout));

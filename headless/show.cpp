@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "show.h"
 
+#include "clusterrouter.h"
 #include "output.h"
 #include "panelshow.h"
 #include "progressbar.h"
@@ -27,10 +28,11 @@ OneShot::OneShot(RedisClient &client, const ConnectionProfile &profile, Progress
                  std::function<void()> start)
     : m_client(client), m_progress(progress), m_loop(std::make_unique<QEventLoop>())
 {
-    QObject::connect(&client, &RedisClient::ready, m_loop.get(), [this, start = std::move(start)] {
+    QObject::connect(&client, &RedisClient::ready, m_loop.get(), [this, &profile, start = std::move(start)] {
         if (m_started)
             return;
         m_started = true;
+        noteClusterMode(profile);
         start();
     });
     // The window reconnects with backoff; a one-shot command says why it cannot connect, once.
@@ -45,6 +47,31 @@ OneShot::OneShot(RedisClient &client, const ConnectionProfile &profile, Progress
 }
 
 OneShot::~OneShot() = default;
+
+void OneShot::noteClusterMode(const ConnectionProfile &profile)
+{
+    const QString where = profile.displayName();
+    if (ClusterRouter *router = m_client.cluster()) {
+        // A node the desktop cannot reach (an address announced inside a container or behind NAT)
+        // ends the run with what to do, instead of a scan that waits for it forever.
+        QObject::connect(router, &ClusterRouter::nodeError, m_loop.get(),
+                         [this](const QString &node, const RedisError &e) {
+                             stop(m_started ? 1 : 2,
+                                  QStringLiteral("cannot reach cluster node %1: %2 (if the cluster announces "
+                                                 "addresses this machine cannot reach, map them with "
+                                                 "--cluster-map or use --cluster-keep-host)")
+                                      .arg(node, e.message));
+                         });
+        return;
+    }
+    if (!m_client.clusterProblem().isEmpty())
+        reportError(
+            QStringLiteral("note: --cluster: %1; reading %2 as one server").arg(m_client.clusterProblem(), where));
+    else if (m_client.facts().mode == "cluster")
+        reportError(QStringLiteral("note: %1 is a node of a Redis Cluster and holds only its own slots' keys; add "
+                                   "--cluster (-c) to read every node")
+                        .arg(where));
+}
 
 QObject *OneShot::context() const
 {

@@ -46,6 +46,10 @@ public:
     int exec(); // connects and runs until stop(); returns its status
 
 private:
+    // Says on stderr when a cluster node is read as one server, and stops on a node that cannot
+    // be reached.
+    void noteClusterMode(const ConnectionProfile &profile);
+
     RedisClient &m_client;
     ProgressBar &m_progress;
     std::unique_ptr<QEventLoop> m_loop;

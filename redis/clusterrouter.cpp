@@ -205,6 +205,14 @@ RedisClient *ClusterRouter::clientFor(const Address &address)
         if (state == RedisClient::State::Backoff || state == RedisClient::State::Disconnected)
             m_healthTimer->start();
     });
+    connect(c, &RedisClient::connectionError, this, [this, address](const RedisError &e) {
+        QString node = address.toString();
+        for (const Node &n : m_topology.nodes())
+            if (n.address == address && n.announced != address)
+                node = QStringLiteral("%1 (announced as %2)").arg(address.toString(), n.announced.toString());
+        setNotice(QStringLiteral("cluster node %1: %2").arg(node, e.message));
+        Q_EMIT nodeError(node, e);
+    });
     m_clients.insert(address, c);
     c->connectToServer();
     return c;

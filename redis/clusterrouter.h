@@ -60,6 +60,8 @@ Q_SIGNALS:
     void clusterReplaced(const QString &detail);
     // A line for the status bar: redirections followed, retries, nodes unreachable.
     void notice(const QString &text);
+    // A node's connection failed (refused, lost, timed out): 'node' as announced and as reached.
+    void nodeError(const QString &node, const RedisError &error);
 
 private:
     struct Request;
