@@ -108,29 +108,51 @@ QList<quint16> TestCluster::primaryPorts()
 
 QList<QByteArray> TestCluster::populate(int count, const QByteArray &prefix)
 {
-    // Each primary gets the keys of its slots, pipelined.
-    QHash<quint16, QList<QList<QByteArray>>> perNode;
-    QHash<int, quint16> slotOwner;
-    for (const quint16 port : primaryPorts()) {
-        const RedisValue slots = RawConnection(port).command({"CLUSTER", "SLOTS"});
-        for (const RedisValue &range : slots.elements())
-            for (qint64 s = range.at(0).toInteger(); s <= range.at(1).toInteger(); ++s)
-                slotOwner.insert(int(s), quint16(range.at(2).at(1).toInteger()));
-        break; // one node's view is the cluster's
-    }
     QList<QByteArray> keys;
+    QList<QList<QByteArray>> commands;
     keys.reserve(count);
     for (int i = 0; i < count; ++i) {
         const QByteArray key = prefix + QByteArray::number(i);
         keys << key;
-        perNode[slotOwner.value(cluster::keySlot(key))].append({"SET", key, "v" + QByteArray::number(i)});
+        commands.append({"SET", key, "v" + QByteArray::number(i)});
     }
+    write(commands);
+    return keys;
+}
+
+void TestCluster::write(const QList<QList<QByteArray>> &commands)
+{
+    // One node's view of the slots is the cluster's.
+    QHash<int, quint16> slotOwner;
+    const RedisValue slots = RawConnection(primaryPorts().constFirst()).command({"CLUSTER", "SLOTS"});
+    for (const RedisValue &range : slots.elements())
+        for (qint64 s = range.at(0).toInteger(); s <= range.at(1).toInteger(); ++s)
+            slotOwner.insert(int(s), quint16(range.at(2).at(1).toInteger()));
+    QHash<quint16, QList<QList<QByteArray>>> perNode;
+    for (const QList<QByteArray> &c : commands)
+        perNode[slotOwner.value(cluster::keySlot(c.at(1)))].append(c);
     for (auto it = perNode.cbegin(); it != perNode.cend(); ++it) {
         RawConnection c(it.key());
         for (qsizetype at = 0; at < it.value().size(); at += 10000)
             c.pipeline(it.value().mid(at, 10000));
     }
-    return keys;
+}
+
+bool TestCluster::waitForAnnounced(const QByteArray &prefix, int timeoutMs)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    RawConnection seed(seedPort());
+    while (!deadline.hasExpired()) {
+        const RedisValue shards = seed.command({"CLUSTER", "SHARDS"});
+        cluster::Topology t;
+        QString error;
+        if (t.readShards(shards, cluster::AddressMap(), &error)
+            && std::all_of(t.nodes().cbegin(), t.nodes().cend(),
+                           [&](const cluster::Node &n) { return n.announced.host.toLatin1().startsWith(prefix); }))
+            return true;
+        QThread::msleep(100);
+    }
+    return false;
 }
 
 QList<QByteArray> TestCluster::allKeys()

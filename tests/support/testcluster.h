@@ -27,6 +27,11 @@ public:
     // Writes 'count' keys "<prefix><n>" (values "v<n>") to the nodes owning them; returns the
     // keys written.
     QList<QByteArray> populate(int count, const QByteArray &prefix = "key:");
+    // Sends each command to the primary that owns its first key (argv[1]), pipelined per node.
+    void write(const QList<QList<QByteArray>> &commands);
+    // Waits until the seed announces every node with a hostname starting with 'prefix'
+    // (cluster-announce-hostname spreads by gossip).
+    bool waitForAnnounced(const QByteArray &prefix, int timeoutMs = 20000);
     // Moves a slot from one primary to another, keys and all (as redis-cli --cluster reshard
     // does for each slot); finishMigration() completes a move begun by hand.
     bool moveSlot(int slot, quint16 fromPort, quint16 toPort);

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `redislens show`, `report` and `check` with --cluster, on a real cluster of three primaries
+// on loopback ports: the same output shapes as on one server, with every node's keys.
+#include "bytesescape.h"
+#include "processrun.h"
+#include "testcluster.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TstClusterShow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void keysAreEveryNodesKeys();
+    void locksAcrossNodes();
+    void reportCoversTheCluster();
+    void announcedAddressesNeedTheMap();
+    void badClusterOptionsExitTwo();
+
+private:
+    ProcessRun run(const QStringList &args, int timeoutMs = 120000) const
+    {
+        return runProgram(QStringLiteral(REDISLENS_APP_PATH), args, timeoutMs, isolatedEnvironment(m_home.path()));
+    }
+    QStringList seed() const
+    {
+        return {QStringLiteral("-c"), QStringLiteral("-p"), QString::number(m_cluster.seedPort())};
+    }
+    static QJsonObject json(const ProcessRun &r) { return QJsonDocument::fromJson(r.out).object(); }
+
+    TestCluster m_cluster{3, 0};
+    QTemporaryDir m_home;
+    QSet<QByteArray> m_locksWithoutTtl;
+};
+
+void TstClusterShow::initTestCase()
+{
+    QVERIFY(m_home.isValid());
+    QString error;
+    QVERIFY2(m_cluster.start(&error), qPrintable(error));
+    m_cluster.populate(5000, "cache:user:");
+    // Locks on every node: some without TTL (the finding), some with one.
+    QList<QList<QByteArray>> locks;
+    for (int i = 0; i < 30; ++i) {
+        const QByteArray key = "lock:order:" + QByteArray::number(i);
+        const QByteArray token = QByteArray::number(0x5f3a9c10 + i * 7919, 16) + "-4c1e-9b7d-2a6f8e0d1c3b";
+        if (i % 3 == 0) {
+            locks.append({"SET", key, token});
+            m_locksWithoutTtl.insert(key);
+        } else {
+            locks.append({"SET", key, token, "PX", "600000"});
+        }
+    }
+    m_cluster.write(locks);
+    QCOMPARE(m_cluster.allKeys().size(), 5030);
+}
+
+void TstClusterShow::keysAreEveryNodesKeys()
+{
+    const ProcessRun r = run(QStringList{QStringLiteral("show"), QStringLiteral("keys")} + seed());
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QJsonArray records = json(r).value(QStringLiteral("records")).toArray();
+    QSet<QString> shown;
+    for (const QJsonValue v : records)
+        shown.insert(v.toObject().value(QStringLiteral("key")).toString());
+    QCOMPARE(shown.size(), records.size()); // each key once
+    QSet<QString> expected;
+    for (const QByteArray &k : m_cluster.allKeys())
+        expected.insert(bytesescape::escape(k));
+    QCOMPARE(shown, expected);
+    // Without --cluster the seed alone answers: a third of the keys, and a hint.
+    const ProcessRun one = run(
+        {QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("-p"), QString::number(m_cluster.seedPort())});
+    QCOMPARE(one.code, 0);
+    const qsizetype seedKeys = json(one).value(QStringLiteral("records")).toArray().size();
+    QVERIFY(seedKeys < expected.size() / 2);
+    QVERIFY2(one.err.contains("--cluster"), one.err.constData());
+}
+
+void TstClusterShow::locksAcrossNodes()
+{
+    const ProcessRun r = run(QStringList{QStringLiteral("show"), QStringLiteral("locks")} + seed());
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QJsonArray records = json(r).value(QStringLiteral("records")).toArray();
+    QSet<QByteArray> noTtl;
+    int total = 0;
+    for (const QJsonValue v : records) {
+        const QJsonObject o = v.toObject();
+        const QString key = o.value(QStringLiteral("resource_key")).toString();
+        if (!key.startsWith(QLatin1String("lock:order:")))
+            continue;
+        ++total;
+        if (o.value(QStringLiteral("flags")).toString().contains(QLatin1String("no TTL")))
+            noTtl.insert(key.toUtf8());
+    }
+    QCOMPARE(total, 30);
+    QCOMPARE(noTtl, m_locksWithoutTtl);
+}
+
+void TstClusterShow::reportCoversTheCluster()
+{
+    const ProcessRun r
+        = run(QStringList{QStringLiteral("report"), QStringLiteral("--fail-on"), QStringLiteral("critical")} + seed());
+    QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
+    const QJsonObject doc = json(r);
+    const QJsonArray findings = doc.value(QStringLiteral("findings")).toArray();
+    bool lockFinding = false;
+    for (const QJsonValue v : findings) {
+        const QJsonObject f = v.toObject();
+        if (f.value(QStringLiteral("id")).toString() == QLatin1String("lock.no-ttl")) {
+            lockFinding = true;
+            const QByteArray evidence = QJsonDocument(f.value(QStringLiteral("evidence")).toArray()).toJson();
+            for (const QByteArray &k : std::as_const(m_locksWithoutTtl))
+                QVERIFY2(evidence.contains(k), k.constData());
+        }
+    }
+    QVERIFY(lockFinding);
+    const QJsonObject byType
+        = doc.value(QStringLiteral("summary")).toObject().value(QStringLiteral("keys_by_type")).toObject();
+    QCOMPARE(byType.value(QStringLiteral("string")).toInteger(), 5030);
+}
+
+// Nodes that announce addresses nothing listens on: with the map, everything works.
+void TstClusterShow::announcedAddressesNeedTheMap()
+{
+    QStringList rules;
+    for (qsizetype i = 0; i < m_cluster.nodes().size(); ++i) {
+        const QByteArray announced = "127.0.0." + QByteArray::number(40 + i);
+        RawConnection node(m_cluster.nodes().at(i)->port());
+        node.command({"CONFIG", "SET", "cluster-announce-hostname", announced});
+        node.command({"CONFIG", "SET", "cluster-preferred-endpoint-type", "hostname"});
+        rules << QString::fromLatin1(announced) + QStringLiteral("=127.0.0.1");
+    }
+    QVERIFY(m_cluster.waitForAnnounced("127.0.0.4"));
+    // Unmapped: nothing listens there. The run ends with the node, the reason and the way out.
+    const ProcessRun unmapped = run(QStringList{QStringLiteral("show"), QStringLiteral("keys")} + seed(), 60000);
+    QVERIFY2(unmapped.code == 1 || unmapped.code == 2, unmapped.err.constData());
+    QVERIFY2(unmapped.err.contains("cannot reach cluster node 127.0.0.4"), unmapped.err.constData());
+    QVERIFY2(unmapped.err.contains("--cluster-map"), unmapped.err.constData());
+    const ProcessRun r = run(
+        QStringList{QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--cluster-map"), rules.join(u',')}
+        + seed());
+    QVERIFY2(r.code == 0, r.err.constData());
+    QCOMPARE(json(r).value(QStringLiteral("records")).toArray().size(), 5030);
+    // The seed's host for every node does the same here.
+    const ProcessRun kept = run(
+        QStringList{QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--cluster-keep-host")} + seed());
+    QVERIFY2(kept.code == 0, kept.err.constData());
+    QCOMPARE(json(kept).value(QStringLiteral("records")).toArray().size(), 5030);
+    for (TestServer *n : m_cluster.nodes())
+        RawConnection(n->port()).command({"CONFIG", "SET", "cluster-preferred-endpoint-type", "ip"});
+}
+
+void TstClusterShow::badClusterOptionsExitTwo()
+{
+    const ProcessRun bad = run(QStringList{QStringLiteral("show"), QStringLiteral("keys"),
+                                           QStringLiteral("--cluster-map"), QStringLiteral("127.0.0.9")}
+                               + seed());
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.contains("--cluster-map"), bad.err.constData());
+    const ProcessRun lone = run({QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--cluster-keep-host"),
+                                 QStringLiteral("-p"), QString::number(m_cluster.seedPort())});
+    QCOMPARE(lone.code, 2);
+    QVERIFY2(lone.err.contains("need --cluster"), lone.err.constData());
+}
+
+QTEST_GUILESS_MAIN(TstClusterShow)
+#include "tst_clustershow.moc"
