@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connectiondialog.h"
 
+#include "clustertopology.h"
+
 #include "check.h"
 #include "connectionimport.h"
 #include "secretstore.h"
@@ -131,6 +133,28 @@ void ConnectionDialog::buildForm(QWidget *form)
                                  "through this replica, with the same credentials, TLS and tunnel; everything "
                                  "else, writes included, goes to the server."));
     f->addRow(tr("Scan through replica"), m_scanReplica);
+    m_cluster = new QCheckBox(tr("Redis Cluster: this server is a seed; read every node"), serverPage);
+    m_cluster->setObjectName(QStringLiteral("cluster"));
+    m_cluster->setToolTip(tr("Commands go to the node that owns their keys (MOVED and ASK are followed) and the "
+                             "key browser walks every primary in parallel."));
+    f->addRow(QString(), m_cluster);
+    m_clusterMap = new QLineEdit(serverPage);
+    m_clusterMap->setObjectName(QStringLiteral("clusterMap"));
+    m_clusterMap->setPlaceholderText(tr("announced=reachable, e.g. 172.18.0.2:6379=127.0.0.1:7001"));
+    m_clusterMap->setToolTip(tr("Nodes that announce addresses this machine cannot reach (NAT, containers) are "
+                                "reached here instead: host:port=host:port for one node, host=host for every "
+                                "port of a host, separated by commas."));
+    f->addRow(tr("Node address map"), m_clusterMap);
+    m_clusterKeepHost = new QCheckBox(tr("Reach every node at this host, on the port it announces"), serverPage);
+    m_clusterKeepHost->setObjectName(QStringLiteral("clusterKeepHost"));
+    f->addRow(QString(), m_clusterKeepHost);
+    const auto clusterRows = [this, f] {
+        const bool on = m_cluster->isChecked();
+        f->setRowVisible(m_clusterMap, on);
+        f->setRowVisible(m_clusterKeepHost, on);
+    };
+    connect(m_cluster, &QCheckBox::toggled, this, clusterRows);
+    clusterRows();
     tabs->addTab(serverPage, tr("Server"));
     const int tlsTab = tabs->addTab(tlsPage, QString());
     const int sshTab = tabs->addTab(sshPage, QString());
@@ -323,6 +347,9 @@ void ConnectionDialog::load(int row)
     m_insecure->setChecked(p.tlsInsecure);
     m_readOnly->setChecked(p.readOnly);
     m_scanReplica->setText(p.scanReplica());
+    m_cluster->setChecked(p.cluster);
+    m_clusterMap->setText(p.clusterAddressMap);
+    m_clusterKeepHost->setChecked(p.clusterKeepSeedHost);
     m_sshHost->setText(p.ssh.enabled() ? p.ssh.displayName() : QString());
     m_sshKey->setText(p.ssh.keyFile);
     m_sshUsePassword->setChecked(p.ssh.usePassword);
@@ -388,6 +415,11 @@ bool ConnectionDialog::fieldsAreValid()
         QMessageBox::warning(this, tr("Scan through replica"), why);
         return false;
     }
+    cluster::AddressMap map;
+    if (m_cluster->isChecked() && !map.parse(m_clusterMap->text(), &why)) {
+        QMessageBox::warning(this, tr("Node address map"), why);
+        return false;
+    }
     return true;
 }
 
@@ -415,6 +447,9 @@ SavedConnection ConnectionDialog::edited() const
     QString replicaWhy; // an unparsable replica is refused by save() and Connect, as the bastion is
     if (!p.parseScanReplica(m_scanReplica->text(), &replicaWhy))
         p.parseScanReplica(QString(), &replicaWhy);
+    p.cluster = m_cluster->isChecked();
+    p.clusterKeepSeedHost = p.cluster && m_clusterKeepHost->isChecked();
+    p.clusterAddressMap = p.cluster ? m_clusterMap->text().trimmed() : QString();
     p.password.clear();
     p.keyPassphrase.clear();
     // An unparsable bastion is refused by save() and Connect; here it stays as typed.

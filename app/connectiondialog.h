@@ -111,6 +111,9 @@ private:
     QLineEdit *m_keyPassphrase;
     QCheckBox *m_readOnly;
     QLineEdit *m_scanReplica;
+    QCheckBox *m_cluster = nullptr;
+    QLineEdit *m_clusterMap = nullptr;
+    QCheckBox *m_clusterKeepHost = nullptr;
     QLineEdit *m_sshHost;
     QLineEdit *m_sshKey;
     QLineEdit *m_sshPassphrase;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "savedconnection.h"
 
+#include "clustertopology.h"
+
 #include <QJsonValue>
 
 QString SavedConnection::tagName(Tag tag)
@@ -41,6 +43,14 @@ QJsonObject SavedConnection::toJson() const
         o.insert(QStringLiteral("db"), p.db);
     if (!p.scanReplica().isEmpty())
         o.insert(QStringLiteral("scan_replica"), p.scanReplica());
+    if (p.cluster) {
+        QJsonObject cluster;
+        if (!p.clusterAddressMap.isEmpty())
+            cluster.insert(QStringLiteral("address_map"), p.clusterAddressMap);
+        if (p.clusterKeepSeedHost)
+            cluster.insert(QStringLiteral("keep_seed_host"), true);
+        o.insert(QStringLiteral("cluster"), cluster);
+    }
     if (!p.username.isEmpty())
         o.insert(QStringLiteral("user"), p.username);
     if (p.tls) {
@@ -172,6 +182,18 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
     p.username = r.text("user");
     if (QString why; !p.parseScanReplica(r.text("scan_replica"), &why))
         r.fail(QStringLiteral("scan_replica: ") + why);
+    if (o.contains(QStringLiteral("cluster")) && !o.value(QStringLiteral("cluster")).isNull()) {
+        Reader cr(r.object("cluster"), QStringLiteral("cluster: "));
+        p.cluster = true;
+        p.clusterKeepSeedHost = cr.boolean("keep_seed_host", false);
+        cluster::AddressMap map;
+        QString why;
+        if (!map.parse(cr.text("address_map"), &why))
+            r.fail(QStringLiteral("cluster: address_map: ") + why);
+        p.clusterAddressMap = map.toString();
+        if (!cr.error().isEmpty())
+            r.fail(cr.error());
+    }
     const QJsonObject tls = r.object("tls");
     if (o.contains(QStringLiteral("tls")) && !o.value(QStringLiteral("tls")).isNull()) {
         Reader t(tls, QStringLiteral("tls: "));

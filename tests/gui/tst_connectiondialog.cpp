@@ -96,6 +96,7 @@ private Q_SLOTS:
     void testWalksTheSteps();
     void sshSettingsSavedSecretsInTheKeychain();
     void scanReplicaSaved();
+    void clusterSettingsSaved();
 
 private:
     QTemporaryDir m_dir;
@@ -383,6 +384,39 @@ void TestConnectionDialog::scanReplicaSaved()
     QCOMPARE(p.scanProfile().host, QStringLiteral("127.0.0.2"));
     QCOMPARE(p.scanProfile().port, quint16(6390));
     QCOMPARE(p.port, quint16(6379));
+}
+
+// Redis Cluster with an address map: saved, shown again, in the chosen profile; a map that is
+// not one is refused with its reason, and the map's rows show only for a cluster.
+void TestConnectionDialog::clusterSettingsSaved()
+{
+    Settings settings(m_dir.filePath(QStringLiteral("cluster.ini")));
+    FakeKeychain keychain;
+    {
+        ConnectionDialog d(&settings, &keychain);
+        d.show();
+        auto *map = d.findChild<QLineEdit *>(QStringLiteral("clusterMap"));
+        QVERIFY(!map->isVisible());
+        d.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("orders-cluster"));
+        d.findChild<QLineEdit *>(QStringLiteral("host"))->setText(QStringLiteral("127.0.0.1"));
+        d.findChild<QCheckBox *>(QStringLiteral("cluster"))->setChecked(true);
+        QVERIFY(map->isVisible());
+        map->setText(QStringLiteral("127.0.0.30:6379=127.0.0.1:7001, 127.0.0.31=127.0.0.1"));
+        d.findChild<QCheckBox *>(QStringLiteral("clusterKeepHost"))->setChecked(true);
+        d.save();
+    }
+    const ConnectionProfile saved = settings.connections().value(0).profile;
+    QVERIFY(saved.cluster);
+    QVERIFY(saved.clusterKeepSeedHost);
+    QCOMPARE(saved.clusterAddressMap, QStringLiteral("127.0.0.30:6379=127.0.0.1:7001,127.0.0.31=127.0.0.1"));
+    ConnectionDialog d(&settings, &keychain);
+    d.list()->setCurrentRow(-1);
+    d.list()->setCurrentRow(0);
+    QVERIFY(d.findChild<QCheckBox *>(QStringLiteral("cluster"))->isChecked());
+    QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("clusterMap"))->text(), saved.clusterAddressMap);
+    Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
+    QVERIFY(d.chosenProfile().cluster);
+    QCOMPARE(d.chosenProfile().clusterAddressMap, saved.clusterAddressMap);
 }
 
 QTEST_MAIN(TestConnectionDialog)
