@@ -49,8 +49,13 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QO
         m_worker, &RedisWorker::ready, this,
         [this](const ServerFacts &facts) {
             m_facts = facts;
-            if (!m_router || m_clusterActive) {
+            if (!m_router) {
                 Q_EMIT ready(facts);
+                return;
+            }
+            if (m_clusterActive) {
+                // A reconnect: the map may have changed meanwhile, or another cluster answers.
+                m_router->refresh([this, facts] { Q_EMIT ready(facts); });
                 return;
             }
             // A cluster: ready once the slot map is known, or as one server when it is not one.
