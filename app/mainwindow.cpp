@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "clusterrouter.h"
+
 #include "navigationsidebar.h"
 #include "panelaccess.h"
 #include "panelregistry.h"
@@ -106,6 +108,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
             if (m_valueView->reader()->hasKey())
                 m_valueView->refresh();
         }
+        wireCluster();
         m_access->refresh();
         updateTitle();
         updateWriteActions();
@@ -577,6 +580,8 @@ void MainWindow::updateTitle()
         title += tr(" [read-only]");
     if (!m_profile.scanReplica().isEmpty())
         title += tr(" · scan via %1").arg(m_profile.scanReplica());
+    if (m_profile.cluster)
+        title += tr(" · cluster");
     setWindowTitle(title);
 }
 
@@ -594,6 +599,27 @@ void MainWindow::attachDemo(Demo *demo)
     connect(demo, &Demo::failed, this,
             [this](const QString &why) { onConnectionError(tr("Demo: %1").arg(why), false); });
     updateTitle();
+}
+
+void MainWindow::wireCluster()
+{
+    ClusterRouter *router = m_client->cluster();
+    if (!router || m_clusterWired)
+        return;
+    m_clusterWired = true;
+    connect(router, &ClusterRouter::notice, this,
+            [this](const QString &text) { statusBar()->showMessage(text, 8000); });
+    connect(router, &ClusterRouter::topologyChanged, this, &MainWindow::onStateChanged);
+    // Two clusters behind one address (a redeploy, a tunnel to the wrong place) must never be
+    // mixed: what was shown goes, and the browser walks the new one.
+    connect(router, &ClusterRouter::clusterReplaced, this, [this](const QString &detail) {
+        statusBar()->showMessage(tr("%1: what was shown is cleared and read again").arg(detail), 15000);
+        m_patterns->clear();
+        if (m_firstScanStarted)
+            m_browser->startScan();
+        if (m_valueView->reader()->hasKey())
+            m_valueView->refresh();
+    });
 }
 
 bool MainWindow::serverReplaced(QByteArray &known, const QByteArray &now)
@@ -676,6 +702,7 @@ void MainWindow::onStateChanged()
             text += tr(" · read-only");
         if (!m_scanReplicaNote.isEmpty())
             text += QStringLiteral(" · ") + m_scanReplicaNote;
+        text += clusterNote();
         m_stateLabel->setText(text);
         return;
     }
@@ -685,6 +712,25 @@ void MainWindow::onStateChanged()
         m_banner->setText(describe(down));
         m_banner->show();
     }
+}
+
+QString MainWindow::clusterNote() const
+{
+    if (const ClusterRouter *router = m_client->cluster()) {
+        const cluster::Topology &t = router->topology();
+        // The seed's node id names the cluster, so two clusters are never confused.
+        return tr(" · Redis Cluster: %1 primaries, %2 nodes, %3 of 16384 slots · seed node %4")
+            .arg(t.primaries().size())
+            .arg(t.nodes().size())
+            .arg(t.coveredSlots())
+            .arg(QString::fromLatin1(router->seedNodeId().left(8)));
+    }
+    if (!m_client->clusterProblem().isEmpty())
+        return tr(" · not a cluster (%1): read as one server").arg(m_client->clusterProblem());
+    if (m_client->facts().mode == "cluster")
+        return tr(" · one node of a Redis Cluster: only its own slots' keys are shown (connect with "
+                  "Redis Cluster on to read every node)");
+    return {};
 }
 
 void MainWindow::onConnectionError(const QString &message, bool authProblem)

@@ -154,6 +154,10 @@ private:
     void updateWriteActions();
     void updateTitle();
     void updateEnvironmentBanner();
+    // A cluster connection's notices and replacement reach the status bar and the panels.
+    void wireCluster();
+    // The status line's words on a cluster (or on one node of it read as one server).
+    QString clusterNote() const;
     // True when 'now' names another server process than 'known' (which takes 'now').
     static bool serverReplaced(QByteArray &known, const QByteArray &now);
     void addPanel(Panel *panel, const QString &name);
@@ -215,6 +219,7 @@ private:
     QPointer<Demo> m_demo;
     bool m_demoSeeded = true;
     bool m_firstScanStarted = false;
+    bool m_clusterWired = false;
     enum class ReplicaCheck { None, Running, Done };
     ReplicaCheck m_replicaCheck = ReplicaCheck::None;
     QString m_scanReplicaNote; // the status bar's word on the scan's replica

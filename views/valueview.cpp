@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "valueview.h"
 
+#include "clusterrouter.h"
+
 #include "bytesescape.h"
 #include "format.h"
 #include "masking.h"
@@ -45,7 +47,7 @@ QString sizeText(const KeyInfo &info)
 } // namespace
 
 ValueView::ValueView(RedisClient *client, QWidget *parent)
-    : QWidget(parent), m_reader(new ValueReader(client, this)), m_model(new ValueModel(this))
+    : QWidget(parent), m_client(client), m_reader(new ValueReader(client, this)), m_model(new ValueModel(this))
 {
     feedValueModel(m_reader, m_model); // first: the handlers below read the model
     buildUi();
@@ -295,6 +297,12 @@ void ValueView::onKeyOpened(const KeyInfo &info)
         parts << size;
     if (!info.encoding.isEmpty() && info.encoding != info.typeName)
         parts << bytesescape::escape(info.encoding);
+    // On a cluster, where the key lives: its hash slot and the primary that owns it now.
+    if (const ClusterRouter *router = m_client->cluster()) {
+        const int slot = cluster::keySlot(info.key);
+        const cluster::Node *owner = router->ownerOf(slot);
+        parts << (owner ? tr("slot %1 on %2").arg(slot).arg(owner->address.toString()) : tr("slot %1").arg(slot));
+    }
     m_meta->setText(parts.join(QStringLiteral(" · ")));
 
     m_expireAtMs = info.expireAtMs();

@@ -72,6 +72,8 @@ private:
     void showBanner(const QString &message);
     void updateRevealToggle();
 
+    RedisClient *m_client;
+
     ValueReader *m_reader;
     ValueModel *m_model;
     KeyInfo m_info;

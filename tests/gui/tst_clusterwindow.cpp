@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window on a real Redis Cluster (three primaries on loopback ports): the key browser holds
+// every node's keys, the status line names the cluster, a key says its slot and node, the locks
+// panel reads locks on every node; pictured in both palettes.
+#include "clustertopology.h"
+#include "keybrowser.h"
+#include "keytreemodel.h"
+#include "locks.h"
+#include "lockspanel.h"
+#include "mainwindow.h"
+#include "redisclient.h"
+#include "screenshots.h"
+#include "settings.h"
+#include "testcluster.h"
+#include "theme.h"
+#include "valueview.h"
+
+#include <QLabel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTest>
+
+class TstClusterWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void browsesEveryNode();
+    void oneNodeWithoutClusterModeSaysSo();
+
+private:
+    std::unique_ptr<MainWindow> open(bool cluster)
+    {
+        ConnectionProfile p;
+        p.port = m_cluster.seedPort();
+        p.cluster = cluster;
+        p.name = QStringLiteral("orders-cluster");
+        auto w = std::make_unique<MainWindow>(p, m_settings);
+        w->resize(1400, 860);
+        w->show();
+        w->start();
+        return w;
+    }
+    QString stateText(MainWindow &w) const
+    {
+        const auto labels = w.statusBar()->findChildren<QLabel *>();
+        QString all;
+        for (const QLabel *l : labels)
+            all += l->text() + QLatin1Char('\n');
+        return all;
+    }
+
+    TestCluster m_cluster{3, 0};
+    Settings *m_settings = nullptr;
+    int m_total = 0;
+};
+
+void TstClusterWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QString error;
+    QVERIFY2(m_cluster.start(&error), qPrintable(error));
+    m_total += int(m_cluster.populate(2000, "orders:item:").size());
+    QList<QList<QByteArray>> more;
+    for (int i = 0; i < 12; ++i) {
+        const QByteArray token = QByteArray::number(0x7a11c0de + i * 104729, 16) + "-9f2e-4d1c-b3a7-52e8c0f1d9a6";
+        more.append({"SET", "lock:invoice:" + QByteArray::number(i), token, "PX", "300000"});
+    }
+    more.append({"SET", "lock:invoice:stuck", "5d1e8a7c-2b3f-4e6d-9a0c-7f1b2e3d4c5a"}); // no TTL
+    for (int i = 0; i < 20; ++i)
+        more.append({"HSET", "session:{u" + QByteArray::number(i) + "}", "user_id", QByteArray::number(i)});
+    m_cluster.write(more);
+    m_total += int(more.size());
+    m_settings = new Settings(this);
+}
+
+void TstClusterWindow::browsesEveryNode()
+{
+    auto w = open(true);
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->cluster() != nullptr, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(w->keyBrowser()->model()->keyCount(), quint64(m_total), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w->keyBrowser()->scanner()->isRunning(), 30000);
+    QCOMPARE(w->keyBrowser()->model()->keyCount(), quint64(m_total));
+    QTRY_VERIFY2_WITH_TIMEOUT(stateText(*w).contains(QStringLiteral("Redis Cluster: 3 primaries")),
+                              qPrintable(stateText(*w)), 10000);
+    QVERIFY(w->windowTitle().contains(QStringLiteral("cluster")));
+    // A key says where it lives.
+    w->openKeyWhenReady("orders:item:7");
+    QTRY_COMPARE_WITH_TIMEOUT(w->valueView()->currentKey(), QByteArray("orders:item:7"), 10000);
+    auto *meta = w->valueView()->findChild<QLabel *>(QStringLiteral("valueMeta"));
+    const int slot = cluster::keySlot("orders:item:7");
+    QTRY_VERIFY2_WITH_TIMEOUT(meta->text().contains(QStringLiteral("slot %1 on 127.0.0.1:").arg(slot)),
+                              qPrintable(meta->text()), 10000);
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-window.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents();
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-window-dark.png"));
+    theme::apply(theme::Theme::Light);
+    // The locks on all three nodes, the one without TTL among them.
+    w->showPanel(QStringLiteral("locks"));
+    QTRY_VERIFY_WITH_TIMEOUT(w->locksPanel()->model()->rows().size() >= 13, 20000);
+    bool stuck = false;
+    for (const LockInfo &l : w->locksPanel()->model()->rows())
+        stuck = stuck || (l.key == "lock:invoice:stuck" && (l.flags & LockInfo::NoTtl));
+    QVERIFY(stuck);
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-locks.png"));
+}
+
+// The same seed without cluster mode: one node's keys, and the status line says why.
+void TstClusterWindow::oneNodeWithoutClusterModeSaysSo()
+{
+    auto w = open(false);
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->isReady(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(w->keyBrowser()->model()->keyCount() > 0, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w->keyBrowser()->scanner()->isRunning(), 30000);
+    QVERIFY(w->keyBrowser()->model()->keyCount() < quint64(m_total));
+    QTRY_VERIFY2_WITH_TIMEOUT(stateText(*w).contains(QStringLiteral("one node of a Redis Cluster")),
+                              qPrintable(stateText(*w)), 10000);
+}
+
+QTEST_MAIN(TstClusterWindow)
+#include "tst_clusterwindow.moc"
