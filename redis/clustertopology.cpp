@@ -192,9 +192,11 @@ Topology::Topology()
 
 QList<Node> Topology::primaries() const
 {
+    // A primary that failed and lost its slots to its replica is still listed (CLUSTER SHARDS
+    // keeps it, role master, no slots): it holds nothing to read.
     QList<Node> out;
     for (const Node &n : m_nodes)
-        if (n.primary)
+        if (n.primary && n.slotCount() > 0)
             out << n;
     return out;
 }

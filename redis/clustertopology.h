@@ -89,6 +89,7 @@ public:
     bool readSlots(const RedisValue &reply, const AddressMap &map, QString *error);
 
     const QList<Node> &nodes() const { return m_nodes; }
+    // The primaries that own slots (a failed one whose replica took over owns none).
     QList<Node> primaries() const;
     QList<Node> replicasOf(const QByteArray &primaryId) const;
     // The node that owns 'slot', or null when no primary does (a cluster with uncovered slots).
