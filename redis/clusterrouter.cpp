@@ -72,6 +72,12 @@ ClusterRouter::~ClusterRouter()
 
 RedisClient *ClusterRouter::seedTarget()
 {
+    // Keyless commands go to the seed; while it is down (it failed over), to a primary that is up.
+    if (m_seed->isReady())
+        return m_seed;
+    for (const Node &n : m_topology.primaries())
+        if (RedisClient *c = m_clients.value(n.address); c && c->isReady())
+            return c;
     return m_seed;
 }
 

@@ -9,6 +9,7 @@
 #include "testcluster.h"
 
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void askIsFollowed();
     void scanDuringReshardingMissesNothing();
     void readOnlyWritesNothing();
+    void failoverIsFollowed();
 
 private:
     std::unique_ptr<RedisClient> connectClient(bool readOnly = false);
@@ -409,6 +411,80 @@ void TstClusterClient::readOnlyWritesNothing()
         for (const char *write : {"cmdstat_set:", "cmdstat_del:", "cmdstat_unlink:"})
             QVERIFY2(!stats.contains(write), stats.constData());
     }
+}
+
+// The seed's primary dies: its replica takes over (the cluster's part: cluster-node-timeout and
+// an election), and the client follows within 5 s of the cluster having done so; a scan that was
+// walking the dead node ends with every key, read from its successor.
+void TstClusterClient::failoverIsFollowed()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    ClusterRouter *router = client->cluster();
+    const QList<QByteArray> all = m_cluster.allKeys();
+    const QSet<QByteArray> expected(all.cbegin(), all.cend());
+    // A key the seed owns: the seed is the node that dies.
+    const quint16 victim = m_cluster.seedPort();
+    QByteArray key;
+    for (const QByteArray &k : m_keys)
+        if (router->ownerOf(keySlot(k))->address.port == victim)
+            key = k;
+    QVERIFY(!key.isEmpty());
+    ScanOptions o;
+    o.maxCommandsPerSecond = 3000;
+    o.initialCount = 20;
+    o.maxCount = 50;
+    KeyScanner scanner(client.get());
+    QSet<QByteArray> names;
+    connect(&scanner, &KeyScanner::batchAvailable, this, [&](const ScanBatch &b) {
+        for (const ScannedKey &k : b.keys)
+            names.insert(k.name);
+    });
+    QSignalSpy finished(&scanner, &KeyScanner::finished);
+    scanner.start(o);
+    QTRY_VERIFY_WITH_TIMEOUT(names.size() >= 1000, 30000);
+    TestServer *dead = nullptr;
+    for (TestServer *n : m_cluster.nodes())
+        if (n->port() == victim)
+            dead = n;
+    dead->server().stop();
+    QElapsedTimer clock;
+    clock.start();
+    // When the cluster has failed over: a surviving node names another owner for the key's slot.
+    qint64 clusterDoneMs = -1;
+    qint64 clientDoneMs = -1;
+    QObject context;
+    bool inFlight = false;
+    const QDeadlineTimer deadline(60000);
+    while ((clusterDoneMs < 0 || clientDoneMs < 0) && !deadline.hasExpired()) {
+        if (clusterDoneMs < 0) {
+            for (const quint16 port : m_cluster.primaryPorts()) {
+                const Redirect r = Redirect::parse(RawConnection(port).command({"GET", key}).bytes());
+                const bool owns = r.kind == Redirect::Kind::None;
+                if ((owns || r.address.port != victim) && port != victim)
+                    clusterDoneMs = clock.elapsed();
+            }
+        }
+        if (clientDoneMs < 0 && !inFlight) {
+            inFlight = true;
+            client->send({"GET", key}, &context, [&](const RedisReply &r) {
+                inFlight = false;
+                if (r.ok() && r.value().isString())
+                    clientDoneMs = clock.elapsed();
+            });
+        }
+        QTest::qWait(100);
+    }
+    qInfo("the cluster failed over after %lld ms; the client followed after %lld ms", clusterDoneMs, clientDoneMs);
+    QVERIFY(clusterDoneMs >= 0);
+    QVERIFY(clientDoneMs >= 0);
+    QVERIFY2(clientDoneMs - clusterDoneMs <= 5000, "the client took more than 5 s to follow the failover");
+    QVERIFY(!finished.isEmpty() || finished.wait(120000));
+    QCOMPARE(names, expected);
+    // Keyless commands go to a live primary while the seed is down.
+    bool pinged = false;
+    client->send({"PING"}, &context, [&](const RedisReply &r) { pinged = r.ok(); });
+    QTRY_VERIFY_WITH_TIMEOUT(pinged, 10000);
 }
 
 QTEST_GUILESS_MAIN(TstClusterClient)
