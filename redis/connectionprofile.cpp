@@ -8,7 +8,12 @@
 QString ConnectionProfile::displayName() const
 {
     QString where;
-    if (usesUnixSocket()) {
+    if (usesSentinel()) {
+        // The master's name first: the address is whichever primary the sentinels name now.
+        where = QStringLiteral("%1 via Sentinel (%2:%3)").arg(sentinelMaster, host).arg(port);
+        if (db != 0)
+            where += QLatin1Char('/') + QString::number(db);
+    } else if (usesUnixSocket()) {
         where = socketPath;
         if (db != 0)
             where += QStringLiteral(" db %1").arg(db);

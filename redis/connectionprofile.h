@@ -70,6 +70,13 @@ struct ConnectionProfile
     // Announced addresses mapped to reachable ones: "host:port=host:port" or "host=host", separated
     // by commas (cluster::AddressMap).
     QString clusterAddressMap;
+    // Redis Sentinel: the primary of 'sentinelMaster' is found by asking these sentinels
+    // ("host:port"), and found again after a failover. Their credentials are their own.
+    QStringList sentinels;
+    QString sentinelMaster;
+    QString sentinelUsername;
+    QString sentinelPassword; // secret: memory only, like the password
+    bool usesSentinel() const { return !sentinelMaster.isEmpty(); }
 
     bool usesUnixSocket() const { return !socketPath.isEmpty(); }
     // The AUTH command a connection starts with; empty when none is needed. A user name

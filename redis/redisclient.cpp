@@ -2,9 +2,11 @@
 #include "redisclient.h"
 
 #include "clusterrouter.h"
+#include "sentinelresolver.h"
 #include "threadcheck.h"
 
 #include <QThread>
+#include <QTimer>
 #include <atomic>
 
 RequestId nextRequestId()
@@ -43,6 +45,9 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QO
             m_state = state;
             m_detail = detail;
             Q_EMIT stateChanged(state, detail);
+            // The primary went away: ask the sentinels where it is now (a failover).
+            if (m_sentinel && m_wanted && state == State::Backoff && !m_resolveTimer->isActive())
+                m_resolveTimer->start();
         },
         Qt::QueuedConnection);
     connect(
@@ -69,6 +74,13 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QO
     connect(m_worker, &RedisWorker::connectionError, this, &RedisClient::connectionError, Qt::QueuedConnection);
     if (profile.cluster)
         m_router = new ClusterRouter(this);
+    if (profile.usesSentinel()) {
+        m_sentinel = new SentinelResolver(profile, this);
+        m_resolveTimer = new QTimer(this);
+        m_resolveTimer->setSingleShot(true);
+        m_resolveTimer->setInterval(1000);
+        connect(m_resolveTimer, &QTimer::timeout, this, &RedisClient::resolvePrimary);
+    }
     m_thread->start();
 }
 
@@ -82,22 +94,61 @@ RedisClient::~RedisClient()
 void RedisClient::connectToServer()
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
+    m_wanted = true;
+    if (m_sentinel) {
+        resolvePrimary();
+        return;
+    }
     QMetaObject::invokeMethod(m_worker, &RedisWorker::start, Qt::QueuedConnection);
+}
+
+void RedisClient::resolvePrimary()
+{
+    if (m_resolving || !m_wanted)
+        return;
+    m_resolving = true;
+    m_sentinel->resolve([this](const cluster::Address &primary, const QString &error) {
+        m_resolving = false;
+        if (!m_wanted)
+            return;
+        if (!error.isEmpty()) {
+            m_detail = QStringLiteral("Sentinel: %1").arg(error);
+            Q_EMIT connectionError(RedisError::make(RedisError::Kind::ConnectionRefused, m_detail));
+            m_resolveTimer->start(); // the sentinels may come back, or learn of the master
+            return;
+        }
+        const bool moved = primary.host != m_profile.host || primary.port != m_profile.port;
+        if (!moved && m_state != State::Disconnected)
+            return; // the same primary: the worker's own reconnect goes on
+        m_profile.host = primary.host;
+        m_profile.port = primary.port;
+        const ConnectionProfile profile = m_profile;
+        RedisWorker *worker = m_worker;
+        QMetaObject::invokeMethod(
+            m_worker, [worker, profile] { worker->reconfigure(profile); }, Qt::QueuedConnection);
+    });
 }
 
 void RedisClient::disconnectFromServer()
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
+    m_wanted = false;
     QMetaObject::invokeMethod(m_worker, &RedisWorker::stop, Qt::QueuedConnection);
 }
 
 void RedisClient::reconnectWith(const ConnectionProfile &profile)
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
+    const ConnectionProfile before = m_profile;
     m_profile = profile;
+    if (m_sentinel) {
+        // Where the sentinels said the primary is, not the address the profile was made with.
+        m_profile.host = before.host;
+        m_profile.port = before.port;
+    }
     RedisWorker *worker = m_worker;
     QMetaObject::invokeMethod(
-        m_worker, [worker, profile] { worker->reconfigure(profile); }, Qt::QueuedConnection);
+        m_worker, [worker, p = m_profile] { worker->reconfigure(p); }, Qt::QueuedConnection);
 }
 
 CommandPolicy RedisClient::policy() const
@@ -157,6 +208,11 @@ void RedisClient::cancelDirect(RequestId id)
 
 void RedisClient::onReply(const RedisReply &reply)
 {
+    // The primary became a replica under a live connection: a failover. Ask the sentinels.
+    if (m_sentinel && std::any_of(reply.values.cbegin(), reply.values.cend(), [](const RedisValue &v) {
+            return v.isError() && RedisError::fromReply(v).kind == RedisError::Kind::ReadOnly;
+        }))
+        resolvePrimary();
     const auto it = m_pending.find(reply.id);
     if (it == m_pending.end())
         return; // cancelled: the view has moved on

@@ -8,6 +8,8 @@
 #include <QPointer>
 
 class ClusterRouter;
+class SentinelResolver;
+class QTimer;
 class QThread;
 
 // The GUI-thread face of one connection. Owns the worker thread. Requests carry an id and
@@ -52,6 +54,9 @@ public:
     // A cluster profile whose slot map has not been read yet.
     bool clusterPending() const { return m_router && !m_clusterActive && m_clusterProblem.isEmpty(); }
 
+    // A Sentinel-managed primary: the sentinels asked for its address (and again after a failover).
+    SentinelResolver *sentinel() const { return m_sentinel; }
+
     // For jobs that run on the worker thread (see KeyScanner).
     RedisWorker *worker() const { return m_worker; }
     QThread *workerThread() const { return m_thread; }
@@ -67,6 +72,8 @@ private:
     // This connection's own server, whatever the command's keys (the router's seed requests).
     RequestId sendDirect(const QList<RedisCommand> &commands, QObject *context, Callback callback, int timeoutMs = -1);
     void cancelDirect(RequestId id);
+    // Sentinel: asks for the primary, and connects there (again, when it moved).
+    void resolvePrimary();
 
     struct Waiting
     {
@@ -82,6 +89,10 @@ private:
     QString m_detail;
     ServerFacts m_facts;
     ClusterRouter *m_router = nullptr;
+    SentinelResolver *m_sentinel = nullptr;
+    QTimer *m_resolveTimer = nullptr; // paces re-asking the sentinels while the primary is away
+    bool m_resolving = false;
+    bool m_wanted = false;
     bool m_clusterActive = false;
     QString m_clusterProblem;
 };
