@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Connecting through Redis Sentinel, on a real primary, replica and three sentinels on loopback
+// ports: the primary is found, its replicas and the sentinels are described, a failover is
+// followed, and what cannot work says why.
+#include "localserver.h"
+#include "redisclient.h"
+#include "sentinelresolver.h"
+#include "testsentinel.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+class TstSentinel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void findsThePrimary();
+    void unknownMasterSaysSo();
+    void describesReplicasAndSentinels();
+    void failoverIsFollowed();
+
+private:
+    ConnectionProfile profile(const QString &master = QStringLiteral("mymaster")) const
+    {
+        ConnectionProfile p;
+        // A sentinel address nothing listens on comes first: the next one answers.
+        p.sentinels = QStringList{QStringLiteral("127.0.0.1:%1").arg(m_deadPort)} + m_setup.sentinelAddresses();
+        p.sentinelMaster = master;
+        p.host = QStringLiteral("127.0.0.1");
+        p.port = 1; // never used: the sentinels say where the primary is
+        return p;
+    }
+
+    TestSentinel m_setup;
+    quint16 m_deadPort = 0;
+};
+
+void TstSentinel::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_setup.start(&error), qPrintable(error));
+    m_deadPort = LocalServer::freePort();
+    m_setup.primary().command({"SET", "greeting", "hello"});
+}
+
+void TstSentinel::findsThePrimary()
+{
+    RedisClient client(profile());
+    QSignalSpy ready(&client, &RedisClient::ready);
+    client.connectToServer();
+    QVERIFY(ready.wait(15000));
+    QCOMPARE(client.profile().port, m_setup.primary().port());
+    QVERIFY(client.profile().displayName().startsWith(QStringLiteral("mymaster via Sentinel")));
+    const RedisReply r = waitForReply(client, {{"GET", "greeting"}, {"ROLE"}});
+    QCOMPARE(r.value(0).bytes(), QByteArray("hello"));
+    QCOMPARE(r.value(1).at(0).bytes(), QByteArray("master"));
+}
+
+void TstSentinel::unknownMasterSaysSo()
+{
+    RedisClient client(profile(QStringLiteral("nosuch")));
+    QSignalSpy failed(&client, &RedisClient::connectionError);
+    client.connectToServer();
+    QVERIFY(failed.wait(15000));
+    const QString message = failed.constFirst().constFirst().value<RedisError>().message;
+    QVERIFY2(message.contains(QStringLiteral("no sentinel knows master \"nosuch\"")), qPrintable(message));
+    client.disconnectFromServer();
+}
+
+void TstSentinel::describesReplicasAndSentinels()
+{
+    SentinelResolver resolver(profile());
+    SentinelReport report;
+    bool done = false;
+    resolver.describe([&](const SentinelReport &r) {
+        report = r;
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 15000);
+    QVERIFY2(report.error.isEmpty(), qPrintable(report.error));
+    QCOMPARE(report.master, QStringLiteral("127.0.0.1:%1").arg(m_setup.primary().port()));
+    QCOMPARE(report.replicas.size(), 1);
+    QCOMPARE(report.replicas.constFirst().address, QStringLiteral("127.0.0.1:%1").arg(m_setup.replica().port()));
+    QVERIFY(report.replicas.constFirst().offset > 0);
+    QCOMPARE(report.sentinels.size(), 3);
+    for (const auto &s : report.sentinels)
+        QVERIFY2(!s.flags.contains("s_down"), s.flags.constData());
+}
+
+// The primary dies; the sentinels promote the replica (their part: down-after plus the
+// election) and the client is on the new primary within 5 s of their having done so.
+void TstSentinel::failoverIsFollowed()
+{
+    RedisClient client(profile());
+    QSignalSpy ready(&client, &RedisClient::ready);
+    client.connectToServer();
+    QVERIFY(ready.wait(15000));
+    const quint16 oldPrimary = m_setup.primary().port();
+    const quint16 replica = m_setup.replica().port();
+    QTRY_COMPARE_WITH_TIMEOUT(m_setup.replica().command({"GET", "greeting"}).bytes(), QByteArray("hello"), 10000);
+    m_setup.primary().server().stop();
+    QElapsedTimer clock;
+    clock.start();
+    qint64 sentinelsDoneMs = -1;
+    qint64 clientDoneMs = -1;
+    QObject context;
+    bool inFlight = false;
+    const QDeadlineTimer deadline(60000);
+    while ((sentinelsDoneMs < 0 || clientDoneMs < 0) && !deadline.hasExpired()) {
+        if (sentinelsDoneMs < 0 && m_setup.currentPrimaryPort() == replica)
+            sentinelsDoneMs = clock.elapsed();
+        if (clientDoneMs < 0 && !inFlight) {
+            inFlight = true;
+            client.send({"GET", "greeting"}, &context, [&](const RedisReply &r) {
+                inFlight = false;
+                if (r.ok() && r.value().bytes() == "hello" && client.profile().port == replica)
+                    clientDoneMs = clock.elapsed();
+            });
+        }
+        QTest::qWait(100);
+    }
+    qInfo("the sentinels promoted the replica after %lld ms; the client followed after %lld ms", sentinelsDoneMs,
+          clientDoneMs);
+    QVERIFY(sentinelsDoneMs >= 0);
+    QVERIFY(clientDoneMs >= 0);
+    QVERIFY2(clientDoneMs - sentinelsDoneMs <= 5000, "the client took more than 5 s to follow the failover");
+    QVERIFY(client.profile().port != oldPrimary);
+    const RedisReply role = waitForReply(client, {{"ROLE"}});
+    QCOMPARE(role.value().at(0).bytes(), QByteArray("master"));
+}
+
+QTEST_GUILESS_MAIN(TstSentinel)
+#include "tst_sentinel.moc"
