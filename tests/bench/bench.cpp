@@ -3,6 +3,8 @@
 // against a minimal raw-hiredis reference run in the same process on the same server.
 // Prints one JSON line per run. Figures are ratios, since absolute times vary by machine.
 
+#include "clusterrouter.h"
+#include "clustertopology.h"
 #include "keyscanner.h"
 #include "keytreemodel.h"
 #include "localserver.h"
@@ -21,6 +23,7 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTextStream>
+#include <QThread>
 #include <QTimer>
 
 #include <hiredis/hiredis.h>
@@ -28,6 +31,9 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <functional>
+#include <memory>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -366,6 +372,209 @@ MemoryResult lensMemory(const ConnectionProfile &profile)
     return result;
 }
 
+// ---- cluster mode ----
+
+// Writes 'count' string keys "bench:<n>" to whichever of 'ports' owns each (by 'ownerOf'), in
+// pipelines of 10,000 on blocking hiredis contexts.
+bool populateKeys(const QList<quint16> &ports, const std::function<quint16(int slot)> &ownerOf, qint64 count)
+{
+    QHash<quint16, redisContext *> contexts;
+    QHash<quint16, int> pending;
+    for (const quint16 port : ports) {
+        redisContext *c = redisConnect("127.0.0.1", port);
+        if (!c || c->err)
+            return false;
+        contexts.insert(port, c);
+    }
+    auto drain = [&](quint16 port) {
+        for (int i = 0; i < pending.value(port); ++i) {
+            void *r = nullptr;
+            if (redisGetReply(contexts.value(port), &r) != REDIS_OK)
+                return false;
+            freeReplyObject(r);
+        }
+        pending[port] = 0;
+        return true;
+    };
+    for (qint64 i = 0; i < count; ++i) {
+        const QByteArray key = "bench:" + QByteArray::number(i);
+        const quint16 port = ownerOf(cluster::keySlot(key));
+        const char *argv[] = {"SET", key.constData(), "value"};
+        const size_t argl[] = {3, size_t(key.size()), 5};
+        redisAppendCommandArgv(contexts.value(port), 3, argv, argl);
+        if (++pending[port] >= 10000 && !drain(port))
+            return false;
+    }
+    bool ok = true;
+    for (const quint16 port : ports)
+        ok = drain(port) && ok;
+    for (redisContext *c : std::as_const(contexts))
+        redisFree(c);
+    return ok;
+}
+
+// Three primaries made one cluster by redis-cli, on free loopback ports.
+bool startCluster(std::vector<std::unique_ptr<LocalServer>> &nodes, QString *error)
+{
+    QStringList addresses;
+    for (int i = 0; i < 3; ++i) {
+        auto node = std::make_unique<LocalServer>();
+        node->setExtraArguments({QStringLiteral("--cluster-enabled"), QStringLiteral("yes"),
+                                 QStringLiteral("--cluster-config-file"), QStringLiteral("nodes.conf")});
+        if (!node->start(error))
+            return false;
+        addresses << QStringLiteral("127.0.0.1:%1").arg(node->port());
+        nodes.push_back(std::move(node));
+    }
+    QProcess cli;
+    cli.setProcessChannelMode(QProcess::MergedChannels);
+    cli.start(QStringLiteral("redis-cli"),
+              QStringList{QStringLiteral("--cluster"), QStringLiteral("create")} + addresses
+                  + QStringList{QStringLiteral("--cluster-yes")});
+    if (!cli.waitForFinished(120000) || cli.exitCode() != 0) {
+        *error = QStringLiteral("redis-cli --cluster create failed: ") + QString::fromUtf8(cli.readAll());
+        return false;
+    }
+    for (int tries = 0; tries < 300; ++tries) {
+        bool ok = true;
+        for (const auto &n : nodes) {
+            redisContext *c = redisConnect("127.0.0.1", n->port());
+            auto *r = static_cast<redisReply *>(redisCommand(c, "CLUSTER INFO"));
+            ok = ok && r && r->type == REDIS_REPLY_STRING && std::strstr(r->str, "cluster_state:ok");
+            freeReplyObject(r);
+            redisFree(c);
+        }
+        if (ok)
+            return true;
+        QThread::msleep(100);
+    }
+    *error = QStringLiteral("the cluster did not reach cluster_state:ok");
+    return false;
+}
+
+// The raw reference on a cluster: referenceScan on every primary at once, one thread each.
+ReferenceResult parallelReference(const QList<quint16> &ports)
+{
+    QElapsedTimer clock;
+    clock.start();
+    std::vector<ReferenceResult> results(size_t(ports.size()));
+    std::vector<std::thread> threads;
+    for (qsizetype i = 0; i < ports.size(); ++i)
+        threads.emplace_back([&results, &ports, i] {
+            results[size_t(i)] = referenceScan(QStringLiteral("127.0.0.1"), ports.at(i), true, false);
+        });
+    for (std::thread &t : threads)
+        t.join();
+    ReferenceResult out;
+    out.seconds = clock.nsecsElapsed() / 1e9;
+    for (const ReferenceResult &r : results)
+        out.keys += r.keys;
+    return out;
+}
+
+// Opening a key once the slot map is known: the mean time of GET through the cluster client
+// against GET on a hiredis context connected to the key's owner, one at a time.
+QPair<double, double> keyOpenMicros(RedisClient &client, const QHash<quint16, redisContext *> &owners,
+                                    const ClusterRouter &router, int count)
+{
+    QElapsedTimer clock;
+    double lens = 0;
+    double raw = 0;
+    QObject context;
+    for (int i = 0; i < count; ++i) {
+        const QByteArray key = "bench:" + QByteArray::number(i * 7919 % 1000);
+        QEventLoop loop;
+        clock.start();
+        client.send({"GET", key}, &context, [&](const RedisReply &) { loop.quit(); });
+        loop.exec();
+        lens += clock.nsecsElapsed() / 1e3;
+        redisContext *c = owners.value(router.ownerOf(cluster::keySlot(key))->address.port);
+        clock.start();
+        freeReplyObject(redisCommand(c, "GET %b", key.constData(), size_t(key.size())));
+        raw += clock.nsecsElapsed() / 1e3;
+    }
+    return {lens / count, raw / count};
+}
+
+int clusterBench(qint64 keys)
+{
+    std::vector<std::unique_ptr<LocalServer>> nodes;
+    QString error;
+    if (!startCluster(nodes, &error)) {
+        std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(error));
+        return 1;
+    }
+    QList<quint16> ports;
+    for (const auto &n : nodes)
+        ports << n->port();
+    ConnectionProfile profile;
+    profile.port = ports.first();
+    profile.cluster = true;
+    profile.commandTimeoutMs = 60000;
+    RedisClient seed(profile);
+    if (const QString e = connectBlocking(seed); !e.isEmpty() || !seed.cluster()) {
+        std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(e.isEmpty() ? seed.clusterProblem() : e));
+        return 1;
+    }
+    const ClusterRouter &router = *seed.cluster();
+    if (!populateKeys(
+            ports, [&](int slot) { return router.ownerOf(slot)->address.port; }, keys)) {
+        std::fprintf(stderr, "redislens-bench: populating the cluster failed\n");
+        return 1;
+    }
+    LocalServer single;
+    if (!single.start(&error)
+        || !populateKeys(
+            {single.port()}, [&](int) { return single.port(); }, keys)) {
+        std::fprintf(stderr, "redislens-bench: the single server: %s\n", qPrintable(error));
+        return 1;
+    }
+    ConnectionProfile one;
+    one.port = single.port();
+    one.commandTimeoutMs = 60000;
+
+    const ReferenceResult ref1 = parallelReference(ports);
+    const LensResult lens = lensScan(profile, true, false);
+    const LensResult lensDefault = lensScan(profile, true, false, false, kAdaptivePacing);
+    const LensResult lensOne = lensScan(one, true, false);
+    const LensResult lensOneDefault = lensScan(one, true, false, false, kAdaptivePacing);
+    const ReferenceResult ref2 = parallelReference(ports);
+    QHash<quint16, redisContext *> owners;
+    for (const quint16 port : ports)
+        owners.insert(port, redisConnect("127.0.0.1", port));
+    const auto [openLens, openRaw] = keyOpenMicros(seed, owners, router, 2000);
+    for (redisContext *c : std::as_const(owners))
+        redisFree(c);
+    for (const QString &e : {lens.error, lensDefault.error, lensOne.error})
+        if (!e.isEmpty()) {
+            std::fprintf(stderr, "redislens-bench: %s\n", qPrintable(e));
+            return 1;
+        }
+    const double reference = (ref1.seconds + ref2.seconds) / 2;
+    QJsonObject out{
+        {QStringLiteral("mode"), QStringLiteral("cluster")},
+        {QStringLiteral("primaries"), int(ports.size())},
+        {QStringLiteral("keys"), qint64(lens.keys)},
+        {QStringLiteral("reference_keys"), ref1.keys},
+        {QStringLiteral("seconds"), lens.seconds},
+        {QStringLiteral("default_pacing_seconds"), lensDefault.seconds},
+        {QStringLiteral("default_pacing_keys"), qint64(lensDefault.keys)},
+        {QStringLiteral("parallel_reference_seconds"), reference},
+        {QStringLiteral("ratio_to_reference"), reference > 0 ? lens.seconds / reference : 0},
+        {QStringLiteral("one_server_seconds"), lensOne.seconds},
+        {QStringLiteral("ratio_to_one_server"), lensOne.seconds > 0 ? lens.seconds / lensOne.seconds : 0},
+        {QStringLiteral("one_server_default_pacing_seconds"), lensOneDefault.seconds},
+        {QStringLiteral("default_ratio_to_one_server"),
+         lensOneDefault.seconds > 0 ? lensDefault.seconds / lensOneDefault.seconds : 0},
+        {QStringLiteral("key_open_us"), openLens},
+        {QStringLiteral("key_open_raw_us"), openRaw},
+        {QStringLiteral("max_stall_ms"), lens.maxStallMs},
+        {QStringLiteral("cores"), int(std::thread::hardware_concurrency())},
+    };
+    QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << '\n';
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -373,9 +582,11 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("redislens-bench"));
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("RedisLens benchmarks. Modes: scan, memory, patterns"));
+    parser.setApplicationDescription(
+        QStringLiteral("RedisLens benchmarks. Modes: scan, memory, patterns, cluster (three local primaries "
+                       "against the same keys on one server and a parallel hiredis reference)"));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan | memory | patterns"));
+    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan | memory | patterns | cluster"));
     const QCommandLineOption hostOpt({QStringLiteral("host")}, QStringLiteral("Server host."), QStringLiteral("host"),
                                      QStringLiteral("127.0.0.1"));
     const QCommandLineOption portOpt({QStringLiteral("port")}, QStringLiteral("Server port."), QStringLiteral("port"),
@@ -394,8 +605,10 @@ int main(int argc, char **argv)
     parser.addOptions({hostOpt, portOpt, localOpt, populateOpt, namesOpt, memoryOpt, scanRateOpt});
     parser.process(app);
     const QString mode = parser.positionalArguments().value(0);
-    if (mode != QLatin1String("scan") && mode != QLatin1String("memory") && mode != QLatin1String("patterns")) {
-        std::fprintf(stderr, "redislens-bench: unknown or missing mode (expected: scan, memory or patterns)\n");
+    if (mode != QLatin1String("scan") && mode != QLatin1String("memory") && mode != QLatin1String("patterns")
+        && mode != QLatin1String("cluster")) {
+        std::fprintf(stderr,
+                     "redislens-bench: unknown or missing mode (expected: scan, memory, patterns or cluster)\n");
         return 2;
     }
     // Bad input exits 2 with one line, before anything connects or writes.
@@ -422,6 +635,9 @@ int main(int argc, char **argv)
                      qPrintable(parser.value(scanRateOpt)));
         return 2;
     }
+
+    if (mode == QLatin1String("cluster"))
+        return clusterBench(populate > 0 ? populate : 1000000);
 
     ConnectionProfile profile;
     profile.host = parser.value(hostOpt);
