@@ -94,6 +94,18 @@ struct ConnectionOptions
     QCommandLineOption clusterKeepHost{QStringLiteral("cluster-keep-host"),
                                        QStringLiteral("Cluster: reach every node at the seed's host, on the port "
                                                       "it announces.")};
+    QCommandLineOption sentinel{QStringLiteral("sentinel"),
+                                QStringLiteral("Redis Sentinel: ask these sentinels (host:port, comma-separated or "
+                                               "repeated) for the primary of --master, and follow its failovers."),
+                                QStringLiteral("host:port")};
+    QCommandLineOption master{QStringLiteral("master"), QStringLiteral("Sentinel: the name of the master to follow."),
+                              QStringLiteral("name")};
+    QCommandLineOption sentinelUser{QStringLiteral("sentinel-user"),
+                                    QStringLiteral("Sentinel: the sentinels' ACL user, when they have one."),
+                                    QStringLiteral("username")};
+    QCommandLineOption sentinelAskPass{QStringLiteral("sentinel-askpass"),
+                                       QStringLiteral("Sentinel: ask for the sentinels' password (or set "
+                                                      "REDISLENS_SENTINEL_AUTH).")};
     QCommandLineOption readOnly{QStringLiteral("read-only"),
                                 QStringLiteral("Refuse every command the server flags as writing.")};
     QCommandLineOption connectTimeout{QStringLiteral("connect-timeout"),
@@ -113,9 +125,37 @@ struct ConnectionOptions
 
     QList<QCommandLineOption> list() const
     {
-        return {host,      port,           socket,  pass, user,      askPass,  db,      tls,         caCert,
-                caCertDir, cert,           key,     sni,  insecure,  ssh,      sshKey,  sshPassword, sshAcceptNew,
-                readOnly,  connectTimeout, timeout, demo, separator, scanRate, cluster, clusterMap,  clusterKeepHost};
+        return {host,
+                port,
+                socket,
+                pass,
+                user,
+                askPass,
+                db,
+                tls,
+                caCert,
+                caCertDir,
+                cert,
+                key,
+                sni,
+                insecure,
+                ssh,
+                sshKey,
+                sshPassword,
+                sshAcceptNew,
+                readOnly,
+                connectTimeout,
+                timeout,
+                demo,
+                separator,
+                scanRate,
+                cluster,
+                clusterMap,
+                clusterKeepHost,
+                sentinel,
+                master,
+                sentinelUser,
+                sentinelAskPass};
     }
 };
 
@@ -241,6 +281,37 @@ QString applySshOptions(const QCommandLineParser &parser, const ConnectionOption
 
 // Fills cl.profile (and the scan options) from a parsed line whose URI, if any, is 'uris'.
 // Returns an empty string or why the line is wrong.
+// --sentinel and --master (both or neither), with the sentinels' own credentials.
+QString applySentinelOptions(const QCommandLineParser &parser, const ConnectionOptions &o, CommandLine &cl)
+{
+    ConnectionProfile &p = cl.profile;
+    const bool anySentinel
+        = parser.isSet(o.sentinel) || parser.isSet(o.sentinelUser) || parser.isSet(o.sentinelAskPass);
+    if (!anySentinel && !parser.isSet(o.master))
+        return {};
+    if (!parser.isSet(o.sentinel) || !parser.isSet(o.master) || parser.value(o.master).isEmpty())
+        return QStringLiteral("--sentinel and --master go together: the sentinels' addresses and the master's name");
+    if (p.cluster)
+        return QStringLiteral("--sentinel and --cluster cannot be used together");
+    if (!p.socketPath.isEmpty())
+        return QStringLiteral("--sentinel and -s cannot be used together: the sentinels say where the primary is");
+    for (const QString &value : parser.values(o.sentinel)) {
+        for (const QString &part : value.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            cluster::Address a;
+            if (!cluster::parseAddress(part.trimmed(), &a) || a.host.isEmpty())
+                return QStringLiteral("invalid --sentinel '%1': expected host:port").arg(part);
+            p.sentinels << a.toString();
+        }
+    }
+    p.sentinelMaster = parser.value(o.master);
+    p.host.clear(); // the sentinels say where the primary is
+    p.sentinelUsername = parser.value(o.sentinelUser);
+    p.sentinelPassword = qEnvironmentVariable("REDISLENS_SENTINEL_AUTH");
+    cl.askSentinelPassword = parser.isSet(o.sentinelAskPass);
+    cl.connectGiven = true;
+    return {};
+}
+
 QString applyConnectionOptions(const QCommandLineParser &parser, const ConnectionOptions &o, const QStringList &uris,
                                const QString &redisCliAuth, CommandLine &cl)
 {
@@ -263,6 +334,8 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
     }
     if ((p.clusterKeepSeedHost || !p.clusterAddressMap.isEmpty()) && !p.cluster)
         return QStringLiteral("--cluster-map and --cluster-keep-host need --cluster");
+    if (QString why = applySentinelOptions(parser, o, cl); !why.isEmpty())
+        return why;
     if (parser.isSet(o.connectTimeout) && !parseInt(parser.value(o.connectTimeout), 1, 3600000, &p.connectTimeoutMs))
         return QStringLiteral("invalid --connect-timeout '%1': expected milliseconds")
             .arg(parser.value(o.connectTimeout));

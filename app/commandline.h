@@ -18,6 +18,7 @@ struct CommandLine
     bool connectGiven = false; // any of -h -p -s or a URI
     bool demo = false;
     bool askPass = false;
+    bool askSentinelPassword = false; // --sentinel-askpass
     QString screenshot; // write a PNG and exit
     QString panel = QStringLiteral("keys");
     QString openKey; // escaped key name to open once connected

@@ -115,6 +115,11 @@ std::optional<ConnectionProfile> headlessProfile(const CommandLine &cl, std::uni
         && !ask(QStringLiteral("Password for %1: ").arg(profile.displayName()),
                 QStringLiteral("--askpass needs a terminal on stdin; use REDISCLI_AUTH"), &profile.password))
         return std::nullopt;
+    if (cl.askSentinelPassword
+        && !ask(QStringLiteral("Password for the sentinels of %1: ").arg(profile.sentinelMaster),
+                QStringLiteral("--sentinel-askpass needs a terminal on stdin; use REDISLENS_SENTINEL_AUTH"),
+                &profile.sentinelPassword))
+        return std::nullopt;
     if (!profile.clientKeyFile.isEmpty() && tlsconfig::keyIsEncrypted(profile.clientKeyFile)
         && !ask(QStringLiteral("Passphrase for %1: ").arg(profile.clientKeyFile),
                 QStringLiteral("the client key %1 is encrypted: its passphrase is asked for on a terminal, and "
@@ -164,8 +169,17 @@ int runCheck(int argc, char **argv, const CommandLine &cl)
 
 // The window's prompts: the password (--askpass) and an encrypted client key's passphrase,
 // each in a dialog. False when the user cancels one.
-bool askWindowSecrets(ConnectionProfile &profile, bool askPass, QWidget *parent)
+bool askWindowSecrets(ConnectionProfile &profile, bool askPass, QWidget *parent, bool askSentinel = false)
 {
+    if (askSentinel) {
+        bool ok = false;
+        profile.sentinelPassword
+            = QInputDialog::getText(parent, QStringLiteral("RedisLens"),
+                                    QStringLiteral("Password for the sentinels of %1:").arg(profile.sentinelMaster),
+                                    QLineEdit::Password, QString(), &ok);
+        if (!ok)
+            return false;
+    }
     if (askPass) {
         bool ok = false;
         const QString pw = QInputDialog::getText(parent, QStringLiteral("RedisLens"),
@@ -313,7 +327,7 @@ int runWindow(int argc, char **argv, const CommandLine &cl)
         profile = cl.applyOptionsTo(demo->profile());
         profile.name = QStringLiteral("demo");
     }
-    if (!askWindowSecrets(profile, cl.askPass, nullptr))
+    if (!askWindowSecrets(profile, cl.askPass, nullptr, cl.askSentinelPassword))
         return 1;
     const std::unique_ptr<SecretStore> secrets = SecretStore::system();
     SavedConnection chosen;

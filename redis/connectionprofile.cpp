@@ -10,7 +10,9 @@ QString ConnectionProfile::displayName() const
     QString where;
     if (usesSentinel()) {
         // The master's name first: the address is whichever primary the sentinels name now.
-        where = QStringLiteral("%1 via Sentinel (%2:%3)").arg(sentinelMaster, host).arg(port);
+        // Before the sentinels have answered there is no address yet.
+        where = host.isEmpty() ? QStringLiteral("%1 via Sentinel").arg(sentinelMaster)
+                               : QStringLiteral("%1 via Sentinel (%2:%3)").arg(sentinelMaster, host).arg(port);
         if (db != 0)
             where += QLatin1Char('/') + QString::number(db);
     } else if (usesUnixSocket()) {

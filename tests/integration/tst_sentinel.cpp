@@ -7,8 +7,14 @@
 #include "sentinelresolver.h"
 #include "testsentinel.h"
 
+#include "processrun.h"
+
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 class TstSentinel : public QObject
@@ -19,6 +25,7 @@ private Q_SLOTS:
     void findsThePrimary();
     void unknownMasterSaysSo();
     void describesReplicasAndSentinels();
+    void headlessShowThroughSentinel();
     void failoverIsFollowed();
 
 private:
@@ -87,6 +94,32 @@ void TstSentinel::describesReplicasAndSentinels()
     QCOMPARE(report.sentinels.size(), 3);
     for (const auto &s : report.sentinels)
         QVERIFY2(!s.flags.contains("s_down"), s.flags.constData());
+}
+
+// `redislens show keys --sentinel … --master …`: the primary's keys; a name no sentinel knows,
+// or one flag without the other, exits 2 with the reason.
+void TstSentinel::headlessShowThroughSentinel()
+{
+    QTemporaryDir home;
+    const QString sentinels = QStringLiteral("127.0.0.1:%1,").arg(m_deadPort) + m_setup.sentinelAddresses().join(u',');
+    const auto show = [&](const QStringList &args) {
+        return runProgram(QStringLiteral(REDISLENS_APP_PATH),
+                          QStringList{QStringLiteral("show"), QStringLiteral("keys")} + args, 60000,
+                          isolatedEnvironment(home.path()));
+    };
+    const ProcessRun ok
+        = show({QStringLiteral("--sentinel"), sentinels, QStringLiteral("--master"), QStringLiteral("mymaster")});
+    QVERIFY2(ok.code == 0, ok.err.constData());
+    const QJsonArray records = QJsonDocument::fromJson(ok.out).object().value(QStringLiteral("records")).toArray();
+    QCOMPARE(records.size(), 1);
+    QCOMPARE(records.at(0).toObject().value(QStringLiteral("key")).toString(), QStringLiteral("greeting"));
+    const ProcessRun unknown
+        = show({QStringLiteral("--sentinel"), sentinels, QStringLiteral("--master"), QStringLiteral("nosuch")});
+    QCOMPARE(unknown.code, 2);
+    QVERIFY2(unknown.err.contains("no sentinel knows master \"nosuch\""), unknown.err.constData());
+    const ProcessRun alone = show({QStringLiteral("--master"), QStringLiteral("mymaster")});
+    QCOMPARE(alone.code, 2);
+    QVERIFY2(alone.err.contains("--sentinel and --master go together"), alone.err.constData());
 }
 
 // The primary dies; the sentinels promote the replica (their part: down-after plus the
