@@ -28,6 +28,7 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -155,16 +156,48 @@ void ConnectionDialog::buildForm(QWidget *form)
     };
     connect(m_cluster, &QCheckBox::toggled, this, clusterRows);
     clusterRows();
+    auto *sentinelPage = new QWidget(tabs);
+    addSentinelRows(sentinelPage, new QFormLayout(sentinelPage));
     tabs->addTab(serverPage, tr("Server"));
     const int tlsTab = tabs->addTab(tlsPage, QString());
     const int sshTab = tabs->addTab(sshPage, QString());
-    const auto retitle = [this, tabs, tlsTab, sshTab] {
+    const int sentinelTab = tabs->addTab(sentinelPage, QString());
+    const auto retitle = [this, tabs, tlsTab, sshTab, sentinelTab] {
         tabs->setTabText(tlsTab, m_tls->isChecked() ? tr("TLS (on)") : tr("TLS"));
         tabs->setTabText(sshTab, m_sshHost->text().trimmed().isEmpty() ? tr("SSH tunnel") : tr("SSH tunnel (on)"));
+        tabs->setTabText(sentinelTab,
+                         m_sentinelMaster->text().trimmed().isEmpty() ? tr("Sentinel") : tr("Sentinel (on)"));
     };
     connect(m_tls, &QCheckBox::toggled, this, retitle);
     connect(m_sshHost, &QLineEdit::textChanged, this, retitle);
+    connect(m_sentinelMaster, &QLineEdit::textChanged, this, retitle);
     retitle();
+}
+
+// Redis Sentinel: the sentinels to ask, the master's name, and the sentinels' own credentials.
+void ConnectionDialog::addSentinelRows(QWidget *form, QFormLayout *f)
+{
+    auto *about = new QLabel(tr("With a master name, the host and port above are not used: the sentinels are asked "
+                                "where the primary is, and asked again after a failover."),
+                             form);
+    about->setWordWrap(true);
+    f->addRow(about);
+    m_sentinels = new QLineEdit(form);
+    m_sentinels->setObjectName(QStringLiteral("sentinels"));
+    m_sentinels->setPlaceholderText(tr("host:port, host:port, …"));
+    f->addRow(tr("Sentinels"), m_sentinels);
+    m_sentinelMaster = new QLineEdit(form);
+    m_sentinelMaster->setObjectName(QStringLiteral("sentinelMaster"));
+    m_sentinelMaster->setPlaceholderText(tr("e.g. mymaster"));
+    f->addRow(tr("Master name"), m_sentinelMaster);
+    m_sentinelUser = new QLineEdit(form);
+    m_sentinelUser->setObjectName(QStringLiteral("sentinelUser"));
+    m_sentinelUser->setPlaceholderText(tr("empty: the default user"));
+    f->addRow(tr("Sentinel user"), m_sentinelUser);
+    m_sentinelPassword = new QLineEdit(form);
+    m_sentinelPassword->setObjectName(QStringLiteral("sentinelPassword"));
+    m_sentinelPassword->setEchoMode(QLineEdit::Password);
+    f->addRow(tr("Sentinel password"), m_sentinelPassword);
 }
 
 // Name, colour, environment, where the server is, who logs in, and whether the keychain keeps it.
@@ -350,6 +383,9 @@ void ConnectionDialog::load(int row)
     m_cluster->setChecked(p.cluster);
     m_clusterMap->setText(p.clusterAddressMap);
     m_clusterKeepHost->setChecked(p.clusterKeepSeedHost);
+    m_sentinels->setText(p.sentinels.join(QStringLiteral(", ")));
+    m_sentinelMaster->setText(p.sentinelMaster);
+    m_sentinelUser->setText(p.sentinelUsername);
     m_sshHost->setText(p.ssh.enabled() ? p.ssh.displayName() : QString());
     m_sshKey->setText(p.ssh.keyFile);
     m_sshUsePassword->setChecked(p.ssh.usePassword);
@@ -382,7 +418,8 @@ QList<ConnectionDialog::SecretField> ConnectionDialog::secretFields() const
     return {{"password", m_password},
             {"key-passphrase", m_keyPassphrase},
             {"ssh-passphrase", m_sshPassphrase},
-            {"ssh-password", m_sshPassword}};
+            {"ssh-password", m_sshPassword},
+            {"sentinel-password", m_sentinelPassword}};
 }
 
 QHash<QString, QString> ConnectionDialog::typedSecrets() const
@@ -398,7 +435,22 @@ void ConnectionDialog::fillSecrets(ConnectionProfile &p, const QHash<QString, QS
     p.password = secrets.value(QStringLiteral("password"));
     p.keyPassphrase = secrets.value(QStringLiteral("key-passphrase"));
     p.ssh.keyPassphrase = secrets.value(QStringLiteral("ssh-passphrase"));
+    p.sentinelPassword = secrets.value(QStringLiteral("sentinel-password"));
     p.ssh.password = p.ssh.usePassword ? secrets.value(QStringLiteral("ssh-password")) : QString();
+}
+
+bool ConnectionDialog::parseSentinels(const QString &text, QStringList *out, QString *error)
+{
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    for (const QString &part : text.split(separators, Qt::SkipEmptyParts)) {
+        cluster::Address a;
+        if (!cluster::parseAddress(part, &a) || a.host.isEmpty()) {
+            *error = tr("\"%1\" is not host:port").arg(part);
+            return false;
+        }
+        *out << a.toString();
+    }
+    return true;
 }
 
 bool ConnectionDialog::fieldsAreValid()
@@ -418,6 +470,19 @@ bool ConnectionDialog::fieldsAreValid()
     cluster::AddressMap map;
     if (m_cluster->isChecked() && !map.parse(m_clusterMap->text(), &why)) {
         QMessageBox::warning(this, tr("Node address map"), why);
+        return false;
+    }
+    QStringList sentinels;
+    if (!parseSentinels(m_sentinels->text(), &sentinels, &why)) {
+        QMessageBox::warning(this, tr("Sentinels"), why);
+        return false;
+    }
+    if (sentinels.isEmpty() != m_sentinelMaster->text().trimmed().isEmpty()) {
+        QMessageBox::warning(this, tr("Sentinel"), tr("Give both the sentinels and the master's name, or neither."));
+        return false;
+    }
+    if (!sentinels.isEmpty() && m_cluster->isChecked()) {
+        QMessageBox::warning(this, tr("Sentinel"), tr("A connection is either through Sentinel or to a cluster."));
         return false;
     }
     return true;
@@ -450,6 +515,11 @@ SavedConnection ConnectionDialog::edited() const
     p.cluster = m_cluster->isChecked();
     p.clusterKeepSeedHost = p.cluster && m_clusterKeepHost->isChecked();
     p.clusterAddressMap = p.cluster ? m_clusterMap->text().trimmed() : QString();
+    QString sentinelWhy; // refused by save() and Connect with its reason, as the bastion is
+    p.sentinels.clear();
+    parseSentinels(m_sentinels->text(), &p.sentinels, &sentinelWhy);
+    p.sentinelMaster = m_sentinelMaster->text().trimmed();
+    p.sentinelUsername = m_sentinelUser->text();
     p.password.clear();
     p.keyPassphrase.clear();
     // An unparsable bastion is refused by save() and Connect; here it stays as typed.

@@ -73,6 +73,9 @@ private:
         QLineEdit *edit;
     };
     QList<SecretField> secretFields() const;
+    void addSentinelRows(QWidget *form, QFormLayout *f);
+    // "host:port" addresses separated by commas or spaces; false and the reason at the first bad one.
+    static bool parseSentinels(const QString &text, QStringList *out, QString *error);
     // The secrets typed or read into the form, put into 'p'.
     void fillSecrets(ConnectionProfile &p, const QHash<QString, QString> &secrets) const;
     QHash<QString, QString> typedSecrets() const;
@@ -112,6 +115,10 @@ private:
     QCheckBox *m_readOnly;
     QLineEdit *m_scanReplica;
     QCheckBox *m_cluster = nullptr;
+    QLineEdit *m_sentinels = nullptr;
+    QLineEdit *m_sentinelMaster = nullptr;
+    QLineEdit *m_sentinelUser = nullptr;
+    QLineEdit *m_sentinelPassword = nullptr;
     QLineEdit *m_clusterMap = nullptr;
     QCheckBox *m_clusterKeepHost = nullptr;
     QLineEdit *m_sshHost;

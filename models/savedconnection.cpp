@@ -3,6 +3,7 @@
 
 #include "clustertopology.h"
 
+#include <QJsonArray>
 #include <QJsonValue>
 
 QString SavedConnection::tagName(Tag tag)
@@ -50,6 +51,13 @@ QJsonObject SavedConnection::toJson() const
         if (p.clusterKeepSeedHost)
             cluster.insert(QStringLiteral("keep_seed_host"), true);
         o.insert(QStringLiteral("cluster"), cluster);
+    }
+    if (p.usesSentinel()) {
+        QJsonObject sentinel{{QStringLiteral("master"), p.sentinelMaster},
+                             {QStringLiteral("addresses"), QJsonArray::fromStringList(p.sentinels)}};
+        if (!p.sentinelUsername.isEmpty())
+            sentinel.insert(QStringLiteral("user"), p.sentinelUsername);
+        o.insert(QStringLiteral("sentinel"), sentinel);
     }
     if (!p.username.isEmpty())
         o.insert(QStringLiteral("user"), p.username);
@@ -182,6 +190,20 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
     p.username = r.text("user");
     if (QString why; !p.parseScanReplica(r.text("scan_replica"), &why))
         r.fail(QStringLiteral("scan_replica: ") + why);
+    if (o.contains(QStringLiteral("sentinel")) && !o.value(QStringLiteral("sentinel")).isNull()) {
+        const QJsonObject so = r.object("sentinel");
+        p.sentinelMaster = so.value(QStringLiteral("master")).toString();
+        p.sentinelUsername = so.value(QStringLiteral("user")).toString();
+        for (const QJsonValue v : so.value(QStringLiteral("addresses")).toArray()) {
+            cluster::Address a;
+            if (!cluster::parseAddress(v.toString(), &a) || a.host.isEmpty())
+                r.fail(QStringLiteral("sentinel: \"%1\" is not host:port").arg(v.toString()));
+            else
+                p.sentinels << a.toString();
+        }
+        if (p.sentinelMaster.isEmpty() || p.sentinels.isEmpty())
+            r.fail(QStringLiteral("sentinel: needs \"master\" and \"addresses\""));
+    }
     if (o.contains(QStringLiteral("cluster")) && !o.value(QStringLiteral("cluster")).isNull()) {
         Reader cr(r.object("cluster"), QStringLiteral("cluster: "));
         p.cluster = true;

@@ -97,6 +97,7 @@ private Q_SLOTS:
     void sshSettingsSavedSecretsInTheKeychain();
     void scanReplicaSaved();
     void clusterSettingsSaved();
+    void sentinelSettingsSaved();
 
 private:
     QTemporaryDir m_dir;
@@ -417,6 +418,39 @@ void TestConnectionDialog::clusterSettingsSaved()
     Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
     QVERIFY(d.chosenProfile().cluster);
     QCOMPARE(d.chosenProfile().clusterAddressMap, saved.clusterAddressMap);
+}
+
+// Sentinel: the addresses, the master's name and the sentinels' user are saved; their password
+// is a secret like the others (in the profile the window opens with, never in the settings file).
+void TestConnectionDialog::sentinelSettingsSaved()
+{
+    const QString file = m_dir.filePath(QStringLiteral("sentinel.ini"));
+    {
+        Settings settings(file);
+        FakeKeychain keychain;
+        ConnectionDialog d(&settings, &keychain);
+        d.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("payments"));
+        d.findChild<QLineEdit *>(QStringLiteral("sentinels"))
+            ->setText(QStringLiteral("127.0.0.1:26379, 127.0.0.2:26379"));
+        d.findChild<QLineEdit *>(QStringLiteral("sentinelMaster"))->setText(QStringLiteral("payments-primary"));
+        d.findChild<QLineEdit *>(QStringLiteral("sentinelUser"))->setText(QStringLiteral("watcher"));
+        d.findChild<QLineEdit *>(QStringLiteral("sentinelPassword"))->setText(QStringLiteral("s3ntinel-secret-71"));
+        d.save();
+        const ConnectionProfile saved = settings.connections().value(0).profile;
+        QCOMPARE(saved.sentinels, (QStringList{QStringLiteral("127.0.0.1:26379"), QStringLiteral("127.0.0.2:26379")}));
+        QCOMPARE(saved.sentinelMaster, QStringLiteral("payments-primary"));
+        QCOMPARE(saved.sentinelUsername, QStringLiteral("watcher"));
+        QVERIFY(saved.sentinelPassword.isEmpty());
+        Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
+        QCOMPARE(d.chosenProfile().sentinelPassword, QStringLiteral("s3ntinel-secret-71"));
+        QVERIFY2(d.chosenProfile().displayName().contains(QStringLiteral("payments-primary via Sentinel")),
+                 qPrintable(d.chosenProfile().displayName()));
+    }
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray written = f.readAll();
+    QVERIFY(written.contains("payments-primary"));
+    QVERIFY(!written.contains("s3ntinel-secret-71"));
 }
 
 QTEST_MAIN(TestConnectionDialog)
