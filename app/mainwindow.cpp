@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "clusterrouter.h"
+#include "sentinelresolver.h"
 
 #include "navigationsidebar.h"
 #include "panelaccess.h"
@@ -109,6 +110,7 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
                 m_valueView->refresh();
         }
         wireCluster();
+        describeSentinels();
         m_access->refresh();
         updateTitle();
         updateWriteActions();
@@ -702,7 +704,7 @@ void MainWindow::onStateChanged()
             text += tr(" · read-only");
         if (!m_scanReplicaNote.isEmpty())
             text += QStringLiteral(" · ") + m_scanReplicaNote;
-        text += clusterNote();
+        text += clusterNote() + m_sentinelNote;
         m_stateLabel->setText(text);
         return;
     }
@@ -712,6 +714,38 @@ void MainWindow::onStateChanged()
         m_banner->setText(describe(down));
         m_banner->show();
     }
+}
+
+void MainWindow::describeSentinels()
+{
+    SentinelResolver *sentinel = m_client->sentinel();
+    if (!sentinel)
+        return;
+    sentinel->describe([self = QPointer<MainWindow>(this)](const SentinelReport &r) {
+        if (!self)
+            return;
+        if (!r.error.isEmpty()) {
+            self->m_sentinelNote = tr(" · Sentinel: %1").arg(r.error);
+        } else {
+            int down = 0;
+            for (const auto &s : r.sentinels)
+                down += s.flags.contains("s_down") || s.flags.contains("o_down") ? 1 : 0;
+            int replicasDown = 0;
+            for (const auto &rep : r.replicas)
+                replicasDown += rep.flags.contains("s_down") || rep.linkDownMs > 0 ? 1 : 0;
+            const qsizetype replicas = r.replicas.size();
+            self->m_sentinelNote = replicas == 1
+                ? tr(" · Sentinel: primary %1, 1 replica").arg(r.master)
+                : tr(" · Sentinel: primary %1, %2 replicas").arg(r.master).arg(replicas);
+            if (replicasDown > 0)
+                self->m_sentinelNote += tr(" (%1 down)").arg(replicasDown);
+            self->m_sentinelNote
+                += r.sentinels.size() == 1 ? tr(", 1 sentinel") : tr(", %1 sentinels").arg(r.sentinels.size());
+            if (down > 0)
+                self->m_sentinelNote += tr(" (%1 down)").arg(down);
+        }
+        self->onStateChanged();
+    });
 }
 
 QString MainWindow::clusterNote() const

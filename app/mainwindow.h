@@ -156,6 +156,8 @@ private:
     void updateEnvironmentBanner();
     // A cluster connection's notices and replacement reach the status bar and the panels.
     void wireCluster();
+    // The status line's words on a Sentinel connection: the primary, its replicas, the sentinels.
+    void describeSentinels();
     // The status line's words on a cluster (or on one node of it read as one server).
     QString clusterNote() const;
     // True when 'now' names another server process than 'known' (which takes 'now').
@@ -220,6 +222,7 @@ private:
     bool m_demoSeeded = true;
     bool m_firstScanStarted = false;
     bool m_clusterWired = false;
+    QString m_sentinelNote;
     enum class ReplicaCheck { None, Running, Done };
     ReplicaCheck m_replicaCheck = ReplicaCheck::None;
     QString m_scanReplicaNote; // the status bar's word on the scan's replica
