@@ -609,6 +609,8 @@ void MainWindow::wireCluster()
     if (!router || m_clusterWired)
         return;
     m_clusterWired = true;
+    // The console checks that a script's keys share one slot before it sends it.
+    m_console->setClusterMode(true);
     connect(router, &ClusterRouter::notice, this,
             [this](const QString &text) { statusBar()->showMessage(text, 8000); });
     connect(router, &ClusterRouter::topologyChanged, this, &MainWindow::onStateChanged);

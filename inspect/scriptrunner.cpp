@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scriptrunner.h"
 
+#include "clusterrouter.h"
 #include "redisclient.h"
 #include "scriptcall.h"
 #include "scriptkiller.h"
@@ -16,6 +17,7 @@ bool ScriptRunner::run(const QByteArray &source, const QList<QByteArray> &keys, 
     if (isRunning())
         return false;
     m_runContext = new QObject(this);
+    m_firstKey = keys.isEmpty() ? std::optional<QByteArray>() : std::optional<QByteArray>(keys.first());
     m_runId = scriptcall::run(
         m_client, source, scriptcall::sha1Hex(source), keys, args, m_runContext,
         [this](const RedisReply &r) {
@@ -40,7 +42,18 @@ bool ScriptRunner::kill(CommandPolicy::Purpose purpose)
 {
     if (m_killer)
         return false;
-    m_killer = new ScriptKiller(m_client->profile(), m_client->policy(), purpose, this);
+    ConnectionProfile where = m_client->profile();
+    // On a cluster the script runs on the node that owns its keys (or the seed, without keys):
+    // SCRIPT KILL must reach that node, not the one the profile names.
+    if (const ClusterRouter *router = m_client->cluster()) {
+        const cluster::Node *owner = m_firstKey ? router->ownerOf(cluster::keySlot(*m_firstKey)) : nullptr;
+        if (owner) {
+            where.host = owner->address.host;
+            where.port = owner->address.port;
+        }
+        where.cluster = false;
+    }
+    m_killer = new ScriptKiller(where, m_client->policy(), purpose, this);
     connect(m_killer, &ScriptKiller::finished, this, [this](const RedisValue &reply, const RedisError &error) {
         m_killer->deleteLater();
         m_killer = nullptr; // a second kill may follow at once

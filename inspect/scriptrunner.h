@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <optional>
 
 class RedisClient;
 class ScriptKiller;
@@ -44,5 +45,6 @@ private:
     RedisClient *m_client;
     QPointer<QObject> m_runContext; // alive while a run is awaited; deleting it drops the answer
     RequestId m_runId = 0;
+    std::optional<QByteArray> m_firstKey; // where a cluster runs the script
     ScriptKiller *m_killer = nullptr; // a child; gone once it reports
 };

@@ -3,10 +3,13 @@
 // every node's keys, the status line names the cluster, a key says its slot and node, the locks
 // panel reads locks on every node; pictured in both palettes.
 #include "clustertopology.h"
+#include "consolepanel.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
 #include "locks.h"
 #include "lockspanel.h"
+#include "luaeditor.h"
+#include "luaresult.h"
 #include "mainwindow.h"
 #include "redisclient.h"
 #include "screenshots.h"
@@ -26,6 +29,7 @@ class TstClusterWindow : public QObject
 private Q_SLOTS:
     void initTestCase();
     void browsesEveryNode();
+    void consoleKeepsScriptsToOneSlot();
     void oneNodeWithoutClusterModeSaysSo();
 
 private:
@@ -104,6 +108,32 @@ void TstClusterWindow::browsesEveryNode()
         stuck = stuck || (l.key == "lock:invoice:stuck" && (l.flags & LockInfo::NoTtl));
     QVERIFY(stuck);
     screenshots::save(w->grab().toImage(), QStringLiteral("cluster-locks.png"));
+}
+
+// The Lua console on a cluster: KEYS in two slots are explained and not sent; KEYS sharing a
+// hash tag run on the node that owns the tag's slot.
+void TstClusterWindow::consoleKeepsScriptsToOneSlot()
+{
+    auto w = open(true);
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->cluster() != nullptr, 20000);
+    ConsolePanel *console = w->consolePanel();
+    w->showPanel(QStringLiteral("console"));
+    console->editor()->setPlainText(QStringLiteral("return {redis.call('HGET', KEYS[1], 'user_id'), "
+                                                   "redis.call('HGET', KEYS[2], 'user_id')}"));
+    console->setKeys({"session:{u3}", "session:{u4}"});
+    console->run();
+    QVERIFY2(console->noticeText().contains(QStringLiteral("must hash to one slot")),
+             qPrintable(console->noticeText()));
+    QVERIFY(!console->isRunning());
+    m_cluster.write({{"HSET", "session:{u3}:prefs", "user_id", "3b"}});
+    console->setKeys({"session:{u3}", "session:{u3}:prefs"});
+    console->run();
+    QTRY_VERIFY_WITH_TIMEOUT(!console->isRunning(), 10000);
+    const RedisValue result = console->resultModel()->result();
+    QVERIFY2(result.isArray() && result.size() == 2, qPrintable(console->noticeText()));
+    QCOMPARE(result.at(0).bytes(), QByteArray("3"));
+    QCOMPARE(result.at(1).bytes(), QByteArray("3b"));
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-console.png"));
 }
 
 // The same seed without cluster mode: one node's keys, and the status line says why.
