@@ -289,14 +289,7 @@ bool Topology::readShards(const RedisValue &reply, const AddressMap &map, QStrin
             nodes << n;
         }
     }
-    if (nodes.isEmpty()) {
-        if (error)
-            *error = QStringLiteral("CLUSTER SHARDS listed no nodes");
-        return false;
-    }
-    m_nodes = nodes;
-    rebuildOwners();
-    return true;
+    return adopt(nodes, QStringLiteral("CLUSTER SHARDS listed no nodes"), error);
 }
 
 bool Topology::readSlots(const RedisValue &reply, const AddressMap &map, QString *error)
@@ -340,9 +333,14 @@ bool Topology::readSlots(const RedisValue &reply, const AddressMap &map, QString
                 nodes << replica;
         }
     }
+    return adopt(nodes, QStringLiteral("CLUSTER SLOTS listed no slots"), error);
+}
+
+bool Topology::adopt(const QList<Node> &nodes, const QString &whyEmpty, QString *error)
+{
     if (nodes.isEmpty()) {
         if (error)
-            *error = QStringLiteral("CLUSTER SLOTS listed no slots");
+            *error = whyEmpty;
         return false;
     }
     m_nodes = nodes;

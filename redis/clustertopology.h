@@ -103,6 +103,8 @@ public:
 
 private:
     void rebuildOwners();
+    // Takes 'nodes' as the map, or says 'whyEmpty' when there are none.
+    bool adopt(const QList<Node> &nodes, const QString &whyEmpty, QString *error);
     QList<Node> m_nodes;
     std::array<qint16, kSlotCount> m_owner; // index into m_nodes, -1 for none
 };
