@@ -4,6 +4,7 @@
 // and a scan sees every key exactly as the union of SCAN on each primary, also while slots move.
 #include "clusterkeys.h"
 #include "clusterrouter.h"
+#include "followclock.h"
 #include "keyscanner.h"
 #include "redisclient.h"
 #include "testcluster.h"
@@ -38,6 +39,14 @@ private:
     std::unique_ptr<RedisClient> connectClient(bool readOnly = false);
     static QSet<QByteArray> scanAll(RedisClient *client, const ScanOptions &options, ScanProgress *last = nullptr);
     QHash<QByteArray, QByteArray> nodeDigests();
+    // Every name the scanner delivers goes into 'names'.
+    static void collectNames(KeyScanner &scanner, QSet<QByteArray> *names)
+    {
+        QObject::connect(&scanner, &KeyScanner::batchAvailable, [names](const ScanBatch &b) {
+            for (const ScannedKey &k : b.keys)
+                names->insert(k.name);
+        });
+    }
 
     TestCluster m_cluster;
     QList<QByteArray> m_keys;
@@ -70,10 +79,7 @@ QSet<QByteArray> TstClusterClient::scanAll(RedisClient *client, const ScanOption
 {
     KeyScanner scanner(client);
     QSet<QByteArray> names;
-    QObject::connect(&scanner, &KeyScanner::batchAvailable, [&](const ScanBatch &b) {
-        for (const ScannedKey &k : b.keys)
-            names.insert(k.name);
-    });
+    collectNames(scanner, &names);
     QSignalSpy finished(&scanner, &KeyScanner::finished);
     scanner.start(options);
     if (!finished.wait(120000))
@@ -341,10 +347,7 @@ void TstClusterClient::scanDuringReshardingMissesNothing()
     for (const bool concurrent : {false, true}) {
         KeyScanner scanner(client.get());
         QSet<QByteArray> names;
-        connect(&scanner, &KeyScanner::batchAvailable, this, [&](const ScanBatch &b) {
-            for (const ScannedKey &k : b.keys)
-                names.insert(k.name);
-        });
+        collectNames(scanner, &names);
         QSignalSpy finished(&scanner, &KeyScanner::finished);
         scanner.start(o);
         QProcess move;
@@ -436,10 +439,7 @@ void TstClusterClient::failoverIsFollowed()
     o.maxCount = 50;
     KeyScanner scanner(client.get());
     QSet<QByteArray> names;
-    connect(&scanner, &KeyScanner::batchAvailable, this, [&](const ScanBatch &b) {
-        for (const ScannedKey &k : b.keys)
-            names.insert(k.name);
-    });
+    collectNames(scanner, &names);
     QSignalSpy finished(&scanner, &KeyScanner::finished);
     scanner.start(o);
     QTRY_VERIFY_WITH_TIMEOUT(names.size() >= 1000, 30000);
@@ -448,33 +448,20 @@ void TstClusterClient::failoverIsFollowed()
         if (n->port() == victim)
             dead = n;
     dead->server().stop();
-    QElapsedTimer clock;
-    clock.start();
-    // When the cluster has failed over: a surviving node names another owner for the key's slot.
-    qint64 clusterDoneMs = -1;
-    qint64 clientDoneMs = -1;
-    QObject context;
-    bool inFlight = false;
-    const QDeadlineTimer deadline(60000);
-    while ((clusterDoneMs < 0 || clientDoneMs < 0) && !deadline.hasExpired()) {
-        if (clusterDoneMs < 0) {
+    // The cluster has failed over when a surviving node names another owner for the key's slot.
+    const FollowTimes t = measureFollow(
+        *client, {"GET", key},
+        [&] {
             for (const quint16 port : m_cluster.primaryPorts()) {
                 const Redirect r = Redirect::parse(RawConnection(port).command({"GET", key}).bytes());
-                const bool owns = r.kind == Redirect::Kind::None;
-                if ((owns || r.address.port != victim) && port != victim)
-                    clusterDoneMs = clock.elapsed();
+                if (port != victim && (r.kind == Redirect::Kind::None || r.address.port != victim))
+                    return true;
             }
-        }
-        if (clientDoneMs < 0 && !inFlight) {
-            inFlight = true;
-            client->send({"GET", key}, &context, [&](const RedisReply &r) {
-                inFlight = false;
-                if (r.ok() && r.value().isString())
-                    clientDoneMs = clock.elapsed();
-            });
-        }
-        QTest::qWait(100);
-    }
+            return false;
+        },
+        [](const RedisReply &r) { return r.ok() && r.value().isString(); });
+    const qint64 clusterDoneMs = t.serverMs;
+    const qint64 clientDoneMs = t.clientMs;
     qInfo("the cluster failed over after %lld ms; the client followed after %lld ms", clusterDoneMs, clientDoneMs);
     QVERIFY(clusterDoneMs >= 0);
     QVERIFY(clientDoneMs >= 0);
@@ -482,6 +469,7 @@ void TstClusterClient::failoverIsFollowed()
     QVERIFY(!finished.isEmpty() || finished.wait(120000));
     QCOMPARE(names, expected);
     // Keyless commands go to a live primary while the seed is down.
+    QObject context;
     bool pinged = false;
     client->send({"PING"}, &context, [&](const RedisReply &r) { pinged = r.ok(); });
     QTRY_VERIFY_WITH_TIMEOUT(pinged, 10000);

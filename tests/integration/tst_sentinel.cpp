@@ -2,6 +2,7 @@
 // Connecting through Redis Sentinel, on a real primary, replica and three sentinels on loopback
 // ports: the primary is found, its replicas and the sentinels are described, a failover is
 // followed, and what cannot work says why.
+#include "followclock.h"
 #include "localserver.h"
 #include "redisclient.h"
 #include "sentinelresolver.h"
@@ -134,26 +135,13 @@ void TstSentinel::failoverIsFollowed()
     const quint16 replica = m_setup.replica().port();
     QTRY_COMPARE_WITH_TIMEOUT(m_setup.replica().command({"GET", "greeting"}).bytes(), QByteArray("hello"), 10000);
     m_setup.primary().server().stop();
-    QElapsedTimer clock;
-    clock.start();
-    qint64 sentinelsDoneMs = -1;
-    qint64 clientDoneMs = -1;
-    QObject context;
-    bool inFlight = false;
-    const QDeadlineTimer deadline(60000);
-    while ((sentinelsDoneMs < 0 || clientDoneMs < 0) && !deadline.hasExpired()) {
-        if (sentinelsDoneMs < 0 && m_setup.currentPrimaryPort() == replica)
-            sentinelsDoneMs = clock.elapsed();
-        if (clientDoneMs < 0 && !inFlight) {
-            inFlight = true;
-            client.send({"GET", "greeting"}, &context, [&](const RedisReply &r) {
-                inFlight = false;
-                if (r.ok() && r.value().bytes() == "hello" && client.profile().port == replica)
-                    clientDoneMs = clock.elapsed();
-            });
-        }
-        QTest::qWait(100);
-    }
+    const FollowTimes t = measureFollow(
+        client, {"GET", "greeting"}, [&] { return m_setup.currentPrimaryPort() == replica; },
+        [&](const RedisReply &r) {
+            return r.ok() && r.value().bytes() == "hello" && client.profile().port == replica;
+        });
+    const qint64 sentinelsDoneMs = t.serverMs;
+    const qint64 clientDoneMs = t.clientMs;
     qInfo("the sentinels promoted the replica after %lld ms; the client followed after %lld ms", sentinelsDoneMs,
           clientDoneMs);
     QVERIFY(sentinelsDoneMs >= 0);
