@@ -472,14 +472,12 @@ ReferenceResult parallelReference(const QList<quint16> &ports)
     return out;
 }
 
-// Opening a key once the slot map is known: the mean time of GET through the cluster client
-// against GET on a hiredis context connected to the key's owner, one at a time.
-QPair<double, double> keyOpenMicros(RedisClient &client, const QHash<quint16, redisContext *> &owners,
-                                    const ClusterRouter &router, int count)
+// The mean time, in microseconds, of 'count' GETs of the benchmark's keys through 'client',
+// one at a time.
+double clientGetMicros(RedisClient &client, int count)
 {
     QElapsedTimer clock;
-    double lens = 0;
-    double raw = 0;
+    double total = 0;
     QObject context;
     for (int i = 0; i < count; ++i) {
         const QByteArray key = "bench:" + QByteArray::number(i * 7919 % 1000);
@@ -487,13 +485,24 @@ QPair<double, double> keyOpenMicros(RedisClient &client, const QHash<quint16, re
         clock.start();
         client.send({"GET", key}, &context, [&](const RedisReply &) { loop.quit(); });
         loop.exec();
-        lens += clock.nsecsElapsed() / 1e3;
+        total += clock.nsecsElapsed() / 1e3;
+    }
+    return total / count;
+}
+
+// The same GETs on hiredis contexts connected to each key's owner: one round trip, no threads.
+double rawGetMicros(const QHash<quint16, redisContext *> &owners, const ClusterRouter &router, int count)
+{
+    QElapsedTimer clock;
+    double total = 0;
+    for (int i = 0; i < count; ++i) {
+        const QByteArray key = "bench:" + QByteArray::number(i * 7919 % 1000);
         redisContext *c = owners.value(router.ownerOf(cluster::keySlot(key))->address.port);
         clock.start();
         freeReplyObject(redisCommand(c, "GET %b", key.constData(), size_t(key.size())));
-        raw += clock.nsecsElapsed() / 1e3;
+        total += clock.nsecsElapsed() / 1e3;
     }
-    return {lens / count, raw / count};
+    return total / count;
 }
 
 int clusterBench(qint64 keys)
@@ -542,7 +551,14 @@ int clusterBench(qint64 keys)
     QHash<quint16, redisContext *> owners;
     for (const quint16 port : ports)
         owners.insert(port, redisConnect("127.0.0.1", port));
-    const auto [openLens, openRaw] = keyOpenMicros(seed, owners, router, 2000);
+    const quint64 redirectsBefore = router.redirectMark();
+    const double openLens = clientGetMicros(seed, 2000);
+    const quint64 redirects = router.redirectMark() - redirectsBefore;
+    const double openRaw = rawGetMicros(owners, router, 2000);
+    // The same GETs through a client of the one server: what routing adds to a key's opening.
+    RedisClient oneClient(one);
+    connectBlocking(oneClient);
+    const double openOne = clientGetMicros(oneClient, 2000);
     for (redisContext *c : std::as_const(owners))
         redisFree(c);
     for (const QString &e : {lens.error, lensDefault.error, lensOne.error})
@@ -568,6 +584,8 @@ int clusterBench(qint64 keys)
          lensOneDefault.seconds > 0 ? lensDefault.seconds / lensOneDefault.seconds : 0},
         {QStringLiteral("key_open_us"), openLens},
         {QStringLiteral("key_open_raw_us"), openRaw},
+        {QStringLiteral("key_open_one_server_us"), openOne},
+        {QStringLiteral("key_open_redirects"), qint64(redirects)},
         {QStringLiteral("max_stall_ms"), lens.maxStallMs},
         {QStringLiteral("cores"), int(std::thread::hardware_concurrency())},
     };
