@@ -15,7 +15,6 @@
 class QFileSystemWatcher;
 class QTimer;
 
-
 // The rules file's spelling of a type: "any" (KeyType::Unknown), "string", "list", "set",
 // "zset", "hash", "stream".
 QString patternRuleTypeId(KeyType type);

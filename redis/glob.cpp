@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "glob.h"
 
-
 namespace {
 
 // One element of a glob that is not '*' ('?', a [class], an escaped or a plain byte) against
