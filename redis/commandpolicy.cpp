@@ -22,7 +22,7 @@ constexpr Source I = Source::Introspection;
 // clang-format off
 const Entry readCommands[] = {
     // connection handling
-    {"ping", I}, {"echo", I}, {"select", I}, {"auth", I}, {"hello", I}, {"readonly", I},
+    {"ping", I}, {"echo", I}, {"select", I}, {"auth", I}, {"hello", I}, {"readonly", I}, {"asking", I},
     {"client|setname", I}, {"client|setinfo", I}, {"client|getname", I}, {"client|id", I},
     {"client|info", I}, {"client|list", I},
     // server introspection

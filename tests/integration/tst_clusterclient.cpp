@@ -317,6 +317,17 @@ void TstClusterClient::askIsFollowed()
     QCOMPARE(got.value(0).bytes(), QByteArray("v77"));
     QCOMPARE(got.value(1), RedisValue::status("string"));
     QCOMPARE(router->ownerOf(slot)->address, from); // ASK does not move the slot
+    // A read-only connection follows it too: ASKING changes no data.
+    auto readOnly = connectClient(true);
+    QVERIFY(readOnly);
+    done = false;
+    readOnly->send({"GET", key}, &context, [&](const RedisReply &r) {
+        got = r;
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QVERIFY2(got.ok(), qPrintable(got.error.message));
+    QCOMPARE(got.value().bytes(), QByteArray("v77"));
     // Finish the migration so the cluster is whole again.
     QVERIFY(m_cluster.finishMigration(slot, from.port, target.address.port));
 }
