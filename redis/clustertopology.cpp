@@ -269,8 +269,10 @@ bool Topology::readShards(const RedisValue &reply, const AddressMap &map, QStrin
             const qint64 port = f.contains("port") ? f.value("port").toInteger() : f.value("tls-port").toInteger();
             n.announced = {host, quint16(port)};
             n.address = map.map(n.announced);
-            n.primary = f.value("role").bytes() == "master";
             n.health = f.value("health").bytes();
+            // After a failover a shard can list two masters: the promoted replica and the old
+            // primary, failed (Redis 7.2+ keeps it in its shard). Only a live one owns the slots.
+            n.primary = f.value("role").bytes() == "master" && n.health != "failed";
             bool ok = false;
             n.replicationOffset = f.value("replication-offset").toInteger(&ok);
             if (!ok)

@@ -17,6 +17,7 @@ private Q_SLOTS:
     void redirects();
     void addressMap();
     void slotsReplyAndMoves();
+    void shardsAfterAFailover();
 };
 
 // CRC16/XMODEM's published check value for "123456789" is 0x31C3; the slot keeps 14 bits.
@@ -113,7 +114,7 @@ RedisValue node(const char *host, qint64 port, const char *id)
 {
     return RedisValue::array({RedisValue::bulk(host), RedisValue::integer(port), RedisValue::bulk(id)});
 }
-RedisValue range(qint64 first, qint64 last, QList<RedisValue> nodes)
+RedisValue range(qint64 first, qint64 last, const QList<RedisValue> &nodes)
 {
     QList<RedisValue> v{RedisValue::integer(first), RedisValue::integer(last)};
     return RedisValue::array(v + nodes);
@@ -156,3 +157,41 @@ void TestClusterTopology::slotsReplyAndMoves()
 
 QTEST_GUILESS_MAIN(TestClusterTopology)
 #include "tst_clustertopology.moc"
+
+// CLUSTER SHARDS after a failover on Redis 7.2+: the shard lists the promoted replica and the
+// old primary, both with role master, the old one failed. Only the live one owns the slots.
+void TestClusterTopology::shardsAfterAFailover()
+{
+    const auto member = [](const char *id, qint64 port, const char *role, const char *health) {
+        QList<RedisValue> f;
+        const std::pair<const char *, RedisValue> fields[]
+            = {{"id", RedisValue::bulk(id)},          {"port", RedisValue::integer(port)},
+               {"ip", RedisValue::bulk("127.0.0.1")}, {"endpoint", RedisValue::bulk("127.0.0.1")},
+               {"role", RedisValue::bulk(role)},      {"replication-offset", RedisValue::integer(100)},
+               {"health", RedisValue::bulk(health)}};
+        for (const auto &[name, value] : fields)
+            f << RedisValue::bulk(name) << value;
+        return RedisValue::array(f);
+    };
+    const auto shard = [](qint64 first, qint64 last, const QList<RedisValue> &nodes) {
+        return RedisValue::array({RedisValue::bulk("slots"),
+                                  RedisValue::array({RedisValue::integer(first), RedisValue::integer(last)}),
+                                  RedisValue::bulk("nodes"), RedisValue::array(nodes)});
+    };
+    const RedisValue reply = RedisValue::array({
+        shard(0, 8191, {member("old", 7000, "master", "failed"), member("new", 7003, "master", "online")}),
+        shard(8192, 16383, {member("b", 7001, "master", "online"), member("b2", 7004, "replica", "online")}),
+    });
+    Topology t;
+    QString error;
+    QVERIFY2(t.readShards(reply, AddressMap(), &error), qPrintable(error));
+    QCOMPARE(t.coveredSlots(), kSlotCount);
+    QCOMPARE(t.primaries().size(), 2);
+    QCOMPARE(t.ownerOf(0)->id, QByteArray("new"));
+    QCOMPARE(t.ownerOf(0)->address.port, quint16(7003));
+    QCOMPARE(t.ownerOf(9000)->id, QByteArray("b"));
+    const Node *old = t.nodeAt({QStringLiteral("127.0.0.1"), 7000});
+    QVERIFY(old);
+    QVERIFY(!old->primary);
+    QCOMPARE(old->primaryId, QByteArray("new"));
+}
