@@ -81,7 +81,7 @@ RedisClient *ClusterRouter::seedTarget()
     return m_seed;
 }
 
-void ClusterRouter::start(std::function<void(const QString &)> done)
+void ClusterRouter::start(const std::function<void(const QString &)> &done)
 {
     QPointer<ClusterRouter> self(this);
     m_seed->sendDirect({{"CLUSTER", "MYID"}, {"CLUSTER", "SHARDS"}, {"CLUSTER", "SLOTS"}}, this,

@@ -28,7 +28,7 @@ public:
 
     // Reads the slot map (CLUSTER SHARDS, or CLUSTER SLOTS before 7.0) and connects to every
     // primary; 'done' gets an empty string, or why the server is not a usable cluster.
-    void start(std::function<void(const QString &error)> done);
+    void start(const std::function<void(const QString &error)> &done);
     bool hasTopology() const { return !m_topology.isEmpty(); }
     const cluster::Topology &topology() const { return m_topology; }
     // The seed's CLUSTER MYID and the node count, for the banner.

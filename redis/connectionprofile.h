@@ -56,6 +56,10 @@ struct ConnectionProfile
     bool tlsInsecure = false; // TLS: do not verify the server's certificate (redis-cli --insecure)
     SshSettings ssh; // the bastion in front of the server, if any
     bool readOnly = false;
+    // Redis Cluster: the host is a seed node; commands go to the node that owns their keys, and
+    // scans walk every primary (ClusterRouter).
+    bool cluster = false;
+    bool clusterKeepSeedHost = false; // reach every node at the seed's host, on its announced port
     int connectTimeoutMs = 5000;
     int commandTimeoutMs = 10000;
     QString clientName = QStringLiteral("redislens");
@@ -63,10 +67,6 @@ struct ConnectionProfile
     // of the server instead of the server itself; everything else, writes included, goes to the
     // server. Empty: the server; the port is scanReplicaPort. Same credentials, TLS and tunnel.
     QString scanReplicaHost;
-    // Redis Cluster: the host is a seed node; commands go to the node that owns their keys, and
-    // scans walk every primary (ClusterRouter).
-    bool cluster = false;
-    bool clusterKeepSeedHost = false; // reach every node at the seed's host, on its announced port
     // Announced addresses mapped to reachable ones: "host:port=host:port" or "host=host", separated
     // by commas (cluster::AddressMap).
     QString clusterAddressMap;

@@ -59,16 +59,16 @@ RedisClient *SentinelResolver::clientAt(int index)
     return c;
 }
 
-void SentinelResolver::resolve(Done done)
+void SentinelResolver::resolve(const Done &done)
 {
     if (m_profile.sentinels.isEmpty()) {
         done({}, QStringLiteral("no sentinel addresses"));
         return;
     }
-    ask(0, std::make_shared<QStringList>(), std::move(done));
+    ask(0, std::make_shared<QStringList>(), done);
 }
 
-void SentinelResolver::ask(int index, const std::shared_ptr<QStringList> &errors, Done done)
+void SentinelResolver::ask(int index, const std::shared_ptr<QStringList> &errors, const Done &done)
 {
     if (index >= m_profile.sentinels.size()) {
         done({},
@@ -93,7 +93,7 @@ void SentinelResolver::ask(int index, const std::shared_ptr<QStringList> &errors
     });
 }
 
-void SentinelResolver::describe(std::function<void(const SentinelReport &)> done)
+void SentinelResolver::describe(const std::function<void(const SentinelReport &)> &done)
 {
     // One sentinel that answers describes the master, its replicas and its peers; the others'
     // flags come from that sentinel's view of them.

@@ -44,12 +44,12 @@ public:
     explicit SentinelResolver(const ConnectionProfile &profile, QObject *parent = nullptr);
     ~SentinelResolver() override;
 
-    void resolve(Done done);
-    void describe(std::function<void(const SentinelReport &)> done);
+    void resolve(const Done &done);
+    void describe(const std::function<void(const SentinelReport &)> &done);
     cluster::Address lastPrimary() const { return m_last; }
 
 private:
-    void ask(int index, const std::shared_ptr<QStringList> &errors, Done done);
+    void ask(int index, const std::shared_ptr<QStringList> &errors, const Done &done);
     RedisClient *clientAt(int index);
     ConnectionProfile m_profile;
     QList<RedisClient *> m_clients; // one per sentinel, made on first use
