@@ -271,8 +271,10 @@ bool Topology::readShards(const RedisValue &reply, const AddressMap &map, QStrin
             n.address = map.map(n.announced);
             n.health = f.value("health").bytes();
             // After a failover a shard can list two masters: the promoted replica and the old
-            // primary, failed (Redis 7.2+ keeps it in its shard). Only a live one owns the slots.
-            n.primary = f.value("role").bytes() == "master" && n.health != "failed";
+            // primary, failed (Redis 7.2+ keeps it in its shard; Redis 8 says "fail", the
+            // documentation "failed"). Only a live one owns the slots.
+            const bool failed = n.health == "fail" || n.health == "failed";
+            n.primary = f.value("role").bytes() == "master" && !failed;
             bool ok = false;
             n.replicationOffset = f.value("replication-offset").toInteger(&ok);
             if (!ok)
