@@ -27,6 +27,7 @@ private Q_SLOTS:
     void unknownMasterSaysSo();
     void describesReplicasAndSentinels();
     void headlessShowThroughSentinel();
+    void sentinelPasswordIsUsedAndNeverShown();
     void failoverIsFollowed();
 
 private:
@@ -121,6 +122,38 @@ void TstSentinel::headlessShowThroughSentinel()
     const ProcessRun alone = show({QStringLiteral("--master"), QStringLiteral("mymaster")});
     QCOMPARE(alone.code, 2);
     QVERIFY2(alone.err.contains("--sentinel and --master go together"), alone.err.constData());
+}
+
+// Sentinels with a password of their own: REDISLENS_SENTINEL_AUTH gets in, and the password is
+// in no output; a wrong one exits 2 with the reason, without either password.
+void TstSentinel::sentinelPasswordIsUsedAndNeverShown()
+{
+    const QString secret = QStringLiteral("sentinel-s3cret-9f2");
+    TestSentinel guarded(
+        {QStringLiteral("requirepass %1").arg(secret), QStringLiteral("sentinel sentinel-pass %1").arg(secret)});
+    QString error;
+    QVERIFY2(guarded.start(&error), qPrintable(error));
+    guarded.primary().command({"SET", "guarded", "1"});
+    QTemporaryDir home;
+    const auto show = [&](const QString &password) {
+        QProcessEnvironment env = isolatedEnvironment(home.path());
+        env.insert(QStringLiteral("REDISLENS_SENTINEL_AUTH"), password);
+        return runProgram(QStringLiteral(REDISLENS_APP_PATH),
+                          {QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--sentinel"),
+                           guarded.sentinelAddresses().join(u','), QStringLiteral("--master"),
+                           QStringLiteral("mymaster")},
+                          60000, env);
+    };
+    const ProcessRun ok = show(secret);
+    QVERIFY2(ok.code == 0, ok.err.constData());
+    QVERIFY(ok.out.contains("guarded"));
+    QVERIFY(!ok.out.contains(secret.toUtf8()) && !ok.err.contains(secret.toUtf8()));
+    const QString wrong = QStringLiteral("not-the-p4ssword");
+    const ProcessRun refused = show(wrong);
+    QCOMPARE(refused.code, 2);
+    QVERIFY2(refused.err.contains("no sentinel knows master"), refused.err.constData());
+    for (const QString &s : {secret, wrong})
+        QVERIFY(!refused.out.contains(s.toUtf8()) && !refused.err.contains(s.toUtf8()));
 }
 
 // The primary dies; the sentinels promote the replica (their part: down-after plus the

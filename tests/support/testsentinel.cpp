@@ -87,7 +87,7 @@ bool TestSentinel::start(QString *error)
     // Each sentinel answers PING.
     for (const quint16 port : std::as_const(m_sentinelPorts)) {
         const QDeadlineTimer deadline(10000);
-        while (RawConnection(port).command({"PING"}).bytes() != "PONG") {
+        while (ask(port, {"PING"}).bytes() != "PONG") {
             if (deadline.hasExpired())
                 return fail(QStringLiteral("sentinel on port %1 did not answer").arg(port));
             QThread::msleep(50);
@@ -104,9 +104,8 @@ bool TestSentinel::waitForDiscovery(int timeoutMs)
     while (!deadline.hasExpired()) {
         bool all = true;
         for (const quint16 port : std::as_const(m_sentinelPorts)) {
-            RawConnection c(port);
-            const RedisValue replicas = c.command({"SENTINEL", "REPLICAS", masterName()});
-            const RedisValue sentinels = c.command({"SENTINEL", "SENTINELS", masterName()});
+            const RedisValue replicas = ask(port, {"SENTINEL", "REPLICAS", masterName()});
+            const RedisValue sentinels = ask(port, {"SENTINEL", "SENTINELS", masterName()});
             all = all && replicas.size() >= 1 && sentinels.size() >= 2;
         }
         if (all)
@@ -121,8 +120,7 @@ quint16 TestSentinel::currentPrimaryPort()
     for (int i = 0; i < m_sentinelPorts.size(); ++i) {
         if (m_sentinels.at(i)->state() != QProcess::Running)
             continue;
-        const RedisValue v
-            = RawConnection(m_sentinelPorts.at(i)).command({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName()});
+        const RedisValue v = ask(m_sentinelPorts.at(i), {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName()});
         if (v.isArray() && v.size() == 2)
             return quint16(v.at(1).toInteger());
     }

@@ -14,6 +14,8 @@
 class TestSentinel
 {
 public:
+    // 'sentinelConfig': more lines for each sentinel's configuration ("requirepass …" is also
+    // used by the fixture's own questions to them).
     explicit TestSentinel(const QStringList &sentinelConfig = {});
     ~TestSentinel();
     bool start(QString *error = nullptr);
@@ -30,7 +32,11 @@ public:
     static QByteArray masterName() { return "mymaster"; }
 
 private:
+    // A command to a sentinel, after AUTH when the configuration gave them a password.
+    RedisValue ask(quint16 port, const QList<QByteArray> &argv) const;
+
     QStringList m_config;
+    QByteArray m_password; // "requirepass" of the sentinels' configuration
     QList<TestServer *> m_servers;
     QList<quint16> m_sentinelPorts;
     QList<QProcess *> m_sentinels;
