@@ -14,7 +14,19 @@
 #endif
 
 TestSentinel::TestSentinel(const QStringList &sentinelConfig) : m_config(sentinelConfig)
-{ }
+{
+    for (const QString &line : sentinelConfig)
+        if (line.startsWith(QLatin1String("requirepass ")))
+            m_password = line.mid(12).toUtf8();
+}
+
+RedisValue TestSentinel::ask(quint16 port, const QList<QByteArray> &argv) const
+{
+    RawConnection c(port);
+    if (!m_password.isEmpty())
+        c.command({"AUTH", m_password});
+    return c.command(argv);
+}
 
 TestSentinel::~TestSentinel()
 {
