@@ -296,12 +296,9 @@ QString applySentinelOptions(const QCommandLineParser &parser, const ConnectionO
     if (!p.socketPath.isEmpty())
         return QStringLiteral("--sentinel and -s cannot be used together: the sentinels say where the primary is");
     for (const QString &value : parser.values(o.sentinel)) {
-        for (const QString &part : value.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            cluster::Address a;
-            if (!cluster::parseAddress(part.trimmed(), &a) || a.host.isEmpty())
-                return QStringLiteral("invalid --sentinel '%1': expected host:port").arg(part);
-            p.sentinels << a.toString();
-        }
+        QString why;
+        if (!ConnectionProfile::parseSentinels(value, &p.sentinels, &why))
+            return QStringLiteral("invalid --sentinel: %1").arg(why);
     }
     p.sentinelMaster = parser.value(o.master);
     p.host.clear(); // the sentinels say where the primary is

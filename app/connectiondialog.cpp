@@ -439,20 +439,6 @@ void ConnectionDialog::fillSecrets(ConnectionProfile &p, const QHash<QString, QS
     p.ssh.password = p.ssh.usePassword ? secrets.value(QStringLiteral("ssh-password")) : QString();
 }
 
-bool ConnectionDialog::parseSentinels(const QString &text, QStringList *out, QString *error)
-{
-    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
-    for (const QString &part : text.split(separators, Qt::SkipEmptyParts)) {
-        cluster::Address a;
-        if (!cluster::parseAddress(part, &a) || a.host.isEmpty()) {
-            *error = tr("\"%1\" is not host:port").arg(part);
-            return false;
-        }
-        *out << a.toString();
-    }
-    return true;
-}
-
 bool ConnectionDialog::fieldsAreValid()
 {
     const QString text = m_sshHost->text().trimmed();
@@ -473,7 +459,7 @@ bool ConnectionDialog::fieldsAreValid()
         return false;
     }
     QStringList sentinels;
-    if (!parseSentinels(m_sentinels->text(), &sentinels, &why)) {
+    if (!ConnectionProfile::parseSentinels(m_sentinels->text(), &sentinels, &why)) {
         QMessageBox::warning(this, tr("Sentinels"), why);
         return false;
     }
@@ -517,7 +503,7 @@ SavedConnection ConnectionDialog::edited() const
     p.clusterAddressMap = p.cluster ? m_clusterMap->text().trimmed() : QString();
     QString sentinelWhy; // refused by save() and Connect with its reason, as the bastion is
     p.sentinels.clear();
-    parseSentinels(m_sentinels->text(), &p.sentinels, &sentinelWhy);
+    ConnectionProfile::parseSentinels(m_sentinels->text(), &p.sentinels, &sentinelWhy);
     p.sentinelMaster = m_sentinelMaster->text().trimmed();
     p.sentinelUsername = m_sentinelUser->text();
     p.password.clear();

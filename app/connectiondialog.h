@@ -74,8 +74,6 @@ private:
     };
     QList<SecretField> secretFields() const;
     void addSentinelRows(QWidget *form, QFormLayout *f);
-    // "host:port" addresses separated by commas or spaces; false and the reason at the first bad one.
-    static bool parseSentinels(const QString &text, QStringList *out, QString *error);
     // The secrets typed or read into the form, put into 'p'.
     void fillSecrets(ConnectionProfile &p, const QHash<QString, QString> &secrets) const;
     QHash<QString, QString> typedSecrets() const;

@@ -195,11 +195,9 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
         p.sentinelMaster = so.value(QStringLiteral("master")).toString();
         p.sentinelUsername = so.value(QStringLiteral("user")).toString();
         for (const QJsonValue v : so.value(QStringLiteral("addresses")).toArray()) {
-            cluster::Address a;
-            if (!cluster::parseAddress(v.toString(), &a) || a.host.isEmpty())
-                r.fail(QStringLiteral("sentinel: \"%1\" is not host:port").arg(v.toString()));
-            else
-                p.sentinels << a.toString();
+            QString why;
+            if (!ConnectionProfile::parseSentinels(v.toString(), &p.sentinels, &why))
+                r.fail(QStringLiteral("sentinel: ") + why);
         }
         if (p.sentinelMaster.isEmpty() || p.sentinels.isEmpty())
             r.fail(QStringLiteral("sentinel: needs \"master\" and \"addresses\""));

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connectionprofile.h"
 
+#include "clustertopology.h"
+
+#include <QRegularExpression>
 #include <QStringBuilder>
 #include <QUrl>
 #include <QUrlQuery>
@@ -107,6 +110,38 @@ bool SshSettings::parseTarget(const QString &text, SshSettings *out, QString *er
     out->host = host;
     out->port = port;
     return true;
+}
+
+bool ConnectionProfile::parseSentinels(const QString &text, QStringList *out, QString *error)
+{
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    for (const QString &part : text.split(separators, Qt::SkipEmptyParts)) {
+        cluster::Address a;
+        if (!cluster::parseAddress(part, &a) || a.host.isEmpty() || a.port == 0) {
+            if (error)
+                *error = QStringLiteral("\"%1\" is not host:port").arg(part);
+            return false;
+        }
+        out->append(a.toString());
+    }
+    return true;
+}
+
+ConnectionProfile ConnectionProfile::atAddress(const QString &atHost, quint16 atPort, const QString &atName) const
+{
+    ConnectionProfile p = *this;
+    p.host = atHost;
+    p.port = atPort;
+    p.name = atName;
+    p.socketPath.clear();
+    p.scanReplicaHost.clear();
+    p.scanReplicaPort = 0;
+    p.cluster = false;
+    p.clusterAddressMap.clear();
+    p.clusterKeepSeedHost = false;
+    p.sentinels.clear();
+    p.sentinelMaster.clear();
+    return p;
 }
 
 bool ConnectionProfile::parseScanReplica(const QString &text, QString *error)

@@ -36,23 +36,15 @@ RedisClient *SentinelResolver::clientAt(int index)
         m_clients.append(nullptr);
     if (RedisClient *c = m_clients.at(index))
         return c;
-    ConnectionProfile p = m_profile;
     cluster::Address a;
     cluster::parseAddress(m_profile.sentinels.at(index), &a);
-    p.host = a.host;
-    p.port = a.port;
-    p.socketPath.clear();
+    ConnectionProfile p = m_profile.atAddress(a.host, a.port, QStringLiteral("sentinel %1").arg(a.toString()));
     p.db = 0;
     p.username = m_profile.sentinelUsername;
     p.password = m_profile.sentinelPassword;
     // A sentinel holds no data: it is asked SENTINEL questions only, never sent a write.
     p.readOnly = false;
-    p.cluster = false;
-    p.sentinels.clear();
-    p.sentinelMaster.clear();
-    p.scanReplicaHost.clear();
     p.clientName = m_profile.clientName + QStringLiteral("-sentinel");
-    p.name = QStringLiteral("sentinel %1").arg(a.toString());
     auto *c = new RedisClient(p, this);
     c->connectToServer();
     m_clients[index] = c;
