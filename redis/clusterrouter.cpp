@@ -70,15 +70,38 @@ ClusterRouter::~ClusterRouter()
     qDeleteAll(m_requests);
 }
 
-RedisClient *ClusterRouter::seedTarget()
+RedisClient *ClusterRouter::liveNode() const
 {
-    // Keyless commands go to the seed; while it is down (it failed over), to a primary that is up.
+    // The seed; while it is down (it failed over, say), a primary that is up.
     if (m_seed->isReady())
         return m_seed;
     for (const Node &n : m_topology.primaries())
         if (RedisClient *c = m_clients.value(n.address); c && c->isReady())
             return c;
-    return m_seed;
+    return nullptr;
+}
+
+RedisClient *ClusterRouter::seedTarget() const
+{
+    RedisClient *live = liveNode();
+    return live ? live : m_seed;
+}
+
+RequestId ClusterRouter::sendOn(RedisClient *target, const QList<RedisCommand> &commands, const Callback &callback,
+                                int timeoutMs)
+{
+    // The seed's own connection, not its routing: this router is what routes it.
+    return target == m_seed ? m_seed->sendDirect(commands, this, callback, timeoutMs)
+                            : target->sendBatch(commands, this, callback, timeoutMs);
+}
+
+bool ClusterRouter::adoptMap(const RedisValue &shards, const RedisValue &slots, QString *error)
+{
+    if (!readTopology(shards, slots, error))
+        return false;
+    for (const Node &n : m_topology.primaries())
+        clientFor(n.address);
+    return true;
 }
 
 void ClusterRouter::start(const std::function<void(const QString &)> &done)
@@ -88,35 +111,27 @@ void ClusterRouter::start(const std::function<void(const QString &)> &done)
                        [self, done](const RedisReply &r) {
                            if (!self)
                                return;
-                           if (r.error) {
-                               done(r.error.message);
-                               return;
-                           }
-                           const RedisError notCluster = RedisError::fromReply(r.value(0));
-                           if (notCluster) {
+                           if (const RedisError notCluster = r.error ? r.error : RedisError::fromReply(r.value(0))) {
                                done(notCluster.message);
                                return;
                            }
                            self->m_seedId = r.value(0).bytes();
                            QString error;
-                           if (!self->readTopology(r.value(1), r.value(2), &error)) {
-                               done(error);
-                               return;
-                           }
-                           for (const Node &n : self->m_topology.primaries())
-                               self->clientFor(n.address);
-                           done({});
+                           done(self->adoptMap(r.value(1), r.value(2), &error) ? QString() : error);
                        });
 }
 
 bool ClusterRouter::readTopology(const RedisValue &shards, const RedisValue &slots, QString *error)
 {
     Topology next;
-    // CLUSTER SHARDS is 7.0+; before that (or when an ACL refuses it) CLUSTER SLOTS says the same.
-    if (shards.isError() || !next.readShards(shards, m_map, error)) {
-        if (!next.readSlots(slots, m_map, error))
-            return false;
-    }
+    // CLUSTER SHARDS is 7.0+; before that (or when an ACL refuses it) CLUSTER SLOTS says the same,
+    // and is the one asked from then on.
+    if (shards.isError())
+        m_mapBySlots = true;
+    const bool byShards = !m_mapBySlots && shards.isArray() && next.readShards(shards, m_map, error);
+    if (!byShards && !next.readSlots(slots, m_map, error))
+        return false;
+    m_mapBySlots = !byShards;
     if (next.coveredSlots() == 0) {
         if (error)
             *error = QStringLiteral("the cluster has no slots assigned yet");
@@ -153,19 +168,13 @@ void ClusterRouter::refresh(std::function<void()> done)
     if (m_refreshing)
         return;
     m_refreshTimer->stop();
-    // The seed first; when it is down, any node that answers.
-    RedisClient *source = m_seed->isReady() ? m_seed : nullptr;
-    if (!source) {
-        for (RedisClient *c : std::as_const(m_clients))
-            if (c->isReady())
-                source = c;
-    }
     auto finishRefresh = [this] {
         m_refreshing = false;
         const auto waiters = std::exchange(m_refreshWaiters, {});
         for (const auto &w : waiters)
             w();
     };
+    RedisClient *source = liveNode();
     if (!source) {
         setNotice(QStringLiteral("no node of the cluster answers; trying again"));
         m_healthTimer->start();
@@ -174,39 +183,29 @@ void ClusterRouter::refresh(std::function<void()> done)
     }
     m_refreshing = true;
     QPointer<ClusterRouter> self(this);
-    const QList<RedisCommand> commands{{"CLUSTER", "SHARDS"}, {"CLUSTER", "SLOTS"}};
-    auto onReply = [self, finishRefresh](const RedisReply &r) {
+    const RedisCommand map = m_mapBySlots ? RedisCommand{"CLUSTER", "SLOTS"} : RedisCommand{"CLUSTER", "SHARDS"};
+    sendOn(source, {map}, [self, finishRefresh](const RedisReply &r) {
         if (!self)
             return;
-        QString error;
-        if (!r.error && self->readTopology(r.value(0), r.value(1), &error)) {
-            for (const Node &n : self->m_topology.primaries())
-                self->clientFor(n.address);
-        } else {
-            self->setNotice(QStringLiteral("could not read the slot map: %1").arg(r.error ? r.error.message : error));
-        }
+        // Only the map command known to work was asked (see readTopology).
+        const bool bySlots = self->m_mapBySlots;
+        QString error = r.error.message;
+        if (r.error || !self->adoptMap(bySlots ? RedisValue() : r.value(), bySlots ? r.value() : RedisValue(), &error))
+            self->setNotice(QStringLiteral("could not read the slot map: %1").arg(error));
         // Keep looking while a primary is unreachable: a failover is under way.
         self->m_healthTimer->start();
         finishRefresh();
-    };
-    if (source == m_seed)
-        m_seed->sendDirect(commands, this, onReply);
-    else
-        source->sendBatch(commands, this, onReply);
+    });
 }
 
 RedisClient *ClusterRouter::clientFor(const Address &address)
 {
     if (RedisClient *c = m_clients.value(address))
         return c;
-    ConnectionProfile p = m_seed->profile();
-    p.cluster = false;
-    p.host = address.host;
-    p.port = address.port;
-    p.socketPath.clear();
-    p.scanReplicaHost.clear();
-    p.name = QStringLiteral("%1 %2").arg(m_seed->profile().name, address.toString()).trimmed();
-    auto *c = new RedisClient(p, this);
+    const ConnectionProfile &seed = m_seed->profile();
+    auto *c = new RedisClient(seed.atAddress(address.host, address.port,
+                                             QStringLiteral("%1 %2").arg(seed.name, address.toString()).trimmed()),
+                              this);
     connect(c, &RedisClient::stateChanged, this, [this](RedisClient::State state) {
         if (state == RedisClient::State::Backoff || state == RedisClient::State::Disconnected)
             m_healthTimer->start();
@@ -320,8 +319,7 @@ void ClusterRouter::sendTo(RequestId id, RedisClient *target, const QList<int> &
         if (self)
             self->onPart(id, indexes, asking, reply);
     };
-    const RequestId inner = target == m_seed ? m_seed->sendDirect(part, this, onReply, r->timeoutMs)
-                                             : target->sendBatch(part, this, onReply, r->timeoutMs);
+    const RequestId inner = sendOn(target, part, onReply, r->timeoutMs);
     r->inner.append({QPointer<RedisClient>(target), inner});
 }
 
@@ -344,7 +342,6 @@ void ClusterRouter::onPart(RequestId id, const QList<int> &indexes, bool asking,
         }
         return;
     }
-    QList<int> retry;
     for (qsizetype k = 0; k < indexes.size(); ++k) {
         const int i = indexes.at(k);
         const RedisValue &v = reply.values.value(k + offset);
@@ -374,7 +371,6 @@ void ClusterRouter::onPart(RequestId id, const QList<int> &indexes, bool asking,
             setNotice(QStringLiteral("%1; retrying in %2 ms").arg(e.message).arg(delay));
             if (e.kind == RedisError::Kind::ClusterDown)
                 m_refreshTimer->start();
-            retry << i;
             QPointer<ClusterRouter> self(this);
             QTimer::singleShot(delay, this, [self, id, i] {
                 if (self)

@@ -72,7 +72,15 @@ private:
     void finish(RequestId id);
     bool readTopology(const RedisValue &shards, const RedisValue &slots, QString *error);
     void setNotice(const QString &text);
-    RedisClient *seedTarget();
+    // The seed when it is up, else a primary that is; null when none answers.
+    RedisClient *liveNode() const;
+    // Where keyless commands go: liveNode(), or the seed (to fail there) when none is up.
+    RedisClient *seedTarget() const;
+    RequestId sendOn(RedisClient *target, const QList<RedisCommand> &commands, const Callback &callback,
+                     int timeoutMs = -1);
+    // Reads the slot map from a CLUSTER SHARDS or CLUSTER SLOTS reply (the other may be empty) and
+    // connects to every primary; false and why when neither is one.
+    bool adoptMap(const RedisValue &shards, const RedisValue &slots, QString *error);
 
     RedisClient *m_seed;
     cluster::AddressMap m_map;
@@ -84,6 +92,7 @@ private:
     QTimer *m_refreshTimer = nullptr;
     QTimer *m_healthTimer = nullptr;
     bool m_refreshing = false;
+    bool m_mapBySlots = false; // CLUSTER SHARDS failed (before 7.0, or an ACL): CLUSTER SLOTS
     quint64 m_redirectCount = 0;
     QHash<int, quint64> m_redirectedAt; // slot -> the count when it was last redirected
     QString m_notice;

@@ -53,23 +53,21 @@ void ClusterScan::start()
 
 void ClusterScan::startNode(RedisClient *client)
 {
-    const QString key = client->profile().displayName();
-    if (m_nodes.contains(key))
+    if (m_nodes.contains(client))
         return;
-    NodeScan &node = m_nodes[key];
-    node.scanner = new KeyScanner(client, this);
-    KeyScanner *scanner = node.scanner;
+    auto *scanner = new KeyScanner(client, this);
+    m_nodes[client].scanner = scanner;
     connect(scanner, &KeyScanner::batchAvailable, this, [this](ScanBatch batch) {
         batch.generation = m_generation;
         Q_EMIT batchAvailable(batch);
     });
-    connect(scanner, &KeyScanner::progressChanged, this, [this, key](const ScanProgress &p) {
-        m_nodes[key].progress = p;
+    connect(scanner, &KeyScanner::progressChanged, this, [this, client](const ScanProgress &p) {
+        m_nodes[client].progress = p;
         if (!m_finished)
             Q_EMIT progressChanged(merged());
     });
-    connect(scanner, &KeyScanner::finished, this, [this, key](const ScanProgress &p) {
-        NodeScan &n = m_nodes[key];
+    connect(scanner, &KeyScanner::finished, this, [this, client](const ScanProgress &p) {
+        NodeScan &n = m_nodes[client];
         n.progress = p;
         n.done = true;
         if (p.error && p.error.kind != RedisError::Kind::Cancelled && !m_error)
@@ -87,12 +85,10 @@ void ClusterScan::onTopologyChanged()
         return;
     // A primary that is new (a failover promoted a replica, a node joined) is walked whole; one
     // that is no longer a primary stops: its keys are its successor's now.
-    QSet<QString> primaries;
-    for (RedisClient *c : m_router->primaryClients()) {
-        primaries.insert(c->profile().displayName());
-        if (!m_sweeping)
+    const QList<RedisClient *> primaries = m_router->primaryClients();
+    if (!m_sweeping)
+        for (RedisClient *c : primaries)
             startNode(c);
-    }
     for (auto it = m_nodes.begin(); it != m_nodes.end(); ++it) {
         if (!primaries.contains(it.key()) && !it->done) {
             it->done = true;
@@ -112,21 +108,17 @@ void ClusterScan::onNodeFinished()
     sweep();
 }
 
-void ClusterScan::pause()
+void ClusterScan::setPaused(bool paused)
 {
-    m_paused = true;
-    for (const NodeScan &n : std::as_const(m_nodes))
-        if (!n.done)
+    m_paused = paused;
+    for (const NodeScan &n : std::as_const(m_nodes)) {
+        if (n.done)
+            continue;
+        if (paused)
             n.scanner->pause();
-    Q_EMIT progressChanged(merged());
-}
-
-void ClusterScan::resume()
-{
-    m_paused = false;
-    for (const NodeScan &n : std::as_const(m_nodes))
-        if (!n.done)
+        else
             n.scanner->resume();
+    }
     Q_EMIT progressChanged(merged());
 }
 

@@ -22,8 +22,7 @@ class ClusterScan : public QObject
 public:
     ClusterScan(ClusterRouter *router, const ScanOptions &options, quint64 generation, QObject *parent);
     void start();
-    void pause();
-    void resume();
+    void setPaused(bool paused);
     // Stops every node's walk and says nothing more.
     void halt();
 
@@ -51,7 +50,7 @@ private:
     ClusterRouter *m_router;
     ScanOptions m_options;
     quint64 m_generation;
-    QHash<QString, NodeScan> m_nodes; // by node address
+    QHash<RedisClient *, NodeScan> m_nodes; // by the router's connection to the node
     QList<cluster::Address> m_ownerAtStart; // per slot; null for none
     quint64 m_redirectMark = 0;
     bool m_paused = false;

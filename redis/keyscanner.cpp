@@ -529,7 +529,7 @@ void KeyScanner::pause()
     REDISLENS_ASSERT_OWN_THREAD(this);
     if (m_cluster) {
         m_paused = true;
-        m_cluster->pause();
+        m_cluster->setPaused(true);
         return;
     }
     if (!m_job)
@@ -543,7 +543,7 @@ void KeyScanner::resume()
     REDISLENS_ASSERT_OWN_THREAD(this);
     if (m_cluster) {
         m_paused = false;
-        m_cluster->resume();
+        m_cluster->setPaused(false);
         return;
     }
     if (!m_job)

@@ -26,6 +26,7 @@ private Q_SLOTS:
     void keyPositionsAgreeWithTheServer();
     void notAClusterRunsAsOneServer();
     void connectsAndReadsTheSlotMap();
+    void slotsWhenShardsIsRefused();
     void batchesAreRoutedAndAnsweredInOrder();
     void scanEqualsTheUnionOfNodeScans();
     void scanWithMatchAndType();
@@ -183,6 +184,33 @@ void TstClusterClient::connectsAndReadsTheSlotMap()
         ports.insert(c->profile().port);
     const QList<quint16> expected = m_cluster.primaryPorts();
     QCOMPARE(ports, QSet<quint16>(expected.cbegin(), expected.cend()));
+}
+
+// A user who may not run CLUSTER SHARDS (an ACL, or a server before 7.0): the map comes from
+// CLUSTER SLOTS, at the start and when it is read again.
+void TstClusterClient::slotsWhenShardsIsRefused()
+{
+    for (const quint16 port : m_cluster.primaryPorts())
+        QCOMPARE(RawConnection(port).command(
+                     {"ACL", "SETUSER", "noshards", "on", ">pw-71", "~*", "+@all", "-cluster|shards"}),
+                 RedisValue::status("OK"));
+    ConnectionProfile p;
+    p.port = m_cluster.seedPort();
+    p.cluster = true;
+    p.username = QStringLiteral("noshards");
+    p.password = QStringLiteral("pw-71");
+    RedisClient client(p);
+    QSignalSpy ready(&client, &RedisClient::ready);
+    client.connectToServer();
+    QVERIFY(ready.wait(10000));
+    QVERIFY2(client.cluster(), qPrintable(client.clusterProblem()));
+    QCOMPARE(client.cluster()->topology().coveredSlots(), kSlotCount);
+    bool refreshed = false;
+    client.cluster()->refresh([&] { refreshed = true; });
+    QTRY_VERIFY_WITH_TIMEOUT(refreshed, 10000);
+    QVERIFY2(client.cluster()->lastNotice().isEmpty(), qPrintable(client.cluster()->lastNotice()));
+    QCOMPARE(client.cluster()->topology().primaries().size(), 3);
+    QCOMPARE(scanAll(&client, ScanOptions()).size(), m_keys.size());
 }
 
 // One batch with keys of every node, answered in its own order, as a single server would.
