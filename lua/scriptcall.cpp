@@ -28,15 +28,9 @@ RequestId run(RedisClient *client, const QByteArray &source, const QByteArray &s
     const RedisCommand call
         = scriptCommand(readOnly ? QByteArrayLiteral("EVALSHA_RO") : QByteArrayLiteral("EVALSHA"), sha1, keys, args);
     // Read-only: EVAL_RO carries the source itself; SCRIPT LOAD would be refused by the client.
-    // A cluster: SCRIPT LOAD has no key, so it would load the script on another node than the
-    // one EVALSHA goes to; EVAL goes where the keys are and caches the script there.
-    QList<RedisCommand> retry;
-    if (readOnly)
-        retry = {scriptCommand("EVAL_RO", source, keys, args)};
-    else if (client->cluster())
-        retry = {scriptCommand("EVAL", source, keys, args)};
-    else
-        retry = {RedisCommand{"SCRIPT", "LOAD", source}, call};
+    // (On a cluster the router sends SCRIPT LOAD to every primary.)
+    const QList<RedisCommand> retry = readOnly ? QList<RedisCommand>{scriptCommand("EVAL_RO", source, keys, args)}
+                                               : QList<RedisCommand>{RedisCommand{"SCRIPT", "LOAD", source}, call};
     return client->send(
         call, context,
         [client, retry, context, done = std::move(done), timeoutMs](const RedisReply &first) {

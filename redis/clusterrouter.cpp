@@ -20,6 +20,14 @@ constexpr int kRetryBaseMs = 50;
 constexpr int kHealthIntervalMs = 1000;
 // Several MOVED in a moment (a resharding) lead to one read of the map.
 constexpr int kRefreshCoalesceMs = 100;
+
+// Commands without keys whose effect every primary needs: SCRIPT LOAD caches a script on the node
+// it reaches, and the EVALSHA that follows goes to whichever node owns its keys.
+bool isForEveryPrimary(const RedisCommand &argv)
+{
+    return argv.size() >= 2 && argv.at(0).compare("SCRIPT", Qt::CaseInsensitive) == 0
+        && argv.at(1).compare("LOAD", Qt::CaseInsensitive) == 0;
+}
 } // namespace
 
 struct ClusterRouter::Request
@@ -31,6 +39,9 @@ struct ClusterRouter::Request
     QList<quint8> redirects; // per command
     QList<quint8> retries; // per command
     QList<bool> resolved;
+    // Commands sent to every primary (SCRIPT LOAD): answers still to come, and those that came.
+    QHash<int, int> broadcastLeft;
+    QSet<int> broadcastAnswered;
     int remaining = 0;
     int timeoutMs = -1;
     RedisError error;
@@ -286,7 +297,23 @@ void ClusterRouter::dispatch(RequestId id, const QList<int> &indexes)
         return;
     // Grouped by node, each group in the batch's order: one pipeline per node.
     QList<QPair<RedisClient *, QList<int>>> groups;
+    const auto addTo = [&groups](RedisClient *target, int i) {
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) { return g.first == target; });
+        if (it == groups.end())
+            groups.append({target, {i}});
+        else
+            it->second << i;
+    };
     for (int i : indexes) {
+        if (isForEveryPrimary(r->commands.at(i))) {
+            const QList<RedisClient *> primaries = primaryClients();
+            if (!primaries.isEmpty()) {
+                r->broadcastLeft.insert(i, int(primaries.size()));
+                for (RedisClient *target : primaries)
+                    addTo(target, i);
+                continue;
+            }
+        }
         const int slot = commandSlot(r->commands.at(i));
         // CROSSSLOT: sent to the first key's owner, which explains it.
         const int routeSlot
@@ -294,11 +321,7 @@ void ClusterRouter::dispatch(RequestId id, const QList<int> &indexes)
         RedisClient *target = routeSlot >= 0 ? clientForSlot(routeSlot) : seedTarget();
         if (!target)
             target = seedTarget(); // an uncovered slot: the server answers CLUSTERDOWN
-        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) { return g.first == target; });
-        if (it == groups.end())
-            groups.append({target, {i}});
-        else
-            it->second << i;
+        addTo(target, i);
     }
     for (const auto &g : groups)
         sendTo(id, g.first, g.second, false);
@@ -365,7 +388,7 @@ void ClusterRouter::onPart(RequestId id, const QList<int> &indexes, bool asking,
             }
         }
         const bool transient = e.kind == RedisError::Kind::ClusterDown || e.code == "TRYAGAIN";
-        if (transient && r->retries[i] < kMaxRetries) {
+        if (transient && r->retries[i] < kMaxRetries && !r->broadcastLeft.contains(i)) {
             const int delay = kRetryBaseMs << r->retries[i];
             ++r->retries[i];
             setNotice(QStringLiteral("%1; retrying in %2 ms").arg(e.message).arg(delay));
@@ -387,8 +410,19 @@ void ClusterRouter::resolve(RequestId id, int index, const RedisValue &value)
     Request *r = m_requests.value(id);
     if (!r || r->resolved[index])
         return;
+    RedisValue answer = value;
+    if (auto left = r->broadcastLeft.find(index); left != r->broadcastLeft.end()) {
+        // Sent to every primary: the first error, else the first answer, once all have answered.
+        const bool first = !r->broadcastAnswered.contains(index);
+        r->broadcastAnswered.insert(index);
+        if (first || (value.isError() && !r->values[index].isError()))
+            r->values[index] = value;
+        if (--left.value() > 0)
+            return;
+        answer = r->values[index];
+    }
     r->resolved[index] = true;
-    r->values[index] = value;
+    r->values[index] = answer;
     if (--r->remaining == 0)
         finish(id);
 }

@@ -16,7 +16,8 @@ class QTimer;
 // credentials, TLS, tunnel and read-only setting), and sends every command to the node that owns
 // its keys. Batches are split by node and answered in their order. MOVED updates the map and the
 // command goes again; ASK is followed with ASKING; TRYAGAIN and CLUSTERDOWN are retried with
-// backoff, and said in notice(). Commands without keys go to the seed.
+// backoff, and said in notice(). Commands without keys go to the seed, except SCRIPT LOAD,
+// which every primary gets (the EVALSHA after it may go to any of them).
 class ClusterRouter : public QObject
 {
     Q_OBJECT

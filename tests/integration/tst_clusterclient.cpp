@@ -28,6 +28,7 @@ private Q_SLOTS:
     void connectsAndReadsTheSlotMap();
     void slotsWhenShardsIsRefused();
     void batchesAreRoutedAndAnsweredInOrder();
+    void scriptLoadReachesEveryPrimary();
     void scanEqualsTheUnionOfNodeScans();
     void scanWithMatchAndType();
     void movedIsFollowed();
@@ -243,6 +244,38 @@ void TstClusterClient::batchesAreRoutedAndAnsweredInOrder()
     QVERIFY(got.values.constLast().isError());
     QVERIFY(got.values.constLast().bytes().startsWith("CROSSSLOT"));
     QCOMPARE(client->pendingCount(), 0);
+}
+
+// SCRIPT LOAD has no key: it goes to every primary, so the EVALSHAs behind it in the same batch
+// find the script whichever node owns their keys (the stream dead-letter action sends that).
+void TstClusterClient::scriptLoadReachesEveryPrimary()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    const QByteArray source = "return redis.call('GET', KEYS[1]) -- loaded once, run anywhere";
+    const QByteArray sha = RawConnection(m_cluster.seedPort()).command({"SCRIPT", "LOAD", source}).bytes();
+    for (const quint16 port : m_cluster.primaryPorts())
+        RawConnection(port).command({"SCRIPT", "FLUSH"});
+    QList<RedisCommand> batch{{"SCRIPT", "LOAD", source}};
+    QSet<quint16> owners;
+    for (int i = 0; i < 60; ++i) {
+        batch.append({"EVALSHA", sha, "1", m_keys.at(i)});
+        owners.insert(client->cluster()->ownerOf(keySlot(m_keys.at(i)))->address.port);
+    }
+    QCOMPARE(owners.size(), 3);
+    QObject context;
+    RedisReply got;
+    bool done = false;
+    client->sendBatch(batch, &context, [&](const RedisReply &r) {
+        got = r;
+        done = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QCOMPARE(got.value(0).bytes(), sha);
+    for (int i = 0; i < 60; ++i)
+        QCOMPARE(got.value(i + 1).bytes(), "v" + QByteArray::number(i));
+    for (const quint16 port : m_cluster.primaryPorts())
+        QCOMPARE(RawConnection(port).command({"SCRIPT", "EXISTS", sha}).at(0).toInteger(), qint64(1));
 }
 
 void TstClusterClient::scanEqualsTheUnionOfNodeScans()
