@@ -69,7 +69,8 @@ ClusterRouter::ClusterRouter(RedisClient *seed) : QObject(seed), m_seed(seed)
             allUp = allUp && c && c->state() != RedisClient::State::Backoff
                 && c->state() != RedisClient::State::Disconnected;
         }
-        if (allUp)
+        // Slots without an owner: a primary failed and its replica is not promoted yet.
+        if (allUp && m_topology.coveredSlots() == kSlotCount)
             m_healthTimer->stop();
         else
             refresh();

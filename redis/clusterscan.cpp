@@ -6,12 +6,16 @@
 #include "redisclient.h"
 
 #include <QDateTime>
+#include <QTimer>
 
 using namespace cluster;
 
 namespace {
 // CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT commands per pipeline while sweeping.
 constexpr int kSweepBatch = 256;
+// How long a walk whose nodes are all done waits for slots without an owner to get one (a
+// failover takes the cluster's node timeout, 15 s by default, and an election).
+constexpr int kOwnerWaitMs = 60000;
 
 // The slots a node's own line of CLUSTER NODES marks as migrating ("[93->-<id>]") or
 // importing ("[93-<-<id>]").
@@ -105,7 +109,40 @@ void ClusterScan::onNodeFinished()
     for (const NodeScan &n : std::as_const(m_nodes))
         if (!n.done)
             return;
+    const QList<int> orphaned = orphanedSlots();
+    if (!orphaned.isEmpty() && !m_ownerWaitOver) {
+        if (!m_ownerWait) {
+            m_ownerWait = new QTimer(this);
+            m_ownerWait->setSingleShot(true);
+            connect(m_ownerWait, &QTimer::timeout, this, [this] {
+                m_ownerWaitOver = true;
+                onNodeFinished();
+            });
+            m_ownerWait->start(kOwnerWaitMs);
+        }
+        m_waitReason = RedisError::make(
+            RedisError::Kind::ClusterDown,
+            QStringLiteral("no primary owns slots %1 yet; waiting for a failover").arg(slotRangesText(orphaned)));
+        Q_EMIT progressChanged(merged());
+        return;
+    }
+    if (m_ownerWait)
+        m_ownerWait->stop();
+    m_waitReason = {};
+    if (!orphaned.isEmpty())
+        m_error = RedisError::make(
+            RedisError::Kind::ClusterDown,
+            QStringLiteral("no primary owned slots %1; their keys were not read").arg(slotRangesText(orphaned)));
     sweep();
+}
+
+QList<int> ClusterScan::orphanedSlots() const
+{
+    QList<int> out;
+    for (int s = 0; s < kSlotCount; ++s)
+        if (!m_ownerAtStart.at(s).isNull() && !m_router->ownerOf(s))
+            out << s;
+    return out;
 }
 
 void ClusterScan::setPaused(bool paused)
@@ -314,6 +351,10 @@ ScanProgress ClusterScan::merged() const
         out.dbsize = -1;
     if (!out.error)
         out.error = m_error;
+    if (m_waitReason) {
+        out.waitingForConnection = true;
+        out.error = m_waitReason;
+    }
     out.paused = m_paused;
     out.sweeping = m_sweeping;
     return out;

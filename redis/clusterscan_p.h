@@ -10,11 +10,14 @@
 #include <QSet>
 
 class ClusterRouter;
+class QTimer;
 
 // KeyScanner's cluster half: one KeyScanner per primary, in parallel, merged into one stream of
 // batches and one progress. Keys can move between nodes while the walk runs (a resharding, a
 // failover); at the end the slots whose owner changed, that were redirected, or that are still
 // migrating are fetched again from every primary (CLUSTER GETKEYSINSLOT), so no key is missed.
+// A primary that fails is replaced by its successor's whole walk; while its slots have no owner
+// yet the scan waits for one rather than end without their keys.
 // The model drops the duplicates that this (and SCAN itself) can produce.
 class ClusterScan : public QObject
 {
@@ -41,6 +44,8 @@ private:
     void startNode(RedisClient *client);
     void onTopologyChanged();
     void onNodeFinished();
+    // Slots a primary owned when the walk began that no primary owns now.
+    QList<int> orphanedSlots() const;
     void sweep();
     void sweepSlots(const QList<int> &slots);
     void fetchDetails(const QList<QByteArray> &names);
@@ -59,4 +64,9 @@ private:
     int m_sweepOutstanding = 0;
     quint64 m_swept = 0;
     RedisError m_error;
+    // Every node is done but some slots have no owner: waiting (at most a while) for a failover
+    // to give them one, since their keys are read from it.
+    QTimer *m_ownerWait = nullptr;
+    bool m_ownerWaitOver = false;
+    RedisError m_waitReason;
 };

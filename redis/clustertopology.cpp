@@ -62,6 +62,20 @@ QHash<QByteArray, RedisValue> fieldsOf(const RedisValue &v)
 
 } // namespace
 
+QString slotRangesText(const QList<int> &sortedSlots)
+{
+    QStringList parts;
+    for (qsizetype i = 0; i < sortedSlots.size();) {
+        qsizetype j = i;
+        while (j + 1 < sortedSlots.size() && sortedSlots.at(j + 1) == sortedSlots.at(j) + 1)
+            ++j;
+        parts << (j == i ? QString::number(sortedSlots.at(i))
+                         : QStringLiteral("%1-%2").arg(sortedSlots.at(i)).arg(sortedSlots.at(j)));
+        i = j + 1;
+    }
+    return parts.join(QLatin1String(", "));
+}
+
 quint16 keySlot(const QByteArray &key)
 {
     const auto [begin, end] = hashedPart(key);

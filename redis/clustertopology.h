@@ -18,6 +18,8 @@ constexpr int kSlotCount = 16384;
 quint16 keySlot(const QByteArray &key);
 // The hash tag keySlot() would hash, or empty when the whole key is hashed.
 QByteArray hashTag(const QByteArray &key);
+// Sorted slots as ranges for the screen: "0-5460, 10923".
+QString slotRangesText(const QList<int> &sortedSlots);
 
 struct Address
 {

@@ -15,6 +15,7 @@ private Q_SLOTS:
     void hashTags();
     void addresses();
     void redirects();
+    void slotRanges();
     void addressMap();
     void slotsReplyAndMoves();
     void shardsAfterAFailover();
@@ -85,6 +86,18 @@ void TestClusterTopology::redirects()
     for (const char *bad : {"MOVED 16384 127.0.0.1:1", "MOVED x 127.0.0.1:1", "MOVED 1", "ERR MOVED 1 a:1",
                             "WRONGTYPE Operation", "MOVED 1 127.0.0.1"})
         QCOMPARE(Redirect::parse(bad).kind, Redirect::Kind::None);
+}
+
+void TestClusterTopology::slotRanges()
+{
+    using cluster::slotRangesText;
+    QCOMPARE(slotRangesText({}), QString());
+    QCOMPARE(slotRangesText({7}), QStringLiteral("7"));
+    QCOMPARE(slotRangesText({0, 1, 2, 5, 7, 8}), QStringLiteral("0-2, 5, 7-8"));
+    QList<int> all;
+    for (int s = 0; s < cluster::kSlotCount; ++s)
+        all << s;
+    QCOMPARE(slotRangesText(all), QStringLiteral("0-16383"));
 }
 
 void TestClusterTopology::addressMap()
