@@ -87,39 +87,41 @@ void SentinelResolver::ask(int index, const std::shared_ptr<QStringList> &errors
 
 void SentinelResolver::describe(const std::function<void(const SentinelReport &)> &done)
 {
+    describeAt(0, done);
+}
+
+void SentinelResolver::describeAt(int index, const std::function<void(const SentinelReport &)> &done)
+{
     // One sentinel that answers describes the master, its replicas and its peers; the others'
     // flags come from that sentinel's view of them.
-    auto report = std::make_shared<SentinelReport>();
+    if (index >= m_profile.sentinels.size()) {
+        SentinelReport report;
+        report.error = QStringLiteral("no sentinel answered");
+        done(report);
+        return;
+    }
     const QByteArray name = m_profile.sentinelMaster.toUtf8();
-    auto tryAt = std::make_shared<std::function<void(int)>>();
-    *tryAt = [this, report, name, done, tryAt](int index) {
-        if (index >= m_profile.sentinels.size()) {
-            report->error = QStringLiteral("no sentinel answered");
-            done(*report);
-            return;
-        }
-        clientAt(index)->sendBatch(
-            {{"SENTINEL", "MASTER", name}, {"SENTINEL", "REPLICAS", name}, {"SENTINEL", "SENTINELS", name}}, this,
-            [this, report, done, tryAt, index](const RedisReply &r) {
-                if (!r.ok() || r.value(0).isError()) {
-                    (*tryAt)(index + 1);
-                    return;
-                }
-                const auto master = fieldsOf(r.value(0));
-                report->master = addressOf(master);
-                report->masterFlags = master.value("flags");
-                for (const RedisValue &e : r.value(1).elements()) {
-                    const auto f = fieldsOf(e);
-                    report->replicas.append({addressOf(f), f.value("flags"), f.value("slave-repl-offset").toLongLong(),
-                                             f.value("master-link-down-time").toLongLong()});
-                }
-                report->sentinels.append({m_profile.sentinels.at(index), "sentinel"});
-                for (const RedisValue &e : r.value(2).elements()) {
-                    const auto f = fieldsOf(e);
-                    report->sentinels.append({addressOf(f), f.value("flags")});
-                }
-                done(*report);
-            });
-    };
-    (*tryAt)(0);
+    clientAt(index)->sendBatch(
+        {{"SENTINEL", "MASTER", name}, {"SENTINEL", "REPLICAS", name}, {"SENTINEL", "SENTINELS", name}}, this,
+        [this, done, index](const RedisReply &r) {
+            if (!r.ok() || r.value(0).isError()) {
+                describeAt(index + 1, done);
+                return;
+            }
+            SentinelReport report;
+            const auto master = fieldsOf(r.value(0));
+            report.master = addressOf(master);
+            report.masterFlags = master.value("flags");
+            for (const RedisValue &e : r.value(1).elements()) {
+                const auto f = fieldsOf(e);
+                report.replicas.append({addressOf(f), f.value("flags"), f.value("slave-repl-offset").toLongLong(),
+                                        f.value("master-link-down-time").toLongLong()});
+            }
+            report.sentinels.append({m_profile.sentinels.at(index), "sentinel"});
+            for (const RedisValue &e : r.value(2).elements()) {
+                const auto f = fieldsOf(e);
+                report.sentinels.append({addressOf(f), f.value("flags")});
+            }
+            done(report);
+        });
 }

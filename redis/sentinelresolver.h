@@ -50,6 +50,7 @@ public:
 
 private:
     void ask(int index, const std::shared_ptr<QStringList> &errors, const Done &done);
+    void describeAt(int index, const std::function<void(const SentinelReport &)> &done);
     RedisClient *clientAt(int index);
     ConnectionProfile m_profile;
     QList<RedisClient *> m_clients; // one per sentinel, made on first use
