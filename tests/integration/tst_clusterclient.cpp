@@ -550,11 +550,12 @@ void TstClusterClient::failoverIsFollowed()
     const QSet<QByteArray> missing = held - names;
     const QSet<QByteArray> extra = names - held;
     QVERIFY2(missing.isEmpty() && extra.isEmpty(),
-             qPrintable(QStringLiteral("%1 keys held but not scanned (%2), %3 scanned but not held (%4)")
-                            .arg(missing.size())
-                            .arg(QString::fromLatin1(QList<QByteArray>(missing.cbegin(), missing.cend()).mid(0, 5).join(' ')))
-                            .arg(extra.size())
-                            .arg(QString::fromLatin1(QList<QByteArray>(extra.cbegin(), extra.cend()).mid(0, 5).join(' ')))));
+             qPrintable(
+                 QStringLiteral("%1 keys held but not scanned (%2), %3 scanned but not held (%4)")
+                     .arg(missing.size())
+                     .arg(QString::fromLatin1(QList<QByteArray>(missing.cbegin(), missing.cend()).mid(0, 5).join(' ')))
+                     .arg(extra.size())
+                     .arg(QString::fromLatin1(QList<QByteArray>(extra.cbegin(), extra.cend()).mid(0, 5).join(' ')))));
     // Keyless commands go to a live primary while the seed is down.
     QObject context;
     bool pinged = false;
@@ -601,8 +602,7 @@ void TstClusterClient::scanWaitsForAFailedPrimarysSuccessor()
     scanner.start(ScanOptions());
     // The other nodes are walked; the dead one's slots lose their owner when the cluster marks
     // it failed (cluster-node-timeout), and the scan says it waits.
-    QTRY_VERIFY_WITH_TIMEOUT(latest.waitingForConnection && latest.error.kind == RedisError::Kind::ClusterDown,
-                             30000);
+    QTRY_VERIFY_WITH_TIMEOUT(latest.waitingForConnection && latest.error.kind == RedisError::Kind::ClusterDown, 30000);
     QVERIFY2(latest.error.message.contains(QLatin1String("no primary owns slots")), qPrintable(latest.error.message));
     QVERIFY(finished.isEmpty());
     QTest::qWait(1500);
