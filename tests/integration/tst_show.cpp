@@ -71,6 +71,7 @@ private:
 
     std::unique_ptr<Demo> m_demo;
     QTemporaryDir m_home;
+    QString m_weekly; // the demo's weekly board: named after the current ISO week
 };
 
 Run TestShow::show(const QStringList &args, int timeoutMs) const
@@ -111,6 +112,9 @@ void TestShow::initTestCase()
     m_demo = std::make_unique<Demo>();
     QString error;
     QVERIFY2(m_demo->seedBlocking(&error, 30000), qPrintable(error));
+    const QList<QByteArray> weekly = RawConnection(m_demo->profile().port).scan("lb:weekly:*");
+    QCOMPARE(weekly.size(), 1);
+    m_weekly = QString::fromUtf8(weekly.constFirst());
 }
 
 void TestShow::cleanupTestCase()
@@ -145,7 +149,7 @@ void TestShow::conformsToSchema_data()
         {"sessions", {"--table", "indexes"}, 1},
         {"caches", {}, 1},
         {"caches", {"--table", "tags"}, 1},
-        {"leaderboard", {"lb:weekly:2026-W49"}, 50},
+        {"leaderboard", {m_weekly}, 50},
         {"geo", {"geo:cities"}, 10},
         {"streams", {}, 2},
         {"streams", {"--stream", "events:orders"}, 2},
@@ -272,12 +276,12 @@ void TestShow::keysLimitAndMatch()
 void TestShow::leaderboardAndGeoMatchTheServer()
 {
     RawConnection raw(m_demo->profile().port);
-    const QJsonObject board = document({QStringLiteral("leaderboard"), QStringLiteral("lb:weekly:2026-W49")});
-    const RedisValue top = raw.command({"ZREVRANGE", "lb:weekly:2026-W49", "0", "0", "WITHSCORES"});
+    const QJsonObject board = document({QStringLiteral("leaderboard"), m_weekly});
+    const RedisValue top = raw.command({"ZREVRANGE", m_weekly.toUtf8(), "0", "0", "WITHSCORES"});
     const QJsonObject first = board.value(QStringLiteral("records")).toArray().first().toObject();
     QCOMPARE(first.value(QStringLiteral("member")).toString().toUtf8(), top.elements().at(0).bytes());
     QCOMPARE(board.value(QStringLiteral("subject")).toObject().value(QStringLiteral("cardinality")).toInteger(),
-             raw.command({"ZCARD", "lb:weekly:2026-W49"}).toInteger());
+             raw.command({"ZCARD", m_weekly.toUtf8()}).toInteger());
     const QJsonObject geo = document({QStringLiteral("geo"), QStringLiteral("geo:cities")});
     QCOMPARE(geo.value(QStringLiteral("records")).toArray().size(), raw.command({"ZCARD", "geo:cities"}).toInteger());
 }
@@ -375,7 +379,7 @@ void TestShow::otherFormatsHoldTheSameRows_data()
     QTest::newRow("keys") << QStringList{QStringLiteral("keys")};
     QTest::newRow("locks") << QStringList{QStringLiteral("locks")};
     QTest::newRow("caches") << QStringList{QStringLiteral("caches")};
-    QTest::newRow("leaderboard") << QStringList{QStringLiteral("leaderboard"), QStringLiteral("lb:weekly:2026-W49")};
+    QTest::newRow("leaderboard") << QStringList{QStringLiteral("leaderboard"), m_weekly};
     QTest::newRow("streams") << QStringList{QStringLiteral("streams")};
     QTest::newRow("memory top") << QStringList{QStringLiteral("memory"), QStringLiteral("--table"),
                                                QStringLiteral("top")};
@@ -761,7 +765,7 @@ void TestShow::panelNeedsNameWhatPanelsSend_data()
     QTest::newRow("streams") << QStringLiteral("streams") << QStringList();
     QTest::newRow("streams --group") << QStringLiteral("streams")
                                      << QStringList{"--stream", "events:orders", "--group", "billing"};
-    QTest::newRow("leaderboard") << QStringLiteral("leaderboard") << QStringList{"lb:weekly:2026-W49"};
+    QTest::newRow("leaderboard") << QStringLiteral("leaderboard") << QStringList{m_weekly};
     QTest::newRow("geo") << QStringLiteral("geo") << QStringList{"geo:cities"};
 }
 
