@@ -39,9 +39,8 @@ struct ClusterRouter::Request
     QList<quint8> redirects; // per command
     QList<quint8> retries; // per command
     QList<bool> resolved;
-    // Commands sent to every primary (SCRIPT LOAD): answers still to come, and those that came.
+    // Commands sent to every primary (SCRIPT LOAD): answers still to come.
     QHash<int, int> broadcastLeft;
-    QSet<int> broadcastAnswered;
     int remaining = 0;
     int timeoutMs = -1;
     RedisError error;
@@ -413,10 +412,9 @@ void ClusterRouter::resolve(RequestId id, int index, const RedisValue &value)
         return;
     RedisValue answer = value;
     if (auto left = r->broadcastLeft.find(index); left != r->broadcastLeft.end()) {
-        // Sent to every primary: the first error, else the first answer, once all have answered.
-        const bool first = !r->broadcastAnswered.contains(index);
-        r->broadcastAnswered.insert(index);
-        if (first || (value.isError() && !r->values[index].isError()))
+        // Sent to every primary: the first error, else the first answer, once all have answered
+        // (values[index] is invalid until an answer is kept).
+        if (!r->values[index].isValid() || (value.isError() && !r->values[index].isError()))
             r->values[index] = value;
         if (--left.value() > 0)
             return;

@@ -227,14 +227,7 @@ void TstClusterClient::batchesAreRoutedAndAnsweredInOrder()
         batch.append({"STRLEN", m_keys.at(i)});
     }
     batch.append({"MGET", "key:1", "key:2"}); // two slots: CROSSSLOT, as the server says
-    RedisReply got;
-    QObject context;
-    bool done = false;
-    client->sendBatch(batch, &context, [&](const RedisReply &r) {
-        got = r;
-        done = true;
-    });
-    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    const RedisReply got = waitForReply(*client, batch, 10000);
     QVERIFY2(got.ok(), qPrintable(got.error.message));
     QCOMPARE(got.values.size(), batch.size());
     for (int i = 0, at = 0; i < 3000; i += 7, at += 3) {
@@ -264,14 +257,7 @@ void TstClusterClient::scriptLoadReachesEveryPrimary()
         owners.insert(client->cluster()->ownerOf(keySlot(m_keys.at(i)))->address.port);
     }
     QCOMPARE(owners.size(), 3);
-    QObject context;
-    RedisReply got;
-    bool done = false;
-    client->sendBatch(batch, &context, [&](const RedisReply &r) {
-        got = r;
-        done = true;
-    });
-    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    const RedisReply got = waitForReply(*client, batch, 10000);
     QCOMPARE(got.value(0).bytes(), sha);
     for (int i = 0; i < 60; ++i)
         QCOMPARE(got.value(i + 1).bytes(), "v" + QByteArray::number(i));
