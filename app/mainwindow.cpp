@@ -41,6 +41,7 @@
 #include "slowlogpanel.h"
 #include "streamspanel.h"
 #include "streamsreader.h"
+#include "topologypanel.h"
 #include "triagepanel.h"
 #include "ttlpanel.h"
 #include "valuereader.h"
@@ -243,6 +244,8 @@ void MainWindow::buildUi()
     m_memory->setScanRate(m_settings->scanRate());
     m_memory->setSeparator(m_settings->separator());
     addPanel(m_memory, QStringLiteral("memory"));
+    m_topology = new TopologyPanel(m_client, m_pages);
+    addPanel(m_topology, QStringLiteral("topology"));
     m_leaderboard = new LeaderboardPanel(m_client, m_pages);
     addPanel(m_leaderboard, QStringLiteral("leaderboard"));
     m_geo = new GeoPanel(m_client, m_pages);

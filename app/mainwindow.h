@@ -29,6 +29,7 @@ class MemoryPanel;
 class OverviewPanel;
 class Panel;
 class SlowlogPanel;
+class TopologyPanel;
 class TtlPanel;
 class TriagePanel;
 class NavigationSidebar;
@@ -87,6 +88,7 @@ public:
     TtlPanel *ttlPanel() const { return m_ttl; }
     SlowlogPanel *slowlogPanel() const { return m_slowlog; }
     MemoryPanel *memoryPanel() const { return m_memory; }
+    TopologyPanel *topologyPanel() const { return m_topology; }
     LeaderboardPanel *leaderboardPanel() const { return m_leaderboard; }
     GeoPanel *geoPanel() const { return m_geo; }
     QueuesPanel *queuesPanel() const { return m_queues; }
@@ -193,6 +195,7 @@ private:
     TtlPanel *m_ttl = nullptr;
     SlowlogPanel *m_slowlog = nullptr;
     MemoryPanel *m_memory = nullptr;
+    TopologyPanel *m_topology = nullptr;
     LeaderboardPanel *m_leaderboard = nullptr;
     GeoPanel *m_geo = nullptr;
     GeoDetectReader *m_geoDetector = nullptr;

@@ -15,6 +15,7 @@ const QList<Entry> &entries()
         {"ttl", QT_TRANSLATE_NOOP("MainWindow", "TTL"), Group::Server, "chronometer"},
         {"slowlog", QT_TRANSLATE_NOOP("MainWindow", "Slowlog"), Group::Server, "view-history"},
         {"memory", QT_TRANSLATE_NOOP("MainWindow", "Memory"), Group::Server, "drive-harddisk"},
+        {"topology", QT_TRANSLATE_NOOP("MainWindow", "Topology"), Group::Server, "network-workgroup"},
         {"caches", QT_TRANSLATE_NOOP("MainWindow", "Caches"), Group::Patterns, "view-refresh"},
         {"sessions", QT_TRANSLATE_NOOP("MainWindow", "Sessions"), Group::Patterns, "system-users"},
         {"ratelimits", QT_TRANSLATE_NOOP("MainWindow", "Rate limits"), Group::Patterns, "speedometer"},

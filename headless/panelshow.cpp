@@ -6,6 +6,7 @@
 #include "showpatterns.h"
 #include "showserver.h"
 #include "showslowlog.h"
+#include "showtopology.h"
 
 std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &context)
 {
@@ -19,6 +20,8 @@ std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &
         return std::make_unique<ShowSlowlog>(context);
     if (panel == QLatin1String("memory"))
         return std::make_unique<ShowMemory>(context);
+    if (panel == QLatin1String("topology"))
+        return std::make_unique<ShowTopology>(context);
     if (panel == QLatin1String("leaderboard"))
         return std::make_unique<ShowLeaderboard>(context);
     if (panel == QLatin1String("geo"))

@@ -9,7 +9,7 @@ QStringList names()
             QStringLiteral("slowlog"), QStringLiteral("memory"),     QStringLiteral("leaderboard"),
             QStringLiteral("geo"),     QStringLiteral("streams"),    QStringLiteral("queues"),
             QStringLiteral("locks"),   QStringLiteral("ratelimits"), QStringLiteral("sessions"),
-            QStringLiteral("caches")};
+            QStringLiteral("caches"),  QStringLiteral("topology")};
 }
 
 bool needsKey(const QString &panel)
@@ -21,7 +21,7 @@ bool scans(const QString &panel)
 {
     // The memory analysis walks every key: its reader takes no MATCH.
     return panel != QLatin1String("overview") && panel != QLatin1String("slowlog") && panel != QLatin1String("memory")
-        && !needsKey(panel);
+        && panel != QLatin1String("topology") && !needsKey(panel);
 }
 
 std::optional<ShowRequest::Format> formatFromName(const QString &name)

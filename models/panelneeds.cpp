@@ -96,6 +96,12 @@ QHash<QString, QList<Need>> build()
     t.insert(QStringLiteral("overview"),
              reads({{"INFO"}}) + QList<Need>{extra({"CONFIG", "GET", "save"}, "the persistence settings")});
     t.insert(QStringLiteral("ttl"), scanning());
+    // A cluster's node list and slot counts; INFO is asked of every node it can reach.
+    t.insert(QStringLiteral("topology"),
+             reads({{"INFO"}})
+                 + QList<Need>{extra({"CLUSTER", "NODES"}, "a cluster's node flags and links"),
+                               extra({"CLUSTER", "COUNTKEYSINSLOT", "0"}, "a cluster's keys per slot"),
+                               extra({"CLUSTER", "GETKEYSINSLOT", "0", "200"}, "the hot slots' hash tags")});
     t.insert(QStringLiteral("slowlog"),
              reads({{"SLOWLOG", "GET", "128"}, {"SLOWLOG", "LEN"}})
                  + QList<Need>{extra({"CONFIG", "GET", "slowlog-log-slower-than"}, "the slowlog's settings"),
@@ -185,11 +191,12 @@ QList<Need> of(const QString &panel)
 
 QStringList panels()
 {
-    return {QStringLiteral("keys"),        QStringLiteral("value"),    QStringLiteral("overview"),
-            QStringLiteral("ttl"),         QStringLiteral("slowlog"),  QStringLiteral("memory"),
-            QStringLiteral("caches"),      QStringLiteral("sessions"), QStringLiteral("ratelimits"),
-            QStringLiteral("locks"),       QStringLiteral("queues"),   QStringLiteral("streams"),
-            QStringLiteral("leaderboard"), QStringLiteral("geo"),      QStringLiteral("console")};
+    return {QStringLiteral("keys"),       QStringLiteral("value"),       QStringLiteral("overview"),
+            QStringLiteral("ttl"),        QStringLiteral("slowlog"),     QStringLiteral("memory"),
+            QStringLiteral("topology"),   QStringLiteral("caches"),      QStringLiteral("sessions"),
+            QStringLiteral("ratelimits"), QStringLiteral("locks"),       QStringLiteral("queues"),
+            QStringLiteral("streams"),    QStringLiteral("leaderboard"), QStringLiteral("geo"),
+            QStringLiteral("console")};
 }
 
 QList<QList<QByteArray>> connection()

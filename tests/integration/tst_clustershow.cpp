@@ -2,6 +2,7 @@
 // `redislens show`, `report` and `check` with --cluster, on a real cluster of three primaries
 // on loopback ports: the same output shapes as on one server, with every node's keys.
 #include "bytesescape.h"
+#include "clustertopology.h"
 #include "processrun.h"
 #include "testcluster.h"
 
@@ -20,6 +21,7 @@ private Q_SLOTS:
     void keysAreEveryNodesKeys();
     void locksAcrossNodes();
     void reportCoversTheCluster();
+    void topologyCountsEverySlot();
     void announcedAddressesNeedTheMap();
     void badClusterOptionsExitTwo();
 
@@ -127,6 +129,37 @@ void TstClusterShow::reportCoversTheCluster()
 }
 
 // Nodes that announce addresses nothing listens on: with the map, everything works.
+// `show topology --cluster`: the three primaries with their slots and keys, every slot counted,
+// the keys counted equal to the cluster's, conforming to its schema.
+void TstClusterShow::topologyCountsEverySlot()
+{
+    const ProcessRun r = run(QStringList{QStringLiteral("show"), QStringLiteral("topology")} + seed());
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QString problems
+        = validateAgainstSchema(QStringLiteral("show-topology.schema.json"), r.out, QStringLiteral("json"),
+                                m_home.filePath(QStringLiteral("topology.json")));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+    const QJsonObject doc = json(r);
+    QCOMPARE(doc.value(QStringLiteral("mode")).toString(), QStringLiteral("cluster"));
+    QCOMPARE(doc.value(QStringLiteral("covered_slots")).toInt(), 16384);
+    QCOMPARE(doc.value(QStringLiteral("slots_counted")).toInt(), 16384);
+    QCOMPARE(doc.value(QStringLiteral("keys_in_counted_slots")).toInteger(), qint64(m_cluster.allKeys().size()));
+    const QJsonArray records = doc.value(QStringLiteral("records")).toArray();
+    QCOMPARE(records.size(), 3);
+    qint64 keys = 0;
+    for (const QJsonValue v : records) {
+        const QJsonObject o = v.toObject();
+        QCOMPARE(o.value(QStringLiteral("role")).toString(), QStringLiteral("primary"));
+        QCOMPARE(o.value(QStringLiteral("link")).toString(), QStringLiteral("connected"));
+        cluster::Address a;
+        QVERIFY(cluster::parseAddress(o.value(QStringLiteral("node")).toString(), &a));
+        const qint64 dbsize = RawConnection(a.port).command({"DBSIZE"}).toInteger();
+        QCOMPARE(o.value(QStringLiteral("keys_value")).toInteger(), dbsize);
+        keys += dbsize;
+    }
+    QCOMPARE(keys, qint64(m_cluster.allKeys().size()));
+}
+
 void TstClusterShow::announcedAddressesNeedTheMap()
 {
     QStringList rules;

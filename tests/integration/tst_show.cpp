@@ -157,6 +157,8 @@ void TestShow::conformsToSchema_data()
         {"streams", {"--stream", "events:orders", "--group", "billing", "--table", "pending"}, 10},
         {"queues", {}, 1},
         {"queues", {"--table", "delayed"}, 1},
+        {"topology", {}, 1},
+        {"topology", {"--table", "sentinels"}, 0},
     };
     for (const auto &p : panels) {
         for (const char *format : {"json", "jsonl"}) {
@@ -767,6 +769,7 @@ void TestShow::panelNeedsNameWhatPanelsSend_data()
                                      << QStringList{"--stream", "events:orders", "--group", "billing"};
     QTest::newRow("leaderboard") << QStringLiteral("leaderboard") << QStringList{m_weekly};
     QTest::newRow("geo") << QStringLiteral("geo") << QStringList{"geo:cities"};
+    QTest::newRow("topology") << QStringLiteral("topology") << QStringList();
 }
 
 // What `check` and the window ask the server about a panel is what the panel sends: every
