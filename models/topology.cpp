@@ -236,6 +236,16 @@ NodesModel::NodesModel(QObject *parent)
                      return {};
                  return n.primary ? tr("primary") : tr("replica");
              }},
+            {tr("Link"),
+             [](const NodeRow &n, int role) -> QVariant {
+                 if (role == Qt::ToolTipRole)
+                     return n.error.isEmpty() ? QVariant() : QVariant(n.error);
+                 if (role != Qt::DisplayRole)
+                     return {};
+                 if (!n.error.isEmpty() && n.link.isEmpty())
+                     return tr("unreadable");
+                 return n.link.isEmpty() ? QStringLiteral("connected") : n.link;
+             }},
             {tr("Slots"),
              [](const NodeRow &n, int role) -> QVariant {
                  switch (role) {
@@ -268,20 +278,10 @@ NodesModel::NodesModel(QObject *parent)
                          parts << format::bytes(n.lagBytes);
                      if (n.lagSeconds >= 0)
                          parts << tr("%1 s").arg(n.lagSeconds);
-                     return parts.isEmpty() ? QStringLiteral("?") : parts.join(QStringLiteral(" · "));
+                     return parts.isEmpty() ? QStringLiteral("—") : parts.join(QStringLiteral(" · "));
                  }
                  }
                  return {};
-             }},
-            {tr("Link"),
-             [](const NodeRow &n, int role) -> QVariant {
-                 if (role == Qt::ToolTipRole)
-                     return n.error.isEmpty() ? QVariant() : QVariant(n.error);
-                 if (role != Qt::DisplayRole)
-                     return {};
-                 if (!n.error.isEmpty() && n.link.isEmpty())
-                     return tr("unreadable");
-                 return n.link.isEmpty() ? QStringLiteral("connected") : n.link;
              }},
         },
         {[](const NodeRow &n) { return n.address.toUtf8(); }, severityOf, {}}, parent)

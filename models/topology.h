@@ -114,7 +114,7 @@ struct Snapshot
     QString error;
 };
 
-// The nodes table: Node, Role, Slots, Keys, Memory, Ops/s, Offset, Lag, Link. KeyRole is the
+// The nodes table: Node, Role, Link, Slots, Keys, Memory, Ops/s, Offset, Lag. KeyRole is the
 // node's address; SeverityRole Bad for a failing or disconnected node, Warning for one
 // suspected down or lagging.
 class NodesModel : public RowTableModel<NodeRow>

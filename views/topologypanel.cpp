@@ -138,6 +138,10 @@ private:
     QStringList m_owners;
 };
 
+namespace {
+constexpr int kSlotsColumn = 3; // NodesModel's
+} // namespace
+
 TopologyPanel::TopologyPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
@@ -158,8 +162,8 @@ TopologyPanel::TopologyPanel(RedisClient *client, QWidget *parent)
     auto *nodesProxy = new SeverityProxyModel(this, this);
     nodesProxy->setSourceModel(m_nodes);
     m_nodesView = tableview::make(nodesProxy, this, QStringLiteral("topologyNodes"));
-    // Narrow figures, so that the link state stays in sight beside the key browser.
-    const int widths[] = {150, 62, 130, 64, 72, 56, 86, 104};
+    // The link state next to the role: what is wrong stays in sight beside the key browser.
+    const int widths[] = {150, 62, 150, 130, 64, 72, 56, 86};
     for (int c = 0; c < int(std::size(widths)); ++c)
         m_nodesView->horizontalHeader()->resizeSection(c, widths[c]);
     layout->addWidget(m_nodesView, 2);
@@ -326,6 +330,7 @@ void TopologyPanel::onRefreshed()
         pal.setColor(QPalette::WindowText, chartstyle::warning(palette()));
     m_balance->setPalette(pal);
     m_slotsBox->setVisible(s.mode == topology::Mode::Cluster);
+    m_nodesView->setColumnHidden(kSlotsColumn, s.mode != topology::Mode::Cluster);
     m_sentinelsBox->setVisible(s.mode == topology::Mode::Sentinel);
     onSlots();
     if (!m_hasContent && !s.nodes.isEmpty()) {
