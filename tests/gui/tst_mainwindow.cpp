@@ -592,9 +592,10 @@ void TestMainWindow::patternsReachBrowserAndPanels()
 void TestMainWindow::panelScreenshots_data()
 {
     QTest::addColumn<QString>("panel");
-    for (const QString &name : {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"),
-                                QStringLiteral("memory"), QStringLiteral("locks"), QStringLiteral("ratelimits"),
-                                QStringLiteral("sessions"), QStringLiteral("caches"), QStringLiteral("console")})
+    for (const QString &name :
+         {QStringLiteral("overview"), QStringLiteral("ttl"), QStringLiteral("slowlog"), QStringLiteral("memory"),
+          QStringLiteral("topology"), QStringLiteral("locks"), QStringLiteral("ratelimits"), QStringLiteral("sessions"),
+          QStringLiteral("caches"), QStringLiteral("console")})
         QTest::newRow(qPrintable(name)) << name;
 }
 

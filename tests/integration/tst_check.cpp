@@ -145,7 +145,7 @@ void TestCheck::verdictsMatchWhatShowCanDo()
 {
     const QStringList as = at() + QStringList{QStringLiteral("--user"), QStringLiteral("reader")};
     const QJsonObject doc = json(as, "reader-secret");
-    for (const char *name : {"keys", "slowlog", "ttl", "memory", "ratelimits", "overview"}) {
+    for (const char *name : {"keys", "slowlog", "ttl", "memory", "ratelimits", "overview", "topology"}) {
         QProcessEnvironment env = isolatedEnvironment(m_home.path());
         env.insert(QStringLiteral("REDISCLI_AUTH"), QStringLiteral("reader-secret"));
         const ProcessRun shown
