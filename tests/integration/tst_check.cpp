@@ -107,7 +107,7 @@ void TestCheck::defaultUserMayUseEverything()
         QCOMPARE(step(doc, QString::fromLatin1(name)).value(QStringLiteral("state")).toString(), QStringLiteral("ok"));
     QCOMPARE(step(doc, QStringLiteral("auth")).value(QStringLiteral("state")).toString(), QStringLiteral("skipped"));
     const QJsonArray panels = doc.value(QStringLiteral("panels")).toArray();
-    QCOMPARE(panels.size(), 15);
+    QCOMPARE(panels.size(), 16);
     for (const QJsonValue p : panels)
         QCOMPARE(p.toObject().value(QStringLiteral("status")).toString(), QStringLiteral("available"));
 }
