@@ -389,7 +389,7 @@ void TopologyReader::countNext(RedisClient *node, const std::shared_ptr<QList<in
             if (!self)
                 return;
             for (qsizetype i = 0; i < part.size(); ++i) {
-                const RedisValue v = r.value(i);
+                const RedisValue &v = r.value(i);
                 self->m_snapshot.keysPerSlot[size_t(part.at(i))] = v.isInteger() ? v.toInteger() : -1;
             }
             self->m_slotsCounted += int(part.size());
