@@ -297,7 +297,7 @@ QString applySentinelOptions(const QCommandLineParser &parser, const ConnectionO
         return QStringLiteral("--sentinel and -s cannot be used together: the sentinels say where the primary is");
     for (const QString &value : parser.values(o.sentinel)) {
         QString why;
-        if (!ConnectionProfile::parseSentinels(value, &p.sentinels, &why))
+        if (!ConnectionProfile::parseAddressList(value, &p.sentinels, &why))
             return QStringLiteral("invalid --sentinel: %1").arg(why);
     }
     p.sentinelMaster = parser.value(o.master);

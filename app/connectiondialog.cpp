@@ -459,7 +459,7 @@ bool ConnectionDialog::fieldsAreValid()
         return false;
     }
     QStringList sentinels;
-    if (!ConnectionProfile::parseSentinels(m_sentinels->text(), &sentinels, &why)) {
+    if (!ConnectionProfile::parseAddressList(m_sentinels->text(), &sentinels, &why)) {
         QMessageBox::warning(this, tr("Sentinels"), why);
         return false;
     }
@@ -503,7 +503,7 @@ SavedConnection ConnectionDialog::edited() const
     p.clusterAddressMap = p.cluster ? m_clusterMap->text().trimmed() : QString();
     QString sentinelWhy; // refused by save() and Connect with its reason, as the bastion is
     p.sentinels.clear();
-    ConnectionProfile::parseSentinels(m_sentinels->text(), &p.sentinels, &sentinelWhy);
+    ConnectionProfile::parseAddressList(m_sentinels->text(), &p.sentinels, &sentinelWhy);
     p.sentinelMaster = m_sentinelMaster->text().trimmed();
     p.sentinelUsername = m_sentinelUser->text();
     p.password.clear();

@@ -196,7 +196,7 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
         p.sentinelUsername = so.value(QStringLiteral("user")).toString();
         for (const QJsonValue v : so.value(QStringLiteral("addresses")).toArray()) {
             QString why;
-            if (!ConnectionProfile::parseSentinels(v.toString(), &p.sentinels, &why))
+            if (!ConnectionProfile::parseAddressList(v.toString(), &p.sentinels, &why))
                 r.fail(QStringLiteral("sentinel: ") + why);
         }
         if (p.sentinelMaster.isEmpty() || p.sentinels.isEmpty())

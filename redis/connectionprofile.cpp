@@ -112,7 +112,7 @@ bool SshSettings::parseTarget(const QString &text, SshSettings *out, QString *er
     return true;
 }
 
-bool ConnectionProfile::parseSentinels(const QString &text, QStringList *out, QString *error)
+bool ConnectionProfile::parseAddressList(const QString &text, QStringList *out, QString *error)
 {
     static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
     for (const QString &part : text.split(separators, Qt::SkipEmptyParts)) {

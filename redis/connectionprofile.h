@@ -90,7 +90,7 @@ struct ConnectionProfile
     QString scanReplica() const;
     // "host:port" addresses separated by commas or spaces (an IPv6 host in brackets) into
     // 'out' ("host:port" each); false and a one-line reason at the first that is not one.
-    static bool parseSentinels(const QString &text, QStringList *out, QString *error);
+    static bool parseAddressList(const QString &text, QStringList *out, QString *error);
     // The same credentials, TLS, tunnel, read-only setting and timeouts at another server, as one
     // server (not a cluster, Sentinel or scan replica): a cluster's node, a sentinel.
     ConnectionProfile atAddress(const QString &host, quint16 port, const QString &name) const;
