@@ -91,6 +91,10 @@ struct ConnectionOptions
                                                  "(NAT, containers): host:port=host:port or host=host, "
                                                  "comma-separated."),
                                   QStringLiteral("rules")};
+    QCommandLineOption clusterSeeds{QStringLiteral("cluster-seeds"),
+                                    QStringLiteral("Cluster: more seed nodes (host:port, comma-separated or "
+                                                   "repeated), tried in turn when the first does not answer."),
+                                    QStringLiteral("host:port")};
     QCommandLineOption clusterKeepHost{QStringLiteral("cluster-keep-host"),
                                        QStringLiteral("Cluster: reach every node at the seed's host, on the port "
                                                       "it announces.")};
@@ -125,37 +129,14 @@ struct ConnectionOptions
 
     QList<QCommandLineOption> list() const
     {
-        return {host,
-                port,
-                socket,
-                pass,
-                user,
-                askPass,
-                db,
-                tls,
-                caCert,
-                caCertDir,
-                cert,
-                key,
-                sni,
-                insecure,
-                ssh,
-                sshKey,
-                sshPassword,
-                sshAcceptNew,
-                readOnly,
-                connectTimeout,
-                timeout,
-                demo,
-                separator,
-                scanRate,
-                cluster,
-                clusterMap,
-                clusterKeepHost,
-                sentinel,
-                master,
-                sentinelUser,
-                sentinelAskPass};
+        return {host,        port,         socket,       pass,
+                user,        askPass,      db,           tls,
+                caCert,      caCertDir,    cert,         key,
+                sni,         insecure,     ssh,          sshKey,
+                sshPassword, sshAcceptNew, readOnly,     connectTimeout,
+                timeout,     demo,         separator,    scanRate,
+                cluster,     clusterMap,   clusterSeeds, clusterKeepHost,
+                sentinel,    master,       sentinelUser, sentinelAskPass};
     }
 };
 
@@ -329,8 +310,15 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
             return QStringLiteral("invalid --cluster-map: %1").arg(why);
         p.clusterAddressMap = map.toString();
     }
-    if ((p.clusterKeepSeedHost || !p.clusterAddressMap.isEmpty()) && !p.cluster)
-        return QStringLiteral("--cluster-map and --cluster-keep-host need --cluster");
+    for (const QString &value : parser.values(o.clusterSeeds)) {
+        QString why;
+        if (!ConnectionProfile::parseAddressList(value, &p.clusterSeeds, &why))
+            return QStringLiteral("invalid --cluster-seeds: %1").arg(why);
+    }
+    if ((p.clusterKeepSeedHost || !p.clusterAddressMap.isEmpty() || !p.clusterSeeds.isEmpty()) && !p.cluster)
+        return QStringLiteral("--cluster-map, --cluster-seeds and --cluster-keep-host need --cluster");
+    if (!p.clusterSeeds.isEmpty() && p.usesUnixSocket())
+        return QStringLiteral("--cluster-seeds and -s cannot be used together: seeds are host:port");
     if (QString why = applySentinelOptions(parser, o, cl); !why.isEmpty())
         return why;
     if (parser.isSet(o.connectTimeout) && !parseInt(parser.value(o.connectTimeout), 1, 3600000, &p.connectTimeoutMs))

@@ -139,6 +139,12 @@ void ConnectionDialog::buildForm(QWidget *form)
     m_cluster->setToolTip(tr("Commands go to the node that owns their keys (MOVED and ASK are followed) and the "
                              "key browser walks every primary in parallel."));
     f->addRow(QString(), m_cluster);
+    m_clusterSeeds = new QLineEdit(serverPage);
+    m_clusterSeeds->setObjectName(QStringLiteral("clusterSeeds"));
+    m_clusterSeeds->setPlaceholderText(tr("host:port, host:port (optional)"));
+    m_clusterSeeds->setToolTip(tr("Tried in turn when the host above does not answer, so that the cluster is "
+                                  "reached while one node is down."));
+    f->addRow(tr("More seed nodes"), m_clusterSeeds);
     m_clusterMap = new QLineEdit(serverPage);
     m_clusterMap->setObjectName(QStringLiteral("clusterMap"));
     m_clusterMap->setPlaceholderText(tr("announced=reachable, e.g. 172.18.0.2:6379=127.0.0.1:7001"));
@@ -151,6 +157,7 @@ void ConnectionDialog::buildForm(QWidget *form)
     f->addRow(QString(), m_clusterKeepHost);
     const auto clusterRows = [this, f] {
         const bool on = m_cluster->isChecked();
+        f->setRowVisible(m_clusterSeeds, on);
         f->setRowVisible(m_clusterMap, on);
         f->setRowVisible(m_clusterKeepHost, on);
     };
@@ -382,6 +389,7 @@ void ConnectionDialog::load(int row)
     m_scanReplica->setText(p.scanReplica());
     m_cluster->setChecked(p.cluster);
     m_clusterMap->setText(p.clusterAddressMap);
+    m_clusterSeeds->setText(p.clusterSeeds.join(QStringLiteral(", ")));
     m_clusterKeepHost->setChecked(p.clusterKeepSeedHost);
     m_sentinels->setText(p.sentinels.join(QStringLiteral(", ")));
     m_sentinelMaster->setText(p.sentinelMaster);
@@ -458,6 +466,11 @@ bool ConnectionDialog::fieldsAreValid()
         QMessageBox::warning(this, tr("Node address map"), why);
         return false;
     }
+    QStringList seeds;
+    if (m_cluster->isChecked() && !ConnectionProfile::parseAddressList(m_clusterSeeds->text(), &seeds, &why)) {
+        QMessageBox::warning(this, tr("More seed nodes"), why);
+        return false;
+    }
     QStringList sentinels;
     if (!ConnectionProfile::parseAddressList(m_sentinels->text(), &sentinels, &why)) {
         QMessageBox::warning(this, tr("Sentinels"), why);
@@ -501,6 +514,11 @@ SavedConnection ConnectionDialog::edited() const
     p.cluster = m_cluster->isChecked();
     p.clusterKeepSeedHost = p.cluster && m_clusterKeepHost->isChecked();
     p.clusterAddressMap = p.cluster ? m_clusterMap->text().trimmed() : QString();
+    p.clusterSeeds.clear();
+    if (p.cluster) {
+        QString seedWhy; // checked on accept
+        ConnectionProfile::parseAddressList(m_clusterSeeds->text(), &p.clusterSeeds, &seedWhy);
+    }
     QString sentinelWhy; // refused by save() and Connect with its reason, as the bastion is
     p.sentinels.clear();
     ConnectionProfile::parseAddressList(m_sentinels->text(), &p.sentinels, &sentinelWhy);

@@ -118,6 +118,7 @@ private:
     QLineEdit *m_sentinelUser = nullptr;
     QLineEdit *m_sentinelPassword = nullptr;
     QLineEdit *m_clusterMap = nullptr;
+    QLineEdit *m_clusterSeeds = nullptr;
     QCheckBox *m_clusterKeepHost = nullptr;
     QLineEdit *m_sshHost;
     QLineEdit *m_sshKey;

@@ -50,6 +50,8 @@ QJsonObject SavedConnection::toJson() const
             cluster.insert(QStringLiteral("address_map"), p.clusterAddressMap);
         if (p.clusterKeepSeedHost)
             cluster.insert(QStringLiteral("keep_seed_host"), true);
+        if (!p.clusterSeeds.isEmpty())
+            cluster.insert(QStringLiteral("seeds"), QJsonArray::fromStringList(p.clusterSeeds));
         o.insert(QStringLiteral("cluster"), cluster);
     }
     if (p.usesSentinel()) {
@@ -211,6 +213,14 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
         if (!map.parse(cr.text("address_map"), &why))
             r.fail(QStringLiteral("cluster: address_map: ") + why);
         p.clusterAddressMap = map.toString();
+        const QJsonValue seeds = r.object("cluster").value(QStringLiteral("seeds"));
+        if (!seeds.isUndefined() && !seeds.isNull() && !seeds.isArray())
+            r.fail(QStringLiteral("cluster: seeds: expected a list of \"host:port\""));
+        for (const QJsonValue v : seeds.toArray()) {
+            if (!v.isString() || !ConnectionProfile::parseAddressList(v.toString(), &p.clusterSeeds, &why))
+                r.fail(QStringLiteral("cluster: seeds: ")
+                       + (v.isString() ? why : QStringLiteral("expected \"host:port\"")));
+        }
         if (!cr.error().isEmpty())
             r.fail(cr.error());
     }

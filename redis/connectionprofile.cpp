@@ -139,6 +139,7 @@ ConnectionProfile ConnectionProfile::atAddress(const QString &atHost, quint16 at
     p.cluster = false;
     p.clusterAddressMap.clear();
     p.clusterKeepSeedHost = false;
+    p.clusterSeeds.clear();
     p.sentinels.clear();
     p.sentinelMaster.clear();
     return p;

@@ -60,6 +60,10 @@ struct ConnectionProfile
     // scans walk every primary (ClusterRouter).
     bool cluster = false;
     bool clusterKeepSeedHost = false; // reach every node at the seed's host, on its announced port
+    // More seed nodes ("host:port"), tried in turn when host:port does not answer: a cluster
+    // whose first node is down is still reached. After a failure the connection moves on to the
+    // next; a round over all of them without a connection is one failure.
+    QStringList clusterSeeds;
     int connectTimeoutMs = 5000;
     int commandTimeoutMs = 10000;
     QString clientName = QStringLiteral("redislens");

@@ -72,6 +72,18 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QO
         },
         Qt::QueuedConnection);
     connect(m_worker, &RedisWorker::connectionError, this, &RedisClient::connectionError, Qt::QueuedConnection);
+    // Another seed of a cluster: the profile says where the connection is (titles, the topology),
+    // and keeps the first seed among the others for a reconnect with a changed profile.
+    connect(
+        m_worker, &RedisWorker::addressChanged, this,
+        [this](const QString &host, quint16 port) {
+            const QString was = cluster::Address{m_profile.host, m_profile.port}.toString();
+            if (!m_profile.clusterSeeds.contains(was))
+                m_profile.clusterSeeds.prepend(was);
+            m_profile.host = host;
+            m_profile.port = port;
+        },
+        Qt::QueuedConnection);
     if (profile.cluster)
         m_router = new ClusterRouter(this);
     if (profile.usesSentinel()) {

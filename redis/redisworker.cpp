@@ -2,6 +2,7 @@
 #include "redisworker.h"
 #include "threadcheck.h"
 
+#include "clustertopology.h"
 #include "respcodec.h"
 #include "serverinfo.h"
 #include "sshtunnel.h"
@@ -61,6 +62,33 @@ RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
 {
     m_clock.start();
     holdTunnel();
+    loadSeeds();
+}
+
+void RedisWorker::loadSeeds()
+{
+    m_seeds.clear();
+    m_seedIndex = 0;
+    m_seedsFailed = 0;
+    m_seedFailures.clear();
+    if (m_profile.clusterSeeds.isEmpty() || m_profile.usesUnixSocket())
+        return;
+    m_seeds.append({m_profile.host, m_profile.port});
+    for (const QString &text : std::as_const(m_profile.clusterSeeds)) {
+        cluster::Address a;
+        if (cluster::parseAddress(text, &a) && !a.isNull() && !m_seeds.contains(qMakePair(a.host, a.port)))
+            m_seeds.append({a.host, a.port});
+    }
+    if (m_seeds.size() < 2)
+        m_seeds.clear();
+}
+
+void RedisWorker::nextSeed()
+{
+    m_seedIndex = (m_seedIndex + 1) % int(m_seeds.size());
+    m_profile.host = m_seeds.at(m_seedIndex).first;
+    m_profile.port = m_seeds.at(m_seedIndex).second;
+    Q_EMIT addressChanged(m_profile.host, m_profile.port);
 }
 
 void RedisWorker::holdTunnel()
@@ -123,6 +151,7 @@ void RedisWorker::reconfigure(const ConnectionProfile &profile)
     holdTunnel();
     m_lastError = {};
     m_attempt = 0;
+    loadSeeds();
     // The old profile's policy does not apply; requests made while connecting are checked
     // against the new one when the handshake has fetched it.
     m_policy = initialPolicy(m_profile);
@@ -275,6 +304,8 @@ void RedisWorker::queryServer()
         facts.policyFromServer = m_policy.fromServer();
         m_facts = facts;
         m_attempt = 0;
+        m_seedsFailed = 0;
+        m_seedFailures.clear();
         // Named so operators can tell RedisLens apart in CLIENT LIST: SETNAME above, and on 7.2+
         // the library fields (an older server would count an unknown subcommand as an error).
         if (facts.version >= QVersionNumber(7, 2)) {
@@ -475,6 +506,14 @@ void RedisWorker::failAll(const RedisError &error)
         m_timeoutTimer->stop();
 }
 
+void RedisWorker::failInFlight(const RedisError &error)
+{
+    auto inFlight = std::move(m_inFlight);
+    m_inFlight.clear();
+    for (auto &p : inFlight)
+        finish(std::move(p), error);
+}
+
 void RedisWorker::onClosed(RedisError::Kind kind, const QString &givenReason)
 {
     dropTransport();
@@ -499,6 +538,24 @@ void RedisWorker::onClosed(RedisError::Kind kind, const QString &givenReason)
         message = QStringLiteral("connection to %1 lost: %2").arg(m_profile.displayName(), reason);
         break;
     default: message = reason; break;
+    }
+    if (!m_seeds.isEmpty() && m_wanted) {
+        // Another seed may answer: try each once before this counts as a failure.
+        m_seedFailures.append(message);
+        ++m_seedsFailed;
+        nextSeed();
+        if (!wasReady && m_seedsFailed < m_seeds.size()) {
+            failInFlight(RedisError::make(kind, message));
+            setState(State::Backoff, QStringLiteral("%1; trying the seed %2").arg(message, m_profile.displayName()));
+            m_reconnectTimer->start(0);
+            return;
+        }
+        if (!wasReady)
+            message = QStringLiteral("no seed node answers: %1").arg(m_seedFailures.join(QStringLiteral("; ")));
+        else
+            message += QStringLiteral(" (next: the seed %1)").arg(m_profile.displayName());
+        m_seedsFailed = 0;
+        m_seedFailures.clear();
     }
     const RedisError error = RedisError::make(kind, message);
     m_lastError = error;

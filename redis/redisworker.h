@@ -74,6 +74,9 @@ Q_SIGNALS:
     void stateChanged(RedisWorker::State state, const QString &detail);
     void ready(const ServerFacts &facts);
     void connectionError(const RedisError &error);
+    // A cluster profile with several seeds moved on to the next one: host:port is where the
+    // connection goes now.
+    void addressChanged(const QString &host, quint16 port);
 
 private:
     struct Pending
@@ -101,6 +104,12 @@ private:
     void write(std::unique_ptr<Pending> p);
     void finish(std::unique_ptr<Pending> p, const RedisError &error = {});
     void failAll(const RedisError &error);
+    // Only the requests written on the connection that closed (the handshake's, while
+    // connecting); those held for the handshake wait for the next one.
+    void failInFlight(const RedisError &error);
+    // A cluster profile's seeds: host:port, then clusterSeeds, each once. Empty for one address.
+    void loadSeeds();
+    void nextSeed();
     void scheduleReconnect(const QString &reason);
     void armTimeout();
     struct Due
@@ -129,6 +138,10 @@ private:
     State m_state = State::Disconnected;
     bool m_wanted = false; // the user wants a connection: reconnect after losing it
     int m_attempt = 0;
+    QList<QPair<QString, quint16>> m_seeds;
+    int m_seedIndex = 0;
+    int m_seedsFailed = 0; // in a row since the last connection
+    QStringList m_seedFailures; // their reasons, for the message when every seed failed
     CommandPolicy m_policy;
     ServerFacts m_facts;
     std::atomic<quint64> m_commandsWritten{0};

@@ -404,20 +404,27 @@ void TestConnectionDialog::clusterSettingsSaved()
         QVERIFY(map->isVisible());
         map->setText(QStringLiteral("127.0.0.30:6379=127.0.0.1:7001, 127.0.0.31=127.0.0.1"));
         d.findChild<QCheckBox *>(QStringLiteral("clusterKeepHost"))->setChecked(true);
+        auto *seeds = d.findChild<QLineEdit *>(QStringLiteral("clusterSeeds"));
+        QVERIFY(seeds->isVisible());
+        seeds->setText(QStringLiteral("127.0.0.1:7002 127.0.0.1:7003,"));
         d.save();
     }
     const ConnectionProfile saved = settings.connections().value(0).profile;
     QVERIFY(saved.cluster);
     QVERIFY(saved.clusterKeepSeedHost);
     QCOMPARE(saved.clusterAddressMap, QStringLiteral("127.0.0.30:6379=127.0.0.1:7001,127.0.0.31=127.0.0.1"));
+    QCOMPARE(saved.clusterSeeds, (QStringList{QStringLiteral("127.0.0.1:7002"), QStringLiteral("127.0.0.1:7003")}));
     ConnectionDialog d(&settings, &keychain);
     d.list()->setCurrentRow(-1);
     d.list()->setCurrentRow(0);
     QVERIFY(d.findChild<QCheckBox *>(QStringLiteral("cluster"))->isChecked());
     QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("clusterMap"))->text(), saved.clusterAddressMap);
+    QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("clusterSeeds"))->text(),
+             QStringLiteral("127.0.0.1:7002, 127.0.0.1:7003"));
     Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
     QVERIFY(d.chosenProfile().cluster);
     QCOMPARE(d.chosenProfile().clusterAddressMap, saved.clusterAddressMap);
+    QCOMPARE(d.chosenProfile().clusterSeeds, saved.clusterSeeds);
 }
 
 // Sentinel: the addresses, the master's name and the sentinels' user are saved; their password

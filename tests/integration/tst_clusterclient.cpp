@@ -6,6 +6,7 @@
 #include "clusterrouter.h"
 #include "followclock.h"
 #include "keyscanner.h"
+#include "localserver.h"
 #include "redisclient.h"
 #include "testcluster.h"
 
@@ -26,6 +27,7 @@ private Q_SLOTS:
     void keyPositionsAgreeWithTheServer();
     void notAClusterRunsAsOneServer();
     void connectsAndReadsTheSlotMap();
+    void seedsAreTriedInTurn();
     void slotsWhenShardsIsRefused();
     void batchesAreRoutedAndAnsweredInOrder();
     void scriptLoadReachesEveryPrimary();
@@ -186,6 +188,49 @@ void TstClusterClient::connectsAndReadsTheSlotMap()
         ports.insert(c->profile().port);
     const QList<quint16> expected = m_cluster.primaryPorts();
     QCOMPARE(ports, QSet<quint16>(expected.cbegin(), expected.cend()));
+}
+
+// Seeds nothing listens on come first: the connection moves on to the one that answers, a
+// request made meanwhile is answered there, and the profile says where it went. With no seed
+// answering, one error names every seed and why it failed.
+void TstClusterClient::seedsAreTriedInTurn()
+{
+    const quint16 dead1 = LocalServer::freePort();
+    quint16 dead2 = LocalServer::freePort();
+    while (dead2 == dead1)
+        dead2 = LocalServer::freePort();
+    ConnectionProfile p;
+    p.host = QStringLiteral("127.0.0.1");
+    p.port = dead1;
+    p.cluster = true;
+    p.clusterSeeds
+        = {QStringLiteral("127.0.0.1:%1").arg(dead2), QStringLiteral("127.0.0.1:%1").arg(m_cluster.seedPort())};
+    {
+        RedisClient client(p);
+        QSignalSpy ready(&client, &RedisClient::ready);
+        QSignalSpy errors(&client, &RedisClient::connectionError);
+        client.connectToServer();
+        RedisReply early;
+        // Keyless: before the slot map is read, a keyed command would meet the seed's MOVED.
+        client.send({"ECHO", "early"}, &client, [&early](const RedisReply &r) { early = r; });
+        QVERIFY(ready.wait(10000));
+        QCOMPARE(errors.size(), 0); // the dead seeds were tried, not reported
+        QVERIFY2(client.cluster(), qPrintable(client.clusterProblem()));
+        QCOMPARE(client.profile().port, m_cluster.seedPort());
+        QVERIFY(client.profile().clusterSeeds.contains(QStringLiteral("127.0.0.1:%1").arg(dead1)));
+        QTRY_VERIFY_WITH_TIMEOUT(early.id != 0, 5000);
+        QVERIFY2(early.ok(), qPrintable(early.error.message));
+        QCOMPARE(early.value().bytes(), QByteArray("early"));
+        QCOMPARE(scanAll(&client, ScanOptions()).size(), m_keys.size());
+    }
+    p.clusterSeeds = {QStringLiteral("127.0.0.1:%1").arg(dead2)};
+    RedisClient client(p);
+    QSignalSpy errors(&client, &RedisClient::connectionError);
+    client.connectToServer();
+    QVERIFY(errors.wait(10000));
+    const QString message = errors.at(0).at(0).value<RedisError>().message;
+    QVERIFY2(message.startsWith(QLatin1String("no seed node answers")), qPrintable(message));
+    QVERIFY2(message.contains(QString::number(dead1)) && message.contains(QString::number(dead2)), qPrintable(message));
 }
 
 // A user who may not run CLUSTER SHARDS (an ACL, or a server before 7.0): the map comes from

@@ -3,6 +3,7 @@
 // on loopback ports: the same output shapes as on one server, with every node's keys.
 #include "bytesescape.h"
 #include "clustertopology.h"
+#include "localserver.h"
 #include "processrun.h"
 #include "testcluster.h"
 
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void topologyCountsEverySlot();
     void announcedAddressesNeedTheMap();
     void badClusterOptionsExitTwo();
+    void seedsAreTriedInTurn();
 
 private:
     ProcessRun run(const QStringList &args, int timeoutMs = 120000) const
@@ -201,6 +203,34 @@ void TstClusterShow::badClusterOptionsExitTwo()
                                  QStringLiteral("-p"), QString::number(m_cluster.seedPort())});
     QCOMPARE(lone.code, 2);
     QVERIFY2(lone.err.contains("need --cluster"), lone.err.constData());
+    const ProcessRun seeds = run(QStringList{QStringLiteral("show"), QStringLiteral("keys"),
+                                             QStringLiteral("--cluster-seeds"), QStringLiteral("127.0.0.1")}
+                                 + seed());
+    QCOMPARE(seeds.code, 2);
+    QVERIFY2(seeds.err.contains("invalid --cluster-seeds: \"127.0.0.1\" is not host:port"), seeds.err.constData());
+}
+
+// The first seed is down: the run goes on through the next, and reads every key once. With no
+// seed answering it exits 2 and says why each failed.
+void TstClusterShow::seedsAreTriedInTurn()
+{
+    const quint16 dead = LocalServer::freePort();
+    const ProcessRun r = run({QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("-c"),
+                              QStringLiteral("-p"), QString::number(dead), QStringLiteral("--cluster-seeds"),
+                              QStringLiteral("127.0.0.1:%1").arg(m_cluster.seedPort())});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QCOMPARE(json(r).value(QStringLiteral("records")).toArray().size(), m_cluster.allKeys().size());
+    quint16 dead2 = LocalServer::freePort();
+    while (dead2 == dead)
+        dead2 = LocalServer::freePort();
+    const ProcessRun none
+        = run({QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("-c"), QStringLiteral("-p"),
+               QString::number(dead), QStringLiteral("--cluster-seeds"), QStringLiteral("127.0.0.1:%1").arg(dead2)});
+    QCOMPARE(none.code, 2);
+    QVERIFY2(none.err.contains("no seed node answers"), none.err.constData());
+    QVERIFY2(none.err.contains(QByteArray(":" + QByteArray::number(dead) + ":"))
+                 && none.err.contains(QByteArray(":" + QByteArray::number(dead2) + ":")),
+             none.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TstClusterShow)
