@@ -231,19 +231,12 @@ void MainWindow::buildUi()
     }
     addPanel(m_triage, QStringLiteral("triage"));
     m_pages->setCurrentWidget(m_triage);
-    m_overview = new OverviewPanel(m_client, m_pages);
-    m_overview->setPollInterval(m_settings->pollIntervalMs());
-    addPanel(m_overview, QStringLiteral("overview"));
+    addPanel(makeServerPanel(QStringLiteral("overview"), m_client), QStringLiteral("overview"));
     m_ttl = new TtlPanel(m_client, m_pages);
     m_ttl->setSeparator(m_settings->separator());
     addPanel(m_ttl, QStringLiteral("ttl"));
-    m_slowlog = new SlowlogPanel(m_client, m_pages);
-    addPanel(m_slowlog, QStringLiteral("slowlog"));
-    // The memory analysis is a scan: it runs on the scan connection, beside the key browser's.
-    m_memory = new MemoryPanel(m_scanClient, m_pages);
-    m_memory->setScanRate(m_settings->scanRate());
-    m_memory->setSeparator(m_settings->separator());
-    addPanel(m_memory, QStringLiteral("memory"));
+    addPanel(makeServerPanel(QStringLiteral("slowlog"), m_client), QStringLiteral("slowlog"));
+    addPanel(makeServerPanel(QStringLiteral("memory"), m_scanClient), QStringLiteral("memory"));
     m_topology = new TopologyPanel(m_client, m_pages);
     addPanel(m_topology, QStringLiteral("topology"));
     m_leaderboard = new LeaderboardPanel(m_client, m_pages);
@@ -284,6 +277,7 @@ void MainWindow::buildUi()
         m_sidebar->setCurrent(currentPanel());
         if (m_access)
             m_access->showFor(currentPanel());
+        updateNodeBar();
         updateActivePanels();
     });
     // What the connection's user may not do on the page shown (PanelAccess).
@@ -292,6 +286,8 @@ void MainWindow::buildUi()
     accessLine->setWordWrap(true);
     accessLine->setContentsMargins(8, 2, 8, 2);
     layout->addWidget(accessLine);
+    buildNodeBar(central);
+    layout->addWidget(m_nodeBar);
     layout->addWidget(m_pages, 1);
     setCentralWidget(central);
     buildDocks();
@@ -326,9 +322,6 @@ void MainWindow::connectParts()
             [this](const QByteArray &pattern) { openBulkDelete(pattern); });
     connect(m_settings, &Settings::separatorChanged, m_browser, &KeyBrowser::setSeparator);
     connect(m_settings, &Settings::separatorChanged, m_ttl, &TtlPanel::setSeparator);
-    connect(m_settings, &Settings::separatorChanged, m_memory, &MemoryPanel::setSeparator);
-    connect(m_settings, &Settings::scanRateChanged, m_memory, &MemoryPanel::setScanRate);
-    connect(m_settings, &Settings::pollIntervalChanged, m_overview, &OverviewPanel::setPollInterval);
     // The TTL panel refines the server's own figures with what the key browser's scan reads.
     connect(m_browser, &KeyBrowser::scanStarted, m_ttl, &TtlPanel::scanStarted);
     connect(m_browser->scanner(), &KeyScanner::batchAvailable, m_ttl, &TtlPanel::addScanBatch);
@@ -617,6 +610,9 @@ void MainWindow::wireCluster()
     connect(router, &ClusterRouter::notice, this,
             [this](const QString &text) { statusBar()->showMessage(text, 8000); });
     connect(router, &ClusterRouter::topologyChanged, this, &MainWindow::onStateChanged);
+    // The node bar lists the nodes of the map as it is now.
+    connect(router, &ClusterRouter::topologyChanged, this, &MainWindow::updateNodeBar);
+    updateNodeBar();
     // Two clusters behind one address (a redeploy, a tunnel to the wrong place) must never be
     // mixed: what was shown goes, and the browser walks the new one.
     connect(router, &ClusterRouter::clusterReplaced, this, [this](const QString &detail) {
@@ -815,6 +811,11 @@ void MainWindow::addPanel(Panel *panel, const QString &name)
     panel->setObjectName(name + QStringLiteral("Panel"));
     m_pages->addWidget(panel);
     m_panels.append({name, panel});
+    connectPanel(panel, name);
+}
+
+void MainWindow::connectPanel(Panel *panel, const QString &name)
+{
     connect(panel, &Panel::badgeChanged, this, [this, panel, name] {
         if (m_sidebar)
             m_sidebar->setBadge(name, panel->badgeCount(), panel->badgeSeverity(), panel->badgeToolTip());

@@ -37,6 +37,7 @@ class PanelAccess;
 class QVBoxLayout;
 class QAction;
 class QActionGroup;
+class QComboBox;
 class QDockWidget;
 class QLabel;
 class QPalette;
@@ -165,6 +166,16 @@ private:
     // True when 'now' names another server process than 'known' (which takes 'now').
     static bool serverReplaced(QByteArray &known, const QByteArray &now);
     void addPanel(Panel *panel, const QString &name);
+    // The window's own wiring of a panel (badges, keys it opens, filters it asks for).
+    void connectPanel(Panel *panel, const QString &name);
+    // Puts 'fresh' where the panel 'name' is, and deletes the old one.
+    void replacePanel(const QString &name, Panel *fresh);
+    // On a cluster, the overview, the slow log and the memory analysis each read the node the
+    // node bar names for them (the seed, or for memory every primary, by default).
+    void buildNodeBar(QWidget *parent);
+    void updateNodeBar();
+    void chooseNode(const QString &panel, const QString &address);
+    Panel *makeServerPanel(const QString &name, RedisClient *client);
     // Only the panel on the current page of a visible, unminimised window polls.
     void updateActivePanels();
     void openKeyFromPanel(const QByteArray &key, KeyType type);
@@ -211,6 +222,9 @@ private:
     PatternRulesFile *m_rulesFile = nullptr;
     QList<QObject *> m_patternsStale; // pattern panels (and the browser's grouping) not told the latest verdicts
     QList<QPair<QString, Panel *>> m_panels; // --panel name → panel
+    QWidget *m_nodeBar = nullptr;
+    QComboBox *m_nodePicker = nullptr;
+    QHash<QString, QString> m_panelNodes; // panel → "host:port" it reads; empty: the default
     QStackedWidget *m_pages = nullptr; // the value view and the panels, one shown at a time
     NavigationSidebar *m_sidebar = nullptr;
     QDockWidget *m_navigationDock = nullptr;

@@ -4,6 +4,8 @@
 // panel reads locks on every node; pictured in both palettes.
 #include "clustertopology.h"
 #include "consolepanel.h"
+#include "format.h"
+#include "healthseries.h"
 #include "keybrowser.h"
 #include "keytreemodel.h"
 #include "locks.h"
@@ -11,13 +13,21 @@
 #include "luaeditor.h"
 #include "luaresult.h"
 #include "mainwindow.h"
+#include "memorypanel.h"
+#include "memorystats.h"
+#include "overviewpanel.h"
 #include "redisclient.h"
 #include "screenshots.h"
 #include "settings.h"
+#include "slowlogmodel.h"
+#include "slowlogpanel.h"
+#include "slowlogreader.h"
 #include "testcluster.h"
+#include "testserver.h"
 #include "theme.h"
 #include "valueview.h"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -31,6 +41,7 @@ private Q_SLOTS:
     void browsesEveryNode();
     void consoleKeepsScriptsToOneSlot();
     void oneNodeWithoutClusterModeSaysSo();
+    void serverPanelsReadTheChosenNode();
 
 private:
     std::unique_ptr<MainWindow> open(bool cluster)
@@ -146,6 +157,94 @@ void TstClusterWindow::oneNodeWithoutClusterModeSaysSo()
     QVERIFY(w->keyBrowser()->model()->keyCount() < quint64(m_total));
     QTRY_VERIFY2_WITH_TIMEOUT(stateText(*w).contains(QStringLiteral("one node of a Redis Cluster")),
                               qPrintable(stateText(*w)), 10000);
+}
+
+// The node bar: the overview, the slow log and the memory analysis each read the node chosen for
+// them (the seed, or every primary for memory, by default), and the bar shows only for them.
+void TstClusterWindow::serverPanelsReadTheChosenNode()
+{
+    auto w = open(true);
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->cluster() != nullptr, 20000);
+    auto *bar = w->findChild<QWidget *>(QStringLiteral("nodeBar"));
+    auto *picker = w->findChild<QComboBox *>(QStringLiteral("nodePicker"));
+    QVERIFY(bar && picker);
+    w->showPanel(QStringLiteral("locks"));
+    QVERIFY(!bar->isVisible());
+    // A primary other than the seed logs one marked command in its slow log.
+    quint16 other = 0;
+    for (const quint16 port : m_cluster.primaryPorts())
+        if (port != m_cluster.seedPort())
+            other = port;
+    QVERIFY(other != 0);
+    const QByteArray mark = "node-bar-" + QByteArray::number(other);
+    {
+        RawConnection node(other);
+        node.command({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+        node.command({"ECHO", mark});
+        node.command({"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
+    }
+    const auto shows = [](SlowlogPanel *panel, const QByteArray &needle) {
+        const SlowlogModel *m = panel->model();
+        for (int i = 0; i < m->rowCount(); ++i)
+            if (m->entryAt(i).args.contains(needle))
+                return true;
+        return false;
+    };
+    w->showPanel(QStringLiteral("slowlog"));
+    QVERIFY(bar->isVisible());
+    QVERIFY2(picker->itemText(0).contains(QStringLiteral("seed")), qPrintable(picker->itemText(0)));
+    QCOMPARE(picker->count(), 4); // the seed, then the three primaries
+    SlowlogPanel *seedLog = w->slowlogPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(seedLog->reader()->completedPolls() > 0, 10000);
+    QVERIFY(!shows(seedLog, mark));
+    const int at = picker->findData(QStringLiteral("127.0.0.1:%1").arg(other));
+    QVERIFY(at > 0);
+    QVERIFY2(picker->itemText(at).contains(QStringLiteral("primary · slots ")), qPrintable(picker->itemText(at)));
+    Q_EMIT picker->activated(at);
+    QVERIFY(w->slowlogPanel() != seedLog);
+    QCOMPARE(w->currentPanel(), QStringLiteral("slowlog"));
+    QTRY_VERIFY_WITH_TIMEOUT(shows(w->slowlogPanel(), mark), 10000);
+    QCOMPARE(picker->currentIndex(), at);
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-node.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents(); // the palette reaches every widget,
+    QCoreApplication::processEvents(); // then the charts' queued replots run
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-node-dark.png"));
+    theme::apply(theme::Theme::Light);
+
+    // Each panel keeps its own choice: the overview still reads the seed, then the other node.
+    w->showPanel(QStringLiteral("overview"));
+    QCOMPARE(picker->currentIndex(), 0);
+    const auto keyspace = [&w] {
+        for (const HealthSeries::Fact &f : w->overviewPanel()->healthSeries()->facts())
+            if (f.label == QStringLiteral("Keyspace"))
+                return f.value;
+        return QString();
+    };
+    const auto dbsize = [](quint16 port) { return quint64(RawConnection(port).command({"DBSIZE"}).toInteger()); };
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        keyspace().contains(format::count(dbsize(m_cluster.seedPort())) + QStringLiteral(" keys")),
+        qPrintable(keyspace()), 10000);
+    Q_EMIT picker->activated(picker->findData(QStringLiteral("127.0.0.1:%1").arg(other)));
+    QTRY_VERIFY2_WITH_TIMEOUT(keyspace().contains(format::count(dbsize(other)) + QStringLiteral(" keys")),
+                              qPrintable(keyspace()), 10000);
+    w->showPanel(QStringLiteral("slowlog"));
+    QCOMPARE(picker->currentIndex(), at);
+
+    // Memory: every primary's keys by default, one node's when chosen.
+    w->showPanel(QStringLiteral("memory"));
+    QVERIFY2(picker->itemText(0).contains(QStringLiteral("Every primary")), qPrintable(picker->itemText(0)));
+    w->memoryPanel()->startAnalysis();
+    QTRY_VERIFY_WITH_TIMEOUT(w->memoryPanel()->hasContent() && !w->memoryPanel()->isRunning(), 60000);
+    quint64 all = 0;
+    for (const quint16 port : m_cluster.primaryPorts())
+        all += dbsize(port);
+    QCOMPARE(w->memoryPanel()->stats().keyCount(), all);
+    Q_EMIT picker->activated(picker->findData(QStringLiteral("127.0.0.1:%1").arg(other)));
+    w->memoryPanel()->startAnalysis();
+    QTRY_VERIFY_WITH_TIMEOUT(w->memoryPanel()->hasContent() && !w->memoryPanel()->isRunning(), 60000);
+    QCOMPARE(w->memoryPanel()->stats().keyCount(), dbsize(other));
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-memory-node.png"));
 }
 
 QTEST_MAIN(TstClusterWindow)

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The node bar of a cluster: which node the overview, the slow log and the memory analysis read.
+#include "mainwindow.h"
+
+#include "clusterrouter.h"
+#include "memorypanel.h"
+#include "overviewpanel.h"
+#include "panel.h"
+#include "redisclient.h"
+#include "settings.h"
+#include "slowlogpanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStackedWidget>
+
+namespace {
+
+bool readsPerNode(const QString &panel)
+{
+    return panel == QLatin1String("overview") || panel == QLatin1String("slowlog") || panel == QLatin1String("memory");
+}
+
+QString nodeLabel(const cluster::Node &n, const cluster::Topology &t)
+{
+    if (n.primary) {
+        QList<int> slots;
+        for (const cluster::SlotRange &r : n.slots)
+            for (int s = r.first; s <= r.last; ++s)
+                slots.append(s);
+        return MainWindow::tr("%1 · primary · slots %2")
+            .arg(n.address.toString(), slots.isEmpty() ? MainWindow::tr("none") : cluster::slotRangesText(slots));
+    }
+    for (const cluster::Node &p : t.nodes())
+        if (p.id == n.primaryId)
+            return MainWindow::tr("%1 · replica of %2").arg(n.address.toString(), p.address.toString());
+    return MainWindow::tr("%1 · replica").arg(n.address.toString());
+}
+
+} // namespace
+
+void MainWindow::buildNodeBar(QWidget *parent)
+{
+    m_nodeBar = new QWidget(parent);
+    m_nodeBar->setObjectName(QStringLiteral("nodeBar"));
+    auto *row = new QHBoxLayout(m_nodeBar);
+    row->setContentsMargins(8, 2, 8, 2);
+    auto *label = new QLabel(tr("Node"), m_nodeBar);
+    m_nodePicker = new QComboBox(m_nodeBar);
+    m_nodePicker->setObjectName(QStringLiteral("nodePicker"));
+    m_nodePicker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_nodePicker->setToolTip(tr("The node this panel reads: each panel keeps its own choice"));
+    label->setBuddy(m_nodePicker);
+    row->addWidget(label);
+    row->addWidget(m_nodePicker);
+    row->addStretch(1);
+    m_nodeBar->hide();
+    connect(m_nodePicker, &QComboBox::activated, this,
+            [this](int index) { chooseNode(currentPanel(), m_nodePicker->itemData(index).toString()); });
+}
+
+void MainWindow::updateNodeBar()
+{
+    const QString panel = currentPanel();
+    const ClusterRouter *router = m_client->cluster();
+    const bool shown = router && readsPerNode(panel);
+    m_nodeBar->setVisible(shown);
+    if (!shown)
+        return;
+    const cluster::Topology &t = router->topology();
+    m_nodePicker->clear();
+    m_nodePicker->addItem(panel == QLatin1String("memory")
+                              ? tr("Every primary (the keys of all, merged)")
+                              : tr("The seed node (%1)").arg(m_client->profile().displayName()),
+                          QString());
+    QList<cluster::Node> primaries = t.primaries();
+    std::sort(primaries.begin(), primaries.end(), [](const cluster::Node &a, const cluster::Node &b) {
+        return (a.slots.isEmpty() ? cluster::kSlotCount : a.slots.first().first)
+            < (b.slots.isEmpty() ? cluster::kSlotCount : b.slots.first().first);
+    });
+    for (const cluster::Node &p : std::as_const(primaries)) {
+        m_nodePicker->addItem(nodeLabel(p, t), p.address.toString());
+        for (const cluster::Node &r : t.replicasOf(p.id))
+            m_nodePicker->addItem(nodeLabel(r, t), r.address.toString());
+    }
+    const QString chosen = m_panelNodes.value(panel);
+    const int at = m_nodePicker->findData(chosen);
+    if (at >= 0) {
+        m_nodePicker->setCurrentIndex(at);
+    } else {
+        // A node that left the map: still read (its connection says what is wrong), still named.
+        m_nodePicker->addItem(tr("%1 · not in the slot map").arg(chosen), chosen);
+        m_nodePicker->setCurrentIndex(m_nodePicker->count() - 1);
+    }
+}
+
+void MainWindow::chooseNode(const QString &panel, const QString &address)
+{
+    if (!readsPerNode(panel) || m_panelNodes.value(panel) == address)
+        return;
+    ClusterRouter *router = (panel == QLatin1String("memory") ? m_scanClient : m_client)->cluster();
+    cluster::Address a;
+    if (!address.isEmpty() && (!router || !cluster::parseAddress(address, &a) || a.isNull()))
+        return;
+    m_panelNodes.insert(panel, address);
+    RedisClient *source = panel == QLatin1String("memory") ? m_scanClient : m_client;
+    if (!address.isEmpty())
+        source = router->clientFor(a);
+    replacePanel(panel, makeServerPanel(panel, source));
+    updateNodeBar();
+}
+
+Panel *MainWindow::makeServerPanel(const QString &name, RedisClient *client)
+{
+    if (name == QLatin1String("overview")) {
+        m_overview = new OverviewPanel(client, m_pages);
+        m_overview->setPollInterval(m_settings->pollIntervalMs());
+        connect(m_settings, &Settings::pollIntervalChanged, m_overview, &OverviewPanel::setPollInterval);
+        return m_overview;
+    }
+    if (name == QLatin1String("slowlog")) {
+        m_slowlog = new SlowlogPanel(client, m_pages);
+        return m_slowlog;
+    }
+    Q_ASSERT(name == QLatin1String("memory"));
+    // The memory analysis is a scan: it runs on the scan connection, beside the key browser's.
+    m_memory = new MemoryPanel(client, m_pages);
+    m_memory->setScanRate(m_settings->scanRate());
+    m_memory->setSeparator(m_settings->separator());
+    connect(m_settings, &Settings::separatorChanged, m_memory, &MemoryPanel::setSeparator);
+    connect(m_settings, &Settings::scanRateChanged, m_memory, &MemoryPanel::setScanRate);
+    return m_memory;
+}
+
+void MainWindow::replacePanel(const QString &name, Panel *fresh)
+{
+    for (auto &entry : m_panels) {
+        if (entry.first != name)
+            continue;
+        Panel *old = entry.second;
+        const bool current = m_pages->currentWidget() == old;
+        old->setActive(false);
+        m_pages->insertWidget(m_pages->indexOf(old), fresh);
+        entry.second = fresh;
+        connectPanel(fresh, name);
+        if (current)
+            m_pages->setCurrentWidget(fresh);
+        m_pages->removeWidget(old);
+        old->deleteLater();
+        updateActivePanels();
+        return;
+    }
+}
