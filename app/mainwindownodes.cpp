@@ -25,12 +25,9 @@ bool readsPerNode(const QString &panel)
 QString nodeLabel(const cluster::Node &n, const cluster::Topology &t)
 {
     if (n.primary) {
-        QList<int> slots;
-        for (const cluster::SlotRange &r : n.slots)
-            for (int s = r.first; s <= r.last; ++s)
-                slots.append(s);
+        const QString slots = n.slotsText();
         return MainWindow::tr("%1 · primary · slots %2")
-            .arg(n.address.toString(), slots.isEmpty() ? MainWindow::tr("none") : cluster::slotRangesText(slots));
+            .arg(n.address.toString(), slots.isEmpty() ? MainWindow::tr("none") : slots);
     }
     for (const cluster::Node &p : t.nodes())
         if (p.id == n.primaryId)
@@ -75,10 +72,8 @@ void MainWindow::updateNodeBar()
                               : tr("The seed node (%1)").arg(m_client->profile().displayName()),
                           QString());
     QList<cluster::Node> primaries = t.primaries();
-    std::sort(primaries.begin(), primaries.end(), [](const cluster::Node &a, const cluster::Node &b) {
-        return (a.slots.isEmpty() ? cluster::kSlotCount : a.slots.first().first)
-            < (b.slots.isEmpty() ? cluster::kSlotCount : b.slots.first().first);
-    });
+    std::sort(primaries.begin(), primaries.end(),
+              [](const cluster::Node &a, const cluster::Node &b) { return a.firstSlot() < b.firstSlot(); });
     for (const cluster::Node &p : std::as_const(primaries)) {
         m_nodePicker->addItem(nodeLabel(p, t), p.address.toString());
         for (const cluster::Node &r : t.replicasOf(p.id))
@@ -99,12 +94,13 @@ void MainWindow::chooseNode(const QString &panel, const QString &address)
 {
     if (!readsPerNode(panel) || m_panelNodes.value(panel) == address)
         return;
-    ClusterRouter *router = (panel == QLatin1String("memory") ? m_scanClient : m_client)->cluster();
+    // Memory scans: its default and its nodes' connections are the scan connection's.
+    RedisClient *source = panel == QLatin1String("memory") ? m_scanClient : m_client;
+    ClusterRouter *router = source->cluster();
     cluster::Address a;
     if (!address.isEmpty() && (!router || !cluster::parseAddress(address, &a) || a.isNull()))
         return;
     m_panelNodes.insert(panel, address);
-    RedisClient *source = panel == QLatin1String("memory") ? m_scanClient : m_client;
     if (!address.isEmpty())
         source = router->clientFor(a);
     replacePanel(panel, makeServerPanel(panel, source));

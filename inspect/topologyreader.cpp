@@ -134,14 +134,10 @@ void TopologyReader::readCluster()
             r.id = n.id;
             r.primary = n.primary;
             r.primaryAddress = n.primary ? QString() : addressOfId.value(n.primaryId);
-            QList<int> slots;
-            for (const cluster::SlotRange &range : n.slots)
-                for (int s = range.first; s <= range.last; ++s)
-                    slots << s;
-            r.slotCount = int(slots.size());
-            r.slots = cluster::slotRangesText(slots);
-            if (!slots.isEmpty())
-                firstSlot.insert(r.address, slots.constFirst());
+            r.slotCount = n.slotCount();
+            r.slots = n.slotsText();
+            if (n.firstSlot() < cluster::kSlotCount)
+                firstSlot.insert(r.address, n.firstSlot());
             const auto line = lines.constFind(n.id);
             if (line != lines.cend())
                 r.link = linkOf(*line);

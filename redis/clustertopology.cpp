@@ -110,6 +110,24 @@ int Node::slotCount() const
     return n;
 }
 
+int Node::firstSlot() const
+{
+    int first = kSlotCount;
+    for (const SlotRange &r : slots)
+        first = qMin(first, r.first);
+    return first;
+}
+
+QString Node::slotsText() const
+{
+    QList<int> all;
+    for (const SlotRange &r : slots)
+        for (int s = r.first; s <= r.last; ++s)
+            all.append(s);
+    std::sort(all.begin(), all.end());
+    return slotRangesText(all);
+}
+
 bool parseAddress(const QString &text, Address *out)
 {
     const QString t = text.trimmed();

@@ -51,6 +51,10 @@ struct Node
     QByteArray health; // CLUSTER SHARDS: online, failed, loading; empty when not reported
     qint64 replicationOffset = -1;
     int slotCount() const;
+    // The lowest slot it owns, or kSlotCount when none (for ordering primaries).
+    int firstSlot() const;
+    // Its slots as slotRangesText() says them ("0-5460, 10923"); empty when none.
+    QString slotsText() const;
 };
 
 // Announced addresses this desktop cannot reach (NAT, containers) mapped to ones it can.

@@ -494,12 +494,10 @@ void RedisWorker::finish(std::unique_ptr<Pending> p, const RedisError &error)
 
 void RedisWorker::failAll(const RedisError &error)
 {
-    auto inFlight = std::move(m_inFlight);
-    m_inFlight.clear();
+    // Both taken before any callback runs: what a callback submits is not failed here.
     auto waiting = std::move(m_waiting);
     m_waiting.clear();
-    for (auto &p : inFlight)
-        finish(std::move(p), error);
+    failInFlight(error);
     for (auto &p : waiting)
         finish(std::move(p), error);
     if (m_timeoutTimer)

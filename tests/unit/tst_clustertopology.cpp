@@ -98,6 +98,14 @@ void TestClusterTopology::slotRanges()
     for (int s = 0; s < cluster::kSlotCount; ++s)
         all << s;
     QCOMPARE(slotRangesText(all), QStringLiteral("0-16383"));
+    // A node's ranges, in any order and split where the server split them.
+    cluster::Node n;
+    QCOMPARE(n.slotsText(), QString());
+    QCOMPARE(n.firstSlot(), cluster::kSlotCount);
+    n.slots = {{10923, 16383}, {0, 99}, {100, 5460}};
+    QCOMPARE(n.slotsText(), QStringLiteral("0-5460, 10923-16383"));
+    QCOMPARE(n.firstSlot(), 0);
+    QCOMPARE(n.slotCount(), 5461 + 5461);
 }
 
 void TestClusterTopology::addressMap()
