@@ -110,6 +110,11 @@ struct ConnectionOptions
     QCommandLineOption sentinelAskPass{QStringLiteral("sentinel-askpass"),
                                        QStringLiteral("Sentinel: ask for the sentinels' password (or set "
                                                       "REDISLENS_SENTINEL_AUTH).")};
+    QCommandLineOption redlock{QStringLiteral("redlock"),
+                               QStringLiteral("Redlock: the other primaries of this server's Redlock set (host:port, "
+                                              "comma-separated or repeated), with the same credentials; the locks "
+                                              "panel reads each lock on all of them."),
+                               QStringLiteral("host:port")};
     QCommandLineOption readOnly{QStringLiteral("read-only"),
                                 QStringLiteral("Refuse every command the server flags as writing.")};
     QCommandLineOption connectTimeout{QStringLiteral("connect-timeout"),
@@ -136,7 +141,8 @@ struct ConnectionOptions
                 sshPassword, sshAcceptNew, readOnly,     connectTimeout,
                 timeout,     demo,         separator,    scanRate,
                 cluster,     clusterMap,   clusterSeeds, clusterKeepHost,
-                sentinel,    master,       sentinelUser, sentinelAskPass};
+                sentinel,    master,       sentinelUser, sentinelAskPass,
+                redlock};
     }
 };
 
@@ -321,6 +327,14 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
         return QStringLiteral("--cluster-seeds and -s cannot be used together: seeds are host:port");
     if (QString why = applySentinelOptions(parser, o, cl); !why.isEmpty())
         return why;
+    for (const QString &value : parser.values(o.redlock)) {
+        QString why;
+        if (!ConnectionProfile::parseAddressList(value, &p.redlockPeers, &why))
+            return QStringLiteral("invalid --redlock: %1").arg(why);
+    }
+    if (!p.redlockPeers.isEmpty() && (p.cluster || p.usesSentinel()))
+        return QStringLiteral("--redlock is for independent primaries: it cannot be used with --cluster or "
+                              "--sentinel");
     if (parser.isSet(o.connectTimeout) && !parseInt(parser.value(o.connectTimeout), 1, 3600000, &p.connectTimeoutMs))
         return QStringLiteral("invalid --connect-timeout '%1': expected milliseconds")
             .arg(parser.value(o.connectTimeout));

@@ -163,6 +163,14 @@ void ConnectionDialog::buildForm(QWidget *form)
     };
     connect(m_cluster, &QCheckBox::toggled, this, clusterRows);
     clusterRows();
+    m_redlockPeers = new QLineEdit(serverPage);
+    m_redlockPeers->setObjectName(QStringLiteral("redlockPeers"));
+    m_redlockPeers->setPlaceholderText(tr("host:port, host:port (the other primaries, optional)"));
+    m_redlockPeers->setToolTip(tr("Independent primaries that, with this server, make one Redlock set. They are "
+                                  "reached with the same credentials, TLS and tunnel; the locks panel shows on "
+                                  "how many of them each lock is held, by which token, and flags a lock held on "
+                                  "fewer than a majority or by different tokens."));
+    f->addRow(tr("Redlock set"), m_redlockPeers);
     auto *sentinelPage = new QWidget(tabs);
     addSentinelRows(sentinelPage, new QFormLayout(sentinelPage));
     tabs->addTab(serverPage, tr("Server"));
@@ -391,6 +399,7 @@ void ConnectionDialog::load(int row)
     m_clusterMap->setText(p.clusterAddressMap);
     m_clusterSeeds->setText(p.clusterSeeds.join(QStringLiteral(", ")));
     m_clusterKeepHost->setChecked(p.clusterKeepSeedHost);
+    m_redlockPeers->setText(p.redlockPeers.join(QStringLiteral(", ")));
     m_sentinels->setText(p.sentinels.join(QStringLiteral(", ")));
     m_sentinelMaster->setText(p.sentinelMaster);
     m_sentinelUser->setText(p.sentinelUsername);
@@ -484,6 +493,17 @@ bool ConnectionDialog::fieldsAreValid()
         QMessageBox::warning(this, tr("Sentinel"), tr("A connection is either through Sentinel or to a cluster."));
         return false;
     }
+    QStringList peers;
+    if (!ConnectionProfile::parseAddressList(m_redlockPeers->text(), &peers, &why)) {
+        QMessageBox::warning(this, tr("Redlock set"), why);
+        return false;
+    }
+    if (!peers.isEmpty() && (m_cluster->isChecked() || !sentinels.isEmpty())) {
+        QMessageBox::warning(this, tr("Redlock set"),
+                             tr("A Redlock set is made of independent primaries, not of a cluster or a "
+                                "Sentinel-managed master."));
+        return false;
+    }
     return true;
 }
 
@@ -524,6 +544,9 @@ SavedConnection ConnectionDialog::edited() const
     ConnectionProfile::parseAddressList(m_sentinels->text(), &p.sentinels, &sentinelWhy);
     p.sentinelMaster = m_sentinelMaster->text().trimmed();
     p.sentinelUsername = m_sentinelUser->text();
+    QString peersWhy; // checked on accept
+    p.redlockPeers.clear();
+    ConnectionProfile::parseAddressList(m_redlockPeers->text(), &p.redlockPeers, &peersWhy);
     p.password.clear();
     p.keyPassphrase.clear();
     // An unparsable bastion is refused by save() and Connect; here it stays as typed.

@@ -10,11 +10,15 @@
 #include "progressbar.h"
 #include "ratelimits.h"
 #include "ratelimitsreader.h"
+#include "redisclient.h"
+#include "redlock.h"
+#include "redlockreader.h"
 #include "sessions.h"
 #include "sessionsreader.h"
 #include "showrequest.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 
 PatternsShow::PatternsShow(const Context &context, QList<PatternKind> kinds, QObject *parent)
     : TablesShow(context, parent),
@@ -56,14 +60,52 @@ ShowLocks::ShowLocks(const Context &context, QObject *parent)
         model->setRows(locks);
         model->setNow(QDateTime::currentMSecsSinceEpoch());
     });
-    watch(m_reader);
+    connect(m_reader, &PollingReader::failed, this, &PanelShow::failed);
+    connect(m_reader, &PollingReader::refreshed, this, &ShowLocks::oneRead);
+    if (m_client->profile().redlockPeers.isEmpty())
+        return;
+    // A Redlock set: the second table, read from every node alongside the first.
+    m_redlock = new RedlockReader(m_client, m_client->profile(), this);
+    auto *set = new RedlockModel(this);
+    set->setNodes(m_redlock->nodes());
+    addTable(QStringLiteral("redlock"), set);
+    connect(m_redlock, &RedlockReader::redlockAvailable, set, [set](const QList<RedlockLock> &locks) {
+        set->setRows(locks);
+        set->setNow(QDateTime::currentMSecsSinceEpoch());
+    });
+    connect(m_redlock, &PollingReader::failed, this, &PanelShow::failed);
+    connect(m_redlock, &PollingReader::refreshed, this, [this] {
+        QJsonObject unread;
+        for (int i = 0; i < m_redlock->nodeErrors().size(); ++i) {
+            if (!m_redlock->nodeErrors().at(i).isEmpty())
+                unread.insert(m_redlock->nodes().value(i), m_redlock->nodeErrors().at(i));
+        }
+        m_coverage.insert(QStringLiteral("redlock_nodes"), QJsonArray::fromStringList(m_redlock->nodes()));
+        m_coverage.insert(QStringLiteral("redlock_quorum"), m_redlock->quorum());
+        m_coverage.insert(QStringLiteral("redlock_unread"), unread);
+        m_coverage.insert(QStringLiteral("redlock_peer_only_keys"), m_redlock->peerOnlyKeys());
+        m_coverage.insert(QStringLiteral("redlock_partial_peers"),
+                          QJsonArray::fromStringList(m_redlock->partialPeers()));
+        oneRead();
+    });
 }
 
 void ShowLocks::read(const QList<PatternMatch> &matches)
 {
     m_coverage.insert(QStringLiteral("max_read"), LocksReader::kMaxLocks);
+    m_waiting = m_redlock ? 2 : 1;
     m_reader->setMatches(matches);
     m_reader->refresh();
+    if (m_redlock) {
+        m_redlock->setMatches(matches);
+        m_redlock->refresh();
+    }
+}
+
+void ShowLocks::oneRead()
+{
+    if (--m_waiting == 0)
+        tablesReady();
 }
 
 ShowRateLimits::ShowRateLimits(const Context &context, QObject *parent)

@@ -9,6 +9,7 @@ class KeyspaceScan;
 class LocksReader;
 class PollingReader;
 class RateLimitsReader;
+class RedlockReader;
 class SessionsReader;
 
 // The panels fed by the pattern index (locks, rate limits, sessions, caches): the window's scan
@@ -39,7 +40,10 @@ public:
 
 private:
     void read(const QList<PatternMatch> &matches) override;
+    void oneRead();
     LocksReader *m_reader;
+    RedlockReader *m_redlock = nullptr; // with --redlock: the set's table
+    int m_waiting = 0; // readers whose round is still running
 };
 
 class ShowRateLimits final : public PatternsShow

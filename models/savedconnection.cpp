@@ -61,6 +61,9 @@ QJsonObject SavedConnection::toJson() const
             sentinel.insert(QStringLiteral("user"), p.sentinelUsername);
         o.insert(QStringLiteral("sentinel"), sentinel);
     }
+    if (!p.redlockPeers.isEmpty())
+        o.insert(QStringLiteral("redlock"),
+                 QJsonObject{{QStringLiteral("peers"), QJsonArray::fromStringList(p.redlockPeers)}});
     if (!p.username.isEmpty())
         o.insert(QStringLiteral("user"), p.username);
     if (p.tls) {
@@ -223,6 +226,17 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
         }
         if (!cr.error().isEmpty())
             r.fail(cr.error());
+    }
+    if (o.contains(QStringLiteral("redlock")) && !o.value(QStringLiteral("redlock")).isNull()) {
+        const QJsonValue peers = r.object("redlock").value(QStringLiteral("peers"));
+        if (!peers.isArray())
+            r.fail(QStringLiteral("redlock: peers: expected a list of \"host:port\""));
+        for (const QJsonValue v : peers.toArray()) {
+            QString why;
+            if (!v.isString() || !ConnectionProfile::parseAddressList(v.toString(), &p.redlockPeers, &why))
+                r.fail(QStringLiteral("redlock: peers: ")
+                       + (v.isString() ? why : QStringLiteral("expected \"host:port\"")));
+        }
     }
     const QJsonObject tls = r.object("tls");
     if (o.contains(QStringLiteral("tls")) && !o.value(QStringLiteral("tls")).isNull()) {

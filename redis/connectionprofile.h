@@ -81,6 +81,10 @@ struct ConnectionProfile
     QString sentinelUsername;
     QString sentinelPassword; // secret: memory only, like the password
     bool usesSentinel() const { return !sentinelMaster.isEmpty(); }
+    // Redlock: the other independent primaries ("host:port") of the Redlock set this server is one
+    // of, reached with the same credentials, TLS and tunnel. The locks panel reads every lock on
+    // each of them: on how many it is held, by which token, and the smallest TTL left.
+    QStringList redlockPeers;
 
     bool usesUnixSocket() const { return !socketPath.isEmpty(); }
     // The AUTH command a connection starts with; empty when none is needed. A user name

@@ -7,9 +7,12 @@
 #include "locksreader.h"
 #include "panelparts.h"
 #include "redisclient.h"
+#include "redlock.h"
+#include "redlockreader.h"
 #include "tableview.h"
 
 #include <QDateTime>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHash>
 #include <QHeaderView>
@@ -18,6 +21,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -64,7 +68,20 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     m_view->horizontalHeader()->resizeSection(LocksModel::TokenColumn, 190);
     m_view->horizontalHeader()->resizeSection(LocksModel::RemainingColumn, 80);
     m_view->horizontalHeader()->resizeSection(LocksModel::FamilyColumn, 140);
-    layout->addWidget(m_view, 1);
+    if (!client->profile().redlockPeers.isEmpty()) {
+        auto *split = new QSplitter(Qt::Vertical, this);
+        split->addWidget(makeRedlockBox(client->profile()));
+        // The server's own locks, below the set's: release and extend act on these.
+        auto *own = new QGroupBox(tr("Locks on this server (%1)").arg(client->profile().displayName()), split);
+        own->setObjectName(QStringLiteral("ownLocksBox"));
+        auto *ownLayout = new QVBoxLayout(own);
+        ownLayout->addWidget(m_view);
+        split->addWidget(own);
+        split->setChildrenCollapsible(false);
+        layout->addWidget(split, 1);
+    } else {
+        layout->addWidget(m_view, 1);
+    }
 
     auto *actions = new QHBoxLayout;
     actions->addWidget(new QLabel(tr("Token:"), this));
@@ -90,7 +107,12 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     layout->addWidget(m_result);
 
     m_tick->setInterval(kTickMs);
-    connect(m_tick, &QTimer::timeout, this, [this] { m_model->setNow(QDateTime::currentMSecsSinceEpoch()); });
+    connect(m_tick, &QTimer::timeout, this, [this] {
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        m_model->setNow(now);
+        if (m_redlockModel)
+            m_redlockModel->setNow(now);
+    });
     connect(m_explain, &QPushButton::toggled, this, &LocksPanel::showExplanation);
     connect(m_reader, &LocksReader::locksAvailable, this, &LocksPanel::onLocks);
     connect(m_reader, &LocksReader::failed, this,
@@ -106,6 +128,72 @@ LocksPanel::LocksPanel(RedisClient *client, QWidget *parent)
     connect(m_actions, &LockActions::finished, this, &LocksPanel::onActionFinished);
     connect(m_client, &RedisClient::ready, this, &LocksPanel::updateButtons);
     updateButtons();
+}
+
+QWidget *LocksPanel::makeRedlockBox(const ConnectionProfile &profile)
+{
+    m_redlock = new RedlockReader(m_client, profile, this);
+    m_redlockModel = new RedlockModel(this);
+    m_redlockModel->setNodes(m_redlock->nodes());
+    auto *box = new QGroupBox(
+        tr("Redlock set: %n primaries, a lock needs the same token on %1", nullptr, int(m_redlock->nodes().size()))
+            .arg(m_redlock->quorum()),
+        this);
+    box->setObjectName(QStringLiteral("redlockBox"));
+    auto *v = new QVBoxLayout(box);
+    m_redlockStatus = new QLabel(tr("Reading %1…").arg(m_redlock->nodes().join(QStringLiteral(", "))), box);
+    m_redlockStatus->setWordWrap(true);
+    v->addWidget(m_redlockStatus);
+    auto *proxy = new ColumnSeverityProxy({{RedlockModel::FlagsColumn, RedlockModel::SeverityRole},
+                                           {RedlockModel::HeldColumn, RedlockModel::HeldSeverityRole}},
+                                          this);
+    proxy->setSourceModel(m_redlockModel);
+    m_redlockView = tableview::make(proxy, box, QStringLiteral("redlock"));
+    m_redlockView->setTextElideMode(Qt::ElideMiddle);
+    m_redlockView->horizontalHeader()->resizeSection(RedlockModel::ResourceColumn, 190);
+    m_redlockView->horizontalHeader()->resizeSection(RedlockModel::HeldColumn, 80);
+    m_redlockView->horizontalHeader()->resizeSection(RedlockModel::TokenColumn, 190);
+    m_redlockView->horizontalHeader()->resizeSection(RedlockModel::RemainingColumn, 90);
+    v->addWidget(m_redlockView, 1);
+    connect(m_redlock, &RedlockReader::redlockAvailable, this, &LocksPanel::onRedlock);
+    connect(m_redlock, &RedlockReader::failed, this, [this](const QString &message) {
+        m_redlockStatus->setText(tr("Cannot read the Redlock set: %1").arg(message));
+    });
+    connect(m_redlockView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openKeyRequested(index.data(RedlockModel::KeyRole).toByteArray(), KeyType::String);
+    });
+    return box;
+}
+
+void LocksPanel::onRedlock(const QList<RedlockLock> &locks)
+{
+    m_redlockModel->setRows(locks);
+    m_redlockModel->setNow(QDateTime::currentMSecsSinceEpoch());
+    int valid = 0, noMajority = 0, split = 0;
+    for (const RedlockLock &l : locks) {
+        valid += l.valid() ? 1 : 0;
+        noMajority += (l.flags & RedlockLock::NoMajority) ? 1 : 0;
+        split += (l.flags & RedlockLock::SplitTokens) ? 1 : 0;
+    }
+    QStringList parts{valid == 1 ? tr("1 lock held on a majority") : tr("%1 locks held on a majority").arg(valid)};
+    if (noMajority)
+        parts << tr("%n held on fewer than a majority", nullptr, noMajority);
+    if (split)
+        parts << tr("%n with different tokens on different nodes", nullptr, split);
+    QStringList down;
+    for (int i = 0; i < m_redlock->nodeErrors().size(); ++i) {
+        if (!m_redlock->nodeErrors().at(i).isEmpty())
+            down << tr("%1 did not answer (%2)").arg(m_redlock->nodes().value(i), m_redlock->nodeErrors().at(i));
+    }
+    if (!down.isEmpty())
+        parts << down;
+    if (m_redlock->peerOnlyKeys())
+        parts << tr("%n found only on the other primaries", nullptr, m_redlock->peerOnlyKeys());
+    if (!m_redlock->partialPeers().isEmpty())
+        parts << tr("only the first %1 string keys of %2 searched for locks")
+                     .arg(RedlockReader::kDiscoverKeys)
+                     .arg(m_redlock->partialPeers().join(QStringLiteral(", ")));
+    m_redlockStatus->setText(parts.join(QStringLiteral(" · ")));
 }
 
 QString LocksPanel::explanation()
@@ -139,6 +227,8 @@ void LocksPanel::setMatches(const QList<PatternMatch> &matches)
 {
     panelparts::showLibraries(m_libraries, matches);
     m_reader->setMatches(matches);
+    if (m_redlock)
+        m_redlock->setMatches(matches);
     if (m_reader->matchCount() == 0)
         m_status->setText(tr("No locks found by the scan."));
     // The scan read every key's TTL: the badge needs no read of its own until the panel polls.
@@ -156,6 +246,8 @@ void LocksPanel::showNoTtlBadge(int noTtl)
 void LocksPanel::activeChanged(bool active)
 {
     m_reader->setPolling(active);
+    if (m_redlock)
+        m_redlock->setPolling(active);
     if (active)
         m_tick->start();
     else
@@ -306,6 +398,11 @@ bool LocksPanel::isExplanationVisible() const
 QString LocksPanel::statusText() const
 {
     return m_status->text();
+}
+
+QString LocksPanel::redlockStatusText() const
+{
+    return m_redlockStatus ? m_redlockStatus->text() : QString();
 }
 
 QString LocksPanel::resultText() const

@@ -14,6 +14,10 @@
 
 class LocksModel;
 class LocksReader;
+class RedlockModel;
+class RedlockReader;
+struct ConnectionProfile;
+struct RedlockLock;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -53,6 +57,10 @@ public:
     static QString explanation();
 
     LocksReader *reader() const { return m_reader; }
+    // The Redlock set's reader and model; null unless the profile names Redlock peers.
+    RedlockReader *redlockReader() const { return m_redlock; }
+    RedlockModel *redlockModel() const { return m_redlockModel; }
+    QString redlockStatusText() const;
     LocksModel *model() const { return m_model; }
     LockActions *actions() const { return m_actions; }
     QTableView *view() const { return m_view; }
@@ -68,6 +76,8 @@ protected:
 
 private:
     void onLocks(const QList<LockInfo> &locks);
+    QWidget *makeRedlockBox(const ConnectionProfile &profile);
+    void onRedlock(const QList<RedlockLock> &locks);
     void showNoTtlBadge(int noTtl);
     void onSelectionChanged();
     void onActionFinished(const LockActionResult &result);
@@ -94,6 +104,10 @@ private:
     QPushButton *m_release = nullptr;
     QPushButton *m_extend = nullptr;
     QLabel *m_result = nullptr;
+    RedlockReader *m_redlock = nullptr;
+    RedlockModel *m_redlockModel = nullptr;
+    QLabel *m_redlockStatus = nullptr;
+    QTableView *m_redlockView = nullptr;
     QByteArray m_selected;
     bool m_confirm = true;
     bool m_hasContent = false;

@@ -2,6 +2,7 @@
 // The connection manager: a connection is saved without its password (which goes to the
 // keychain), read back and connected to; imports keep their secrets out of the settings; a box
 // without a keychain says so; a production connection marks its window.
+#include "confirmations.h"
 #include "connectiondialog.h"
 #include "mainwindow.h"
 #include "screenshots.h"
@@ -97,6 +98,7 @@ private Q_SLOTS:
     void sshSettingsSavedSecretsInTheKeychain();
     void scanReplicaSaved();
     void clusterSettingsSaved();
+    void redlockSetSaved();
     void sentinelSettingsSaved();
 
 private:
@@ -425,6 +427,51 @@ void TestConnectionDialog::clusterSettingsSaved()
     QVERIFY(d.chosenProfile().cluster);
     QCOMPARE(d.chosenProfile().clusterAddressMap, saved.clusterAddressMap);
     QCOMPARE(d.chosenProfile().clusterSeeds, saved.clusterSeeds);
+}
+
+// A Redlock set: the other primaries are saved, shown again and in the chosen profile; an
+// address that is not host:port, or a set on a cluster, is refused with its reason.
+void TestConnectionDialog::redlockSetSaved()
+{
+    Settings settings(m_dir.filePath(QStringLiteral("redlock.ini")));
+    FakeKeychain keychain;
+    {
+        ConnectionDialog d(&settings, &keychain);
+        d.show();
+        d.findChild<QLineEdit *>(QStringLiteral("name"))->setText(QStringLiteral("locks-a"));
+        d.findChild<QLineEdit *>(QStringLiteral("host"))->setText(QStringLiteral("127.0.0.1"));
+        auto *peers = d.findChild<QLineEdit *>(QStringLiteral("redlockPeers"));
+        QVERIFY(peers && peers->isVisible());
+        peers->setText(QStringLiteral("127.0.0.1"));
+        {
+            ConfirmationAnswerer refused(ConfirmationAnswerer::Reject); // answers the warning
+            d.save();
+            QCOMPARE(refused.count(), 1);
+            QVERIFY2(refused.text().contains(QLatin1String("is not host:port")), qPrintable(refused.text()));
+        }
+        QVERIFY(settings.connections().isEmpty());
+        peers->setText(QStringLiteral("127.0.0.1:7102"));
+        d.findChild<QCheckBox *>(QStringLiteral("cluster"))->setChecked(true);
+        {
+            ConfirmationAnswerer refused(ConfirmationAnswerer::Reject);
+            d.save();
+            QCOMPARE(refused.count(), 1);
+            QVERIFY2(refused.text().contains(QLatin1String("independent primaries")), qPrintable(refused.text()));
+        }
+        QVERIFY(settings.connections().isEmpty());
+        d.findChild<QCheckBox *>(QStringLiteral("cluster"))->setChecked(false);
+        peers->setText(QStringLiteral("127.0.0.1:7102, 127.0.0.1:7103"));
+        d.save();
+    }
+    const ConnectionProfile saved = settings.connections().value(0).profile;
+    QCOMPARE(saved.redlockPeers, (QStringList{QStringLiteral("127.0.0.1:7102"), QStringLiteral("127.0.0.1:7103")}));
+    ConnectionDialog d(&settings, &keychain);
+    d.list()->setCurrentRow(-1);
+    d.list()->setCurrentRow(0);
+    QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("redlockPeers"))->text(),
+             QStringLiteral("127.0.0.1:7102, 127.0.0.1:7103"));
+    Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
+    QCOMPARE(d.chosenProfile().redlockPeers, saved.redlockPeers);
 }
 
 // Sentinel: the addresses, the master's name and the sentinels' user are saved; their password

@@ -7,9 +7,13 @@
 #include "locksreader.h"
 #include "panelparts.h"
 #include "patterntestdata.h"
+#include "processrun.h"
 #include "redisclient.h"
+#include "redlock.h"
+#include "redlockreader.h"
 #include "screenshots.h"
 #include "testserver.h"
+#include "theme.h"
 
 #include <QAbstractItemModelTester>
 #include <QImage>
@@ -18,6 +22,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -277,6 +282,79 @@ private Q_SLOTS:
         panel.showExplanation(true);
         panel.resize(1100, 820);
         QVERIFY(screenshots::save(panel.grab().toImage(), QStringLiteral("locks-explained.png")));
+    }
+
+    // A Redlock set of three servers, its locks written by the redlock npm package: the panel's
+    // Redlock table shows each lock's count of nodes, the majority token and its flags, and a
+    // lock the window's server does not hold; screenshots in both palettes.
+    void redlockSetBesideTheServersLocks()
+    {
+        TestServer peers[2];
+        for (TestServer &peer : peers) {
+            QString error;
+            QVERIFY2(peer.start(&error), qPrintable(error));
+        }
+        TestServer first;
+        QString error;
+        QVERIFY2(first.start(&error), qPrintable(error));
+        QTemporaryDir home;
+        const ProcessRun written
+            = runNodeFixture(QStringLiteral("redlock_set_fixture.mjs"),
+                             {QStringLiteral("--port"), QString::number(first.port()), QStringLiteral("--peers"),
+                              QStringLiteral("%1,%2").arg(peers[0].port()).arg(peers[1].port()),
+                              QStringLiteral("--truth"), home.filePath(QStringLiteral("truth.json"))},
+                             home.path());
+        QVERIFY2(written.code == 0, QByteArray(written.out + written.err).constData());
+
+        ConnectionProfile profile = first.profile();
+        profile.redlockPeers = {QStringLiteral("127.0.0.1:%1").arg(peers[0].port()),
+                                QStringLiteral("127.0.0.1:%1").arg(peers[1].port())};
+        RedisClient client(profile);
+        LocksPanel panel(&client);
+        QVERIFY(panel.redlockReader());
+        QCOMPARE(panel.redlockReader()->quorum(), 2);
+        QAbstractItemModelTester tester(panel.redlockModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QList<PatternMatch> matches;
+        for (const QByteArray &key : first.allKeys())
+            matches << patternMatch(key, PatternKind::Lock, KeyType::String, familyOf(key));
+        m_matches = matches;
+        // The window's server holds three of the five; the panel finds the other two on the peers.
+        QCOMPARE(matches.size(), 3);
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        panel.setConfirmations(false);
+        panel.resize(1100, 720);
+        panel.show();
+        panel.setMatches(matches);
+        panel.setActive(true);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.redlockModel()->rowCount(), 5, kWaitMs);
+        const RedlockModel *m = panel.redlockModel();
+        QHash<QByteArray, QString> held, flags;
+        for (int r = 0; r < m->rowCount(); ++r) {
+            const QByteArray key = m->index(r, 0).data(RedlockModel::KeyRole).toByteArray();
+            held.insert(key, m->index(r, RedlockModel::HeldColumn).data().toString());
+            flags.insert(key, m->index(r, RedlockModel::FlagsColumn).data().toString());
+        }
+        QCOMPARE(held.value("locks:order:1001"), QStringLiteral("3 of 3"));
+        QCOMPARE(held.value("locks:shipment:77"), QStringLiteral("2 of 3"));
+        QCOMPARE(held.value("locks:report:weekly"), QStringLiteral("1 of 3"));
+        QVERIFY(flags.value("locks:report:weekly").contains(QLatin1String("no majority")));
+        QVERIFY(flags.value("locks:invoice:9").contains(QLatin1String("2 different tokens")));
+        QVERIFY(flags.value("locks:order:1001").isEmpty());
+        // The worst first: split tokens, then the lock without a majority.
+        QCOMPARE(m->index(0, 0).data(RedlockModel::KeyRole).toByteArray(), QByteArray("locks:invoice:9"));
+        QCOMPARE(m->index(1, 0).data(RedlockModel::KeyRole).toByteArray(), QByteArray("locks:report:weekly"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.redlockStatusText().contains(QLatin1String("2 found only on the other")),
+                                 kWaitMs);
+        QVERIFY2(panel.redlockStatusText().startsWith(QLatin1String("4 locks held on a majority")),
+                 qPrintable(panel.redlockStatusText()));
+        QTest::qWait(0);
+        QVERIFY(screenshots::save(panel.grab().toImage(), QStringLiteral("locks-redlock.png")));
+        theme::apply(theme::Theme::Dark);
+        QCoreApplication::processEvents();
+        QVERIFY(screenshots::save(panel.grab().toImage(), QStringLiteral("locks-redlock-dark.png")));
+        theme::apply(theme::Theme::Light);
+        QCoreApplication::processEvents();
     }
 
     void confirmationsNameTheLockAndAnswerDecides()

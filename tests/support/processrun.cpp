@@ -3,6 +3,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QStandardPaths>
 
 ProcessRun runProgram(const QString &program, const QStringList &args, int timeoutMs, const QProcessEnvironment &env)
 {
@@ -51,4 +52,17 @@ QString validateAgainstSchema(const QString &schemaName, const QByteArray &outpu
     if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
         return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
     return {};
+}
+
+ProcessRun runNodeFixture(const QString &script, const QStringList &args, const QString &home, int timeoutMs)
+{
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    if (node.isEmpty()) {
+        ProcessRun r;
+        r.err = "node is not on PATH (run script/bootstrap)";
+        return r;
+    }
+    const QString source = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
+    return runProgram(node, QStringList{source + QStringLiteral("/tests/fixtures/libraries/node/") + script} + args,
+                      timeoutMs, isolatedEnvironment(home));
 }

@@ -28,3 +28,7 @@ QProcessEnvironment isolatedEnvironment(const QString &home);
 // the validator's complaints.
 QString validateAgainstSchema(const QString &schemaName, const QByteArray &output, const QString &format,
                               const QString &file);
+
+// Runs a Node.js library fixture (tests/fixtures/libraries/node/<script>) with 'args' in the
+// environment of a headless run under 'home'; node_modules come from script/bootstrap.
+ProcessRun runNodeFixture(const QString &script, const QStringList &args, const QString &home, int timeoutMs = 120000);

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void caCertWithoutCertificate();
     void panelsFromRegistry();
     void scanRateZero();
+    void redlockPeers();
     void scanReplica();
     void demoKeepsReadOnly();
     void showCommand();
@@ -119,6 +120,10 @@ void TestCommandLine::rejected_data()
                                     << "no PEM certificate in the client certificate '/etc/hostname'";
     QTest::newRow("missing cacertdir") << QStringList{"--tls", "--cacertdir", "/nonexistent/cas"}
                                        << "cannot read the CA certificate directory '/nonexistent/cas'";
+    QTest::newRow("redlock not host:port")
+        << QStringList{"--redlock", "127.0.0.2"} << "invalid --redlock: \"127.0.0.2\" is not host:port";
+    QTest::newRow("redlock on a cluster")
+        << QStringList{"-c", "--redlock", "127.0.0.2:6379"} << "--redlock is for independent primaries";
 }
 
 void TestCommandLine::rejected()
@@ -268,6 +273,21 @@ void TestCommandLine::scanReplica()
     cl = CommandLine::parse({"redislens", "-p", "7000"}, &error);
     QCOMPARE(cl->profile.scanProfile().port, quint16(7000));
     QVERIFY(cl->profile.scanReplica().isEmpty());
+}
+
+void TestCommandLine::redlockPeers()
+{
+    QString error;
+    const auto cl = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--redlock"),
+                                        QStringLiteral("127.0.0.2:6380, 127.0.0.3:6381"), QStringLiteral("--redlock"),
+                                        QStringLiteral("[::1]:6382")},
+                                       &error);
+    QVERIFY2(cl.has_value(), qPrintable(error));
+    QCOMPARE(cl->profile.redlockPeers,
+             (QStringList{QStringLiteral("127.0.0.2:6380"), QStringLiteral("127.0.0.3:6381"),
+                          QStringLiteral("[::1]:6382")}));
+    // A node of the set is one server: the peers do not carry over to a profile at another address.
+    QVERIFY(cl->profile.atAddress(QStringLiteral("127.0.0.2"), 6380, QString()).redlockPeers.isEmpty());
 }
 
 void TestCommandLine::scanRateZero()

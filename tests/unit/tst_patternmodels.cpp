@@ -7,6 +7,7 @@
 #include "format.h"
 #include "locks.h"
 #include "ratelimits.h"
+#include "redlock.h"
 #include "sessions.h"
 
 #include <QAbstractItemModelTester>
@@ -247,6 +248,142 @@ private Q_SLOTS:
         QCOMPARE(mergeKeepsSelection(model, before, after, "lock:b", LocksModel::RemainingColumn),
                  QStringLiteral("released"));
         QCOMPARE(keysOf(model), (QByteArrayList{"lock:a", "lock:d", "lock:b"})); // released last
+    }
+
+    // ---- Redlock ----
+
+    void redlockCombine()
+    {
+        // Three nodes, their answers as RedlockReader gives them.
+        const auto hold = [](const QByteArray &token, qint64 pttl, qint64 at = kNow) {
+            RedlockHold h;
+            h.read = true;
+            h.exists = true;
+            h.token = token;
+            h.pttlMs = pttl;
+            h.readAtMs = at;
+            return h;
+        };
+        RedlockHold absent;
+        absent.read = true;
+        absent.pttlMs = -2;
+        QList<RedlockNodeRead> reads(3);
+        const QByteArray a = "6f1c9a0e7b2d4c55aa01", b = "0d9f6ab3e21c7e48bb02";
+        // Held everywhere by one token: the smallest TTL wins, read on the earliest clock.
+        reads[0].holds.insert("lock:all", hold(a, 30000));
+        reads[1].holds.insert("lock:all", hold(a, 25000, kNow + 100));
+        reads[2].holds.insert("lock:all", hold(a, 29000));
+        // A majority without the first node.
+        reads[0].holds.insert("lock:two", absent);
+        reads[1].holds.insert("lock:two", hold(b, 40000));
+        reads[2].holds.insert("lock:two", hold(b, 41000));
+        // One node only.
+        reads[0].holds.insert("lock:one", absent);
+        reads[1].holds.insert("lock:one", absent);
+        reads[2].holds.insert("lock:one", hold(a, 50000));
+        // Split: a on one node, b on two (b holds it), and a node without TTL.
+        reads[0].holds.insert("lock:split", hold(a, 60000));
+        reads[1].holds.insert("lock:split", hold(b, -1));
+        reads[2].holds.insert("lock:split", hold(b, 20000));
+        // Three tokens, one each: nobody holds it.
+        reads[0].holds.insert("lock:three", hold("t1t1t1t1t1t1t1t1", 9000));
+        reads[1].holds.insert("lock:three", hold("t2t2t2t2t2t2t2t2", 9000));
+        reads[2].holds.insert("lock:three", hold("t3t3t3t3t3t3t3t3", 9000));
+        // Gone everywhere: left out.
+        for (RedlockNodeRead &r : reads)
+            r.holds.insert("lock:gone", absent);
+        const QList<QByteArray> keys{"lock:all", "lock:two", "lock:one", "lock:split", "lock:three", "lock:gone"};
+        const QList<RedlockLock> locks = combineRedlock(keys, {{"lock:all", QStringLiteral("lock:{…}")}}, reads);
+        QHash<QByteArray, RedlockLock> by;
+        for (const RedlockLock &l : locks)
+            by.insert(l.key, l);
+        QCOMPARE(by.size(), 5);
+        QVERIFY(!by.contains("lock:gone"));
+
+        const RedlockLock all = by.value("lock:all");
+        QCOMPARE(all.held, 3);
+        QCOMPARE(all.quorum, 2);
+        QVERIFY(all.valid());
+        QCOMPARE(all.flags, quint8(0));
+        QCOMPARE(all.token, a);
+        QCOMPARE(all.readAtMs, kNow);
+        QCOMPARE(all.expireAtMs(), kNow + 100 + 25000); // node 2's lease ends first
+        QCOMPARE(all.family, QStringLiteral("lock:{…}"));
+        QCOMPARE(all.heldText(), QStringLiteral("3 of 3"));
+
+        const RedlockLock two = by.value("lock:two");
+        QCOMPARE(two.held, 2);
+        QVERIFY(two.valid());
+        QCOMPARE(two.flags, quint8(0));
+        QCOMPARE(two.minPttlMs, 40000);
+
+        const RedlockLock one = by.value("lock:one");
+        QCOMPARE(one.held, 1);
+        QVERIFY(!one.valid());
+        QCOMPARE(one.flags, quint8(RedlockLock::NoMajority));
+        QVERIFY(one.flagsText().contains(QLatin1String("no majority: 2 of 3 needed")));
+
+        const RedlockLock split = by.value("lock:split");
+        QCOMPARE(split.tokens, 2);
+        QCOMPARE(split.token, b);
+        QCOMPARE(split.majorityHolders, 2);
+        QVERIFY(split.valid());
+        QCOMPARE(split.flags, quint8(RedlockLock::SplitTokens | RedlockLock::NoTtl));
+        QCOMPARE(split.minPttlMs, 20000); // b's node without TTL does not lengthen or shorten it
+
+        const RedlockLock three = by.value("lock:three");
+        QCOMPARE(three.tokens, 3);
+        QVERIFY(!three.valid());
+        QCOMPARE(three.flags, quint8(RedlockLock::SplitTokens | RedlockLock::NoMajority));
+
+        // Most severe first: split tokens, then no majority / no TTL, then the sound ones.
+        QCOMPARE(locks.at(0).key, QByteArray("lock:split"));
+        QCOMPARE(locks.at(1).key, QByteArray("lock:three"));
+        QCOMPARE(locks.at(2).key, QByteArray("lock:one"));
+        QCOMPARE(locks.last().key, QByteArray("lock:two"));
+
+        // A node that did not answer: counted as not read, and said.
+        reads[2].error = QStringLiteral("connection refused");
+        const QList<RedlockLock> partial = combineRedlock({"lock:all", "lock:one"}, {}, reads);
+        QCOMPARE(partial.size(), 1); // lock:one was only on the unread node
+        QCOMPARE(partial.first().held, 2);
+        QCOMPARE(partial.first().heldText(), QStringLiteral("2 of 3 (1 unread)"));
+        QCOMPARE(partial.first().flags, quint8(RedlockLock::SomeUnread));
+        QCOMPARE(partial.first().severity(), 1);
+    }
+
+    void redlockModelColumnsAndRoles()
+    {
+        QList<RedlockNodeRead> reads(3);
+        RedlockHold h;
+        h.read = true;
+        h.exists = true;
+        h.token = "6f1c9a0e7b2d4c55aa01";
+        h.pttlMs = 30000;
+        h.readAtMs = kNow;
+        reads[0].holds.insert("lock:one", h);
+        reads[1].holds.insert("lock:one", RedlockHold{true, false, {}, -2, kNow, {}});
+        reads[2].holds.insert("lock:one", RedlockHold{true, false, {}, -2, kNow, {}});
+        RedlockModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setNodes(
+            {QStringLiteral("127.0.0.1:7001"), QStringLiteral("127.0.0.1:7002"), QStringLiteral("127.0.0.1:7003")});
+        model.setRows(combineRedlock({"lock:one"}, {}, reads));
+        model.setNow(kNow + 5000);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.columnCount(), int(RedlockModel::ColumnCount));
+        const auto cell = [&](int column, int role = Qt::DisplayRole) { return model.index(0, column).data(role); };
+        QCOMPARE(cell(RedlockModel::ResourceColumn).toString(), QStringLiteral("lock:one"));
+        QCOMPARE(cell(RedlockModel::HeldColumn).toString(), QStringLiteral("1 of 3"));
+        QCOMPARE(cell(RedlockModel::HeldColumn, RedlockModel::SortRole).toInt(), 1);
+        QCOMPARE(cell(RedlockModel::RemainingColumn).toString(), format::ttl(kNow + 30000, kNow + 5000));
+        QCOMPARE(cell(RedlockModel::RemainingColumn, RedlockModel::SortRole).toLongLong(), 25000);
+        QCOMPARE(cell(RedlockModel::FlagsColumn, RedlockModel::SeverityRole).toInt(), int(Severity::Bad));
+        const QString perNode = cell(RedlockModel::HeldColumn, Qt::ToolTipRole).toString();
+        QVERIFY2(perNode.contains(QLatin1String("127.0.0.1:7001: 6f1c9a0e7b2d4c55aa01, 30 s"))
+                     && perNode.contains(QLatin1String("127.0.0.1:7002: not held")),
+                 qPrintable(perNode));
+        QCOMPARE(model.headerData(RedlockModel::HeldColumn, Qt::Horizontal).toString(), QStringLiteral("Held on"));
     }
 
     // ---- rate limits ----
