@@ -72,6 +72,7 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QO
         },
         Qt::QueuedConnection);
     connect(m_worker, &RedisWorker::connectionError, this, &RedisClient::connectionError, Qt::QueuedConnection);
+    connect(m_worker, &RedisWorker::messageReceived, this, &RedisClient::messageReceived, Qt::QueuedConnection);
     // Another seed of a cluster: the profile says where the connection is (titles, the topology),
     // and keeps the first seed among the others for a reconnect with a changed profile.
     connect(

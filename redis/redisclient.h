@@ -65,6 +65,8 @@ Q_SIGNALS:
     void stateChanged(RedisClient::State state, const QString &detail);
     void ready(const ServerFacts &facts);
     void connectionError(const RedisError &error);
+    // A message on a channel this connection subscribed to (RedisWorker::messageReceived).
+    void messageReceived(const RedisValue &message);
 
 private:
     friend class ClusterRouter;

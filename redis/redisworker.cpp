@@ -12,6 +12,25 @@
 #include <QTimer>
 
 namespace {
+
+// Replies a command is answered with: one, or for (un)subscribe one per channel named.
+int repliesOwed(const RedisCommand &c, bool *subscribes)
+{
+    const QByteArray name = c.first().toUpper();
+    const bool sub = name == "SUBSCRIBE" || name == "PSUBSCRIBE" || name == "SSUBSCRIBE";
+    const bool unsub = name == "UNSUBSCRIBE" || name == "PUNSUBSCRIBE" || name == "SUNSUBSCRIBE";
+    *subscribes = *subscribes || sub;
+    return (sub || unsub) && c.size() > 2 ? int(c.size()) - 1 : 1;
+}
+
+// A message delivered to a subscribed connection, as opposed to a reply.
+bool isPubSubMessage(const RedisValue &v)
+{
+    if (!v.isArray() || v.elements().size() < 3)
+        return false;
+    const QByteArray &kind = v.elements().first().bytes();
+    return kind == "message" || kind == "pmessage" || kind == "smessage";
+}
 // A server that refuses a connection answers with an error and closes: its words are the reason.
 QString closedSaying(const QString &words)
 {
@@ -141,6 +160,7 @@ void RedisWorker::dropTransport()
     m_transport->abort();
     // Later, not now: this may run inside the transport's own readyRead.
     m_transport.release()->deleteLater();
+    m_subscribed = false; // a subscription ends with its connection
 }
 
 void RedisWorker::reconfigure(const ConnectionProfile &profile)
@@ -381,12 +401,15 @@ void RedisWorker::write(std::unique_ptr<Pending> p)
     }
     if (!p->started.isValid())
         p->started.start();
+    p->expected = 0;
+    for (const RedisCommand &c : p->commands)
+        p->expected += repliesOwed(c, &m_subscribed);
     const QByteArray wire = resp::formatCommands(p->commands);
     const int timeout = p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs;
     p->deadlineMs = m_clock.elapsed() + timeout;
     m_transport->write(wire);
     m_commandsWritten.fetch_add(quint64(p->commands.size()), std::memory_order_relaxed);
-    p->values.reserve(p->commands.size()); // one allocation for the replies, not a regrowth per reply
+    p->values.reserve(p->expected); // one allocation for the replies, not a regrowth per reply
     m_inFlight.push_back(std::move(p));
     armTimeout();
 }
@@ -456,6 +479,10 @@ void RedisWorker::onReadyRead()
         }
         if (result == resp::ReplyReader::Result::NeedMore)
             break;
+        if (m_subscribed && isPubSubMessage(value)) {
+            Q_EMIT messageReceived(value);
+            continue;
+        }
         if (m_inFlight.empty()) {
             // RESP2 has no pushes on a normal connection: an unsolicited reply means the stream
             // is out of step, or (an error) the server refusing the connection as it closes it.
@@ -466,7 +493,7 @@ void RedisWorker::onReadyRead()
         }
         Pending &head = *m_inFlight.front();
         head.values.append(std::move(value));
-        if (head.values.size() == head.commands.size()) {
+        if (head.values.size() == head.expected) {
             auto done = std::move(m_inFlight.front());
             m_inFlight.pop_front();
             finish(std::move(done));

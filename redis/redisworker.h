@@ -77,6 +77,10 @@ Q_SIGNALS:
     // A cluster profile with several seeds moved on to the next one: host:port is where the
     // connection goes now.
     void addressChanged(const QString &host, quint16 port);
+    // A message on a channel this connection subscribed to (SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE):
+    // ["message", channel, payload], ["pmessage", pattern, channel, payload] or ["smessage", …].
+    // A subscription lasts as long as its connection: the owner subscribes again on ready().
+    void messageReceived(const RedisValue &message);
 
 private:
     struct Pending
@@ -86,6 +90,7 @@ private:
         Done done;
         int timeoutMs = -1;
         QList<RedisValue> values;
+        int expected = 0; // replies owed: one per command, one per channel of a (un)subscribe
         qint64 deadlineMs = 0;
         QElapsedTimer started;
         bool internal = false;
@@ -143,6 +148,7 @@ private:
     int m_seedsFailed = 0; // in a row since the last connection
     QStringList m_seedFailures; // their reasons, for the message when every seed failed
     CommandPolicy m_policy;
+    bool m_subscribed = false; // a subscribe was written on this connection: messages may arrive
     ServerFacts m_facts;
     std::atomic<quint64> m_commandsWritten{0};
     RedisError m_lastError;

@@ -741,6 +741,47 @@ private Q_SLOTS:
         QCOMPARE(m_server.command({"EXISTS", "cancelled"}), RedisValue::integer(0));
     }
 
+    // A subscribed connection: the confirmations answer the SUBSCRIBE (one per channel), every
+    // published message arrives as messageReceived in order, and a reconnect starts unsubscribed
+    // (a later PUBLISH reaches nobody until the owner subscribes again).
+    void subscribedConnectionDeliversMessages()
+    {
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        QSignalSpy messages(client.get(), &RedisClient::messageReceived);
+        const RedisReply sub = waitForReply(*client, {{"SUBSCRIBE", "alerts", "audit"}, {"PSUBSCRIBE", "jobs:*"}});
+        QVERIFY2(sub.ok(), qPrintable(sub.error.message));
+        QCOMPARE(sub.values.size(), 3); // alerts, audit, jobs:*
+        QCOMPARE(sub.values.at(1).at(0).bytes(), QByteArray("subscribe"));
+        QCOMPARE(sub.values.at(1).at(1).bytes(), QByteArray("audit"));
+        QCOMPARE(sub.values.at(2).at(0).bytes(), QByteArray("psubscribe"));
+        RawConnection raw(m_server.port());
+        QCOMPARE(raw.command({"PUBLISH", "alerts", "disk full"}).toInteger(), 1);
+        QCOMPARE(raw.command({"PUBLISH", "jobs:7", QByteArray("bin\x00ary", 9)}).toInteger(), 1);
+        QCOMPARE(raw.command({"PUBLISH", "audit", "login"}).toInteger(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(messages.size(), 3, 10000);
+        const RedisValue first = messages.at(0).at(0).value<RedisValue>();
+        QCOMPARE(first.at(0).bytes(), QByteArray("message"));
+        QCOMPARE(first.at(1).bytes(), QByteArray("alerts"));
+        QCOMPARE(first.at(2).bytes(), QByteArray("disk full"));
+        const RedisValue second = messages.at(1).at(0).value<RedisValue>();
+        QCOMPARE(second.at(0).bytes(), QByteArray("pmessage"));
+        QCOMPARE(second.at(2).bytes(), QByteArray("jobs:7"));
+        QCOMPARE(second.at(3).bytes(), QByteArray("bin\x00ary", 9));
+        QCOMPARE(messages.at(2).at(0).value<RedisValue>().at(2).bytes(), QByteArray("login"));
+        // PING is answered on a subscribed connection, as a reply and not as a message.
+        const RedisReply ping = waitForReply(*client, {{"PING"}});
+        QVERIFY(ping.ok());
+        QCOMPARE(messages.size(), 3);
+
+        // The connection is dropped: the new one has no subscription.
+        QSignalSpy ready(client.get(), &RedisClient::ready);
+        QVERIFY(raw.command({"CLIENT", "KILL", "TYPE", "pubsub"}).toInteger() >= 1);
+        QVERIFY(ready.wait(15000));
+        QCOMPARE(raw.command({"PUBLISH", "alerts", "nobody hears this"}).toInteger(), 0);
+        QVERIFY(waitForReply(*client, {{"GET", "nothing"}}).value().isNil()); // an ordinary connection again
+    }
+
     void replyForDestroyedContextDropped()
     {
         m_server.command({"SET", "a", "A"});
