@@ -110,6 +110,9 @@ struct ConnectionOptions
     QCommandLineOption sentinelAskPass{QStringLiteral("sentinel-askpass"),
                                        QStringLiteral("Sentinel: ask for the sentinels' password (or set "
                                                       "REDISLENS_SENTINEL_AUTH).")};
+    QCommandLineOption sentinelReplica{QStringLiteral("sentinel-replica"),
+                                       QStringLiteral("Sentinel: inspect through the master's freshest healthy "
+                                                      "replica instead of its primary (read-only).")};
     QCommandLineOption redlock{QStringLiteral("redlock"),
                                QStringLiteral("Redlock: the other primaries of this server's Redlock set (host:port, "
                                               "comma-separated or repeated), with the same credentials; the locks "
@@ -134,15 +137,15 @@ struct ConnectionOptions
 
     QList<QCommandLineOption> list() const
     {
-        return {host,        port,         socket,       pass,
-                user,        askPass,      db,           tls,
-                caCert,      caCertDir,    cert,         key,
-                sni,         insecure,     ssh,          sshKey,
-                sshPassword, sshAcceptNew, readOnly,     connectTimeout,
-                timeout,     demo,         separator,    scanRate,
-                cluster,     clusterMap,   clusterSeeds, clusterKeepHost,
-                sentinel,    master,       sentinelUser, sentinelAskPass,
-                redlock};
+        return {host,        port,           socket,       pass,
+                user,        askPass,        db,           tls,
+                caCert,      caCertDir,      cert,         key,
+                sni,         insecure,       ssh,          sshKey,
+                sshPassword, sshAcceptNew,   readOnly,     connectTimeout,
+                timeout,     demo,           separator,    scanRate,
+                cluster,     clusterMap,     clusterSeeds, clusterKeepHost,
+                sentinel,    master,         sentinelUser, sentinelAskPass,
+                redlock,     sentinelReplica};
     }
 };
 
@@ -272,8 +275,8 @@ QString applySshOptions(const QCommandLineParser &parser, const ConnectionOption
 QString applySentinelOptions(const QCommandLineParser &parser, const ConnectionOptions &o, CommandLine &cl)
 {
     ConnectionProfile &p = cl.profile;
-    const bool anySentinel
-        = parser.isSet(o.sentinel) || parser.isSet(o.sentinelUser) || parser.isSet(o.sentinelAskPass);
+    const bool anySentinel = parser.isSet(o.sentinel) || parser.isSet(o.sentinelUser) || parser.isSet(o.sentinelAskPass)
+        || parser.isSet(o.sentinelReplica);
     if (!anySentinel && !parser.isSet(o.master))
         return {};
     if (!parser.isSet(o.sentinel) || !parser.isSet(o.master) || parser.value(o.master).isEmpty())
@@ -290,6 +293,8 @@ QString applySentinelOptions(const QCommandLineParser &parser, const ConnectionO
     p.sentinelMaster = parser.value(o.master);
     p.host.clear(); // the sentinels say where the primary is
     p.sentinelUsername = parser.value(o.sentinelUser);
+    p.sentinelReplica = parser.isSet(o.sentinelReplica);
+    p.readOnly = p.readOnly || p.sentinelReplica; // a replica is only read
     p.sentinelPassword = qEnvironmentVariable("REDISLENS_SENTINEL_AUTH");
     cl.askSentinelPassword = parser.isSet(o.sentinelAskPass);
     cl.connectGiven = true;

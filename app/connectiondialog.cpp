@@ -213,6 +213,12 @@ void ConnectionDialog::addSentinelRows(QWidget *form, QFormLayout *f)
     m_sentinelPassword->setObjectName(QStringLiteral("sentinelPassword"));
     m_sentinelPassword->setEchoMode(QLineEdit::Password);
     f->addRow(tr("Sentinel password"), m_sentinelPassword);
+    m_sentinelReplica = new QCheckBox(tr("Inspect through a replica (read-only)"), form);
+    m_sentinelReplica->setObjectName(QStringLiteral("sentinelReplica"));
+    m_sentinelReplica->setToolTip(tr("Connect to the master's freshest healthy replica that the sentinels list, "
+                                     "so that inspecting never loads the primary; the primary when no replica "
+                                     "is healthy."));
+    f->addRow(QString(), m_sentinelReplica);
 }
 
 // Name, colour, environment, where the server is, who logs in, and whether the keychain keeps it.
@@ -403,6 +409,7 @@ void ConnectionDialog::load(int row)
     m_sentinels->setText(p.sentinels.join(QStringLiteral(", ")));
     m_sentinelMaster->setText(p.sentinelMaster);
     m_sentinelUser->setText(p.sentinelUsername);
+    m_sentinelReplica->setChecked(p.sentinelReplica);
     m_sshHost->setText(p.ssh.enabled() ? p.ssh.displayName() : QString());
     m_sshKey->setText(p.ssh.keyFile);
     m_sshUsePassword->setChecked(p.ssh.usePassword);
@@ -544,6 +551,7 @@ SavedConnection ConnectionDialog::edited() const
     ConnectionProfile::parseAddressList(m_sentinels->text(), &p.sentinels, &sentinelWhy);
     p.sentinelMaster = m_sentinelMaster->text().trimmed();
     p.sentinelUsername = m_sentinelUser->text();
+    p.sentinelReplica = !p.sentinelMaster.isEmpty() && m_sentinelReplica->isChecked();
     QString peersWhy; // checked on accept
     p.redlockPeers.clear();
     ConnectionProfile::parseAddressList(m_redlockPeers->text(), &p.redlockPeers, &peersWhy);

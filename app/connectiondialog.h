@@ -120,6 +120,7 @@ private:
     QLineEdit *m_clusterMap = nullptr;
     QLineEdit *m_clusterSeeds = nullptr;
     QLineEdit *m_redlockPeers = nullptr;
+    QCheckBox *m_sentinelReplica = nullptr;
     QCheckBox *m_clusterKeepHost = nullptr;
     QLineEdit *m_sshHost;
     QLineEdit *m_sshKey;

@@ -722,7 +722,7 @@ void MainWindow::describeSentinels()
     SentinelResolver *sentinel = m_client->sentinel();
     if (!sentinel)
         return;
-    sentinel->describe([self = QPointer<MainWindow>(this)](const SentinelReport &r) {
+    sentinel->describe([self = QPointer<MainWindow>(this), sentinel](const SentinelReport &r) {
         if (!self)
             return;
         if (!r.error.isEmpty()) {
@@ -744,6 +744,8 @@ void MainWindow::describeSentinels()
                 += r.sentinels.size() == 1 ? tr(", 1 sentinel") : tr(", %1 sentinels").arg(r.sentinels.size());
             if (down > 0)
                 self->m_sentinelNote += tr(" (%1 down)").arg(down);
+            if (!sentinel->note().isEmpty())
+                self->m_sentinelNote += QStringLiteral(" · ") + sentinel->note();
         }
         self->onStateChanged();
     });

@@ -76,7 +76,7 @@ QString ownAddress(RedisClient *client)
     const ConnectionProfile &p = client->profile();
     if (p.usesUnixSocket())
         return p.socketPath;
-    if (client->sentinel() && !client->sentinel()->lastPrimary().isNull())
+    if (client->sentinel() && !p.sentinelReplica && !client->sentinel()->lastPrimary().isNull())
         return client->sentinel()->lastPrimary().toString();
     return cluster::Address{p.host, p.port}.toString();
 }

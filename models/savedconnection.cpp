@@ -59,6 +59,8 @@ QJsonObject SavedConnection::toJson() const
                              {QStringLiteral("addresses"), QJsonArray::fromStringList(p.sentinels)}};
         if (!p.sentinelUsername.isEmpty())
             sentinel.insert(QStringLiteral("user"), p.sentinelUsername);
+        if (p.sentinelReplica)
+            sentinel.insert(QStringLiteral("replica"), true);
         o.insert(QStringLiteral("sentinel"), sentinel);
     }
     if (!p.redlockPeers.isEmpty())
@@ -199,6 +201,7 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
         const QJsonObject so = r.object("sentinel");
         p.sentinelMaster = so.value(QStringLiteral("master")).toString();
         p.sentinelUsername = so.value(QStringLiteral("user")).toString();
+        p.sentinelReplica = so.value(QStringLiteral("replica")).toBool();
         for (const QJsonValue v : so.value(QStringLiteral("addresses")).toArray()) {
             QString why;
             if (!ConnectionProfile::parseAddressList(v.toString(), &p.sentinels, &why))

@@ -142,6 +142,7 @@ ConnectionProfile ConnectionProfile::atAddress(const QString &atHost, quint16 at
     p.clusterSeeds.clear();
     p.sentinels.clear();
     p.sentinelMaster.clear();
+    p.sentinelReplica = false;
     p.redlockPeers.clear();
     return p;
 }

@@ -80,6 +80,9 @@ struct ConnectionProfile
     QString sentinelMaster;
     QString sentinelUsername;
     QString sentinelPassword; // secret: memory only, like the password
+    // Inspect through a healthy replica of the master (the freshest the sentinels list) instead of
+    // its primary; such a connection is read-only. Without one that is healthy: the primary.
+    bool sentinelReplica = false;
     bool usesSentinel() const { return !sentinelMaster.isEmpty(); }
     // Redlock: the other independent primaries ("host:port") of the Redlock set this server is one
     // of, reached with the same credentials, TLS and tunnel. The locks panel reads every lock on

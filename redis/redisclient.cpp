@@ -30,8 +30,20 @@ void registerTypes()
 }
 } // namespace
 
-RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QObject(parent), m_profile(profile)
+namespace {
+// Inspecting through a Sentinel replica is read-only, whatever the profile says.
+ConnectionProfile effectiveProfile(ConnectionProfile p)
 {
+    if (p.usesSentinel() && p.sentinelReplica)
+        p.readOnly = true;
+    return p;
+}
+} // namespace
+
+RedisClient::RedisClient(const ConnectionProfile &given, QObject *parent)
+    : QObject(parent), m_profile(effectiveProfile(given))
+{
+    const ConnectionProfile &profile = m_profile;
     registerTypes();
     m_thread = new QThread(this);
     m_thread->setObjectName(QStringLiteral("redis:%1").arg(profile.displayName()));
@@ -93,6 +105,11 @@ RedisClient::RedisClient(const ConnectionProfile &profile, QObject *parent) : QO
         m_resolveTimer->setSingleShot(true);
         m_resolveTimer->setInterval(1000);
         connect(m_resolveTimer, &QTimer::timeout, this, &RedisClient::resolvePrimary);
+        // A sentinel announcing the failover: no need to wait for the old primary to fail.
+        connect(m_sentinel, &SentinelResolver::switched, this, [this](const cluster::Address &to) {
+            m_detail = QStringLiteral("the sentinels switched %1 to %2").arg(m_profile.sentinelMaster, to.toString());
+            resolvePrimary();
+        });
     }
     m_thread->start();
 }
@@ -109,6 +126,7 @@ void RedisClient::connectToServer()
     REDISLENS_ASSERT_OWN_THREAD(this);
     m_wanted = true;
     if (m_sentinel) {
+        m_sentinel->watchSwitches();
         resolvePrimary();
         return;
     }
@@ -153,7 +171,7 @@ void RedisClient::reconnectWith(const ConnectionProfile &profile)
 {
     REDISLENS_ASSERT_OWN_THREAD(this);
     const ConnectionProfile before = m_profile;
-    m_profile = profile;
+    m_profile = effectiveProfile(profile);
     if (m_sentinel) {
         // Where the sentinels said the primary is, not the address the profile was made with.
         m_profile.host = before.host;

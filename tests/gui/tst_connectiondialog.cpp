@@ -489,14 +489,17 @@ void TestConnectionDialog::sentinelSettingsSaved()
         d.findChild<QLineEdit *>(QStringLiteral("sentinelMaster"))->setText(QStringLiteral("payments-primary"));
         d.findChild<QLineEdit *>(QStringLiteral("sentinelUser"))->setText(QStringLiteral("watcher"));
         d.findChild<QLineEdit *>(QStringLiteral("sentinelPassword"))->setText(QStringLiteral("s3ntinel-secret-71"));
+        d.findChild<QCheckBox *>(QStringLiteral("sentinelReplica"))->setChecked(true);
         d.save();
         const ConnectionProfile saved = settings.connections().value(0).profile;
+        QVERIFY(saved.sentinelReplica);
         QCOMPARE(saved.sentinels, (QStringList{QStringLiteral("127.0.0.1:26379"), QStringLiteral("127.0.0.2:26379")}));
         QCOMPARE(saved.sentinelMaster, QStringLiteral("payments-primary"));
         QCOMPARE(saved.sentinelUsername, QStringLiteral("watcher"));
         QVERIFY(saved.sentinelPassword.isEmpty());
         Q_EMIT d.list()->itemDoubleClicked(d.list()->item(0));
         QCOMPARE(d.chosenProfile().sentinelPassword, QStringLiteral("s3ntinel-secret-71"));
+        QVERIFY(d.chosenProfile().sentinelReplica);
         QVERIFY2(d.chosenProfile().displayName().contains(QStringLiteral("payments-primary via Sentinel")),
                  qPrintable(d.chosenProfile().displayName()));
     }
@@ -504,6 +507,7 @@ void TestConnectionDialog::sentinelSettingsSaved()
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray written = f.readAll();
     QVERIFY(written.contains("payments-primary"));
+    QVERIFY(Settings(file).connections().value(0).profile.sentinelReplica); // read back from the file
     QVERIFY(!written.contains("s3ntinel-secret-71"));
 }
 

@@ -7,9 +7,11 @@
 #include "redisclient.h"
 #include "sentinelresolver.h"
 #include "testsentinel.h"
+#include "testserver.h"
 
 #include "processrun.h"
 
+#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -28,6 +30,8 @@ private Q_SLOTS:
     void describesReplicasAndSentinels();
     void headlessShowThroughSentinel();
     void sentinelPasswordIsUsedAndNeverShown();
+    void inspectsThroughAReplica();
+    void switchMasterIsFollowed();
     void failoverIsFollowed();
 
 private:
@@ -154,6 +158,75 @@ void TstSentinel::sentinelPasswordIsUsedAndNeverShown()
     QVERIFY2(refused.err.contains("no sentinel knows master"), refused.err.constData());
     for (const QString &s : {secret, wrong})
         QVERIFY(!refused.out.contains(s.toUtf8()) && !refused.err.contains(s.toUtf8()));
+}
+
+// --sentinel-replica: the connection goes to the master's healthy replica, is read-only there
+// (a write is refused before it is sent), and says which replica it reads.
+void TstSentinel::inspectsThroughAReplica()
+{
+    ConnectionProfile p = profile();
+    p.sentinelReplica = true;
+    RedisClient client(p);
+    QVERIFY(client.profile().readOnly);
+    client.connectToServer();
+    QVERIFY(waitForReady(client, 15000));
+    QCOMPARE(client.profile().port, m_setup.replica().port());
+    QCOMPARE(waitForReply(client, {{"ROLE"}}).value().at(0).bytes(), QByteArray("slave"));
+    QTRY_COMPARE_WITH_TIMEOUT(waitForReply(client, {{"GET", "greeting"}}).value().bytes(), QByteArray("hello"), 10000);
+    const RedisReply write = waitForReply(client, {{"SET", "greeting", "changed"}});
+    QCOMPARE(write.error.kind, RedisError::Kind::ReadOnlyRefused);
+    QCOMPARE(m_setup.primary().command({"GET", "greeting"}).bytes(), QByteArray("hello"));
+    QVERIFY2(client.sentinel()->note().startsWith(
+                 QStringLiteral("reading replica 127.0.0.1:%1 of mymaster").arg(m_setup.replica().port())),
+             qPrintable(client.sentinel()->note()));
+    client.disconnectFromServer();
+}
+
+// A graceful failover (SENTINEL FAILOVER): the old primary stays up and answers, so only the
+// sentinels' +switch-master tells the client; it moves within 5 s of the sentinels' switch.
+void TstSentinel::switchMasterIsFollowed()
+{
+    TestSentinel setup;
+    QString error;
+    QVERIFY2(setup.start(&error), qPrintable(error));
+    QVERIFY(setup.waitForDiscovery());
+    ConnectionProfile p;
+    p.sentinels = setup.sentinelAddresses();
+    p.sentinelMaster = QStringLiteral("mymaster");
+    RedisClient client(p);
+    client.connectToServer();
+    QVERIFY(waitForReady(client, 15000));
+    const quint16 oldPrimary = setup.primary().port();
+    const quint16 replica = setup.replica().port();
+    QCOMPARE(client.profile().port, oldPrimary);
+    QTRY_COMPARE_WITH_TIMEOUT(client.sentinel()->watching(), 3, 15000);
+    // Replicated before the switch, so that the promoted replica may be chosen.
+    setup.primary().command({"SET", "greeting", "hello"});
+    QTRY_COMPARE_WITH_TIMEOUT(setup.replica().command({"GET", "greeting"}).bytes(), QByteArray("hello"), 10000);
+
+    RawConnection sentinel(setup.sentinelPorts().first());
+    QElapsedTimer clock;
+    clock.start();
+    const RedisValue started = sentinel.command({"SENTINEL", "FAILOVER", "mymaster"});
+    QVERIFY2(started == RedisValue::status("OK"), qPrintable(started.toDisplayString()));
+    qint64 switchedMs = -1;
+    qint64 followedMs = -1;
+    QDeadlineTimer deadline(40000);
+    while (!deadline.hasExpired() && (switchedMs < 0 || followedMs < 0)) {
+        if (switchedMs < 0 && setup.currentPrimaryPort() == replica)
+            switchedMs = clock.elapsed();
+        if (followedMs < 0 && client.profile().port == replica && client.state() == RedisClient::State::Ready)
+            followedMs = clock.elapsed();
+        QTest::qWait(20);
+    }
+    qInfo("the sentinels switched after %lld ms; the client followed after %lld ms (+switch-master messages: %d)",
+          switchedMs, followedMs, client.sentinel()->switchesSeen());
+    QVERIFY(switchedMs >= 0);
+    QVERIFY2(followedMs >= 0, "the client did not follow the switch");
+    QVERIFY2(followedMs - switchedMs <= 5000, "the client took more than 5 s to follow the switch");
+    QVERIFY(client.sentinel()->switchesSeen() >= 1);
+    QCOMPARE(waitForReply(client, {{"ROLE"}}).value().at(0).bytes(), QByteArray("master"));
+    client.disconnectFromServer();
 }
 
 // The primary dies; the sentinels promote the replica (their part: down-after plus the

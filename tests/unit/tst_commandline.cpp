@@ -286,6 +286,16 @@ void TestCommandLine::redlockPeers()
     QCOMPARE(cl->profile.redlockPeers,
              (QStringList{QStringLiteral("127.0.0.2:6380"), QStringLiteral("127.0.0.3:6381"),
                           QStringLiteral("[::1]:6382")}));
+    // Through a Sentinel replica: read-only whatever else was given.
+    const auto replica = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--sentinel"),
+                                             QStringLiteral("127.0.0.1:26379"), QStringLiteral("--master"),
+                                             QStringLiteral("mymaster"), QStringLiteral("--sentinel-replica")},
+                                            &error);
+    QVERIFY2(replica.has_value(), qPrintable(error));
+    QVERIFY(replica->profile.sentinelReplica);
+    QVERIFY(replica->profile.readOnly);
+    QVERIFY(!CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--sentinel-replica")}, &error));
+    QVERIFY2(error.contains(QLatin1String("--sentinel and --master go together")), qPrintable(error));
     // A node of the set is one server: the peers do not carry over to a profile at another address.
     QVERIFY(cl->profile.atAddress(QStringLiteral("127.0.0.2"), 6380, QString()).redlockPeers.isEmpty());
 }
