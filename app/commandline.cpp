@@ -95,6 +95,9 @@ struct ConnectionOptions
                                     QStringLiteral("Cluster: more seed nodes (host:port, comma-separated or "
                                                    "repeated), tried in turn when the first does not answer."),
                                     QStringLiteral("host:port")};
+    QCommandLineOption clusterScanReplicas{QStringLiteral("cluster-scan-replicas"),
+                                           QStringLiteral("Cluster: scan one replica of each primary (READONLY) "
+                                                          "instead of the primaries.")};
     QCommandLineOption clusterKeepHost{QStringLiteral("cluster-keep-host"),
                                        QStringLiteral("Cluster: reach every node at the seed's host, on the port "
                                                       "it announces.")};
@@ -137,15 +140,41 @@ struct ConnectionOptions
 
     QList<QCommandLineOption> list() const
     {
-        return {host,        port,           socket,       pass,
-                user,        askPass,        db,           tls,
-                caCert,      caCertDir,      cert,         key,
-                sni,         insecure,       ssh,          sshKey,
-                sshPassword, sshAcceptNew,   readOnly,     connectTimeout,
-                timeout,     demo,           separator,    scanRate,
-                cluster,     clusterMap,     clusterSeeds, clusterKeepHost,
-                sentinel,    master,         sentinelUser, sentinelAskPass,
-                redlock,     sentinelReplica};
+        return {host,
+                port,
+                socket,
+                pass,
+                user,
+                askPass,
+                db,
+                tls,
+                caCert,
+                caCertDir,
+                cert,
+                key,
+                sni,
+                insecure,
+                ssh,
+                sshKey,
+                sshPassword,
+                sshAcceptNew,
+                readOnly,
+                connectTimeout,
+                timeout,
+                demo,
+                separator,
+                scanRate,
+                cluster,
+                clusterMap,
+                clusterSeeds,
+                clusterKeepHost,
+                sentinel,
+                master,
+                sentinelUser,
+                sentinelAskPass,
+                redlock,
+                sentinelReplica,
+                clusterScanReplicas};
     }
 };
 
@@ -314,6 +343,7 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
     p.readOnly = parser.isSet(o.readOnly);
     p.cluster = parser.isSet(o.cluster);
     p.clusterKeepSeedHost = parser.isSet(o.clusterKeepHost);
+    p.clusterScanReplicas = parser.isSet(o.clusterScanReplicas);
     if (parser.isSet(o.clusterMap)) {
         cluster::AddressMap map;
         QString why;
@@ -326,8 +356,10 @@ QString applyConnectionOptions(const QCommandLineParser &parser, const Connectio
         if (!ConnectionProfile::parseAddressList(value, &p.clusterSeeds, &why))
             return QStringLiteral("invalid --cluster-seeds: %1").arg(why);
     }
-    if ((p.clusterKeepSeedHost || !p.clusterAddressMap.isEmpty() || !p.clusterSeeds.isEmpty()) && !p.cluster)
-        return QStringLiteral("--cluster-map, --cluster-seeds and --cluster-keep-host need --cluster");
+    if ((p.clusterKeepSeedHost || !p.clusterAddressMap.isEmpty() || !p.clusterSeeds.isEmpty() || p.clusterScanReplicas)
+        && !p.cluster)
+        return QStringLiteral(
+            "--cluster-map, --cluster-seeds, --cluster-keep-host and --cluster-scan-replicas need --cluster");
     if (!p.clusterSeeds.isEmpty() && p.usesUnixSocket())
         return QStringLiteral("--cluster-seeds and -s cannot be used together: seeds are host:port");
     if (QString why = applySentinelOptions(parser, o, cl); !why.isEmpty())
@@ -463,10 +495,15 @@ struct ShowOptions
     const QCommandLineOption progress{QStringLiteral("progress"),
                                       QStringLiteral("Draw the progress bar on stderr even when it is not a "
                                                      "terminal.")};
+    const QCommandLineOption node{QStringLiteral("node"),
+                                  QStringLiteral("Redis Cluster: read this node alone, as one server (its INFO, "
+                                                 "slow log, memory, keys), host:port as the cluster announces it "
+                                                 "or as it is reached."),
+                                  QStringLiteral("host:port")};
 
     QList<QCommandLineOption> list() const
     {
-        return {format, match, limit, table, jobs, page, stream, group, progress};
+        return {format, match, limit, table, jobs, page, stream, group, progress, node};
     }
 };
 
@@ -540,6 +577,13 @@ QString applyShowOptions(const QCommandLineParser &parser, const ShowOptions &o,
     }
     if (parser.isSet(o.progress))
         r.progress = ShowRequest::Progress::Always;
+    if (parser.isSet(o.node)) {
+        QStringList one;
+        QString why;
+        if (!ConnectionProfile::parseAddressList(parser.value(o.node), &one, &why) || one.size() != 1)
+            return QStringLiteral("invalid --node '%1': expected one host:port").arg(parser.value(o.node));
+        r.node = one.first();
+    }
     return {};
 }
 
@@ -606,6 +650,8 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
         return fail(why);
     if (const QString why = applyShowOptions(parser, so, r); !why.isEmpty())
         return fail(why);
+    if (!r.node.isEmpty() && !cl.profile.cluster)
+        return fail(QStringLiteral("--node picks one node of a Redis Cluster: add --cluster (-c)"));
     r.demo = cl.demo;
     return cl;
 }

@@ -155,11 +155,18 @@ void ConnectionDialog::buildForm(QWidget *form)
     m_clusterKeepHost = new QCheckBox(tr("Reach every node at this host, on the port it announces"), serverPage);
     m_clusterKeepHost->setObjectName(QStringLiteral("clusterKeepHost"));
     f->addRow(QString(), m_clusterKeepHost);
+    m_clusterScanReplicas = new QCheckBox(tr("Scan the replicas (READONLY), sparing the primaries"), serverPage);
+    m_clusterScanReplicas->setObjectName(QStringLiteral("clusterScanReplicas"));
+    m_clusterScanReplicas->setToolTip(tr("The key browser, the pattern index and the memory analysis walk one replica "
+                                         "of each primary; a primary without a healthy replica is walked itself. "
+                                         "What a replica holds may trail its primary by the replication lag."));
+    f->addRow(QString(), m_clusterScanReplicas);
     const auto clusterRows = [this, f] {
         const bool on = m_cluster->isChecked();
         f->setRowVisible(m_clusterSeeds, on);
         f->setRowVisible(m_clusterMap, on);
         f->setRowVisible(m_clusterKeepHost, on);
+        f->setRowVisible(m_clusterScanReplicas, on);
     };
     connect(m_cluster, &QCheckBox::toggled, this, clusterRows);
     clusterRows();
@@ -405,6 +412,7 @@ void ConnectionDialog::load(int row)
     m_clusterMap->setText(p.clusterAddressMap);
     m_clusterSeeds->setText(p.clusterSeeds.join(QStringLiteral(", ")));
     m_clusterKeepHost->setChecked(p.clusterKeepSeedHost);
+    m_clusterScanReplicas->setChecked(p.clusterScanReplicas);
     m_redlockPeers->setText(p.redlockPeers.join(QStringLiteral(", ")));
     m_sentinels->setText(p.sentinels.join(QStringLiteral(", ")));
     m_sentinelMaster->setText(p.sentinelMaster);
@@ -540,6 +548,7 @@ SavedConnection ConnectionDialog::edited() const
         p.parseScanReplica(QString(), &replicaWhy);
     p.cluster = m_cluster->isChecked();
     p.clusterKeepSeedHost = p.cluster && m_clusterKeepHost->isChecked();
+    p.clusterScanReplicas = p.cluster && m_clusterScanReplicas->isChecked();
     p.clusterAddressMap = p.cluster ? m_clusterMap->text().trimmed() : QString();
     p.clusterSeeds.clear();
     if (p.cluster) {

@@ -121,6 +121,7 @@ private:
     QLineEdit *m_clusterSeeds = nullptr;
     QLineEdit *m_redlockPeers = nullptr;
     QCheckBox *m_sentinelReplica = nullptr;
+    QCheckBox *m_clusterScanReplicas = nullptr;
     QCheckBox *m_clusterKeepHost = nullptr;
     QLineEdit *m_sshHost;
     QLineEdit *m_sshKey;

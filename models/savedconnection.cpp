@@ -52,6 +52,8 @@ QJsonObject SavedConnection::toJson() const
             cluster.insert(QStringLiteral("keep_seed_host"), true);
         if (!p.clusterSeeds.isEmpty())
             cluster.insert(QStringLiteral("seeds"), QJsonArray::fromStringList(p.clusterSeeds));
+        if (p.clusterScanReplicas)
+            cluster.insert(QStringLiteral("scan_replicas"), true);
         o.insert(QStringLiteral("cluster"), cluster);
     }
     if (p.usesSentinel()) {
@@ -214,6 +216,7 @@ std::optional<SavedConnection> SavedConnection::fromJson(const QJsonObject &o, Q
         Reader cr(r.object("cluster"), QStringLiteral("cluster: "));
         p.cluster = true;
         p.clusterKeepSeedHost = cr.boolean("keep_seed_host", false);
+        p.clusterScanReplicas = cr.boolean("scan_replicas", false);
         cluster::AddressMap map;
         QString why;
         if (!map.parse(cr.text("address_map"), &why))

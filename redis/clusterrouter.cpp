@@ -5,6 +5,7 @@
 #include "threadcheck.h"
 
 #include <QTimer>
+#include <limits>
 #include <numeric>
 
 using namespace cluster;
@@ -245,6 +246,27 @@ QList<RedisClient *> ClusterRouter::primaryClients()
     QList<RedisClient *> out;
     for (const Node &n : m_topology.primaries())
         out << clientFor(n.address);
+    return out;
+}
+
+QList<RedisClient *> ClusterRouter::scanClients(bool replicas)
+{
+    QList<RedisClient *> out;
+    for (const Node &n : m_topology.primaries()) {
+        Address walker = n.address;
+        qint64 bestOffset = std::numeric_limits<qint64>::min();
+        if (replicas) {
+            for (const Node &r : m_topology.replicasOf(n.id)) {
+                if (r.health == "failed" || r.health == "loading" || r.address.isNull())
+                    continue;
+                if (r.replicationOffset > bestOffset) {
+                    bestOffset = r.replicationOffset;
+                    walker = r.address;
+                }
+            }
+        }
+        out << clientFor(walker);
+    }
     return out;
 }
 

@@ -37,6 +37,10 @@ public:
     // Connections to the primaries, in the order of the slot map (connected on demand).
     QList<RedisClient *> primaryClients();
     RedisClient *clientFor(const cluster::Address &address);
+    // Who walks each primary's keys in a scan: the primary, or with 'replicas' its healthiest
+    // replica (not failed or loading, the highest replication offset), the primary when it has
+    // none. In the order of primaryClients().
+    QList<RedisClient *> scanClients(bool replicas);
     RedisClient *clientForSlot(int slot);
     // The primary that owns 'slot' now, or null.
     const cluster::Node *ownerOf(int slot) const { return m_topology.ownerOf(slot); }

@@ -51,7 +51,7 @@ void ClusterScan::start()
             m_ownerAtStart[s] = n->address;
     m_redirectMark = m_router->redirectMark();
     connect(m_router, &ClusterRouter::topologyChanged, this, &ClusterScan::onTopologyChanged);
-    for (RedisClient *c : m_router->primaryClients())
+    for (RedisClient *c : m_router->scanClients(m_options.replicas))
         startNode(c);
 }
 
@@ -61,6 +61,13 @@ void ClusterScan::startNode(RedisClient *client)
         return;
     auto *scanner = new KeyScanner(client, this);
     m_nodes[client].scanner = scanner;
+    if (m_options.replicas) {
+        // A replica answers reads of its primary's keys (TYPE, PTTL) only after READONLY, and
+        // again after each reconnect. A shard walked on its primary takes it harmlessly.
+        const auto readOnly = [this, client] { client->send({"READONLY"}, this, [](const RedisReply &) {}); };
+        connect(client, &RedisClient::ready, this, readOnly);
+        readOnly();
+    }
     connect(scanner, &KeyScanner::batchAvailable, this, [this](ScanBatch batch) {
         batch.generation = m_generation;
         Q_EMIT batchAvailable(batch);
@@ -87,14 +94,14 @@ void ClusterScan::onTopologyChanged()
 {
     if (m_finished)
         return;
-    // A primary that is new (a failover promoted a replica, a node joined) is walked whole; one
-    // that is no longer a primary stops: its keys are its successor's now.
-    const QList<RedisClient *> primaries = m_router->primaryClients();
+    // A node that walks a shard now (a failover promoted a replica, a node joined, another replica
+    // was chosen) is walked whole; one that no longer does stops: its keys are another's now.
+    const QList<RedisClient *> walkers = m_router->scanClients(m_options.replicas);
     if (!m_sweeping)
-        for (RedisClient *c : primaries)
+        for (RedisClient *c : walkers)
             startNode(c);
     for (auto it = m_nodes.begin(); it != m_nodes.end(); ++it) {
-        if (!primaries.contains(it.key()) && !it->done) {
+        if (!walkers.contains(it.key()) && !it->done) {
             it->done = true;
             it->scanner->cancel();
         }

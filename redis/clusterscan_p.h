@@ -12,8 +12,9 @@
 class ClusterRouter;
 class QTimer;
 
-// KeyScanner's cluster half: one KeyScanner per primary, in parallel, merged into one stream of
-// batches and one progress. Keys can move between nodes while the walk runs (a resharding, a
+// KeyScanner's cluster half: one KeyScanner per primary (or, with ScanOptions::replicas, per
+// replica of each primary, after READONLY), in parallel, merged into one stream of batches and
+// one progress. Keys can move between nodes while the walk runs (a resharding, a
 // failover); at the end the slots whose owner changed, that were redirected, or that are still
 // migrating are fetched again from every primary (CLUSTER GETKEYSINSLOT), so no key is missed.
 // A primary that fails is replaced by its successor's whole walk; while its slots have no owner

@@ -140,6 +140,7 @@ ConnectionProfile ConnectionProfile::atAddress(const QString &atHost, quint16 at
     p.clusterAddressMap.clear();
     p.clusterKeepSeedHost = false;
     p.clusterSeeds.clear();
+    p.clusterScanReplicas = false;
     p.sentinels.clear();
     p.sentinelMaster.clear();
     p.sentinelReplica = false;

@@ -64,6 +64,8 @@ struct ConnectionProfile
     // whose first node is down is still reached. After a failure the connection moves on to the
     // next; a round over all of them without a connection is one failure.
     QStringList clusterSeeds;
+    // The window's scan walks one replica of each primary (READONLY) instead of the primaries.
+    bool clusterScanReplicas = false;
     int connectTimeoutMs = 5000;
     int commandTimeoutMs = 10000;
     QString clientName = QStringLiteral("redislens");

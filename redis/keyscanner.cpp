@@ -511,7 +511,9 @@ void KeyScanner::launch(const ScanOptions &options)
 
 void KeyScanner::startCluster(const ScanOptions &options)
 {
-    m_cluster = new ClusterScan(m_client->cluster(), options, m_generation, this);
+    ScanOptions o = options;
+    o.replicas = o.replicas || m_client->profile().clusterScanReplicas;
+    m_cluster = new ClusterScan(m_client->cluster(), o, m_generation, this);
     connect(m_cluster, &ClusterScan::batchAvailable, this, &KeyScanner::onBatch);
     connect(m_cluster, &ClusterScan::progressChanged, this, &KeyScanner::onProgress);
     connect(m_cluster, &ClusterScan::finished, this, [this](const ScanProgress &p) {

@@ -30,6 +30,10 @@ struct ScanOptions
     int initialCount = 100;
     int maxCount = 2000;
     int flushIntervalMs = 100;
+    // Redis Cluster: walk one replica of each primary (after READONLY) instead of the primary, so
+    // that the scan spares the primaries; a shard without a healthy replica is walked on its
+    // primary. Also on when the profile says clusterScanReplicas.
+    bool replicas = false;
 };
 
 // Walks the keyspace with SCAN, never KEYS. On a Redis Cluster it walks every primary in

@@ -409,10 +409,14 @@ void TestConnectionDialog::clusterSettingsSaved()
         auto *seeds = d.findChild<QLineEdit *>(QStringLiteral("clusterSeeds"));
         QVERIFY(seeds->isVisible());
         seeds->setText(QStringLiteral("127.0.0.1:7002 127.0.0.1:7003,"));
+        auto *replicas = d.findChild<QCheckBox *>(QStringLiteral("clusterScanReplicas"));
+        QVERIFY(replicas->isVisible());
+        replicas->setChecked(true);
         d.save();
     }
     const ConnectionProfile saved = settings.connections().value(0).profile;
     QVERIFY(saved.cluster);
+    QVERIFY(saved.clusterScanReplicas);
     QVERIFY(saved.clusterKeepSeedHost);
     QCOMPARE(saved.clusterAddressMap, QStringLiteral("127.0.0.30:6379=127.0.0.1:7001,127.0.0.31=127.0.0.1"));
     QCOMPARE(saved.clusterSeeds, (QStringList{QStringLiteral("127.0.0.1:7002"), QStringLiteral("127.0.0.1:7003")}));
@@ -427,6 +431,7 @@ void TestConnectionDialog::clusterSettingsSaved()
     QVERIFY(d.chosenProfile().cluster);
     QCOMPARE(d.chosenProfile().clusterAddressMap, saved.clusterAddressMap);
     QCOMPARE(d.chosenProfile().clusterSeeds, saved.clusterSeeds);
+    QVERIFY(d.chosenProfile().clusterScanReplicas);
 }
 
 // A Redlock set: the other primaries are saved, shown again and in the chosen profile; an

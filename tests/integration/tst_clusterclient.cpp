@@ -4,6 +4,7 @@
 // and a scan sees every key exactly as the union of SCAN on each primary, also while slots move.
 #include "clusterkeys.h"
 #include "clusterrouter.h"
+#include "commandstats.h"
 #include "followclock.h"
 #include "keyscanner.h"
 #include "localserver.h"
@@ -33,6 +34,7 @@ private Q_SLOTS:
     void scriptLoadReachesEveryPrimary();
     void scanEqualsTheUnionOfNodeScans();
     void scanWithMatchAndType();
+    void scanThroughReplicasSparesThePrimaries();
     void movedIsFollowed();
     void askIsFollowed();
     void scanDuringReshardingMissesNothing();
@@ -326,6 +328,61 @@ void TstClusterClient::scanEqualsTheUnionOfNodeScans()
     QCOMPARE(last.nodesDone, 3);
     QCOMPARE(last.dbsize, qint64(expected.size()));
     QVERIFY(!last.error);
+}
+
+// --cluster-scan-replicas: every key is found, and the primaries are not walked: their SCAN,
+// TYPE and PTTL counts do not move while each replica's do.
+void TstClusterClient::scanThroughReplicasSparesThePrimaries()
+{
+    const QList<QByteArray> all = m_cluster.allKeys();
+    const QSet<QByteArray> expected(all.cbegin(), all.cend());
+    const QList<quint16> primaries = m_cluster.primaryPorts();
+    QCOMPARE(primaries.size(), 3);
+    QList<quint16> replicas;
+    for (TestServer *n : m_cluster.nodes())
+        if (n->server().isRunning() && !primaries.contains(n->port()))
+            replicas << n->port();
+    QCOMPARE(replicas.size(), 3);
+    // Replicated before the walk: a replica trails its primary by the replication lag.
+    qint64 replicated = 0;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            replicated = 0;
+            for (quint16 port : replicas)
+                replicated += RawConnection(port).command({"DBSIZE"}).toInteger();
+            return replicated == qint64(expected.size());
+        }(),
+        20000);
+
+    ConnectionProfile p;
+    p.host = QStringLiteral("127.0.0.1");
+    p.port = m_cluster.seedPort();
+    p.cluster = true;
+    p.clusterScanReplicas = true;
+    RedisClient client(p);
+    client.connectToServer();
+    QVERIFY(waitForReady(client, 10000));
+    const auto walked = [](quint16 port) {
+        RawConnection raw(port);
+        return commandCalls(raw, {"scan", "type", "pttl"});
+    };
+    QHash<quint16, qint64> before;
+    for (quint16 port : primaries + replicas)
+        before.insert(port, walked(port));
+    ScanProgress last;
+    const QSet<QByteArray> names = scanAll(&client, ScanOptions(), &last);
+    QCOMPARE(names.size(), expected.size());
+    QCOMPARE(names, expected);
+    QVERIFY(last.finished);
+    QCOMPARE(last.nodes, 3);
+    QVERIFY(!last.error);
+    for (quint16 port : primaries)
+        QVERIFY2(walked(port) == before.value(port),
+                 qPrintable(QStringLiteral("primary %1 was walked: %2 scan/type/pttl calls")
+                                .arg(port)
+                                .arg(walked(port) - before.value(port))));
+    for (quint16 port : replicas)
+        QVERIFY2(walked(port) > before.value(port), qPrintable(QStringLiteral("replica %1 was not walked").arg(port)));
 }
 
 void TstClusterClient::scanWithMatchAndType()

@@ -122,6 +122,8 @@ void TestCommandLine::rejected_data()
                                        << "cannot read the CA certificate directory '/nonexistent/cas'";
     QTest::newRow("redlock not host:port")
         << QStringList{"--redlock", "127.0.0.2"} << "invalid --redlock: \"127.0.0.2\" is not host:port";
+    QTest::newRow("scan replicas without a cluster")
+        << QStringList{"--cluster-scan-replicas"} << "--cluster-scan-replicas need --cluster";
     QTest::newRow("redlock on a cluster")
         << QStringList{"-c", "--redlock", "127.0.0.2:6379"} << "--redlock is for independent primaries";
 }
