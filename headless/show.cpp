@@ -122,6 +122,29 @@ void writeOutput(const ShowRequest &request, const ConnectionProfile &profile, c
     out.flush();
 }
 
+// The connection to one node of the cluster 'client' is connected to: 'address' as the node
+// announces it or as it is reached. Null and why when it is not a cluster or not one of its nodes.
+RedisClient *nodeClient(RedisClient &client, const QString &address, QString *why)
+{
+    ClusterRouter *router = client.cluster();
+    if (!router) {
+        *why = QStringLiteral("--node: %1 is not a Redis Cluster%2")
+                   .arg(client.profile().displayName(),
+                        client.clusterProblem().isEmpty() ? QString()
+                                                          : QStringLiteral(" (%1)").arg(client.clusterProblem()));
+        return nullptr;
+    }
+    QStringList known;
+    for (const cluster::Node &n : router->topology().nodes()) {
+        if (n.address.toString() == address || n.announced.toString() == address)
+            return router->clientFor(n.address);
+        known << n.address.toString();
+    }
+    *why = QStringLiteral("--node %1 is not a node of this cluster (its nodes: %2)")
+               .arg(address, known.join(QStringLiteral(", ")));
+    return nullptr;
+}
+
 } // namespace
 
 int show(const ShowRequest &request, const ConnectionProfile &profile, Teardown teardown)
@@ -131,29 +154,64 @@ int show(const ShowRequest &request, const ConnectionProfile &profile, Teardown 
     ProgressBar progress(bar);
     auto owned = std::make_unique<RedisClient>(profile);
     RedisClient &client = *owned;
-    const PanelShow::Context context{&client, &request, &progress};
-    std::unique_ptr<PanelShow> panel = PanelShow::make(request.panel, context);
-    if (!panel) {
+    std::unique_ptr<PanelShow> panel;
+    // Made for the connection at once, or with --node once the cluster's map says where it is.
+    const auto makePanel = [&](RedisClient *on) {
+        panel = PanelShow::make(request.panel, PanelShow::Context{on, &request, &progress});
+        return panel != nullptr;
+    };
+    if (request.node.isEmpty() && !makePanel(&client)) {
         reportError(QStringLiteral("unknown panel '%1'").arg(request.panel));
         return 2;
     }
-
-    OneShot run(client, profile, progress, [&] { panel->start(); });
-    QObject::connect(panel.get(), &PanelShow::failed, run.context(),
-                     [&](const QString &message) { run.stop(1, message); });
-    QObject::connect(panel.get(), &PanelShow::finished, run.context(), [&] {
-        if (run.isStopped())
-            return;
-        progress.clear();
-        Output out(STDOUT_FILENO);
-        writeOutput(request, profile, *panel, out);
-        run.stop(0);
+    std::unique_ptr<OneShot> run;
+    ConnectionProfile shown = profile; // the output's "uri": with --node, the node's
+    const auto wire = [&] {
+        QObject::connect(panel.get(), &PanelShow::failed, run->context(),
+                         [&](const QString &message) { run->stop(1, message); });
+        QObject::connect(panel.get(), &PanelShow::finished, run->context(), [&] {
+            if (run->isStopped())
+                return;
+            progress.clear();
+            Output out(STDOUT_FILENO);
+            writeOutput(request, shown, *panel, out);
+            run->stop(0);
+        });
+    };
+    run = std::make_unique<OneShot>(client, profile, progress, [&] {
+        if (!request.node.isEmpty()) {
+            QString why;
+            RedisClient *node = nodeClient(client, request.node, &why);
+            if (!node) {
+                run->stop(2, why);
+                return;
+            }
+            if (!makePanel(node)) {
+                run->stop(2, QStringLiteral("unknown panel '%1'").arg(request.panel));
+                return;
+            }
+            shown = node->profile();
+            wire();
+            if (!node->isReady()) {
+                // Panels read once their connection is up: this node's, not the seed's.
+                QObject::connect(
+                    node, &RedisClient::ready, run->context(), [&] { panel->start(); }, Qt::SingleShotConnection);
+                QObject::connect(node, &RedisClient::connectionError, run->context(), [&](const RedisError &e) {
+                    run->stop(2, QStringLiteral("cannot connect to the node %1: %2").arg(request.node, e.message));
+                });
+                return;
+            }
+        }
+        panel->start();
     });
-    const int code = run.exec();
+    if (panel)
+        wire();
+    const int code = run->exec();
     if (teardown == Teardown::LeaveToExit) {
         // Nothing runs an event loop again: the queued signals of the client's thread stay
         // undelivered until the caller ends the process.
         Q_UNUSED(panel.release());
+        Q_UNUSED(run.release());
         Q_UNUSED(owned.release());
     }
     return code;

@@ -31,6 +31,7 @@ struct ShowRequest
     QByteArray separator = ":"; // namespace separator (memory, ttl)
     QString rulesFile; // the user's pattern rules, as the window reads them; empty: none
     bool demo = false; // the connection is the demo's own server
+    QString node; // a cluster: read only this node ("host:port", as announced or as reached)
 };
 
 // What `redislens report` was asked for. 'scan' carries the options it shares with show's

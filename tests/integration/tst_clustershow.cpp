@@ -26,6 +26,7 @@ private Q_SLOTS:
     void announcedAddressesNeedTheMap();
     void badClusterOptionsExitTwo();
     void seedsAreTriedInTurn();
+    void oneNodeAlone();
 
 private:
     ProcessRun run(const QStringList &args, int timeoutMs = 120000) const
@@ -231,6 +232,46 @@ void TstClusterShow::seedsAreTriedInTurn()
     QVERIFY2(none.err.contains(QByteArray(":" + QByteArray::number(dead) + ":"))
                  && none.err.contains(QByteArray(":" + QByteArray::number(dead2) + ":")),
              none.err.constData());
+}
+
+// --node: one node of the cluster read as one server: its keys only (what SCAN on it returns),
+// its own INFO; an address that is not a node, or --node without --cluster, exits 2 with why.
+void TstClusterShow::oneNodeAlone()
+{
+    const quint16 port = m_cluster.primaryPorts().value(1);
+    QVERIFY(port != 0);
+    const QList<QByteArray> own = RawConnection(port).scan();
+    const ProcessRun keys = run(QStringList{QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--node"),
+                                            QStringLiteral("127.0.0.1:%1").arg(port)}
+                                + seed());
+    QVERIFY2(keys.code == 0, keys.err.constData());
+    QSet<QString> shown;
+    for (const QJsonValue v : json(keys).value(QStringLiteral("records")).toArray())
+        shown.insert(v.toObject().value(QStringLiteral("key")).toString());
+    QSet<QString> expected;
+    for (const QByteArray &k : own)
+        expected.insert(QString::fromUtf8(k));
+    QCOMPARE(shown.size(), expected.size());
+    QCOMPARE(shown, expected);
+    QVERIFY(shown.size() < 5030);
+
+    const ProcessRun server
+        = run(QStringList{QStringLiteral("show"), QStringLiteral("overview"), QStringLiteral("--table"),
+                          QStringLiteral("facts"), QStringLiteral("--node"), QStringLiteral("127.0.0.1:%1").arg(port)}
+              + seed());
+    QVERIFY2(server.code == 0, server.err.constData());
+    QVERIFY2(server.out.contains(QByteArray::number(port)), server.out.constData());
+
+    const ProcessRun stranger = run(QStringList{QStringLiteral("show"), QStringLiteral("keys"),
+                                                QStringLiteral("--node"), QStringLiteral("127.0.0.1:1")}
+                                    + seed());
+    QCOMPARE(stranger.code, 2);
+    QVERIFY2(stranger.err.contains("is not a node of this cluster (its nodes: 127.0.0.1:"), stranger.err.constData());
+    const ProcessRun alone
+        = run({QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--node"),
+               QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("-p"), QString::number(port)});
+    QCOMPARE(alone.code, 2);
+    QVERIFY2(alone.err.contains("--node picks one node of a Redis Cluster"), alone.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TstClusterShow)
