@@ -10,6 +10,7 @@
 #include "queuesreader.h"
 #include "ratelimitsreader.h"
 #include "redisclient.h"
+#include "redlockreader.h"
 #include "sessionsreader.h"
 #include "streamsreader.h"
 
@@ -382,6 +383,25 @@ void TriageCollector::readPatterns()
     if (!r.rateLimits.isEmpty())
         readOnce(new RateLimitsReader(m_client, &r), &RateLimitsReader::rateLimitsAvailable, r.facts.rateLimits,
                  r.rateLimits, "rate limits");
+    // A Redlock set is read even without locks on this server: its locks may be on the others.
+    if (!m_client->profile().redlockPeers.isEmpty()) {
+        if (!m_redlock)
+            m_redlock = new RedlockReader(m_client, m_client->profile(), this);
+        RedlockReader *set = m_redlock;
+        connect(set, &RedlockReader::redlockAvailable, &r, [round, set](const QList<RedlockLock> &locks) {
+            round->facts.redlock = locks;
+            round->facts.redlockNodes = set->nodes();
+            round->facts.redlockNodeErrors = set->nodeErrors();
+        });
+        ++*pending;
+        connect(set, &PollingReader::refreshed, &r, done);
+        connect(set, &PollingReader::failed, &r, [round, done](const QString &message) {
+            round->facts.readerErrors.append(QStringLiteral("Redlock set: %1").arg(message));
+            done();
+        });
+        set->setMatches(r.locks); // a new key list: a round still running from before is dropped
+        set->refresh();
+    }
     if (*pending == 0)
         next();
 }

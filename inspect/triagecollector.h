@@ -9,6 +9,7 @@
 #include <functional>
 
 class RedisClient;
+class RedlockReader;
 
 // Gathers TriageFacts for the findings engine: the server's facts (INFO twice, a second apart
 // at least, for rates; CONFIG GET of the settings the rules read; ACL LIST; the slow log), then,
@@ -64,5 +65,8 @@ private:
 
     QPointer<RedisClient> m_client;
     QPointer<Round> m_round;
+    // A Redlock set's reader (the profile's redlockPeers), kept across rounds with its peers'
+    // connections; null without a set.
+    RedlockReader *m_redlock = nullptr;
     QList<std::function<void()>> m_steps;
 };

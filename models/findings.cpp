@@ -168,6 +168,9 @@ const QList<TriageRule> &triageRules()
         {"lock.no-ttl", "lock", "locks without TTL"},
         {"lock.long-ttl", "lock", "locks held far longer than their family's TTL"},
         {"lock.not-token", "lock", "lock values that are not tokens"},
+        {"lock.redlock-split", "lock", "Redlock locks held by different tokens on different nodes"},
+        {"lock.redlock-minority", "lock", "Redlock locks held on fewer than a majority of the set"},
+        {"lock.redlock-node-down", "lock", "nodes of the Redlock set that do not answer"},
         {"stream.untrimmed", "stream", "streams growing without trimming"},
         {"stream.pending-idle", "stream", "pending entries idle past a threshold"},
         {"stream.poison", "stream", "entries delivered many times (poison)"},
@@ -1021,6 +1024,62 @@ void lockRules(Evaluation &e)
     }
 }
 
+// Only with a Redlock set (--redlock): without one they are not checked, and say so.
+void redlockRules(Evaluation &e)
+{
+    if (!e.f.redlock) {
+        const QString why = QStringLiteral("no Redlock set (name its other primaries with --redlock)");
+        for (const char *id : {"lock.redlock-split", "lock.redlock-minority", "lock.redlock-node-down"})
+            e.check(id, false, why);
+        return;
+    }
+    const QString coverage
+        = QStringLiteral("from every node of the Redlock set (%1)").arg(e.f.redlockNodes.join(QStringLiteral(", ")));
+    const auto byFlag = [&](const char *id, RedlockLock::Flag flag, Sev severity, const char *one, const char *many,
+                            const char *hint) {
+        if (!e.check(id, true, {}))
+            return;
+        QList<FindingItem> items;
+        for (const RedlockLock &l : *e.f.redlock) {
+            if (l.flags & flag)
+                items.append(keyItem(l.key, QStringLiteral("held on %1 · %2").arg(l.heldText(), l.flagsText())));
+        }
+        if (items.isEmpty())
+            return;
+        withEvidence(e.add(id, severity, counted(items.size(), one, many), QString::fromLatin1(hint), coverage,
+                           QStringLiteral("locks")),
+                     items, items.size(), double(items.size()));
+    };
+    byFlag("lock.redlock-split", RedlockLock::SplitTokens, Sev::Critical,
+           "%1 Redlock lock held by different tokens on different nodes",
+           "%1 Redlock locks held by different tokens on different nodes",
+           "Two holders each set their token on part of the set: both may believe they hold the lock. A "
+           "client whose Redlock lists fewer nodes than the others, or clocks and pauses longer than the "
+           "validity, cause it. Give every client the same nodes, and fence the work it protects.");
+    byFlag("lock.redlock-minority", RedlockLock::NoMajority, Sev::Warning,
+           "%1 Redlock lock held on fewer than a majority of nodes",
+           "%1 Redlock locks held on fewer than a majority of nodes",
+           "Nobody holds these locks: an acquisition that failed and did not release what it took, or a "
+           "client that lists only some of the set's nodes. They block others until their TTL runs out.");
+    if (e.check("lock.redlock-node-down", true, {})) {
+        QList<FindingItem> items;
+        for (int i = 0; i < e.f.redlockNodes.size(); ++i) {
+            const QString why = e.f.redlockNodeErrors.value(i);
+            if (!why.isEmpty())
+                items.append({e.f.redlockNodes.at(i), {}, why});
+        }
+        if (!items.isEmpty())
+            withEvidence(e.add("lock.redlock-node-down", Sev::Warning,
+                               counted(items.size(), "%1 node of the Redlock set does not answer",
+                                       "%1 nodes of the Redlock set do not answer"),
+                               QStringLiteral("A Redlock set of N nodes takes locks while N/2 + 1 answer; each "
+                                              "node down brings it closer to refusing every lock. Its locks "
+                                              "there are not counted."),
+                               coverage, QStringLiteral("locks")),
+                         items, items.size(), double(items.size()));
+    }
+}
+
 void streamRules(Evaluation &e)
 {
     const bool read = e.f.streams.has_value();
@@ -1620,6 +1679,7 @@ TriageResult evaluateTriage(const TriageFacts &facts, const TriageThresholds &th
     errorRules(e);
     geoRules(e);
     lockRules(e);
+    redlockRules(e);
     streamRules(e);
     queueRules(e);
     sizeRules(e);

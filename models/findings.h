@@ -7,6 +7,7 @@
 #include "patterns.h"
 #include "queues.h"
 #include "ratelimits.h"
+#include "redlock.h"
 #include "serverinfo.h"
 #include "sessions.h"
 #include "slowlog.h"
@@ -155,6 +156,11 @@ struct TriageFacts
     QString freqWhy; // why not
     // Pattern readers' results; nullopt: not read (no such keys, or the reader failed).
     std::optional<QList<LockInfo>> locks;
+    // A Redlock set (the profile's redlockPeers): every lock across its nodes, the nodes, and why
+    // each could not be read (empty when it was). nullopt: no set, or it was not read.
+    std::optional<QList<RedlockLock>> redlock;
+    QStringList redlockNodes;
+    QStringList redlockNodeErrors;
     std::optional<CachesResults> caches;
     std::optional<SessionsResults> sessions;
     std::optional<RateLimitAnalysis> rateLimits;

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void initTestCase();
     void showsEverySetState();
     void readsNothingWritten();
+    void reportFlagsTheSet();
     void nodeDownIsUnread();
     void badOptionsExitTwo();
 
@@ -208,6 +209,50 @@ void TstRedlock::readsNothingWritten()
     }
 }
 
+// `redislens report --redlock`: the split tokens (critical: exit 1) and the minority lock, each
+// with exactly the keys the library left in that state.
+void TstRedlock::reportFlagsTheSet()
+{
+    const ProcessRun r
+        = runProgram(QStringLiteral(REDISLENS_APP_PATH),
+                     QStringList{QStringLiteral("report"), QStringLiteral("-p"), QString::number(m_nodes[0]->port()),
+                                 QStringLiteral("--only"), QStringLiteral("lock")}
+                         + peerArgs(),
+                     120000, isolatedEnvironment(m_home.path()));
+    QCOMPARE(r.code, 1); // a critical finding
+    const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+    QHash<QString, QStringList> evidence;
+    for (const QJsonValue v : doc.value(QStringLiteral("findings")).toArray()) {
+        const QJsonObject f = v.toObject();
+        QStringList keys;
+        for (const QJsonValue item : f.value(QStringLiteral("evidence")).toArray())
+            keys << item.toObject().value(QStringLiteral("subject")).toString();
+        keys.sort();
+        evidence.insert(f.value(QStringLiteral("id")).toString(), keys);
+    }
+    QStringList split, minority;
+    for (auto it = m_truth.cbegin(); it != m_truth.cend(); ++it) {
+        QHash<QString, int> perToken;
+        for (const QString &token : it->tokenOn)
+            ++perToken[token];
+        int majority = 0;
+        for (int n : std::as_const(perToken))
+            majority = qMax(majority, n);
+        if (perToken.size() > 1)
+            split << it.key();
+        if (majority < 2)
+            minority << it.key();
+    }
+    split.sort();
+    minority.sort();
+    QCOMPARE(evidence.value(QStringLiteral("lock.redlock-split")), split);
+    QCOMPARE(evidence.value(QStringLiteral("lock.redlock-minority")), minority);
+    QVERIFY(!evidence.contains(QStringLiteral("lock.redlock-node-down")));
+    const QString invalid = validateAgainstSchema(QStringLiteral("report.schema.json"), r.out, QStringLiteral("json"),
+                                                  m_home.filePath(QStringLiteral("redlock-report.json")));
+    QVERIFY2(invalid.isEmpty(), qPrintable(invalid));
+}
+
 void TstRedlock::nodeDownIsUnread()
 {
     // Runs last: the third node stops. Its locks are unread, not "released".
@@ -230,6 +275,18 @@ void TstRedlock::nodeDownIsUnread()
     QVERIFY(order.value(QStringLiteral("flags")).toString().contains(QLatin1String("did not answer")));
     // Held only on the stopped node: nothing left to show.
     QVERIFY(!shown.contains(QStringLiteral("locks:report:weekly")));
+    // The report says the node is down.
+    const ProcessRun report
+        = runProgram(QStringLiteral(REDISLENS_APP_PATH),
+                     QStringList{QStringLiteral("report"), QStringLiteral("-p"), QString::number(m_nodes[0]->port()),
+                                 QStringLiteral("--only"), QStringLiteral("lock.redlock-node-down"),
+                                 QStringLiteral("--connect-timeout"), QStringLiteral("2000")}
+                         + peerArgs(),
+                     120000, isolatedEnvironment(m_home.path()));
+    QCOMPARE(report.code, 0); // a warning: below the default --fail-on critical
+    QVERIFY2(report.out.contains("\"lock.redlock-node-down\"")
+                 && report.out.contains(QStringLiteral("127.0.0.1:%1").arg(m_nodes[2]->port()).toUtf8()),
+             report.out.constData());
 }
 
 void TstRedlock::badOptionsExitTwo()

@@ -71,6 +71,7 @@ private Q_SLOTS:
     void lifetimeRules();
     void errorRules();
     void lockRules();
+    void redlockRules();
     void streamRules();
     void queueRules();
     void jobRules();
@@ -397,6 +398,58 @@ void TestFindings::lockRules()
     gone.released = true;
     f.locks = QList<LockInfo>{gone};
     QVERIFY(run(f, QStringLiteral("lock")).findings.isEmpty());
+}
+
+void TestFindings::redlockRules()
+{
+    TriageFacts f = scanned();
+    f.locks = QList<LockInfo>{}; // the server's own lock rules ran and found nothing
+    // No set: not checked, and why.
+    TriageResult none = run(f, QStringLiteral("lock.redlock-split"));
+    QVERIFY(none.findings.isEmpty());
+    QCOMPARE(none.notChecked.size(), 1);
+    QVERIFY(none.notChecked.constFirst().second.contains(QLatin1String("--redlock")));
+    // A set whose every lock is sound, every node read: nothing.
+    const auto held = [](const QByteArray &key, quint8 flags) {
+        RedlockLock l;
+        l.key = key;
+        l.nodes = 3;
+        l.quorum = 2;
+        l.held = (flags & RedlockLock::NoMajority) ? 1 : 3;
+        l.flags = flags;
+        l.tokens = (flags & RedlockLock::SplitTokens) ? 2 : 1;
+        return l;
+    };
+    f.redlock = QList<RedlockLock>{held("locks:a", 0)};
+    f.redlockNodes
+        = {QStringLiteral("127.0.0.1:7001"), QStringLiteral("127.0.0.1:7002"), QStringLiteral("127.0.0.1:7003")};
+    f.redlockNodeErrors = {QString(), QString(), QString()};
+    TriageResult r = run(f, QStringLiteral("lock"));
+    for (const Finding &fd : r.findings)
+        QVERIFY2(!fd.id.startsWith(QLatin1String("lock.redlock")), qPrintable(fd.id));
+    QCOMPARE(r.notChecked.size(), 0);
+    // Split tokens (critical), a minority (warning) and a node down (warning).
+    f.redlock = QList<RedlockLock>{held("locks:a", 0), held("locks:split", RedlockLock::SplitTokens),
+                                   held("locks:minority", RedlockLock::NoMajority)};
+    f.redlockNodeErrors = {QString(), QString(), QStringLiteral("Connection refused")};
+    r = run(f, QStringLiteral("lock"));
+    const Finding *split = find(r, QStringLiteral("lock.redlock-split"));
+    QVERIFY(split);
+    QCOMPARE(split->severity, FindingSeverity::Critical);
+    QCOMPARE(split->title, QStringLiteral("1 Redlock lock held by different tokens on different nodes"));
+    QCOMPARE(split->evidence.size(), 1);
+    QCOMPARE(split->evidence.constFirst().key, QByteArray("locks:split"));
+    QCOMPARE(split->panel, QStringLiteral("locks"));
+    QVERIFY(split->coverage.contains(QLatin1String("127.0.0.1:7003")));
+    const Finding *minority = find(r, QStringLiteral("lock.redlock-minority"));
+    QVERIFY(minority);
+    QCOMPARE(minority->severity, FindingSeverity::Warning);
+    QCOMPARE(minority->evidence.constFirst().key, QByteArray("locks:minority"));
+    const Finding *down = find(r, QStringLiteral("lock.redlock-node-down"));
+    QVERIFY(down);
+    QCOMPARE(down->evidence.size(), 1);
+    QCOMPARE(down->evidence.constFirst().subject, QStringLiteral("127.0.0.1:7003"));
+    QCOMPARE(down->evidence.constFirst().detail, QStringLiteral("Connection refused"));
 }
 
 void TestFindings::streamRules()
