@@ -610,9 +610,20 @@ void MainWindow::wireCluster()
     connect(router, &ClusterRouter::notice, this,
             [this](const QString &text) { statusBar()->showMessage(text, 8000); });
     connect(router, &ClusterRouter::topologyChanged, this, &MainWindow::onStateChanged);
-    // The node bar lists the nodes of the map as it is now.
+    // The node bar lists the nodes of the map as it is now, and so does the console's "Run on".
     connect(router, &ClusterRouter::topologyChanged, this, &MainWindow::updateNodeBar);
     updateNodeBar();
+    const auto consoleNodes = [this, router] {
+        QList<cluster::Node> primaries = router->topology().primaries();
+        std::sort(primaries.begin(), primaries.end(),
+                  [](const cluster::Node &a, const cluster::Node &b) { return a.firstSlot() < b.firstSlot(); });
+        QList<QPair<QString, QString>> nodes;
+        for (const cluster::Node &p : std::as_const(primaries))
+            nodes.append({p.address.toString(), tr("%1 · slots %2").arg(p.address.toString(), p.slotsText())});
+        m_console->setClusterNodes(nodes);
+    };
+    connect(router, &ClusterRouter::topologyChanged, this, consoleNodes);
+    consoleNodes();
     // Two clusters behind one address (a redeploy, a tunnel to the wrong place) must never be
     // mixed: what was shown goes, and the browser walks the new one.
     connect(router, &ClusterRouter::clusterReplaced, this, [this](const QString &detail) {

@@ -18,8 +18,13 @@ bool ScriptRunner::run(const QByteArray &source, const QList<QByteArray> &keys, 
         return false;
     m_runContext = new QObject(this);
     m_firstKey = keys.isEmpty() ? std::optional<QByteArray>() : std::optional<QByteArray>(keys.first());
+    m_ranOn = m_client;
+    cluster::Address chosen;
+    if (ClusterRouter *router = m_client->cluster();
+        router && cluster::parseAddress(m_node, &chosen) && !chosen.isNull())
+        m_ranOn = router->clientFor(chosen);
     m_runId = scriptcall::run(
-        m_client, source, scriptcall::sha1Hex(source), keys, args, m_runContext,
+        m_ranOn, source, scriptcall::sha1Hex(source), keys, args, m_runContext,
         [this](const RedisReply &r) {
             if (m_runContext)
                 m_runContext->deleteLater();
@@ -34,7 +39,7 @@ void ScriptRunner::cancel()
 {
     if (!isRunning())
         return;
-    m_client->cancel(m_runId);
+    (m_ranOn ? m_ranOn : m_client)->cancel(m_runId);
     delete m_runContext; // the NOSCRIPT retry, if any, was made under this context
 }
 
@@ -47,7 +52,11 @@ bool ScriptRunner::kill(CommandPolicy::Purpose purpose)
     // SCRIPT KILL must reach that node, not the one the profile names.
     if (const ClusterRouter *router = m_client->cluster()) {
         const cluster::Node *owner = m_firstKey ? router->ownerOf(cluster::keySlot(*m_firstKey)) : nullptr;
-        if (owner) {
+        if (m_ranOn && m_ranOn != m_client) {
+            // The node the user chose.
+            where.host = m_ranOn->profile().host;
+            where.port = m_ranOn->profile().port;
+        } else if (owner) {
             where.host = owner->address.host;
             where.port = owner->address.port;
         }

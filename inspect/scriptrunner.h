@@ -27,6 +27,10 @@ public:
     bool run(const QByteArray &source, const QList<QByteArray> &keys, const QList<QByteArray> &args, bool readOnly,
              int timeoutMs);
     bool isRunning() const { return m_runContext != nullptr; }
+    // A cluster: run on this node ("host:port" as reached) instead of where the keys live (the
+    // seed without keys). Empty: by the keys. The caller checks the keys belong to it.
+    void setNode(const QString &address) { m_node = address; }
+    QString node() const { return m_node; }
     // Stops waiting: the answer, when it comes, is dropped. The script runs on.
     void cancel();
 
@@ -46,5 +50,7 @@ private:
     QPointer<QObject> m_runContext; // alive while a run is awaited; deleting it drops the answer
     RequestId m_runId = 0;
     std::optional<QByteArray> m_firstKey; // where a cluster runs the script
+    QString m_node; // a chosen node, or empty
+    RedisClient *m_ranOn = nullptr; // the connection the last run went to
     ScriptKiller *m_killer = nullptr; // a child; gone once it reports
 };

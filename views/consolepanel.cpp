@@ -2,6 +2,8 @@
 #include "consolepanel.h"
 
 #include "bytesescape.h"
+#include "clusterkeys.h"
+#include "clusterrouter.h"
 #include "format.h"
 #include "luaeditor.h"
 #include "redisclient.h"
@@ -10,6 +12,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -89,8 +92,22 @@ void ConsolePanel::buildUi()
     bar->addWidget(open);
     bar->addWidget(save);
     bar->addSpacing(12);
+    m_nodeLabel = new QLabel(tr("Run on"), this);
+    m_node = new QComboBox(this);
+    m_node->setObjectName(QStringLiteral("consoleNode"));
+    m_node->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_node->setToolTip(tr("A cluster runs a script where its KEYS live; a script without keys runs on the seed "
+                          "unless you pick a node here"));
+    m_nodeLabel->setBuddy(m_node);
+    m_nodeLabel->hide();
+    m_node->hide();
+    bar->addWidget(m_nodeLabel);
+    bar->addWidget(m_node);
+    bar->addSpacing(12);
     bar->addWidget(m_mode, 1);
     outer->addLayout(bar);
+    connect(m_node, &QComboBox::currentIndexChanged, this,
+            [this] { m_runner->setNode(m_node->currentData().toString()); });
 
     auto *split = new QSplitter(Qt::Horizontal, this);
     auto *left = new QSplitter(Qt::Vertical, split);
@@ -415,6 +432,20 @@ void ConsolePanel::run()
                   true);
         return;
     }
+    // A chosen node must own the keys' slot: elsewhere the script would only be answered MOVED.
+    if (m_clusterMode && !k->isEmpty() && !m_runner->node().isEmpty()) {
+        const ClusterRouter *router = m_client->cluster();
+        const int slot = int(cluster::keySlot(k->first()));
+        const cluster::Node *owner = router ? router->ownerOf(slot) : nullptr;
+        if (owner && owner->address.toString() != m_runner->node()) {
+            setNotice(tr("Not sent: the KEYS live in slot %1, on %2, not on %3. Run it on %2, or where the keys "
+                         "live.")
+                          .arg(slot)
+                          .arg(owner->address.toString(), m_runner->node()),
+                      true);
+            return;
+        }
+    }
     m_editor->clearErrorLine();
     m_pending = {script, *k, *a};
     m_runner->run(script.toUtf8(), *k, *a, ro, kRunTimeoutMs);
@@ -710,4 +741,33 @@ void ConsolePanel::markContent()
         return;
     m_hasContent = true;
     Q_EMIT contentReady();
+}
+
+void ConsolePanel::setClusterNodes(const QList<QPair<QString, QString>> &nodes)
+{
+    const QString chosen = m_runner->node();
+    const QSignalBlocker quiet(m_node);
+    m_node->clear();
+    m_node->addItem(tr("where the keys live (the seed without keys)"), QString());
+    for (const auto &[address, label] : nodes)
+        m_node->addItem(label, address);
+    int at = m_node->findData(chosen);
+    if (at < 0 && !chosen.isEmpty()) {
+        // A node that left the map stays chosen, and named, until the user picks another.
+        m_node->addItem(tr("%1 · not in the slot map").arg(chosen), chosen);
+        at = m_node->count() - 1;
+    }
+    m_node->setCurrentIndex(qMax(0, at));
+    m_nodeLabel->setVisible(m_clusterMode);
+    m_node->setVisible(m_clusterMode);
+}
+
+bool ConsolePanel::chooseNode(const QString &address)
+{
+    const int at = m_node->findData(address);
+    if (at < 0)
+        return false;
+    m_node->setCurrentIndex(at);
+    m_runner->setNode(address);
+    return true;
 }

@@ -14,6 +14,7 @@
 class LuaEditor;
 class LuaResultModel;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QListWidget;
 class QPushButton;
@@ -65,6 +66,12 @@ public:
     void setServerVersionForTesting(const QVersionNumber &version) { m_versionOverride = version; }
     // Whoever opens cluster connections sets this; then KEYS must share one hash slot.
     void setClusterMode(bool on) { m_clusterMode = on; }
+    // A cluster's primaries ("host:port" as reached, and a label each) for "Run on"; the first
+    // choice is always where the keys live (the seed for a script without keys).
+    void setClusterNodes(const QList<QPair<QString, QString>> &nodes);
+    // The node the script runs on ("" for where the keys live); false when it is not listed.
+    bool chooseNode(const QString &address);
+    QComboBox *nodePicker() const { return m_node; }
 
     LuaEditor *editor() const { return m_editor; }
     LuaResultModel *resultModel() const { return m_result; }
@@ -131,6 +138,8 @@ private:
     QPushButton *m_killButton = nullptr;
     QCheckBox *m_hex = nullptr;
     QLabel *m_mode = nullptr;
+    QLabel *m_nodeLabel = nullptr;
+    QComboBox *m_node = nullptr; // cluster: where the script runs
     QLabel *m_notice = nullptr;
     QLabel *m_elapsed = nullptr;
     struct

@@ -2,6 +2,8 @@
 // The window on a real Redis Cluster (three primaries on loopback ports): the key browser holds
 // every node's keys, the status line names the cluster, a key says its slot and node, the locks
 // panel reads locks on every node; pictured in both palettes.
+#include "clusterkeys.h"
+#include "clusterrouter.h"
 #include "clustertopology.h"
 #include "consolepanel.h"
 #include "format.h"
@@ -145,6 +147,49 @@ void TstClusterWindow::consoleKeepsScriptsToOneSlot()
     QCOMPARE(result.at(0).bytes(), QByteArray("3"));
     QCOMPARE(result.at(1).bytes(), QByteArray("3b"));
     screenshots::save(w->grab().toImage(), QStringLiteral("cluster-console.png"));
+
+    // "Run on": a script without keys runs on the chosen primary (its own run id answers), a
+    // script whose keys live elsewhere is not sent.
+    QComboBox *picker = console->nodePicker();
+    QVERIFY(picker->isVisible());
+    QCOMPARE(picker->count(), 4); // where the keys live, and the three primaries
+    const QList<quint16> primaries = m_cluster.primaryPorts();
+    for (quint16 port : primaries) {
+        const QString address = QStringLiteral("127.0.0.1:%1").arg(port);
+        QVERIFY2(console->chooseNode(address), qPrintable(address));
+        console->editor()->setPlainText(QStringLiteral("return redis.call('INFO', 'server')"));
+        console->setKeys({});
+        console->run();
+        QTRY_VERIFY_WITH_TIMEOUT(!console->isRunning(), 10000);
+        const QByteArray info = console->resultModel()->result().bytes();
+        const QByteArray portLine = QByteArray("tcp_port:") + QByteArray::number(port);
+        QVERIFY2(info.contains(portLine), qPrintable(console->noticeText()));
+    }
+    // The last primary chosen; a key owned by another is refused before sending.
+    QByteArray elsewhere;
+    for (int i = 0; elsewhere.isEmpty(); ++i) {
+        const QByteArray key = "probe:" + QByteArray::number(i);
+        const cluster::Node *owner = w->client()->cluster()->ownerOf(int(cluster::keySlot(key)));
+        if (owner && owner->address.port != primaries.last())
+            elsewhere = key;
+    }
+    console->editor()->setPlainText(QStringLiteral("return redis.call('EXISTS', KEYS[1])"));
+    console->setKeys({elsewhere});
+    console->run();
+    QVERIFY2(console->noticeText().startsWith(QStringLiteral("Not sent: the KEYS live in slot")),
+             qPrintable(console->noticeText()));
+    QVERIFY(!console->isRunning());
+    // Back to where the keys live: it runs.
+    QVERIFY(console->chooseNode(QString()));
+    console->run();
+    QTRY_VERIFY_WITH_TIMEOUT(!console->isRunning(), 10000);
+    QCOMPARE(console->resultModel()->result(), RedisValue::integer(0));
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-console-node.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents();
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-console-node-dark.png"));
+    theme::apply(theme::Theme::Light);
+    QCoreApplication::processEvents();
 }
 
 // The same seed without cluster mode: one node's keys, and the status line says why.
