@@ -2,6 +2,7 @@
 #pragma once
 
 #include "connectionprofile.h"
+#include "locksreader.h"
 #include "patterns.h"
 #include "pollingreader.h"
 #include "redlock.h"
@@ -27,10 +28,11 @@ class RedlockReader : public PollingReader
 {
     Q_OBJECT
 public:
-    static constexpr int kMaxLocks = 500;
-    static constexpr int kBatch = 100;
-    static constexpr int kValueBytes = 256;
-    static constexpr int kRefreshMs = 3000;
+    // The bounds and pace of the locks panel's own reader.
+    static constexpr int kMaxLocks = LocksReader::kMaxLocks;
+    static constexpr int kBatch = LocksReader::kBatch;
+    static constexpr int kValueBytes = LocksReader::kValueBytes;
+    static constexpr int kRefreshMs = LocksReader::kRefreshMs;
     static constexpr int kDiscoverKeys = 10000;
     static constexpr int kDiscoverEvery = 10;
 

@@ -60,12 +60,16 @@ struct ConnectionProfile
     // scans walk every primary (ClusterRouter).
     bool cluster = false;
     bool clusterKeepSeedHost = false; // reach every node at the seed's host, on its announced port
+    // The window's scan walks one replica of each primary (READONLY) instead of the primaries.
+    bool clusterScanReplicas = false;
+    // Sentinel (below): inspect through a healthy replica of the master (the freshest the
+    // sentinels list) instead of its primary; such a connection is read-only. Without one that is
+    // healthy: the primary.
+    bool sentinelReplica = false;
     // More seed nodes ("host:port"), tried in turn when host:port does not answer: a cluster
     // whose first node is down is still reached. After a failure the connection moves on to the
     // next; a round over all of them without a connection is one failure.
     QStringList clusterSeeds;
-    // The window's scan walks one replica of each primary (READONLY) instead of the primaries.
-    bool clusterScanReplicas = false;
     int connectTimeoutMs = 5000;
     int commandTimeoutMs = 10000;
     QString clientName = QStringLiteral("redislens");
@@ -82,9 +86,6 @@ struct ConnectionProfile
     QString sentinelMaster;
     QString sentinelUsername;
     QString sentinelPassword; // secret: memory only, like the password
-    // Inspect through a healthy replica of the master (the freshest the sentinels list) instead of
-    // its primary; such a connection is read-only. Without one that is healthy: the primary.
-    bool sentinelReplica = false;
     bool usesSentinel() const { return !sentinelMaster.isEmpty(); }
     // Redlock: the other independent primaries ("host:port") of the Redlock set this server is one
     // of, reached with the same credentials, TLS and tunnel. The locks panel reads every lock on
