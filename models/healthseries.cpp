@@ -222,7 +222,14 @@ QList<HealthSeries::Fact> HealthSeries::facts() const
     out.append({tr("Version"), version, {}});
 
     QString role = i.text("role");
-    if (role == QLatin1String("master")) {
+    const int merged = i.mergedNodes();
+    if (merged > 0) {
+        // A cluster's primaries read as one: how many, and their replicas together.
+        role = tr("%n primaries, merged", nullptr, merged);
+        const qint64 replicas = i.integer("connected_slaves", 0);
+        if (replicas > 0)
+            role += tr(", %n replica(s)", nullptr, int(replicas));
+    } else if (role == QLatin1String("master")) {
         const qint64 replicas = i.integer("connected_slaves", 0);
         if (replicas > 0)
             role += tr(", %n replica(s)", nullptr, int(replicas));
@@ -233,7 +240,10 @@ QList<HealthSeries::Fact> HealthSeries::facts() const
     out.append({tr("Role"), role, {}});
 
     const qint64 uptime = i.integer("uptime_in_seconds");
-    out.append({tr("Uptime"), uptime >= 0 ? format::duration(uptime * 1000) : tr("unknown"), {}});
+    QString up = uptime >= 0 ? format::duration(uptime * 1000) : tr("unknown");
+    if (merged > 0 && uptime >= 0)
+        up = tr("%1 (the youngest node)").arg(up);
+    out.append({tr("Uptime"), up, {}});
 
     const qint64 maxmemory = i.integer("maxmemory", 0);
     QString policy = i.has("maxmemory_policy") ? i.text("maxmemory_policy") : tr("unknown");

@@ -1,6 +1,47 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "serverinfo.h"
 
+#include <QMap>
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+namespace {
+
+// The fields of merged() that add up across servers.
+const char *const kSummed[] = {
+    "used_memory",
+    "used_memory_rss",
+    "used_memory_peak",
+    "used_memory_dataset",
+    "connected_clients",
+    "blocked_clients",
+    "connected_slaves",
+    "total_connections_received",
+    "rejected_connections",
+    "total_commands_processed",
+    "instantaneous_ops_per_sec",
+    "total_net_input_bytes",
+    "total_net_output_bytes",
+    "keyspace_hits",
+    "keyspace_misses",
+    "expired_keys",
+    "evicted_keys",
+    "total_error_replies",
+    "rdb_changes_since_last_save",
+    "rdb_saves",
+};
+
+// The fields of merged() whose smallest value stands for all.
+const char *const kYoungest[] = {"uptime_in_seconds", "uptime_in_days", "rdb_last_save_time"};
+
+bool isOneOf(const QByteArray &name, const char *const *begin, const char *const *end)
+{
+    return std::any_of(begin, end, [&name](const char *n) { return name == n; });
+}
+
+} // namespace
+
 ServerInfo ServerInfo::parse(const QByteArray &text, qint64 capturedAtMs)
 {
     ServerInfo info;
@@ -121,5 +162,108 @@ QList<KeyspaceDb> ServerInfo::keyspace() const
         }
         out.append(d);
     }
+    return out;
+}
+
+ServerInfo ServerInfo::merged(const QList<ServerInfo> &parts)
+{
+    if (parts.isEmpty())
+        return {};
+    const ServerInfo &first = parts.constFirst();
+    auto all = [&parts](const QByteArray &name, auto &&combine, qint64 start) {
+        qint64 out = start;
+        for (const ServerInfo &p : parts)
+            out = combine(out, p.integer(name, 0));
+        return out;
+    };
+    auto mergedValue = [&](const QByteArray &name) -> QByteArray {
+        if (isOneOf(name, std::begin(kSummed), std::end(kSummed)))
+            return QByteArray::number(all(
+                name, [](qint64 a, qint64 b) { return a + b; }, 0));
+        if (isOneOf(name, std::begin(kYoungest), std::end(kYoungest)))
+            return QByteArray::number(all(
+                name, [](qint64 a, qint64 b) { return std::min(a, b); }, std::numeric_limits<qint64>::max()));
+        if (name == "maxmemory") {
+            const bool everyLimited = std::all_of(parts.begin(), parts.end(),
+                                                  [](const ServerInfo &p) { return p.integer("maxmemory", 0) > 0; });
+            return everyLimited ? QByteArray::number(all(
+                       name, [](qint64 a, qint64 b) { return a + b; }, 0))
+                                : QByteArray("0");
+        }
+        if (name == "aof_enabled")
+            return QByteArray::number(all(
+                name, [](qint64 a, qint64 b) { return std::max(a, b); }, 0));
+        if (name == "run_id") {
+            QList<QByteArray> ids;
+            for (const ServerInfo &p : parts)
+                ids.append(p.value(name));
+            return ids.join(',');
+        }
+        if (name == "rdb_last_bgsave_status" || name == "aof_last_bgrewrite_status") {
+            for (const ServerInfo &p : parts)
+                if (p.has(name) && p.value(name) != "ok")
+                    return p.value(name);
+            return first.value(name);
+        }
+        return first.value(name);
+    };
+
+    ServerInfo out;
+    for (const ServerInfo &p : parts)
+        out.m_capturedAtMs = std::max(out.m_capturedAtMs, p.m_capturedAtMs);
+    auto add = [&out](const QByteArray &section, const QByteArray &name, const QByteArray &value) {
+        if (!out.m_sections.contains(section))
+            out.m_sections.append(section);
+        out.m_byName.insert(name, out.m_fields.size());
+        out.m_fields.append(Field{section, name, value});
+    };
+
+    // Keys per database over every part: a database may be on some parts only.
+    QMap<int, KeyspaceDb> dbs;
+    QMap<int, double> ttlWeight; // avg_ttl × expires, for the weighted mean
+    for (const ServerInfo &p : parts) {
+        for (const KeyspaceDb &d : p.keyspace()) {
+            KeyspaceDb &m = dbs[d.db];
+            m.db = d.db;
+            m.keys += d.keys;
+            m.expires += d.expires;
+            ttlWeight[d.db] += double(d.avgTtlMs) * double(d.expires);
+        }
+    }
+
+    bool keyspaceDone = false;
+    auto addKeyspace = [&](const QByteArray &section) {
+        keyspaceDone = true;
+        if (!out.m_sections.contains(section))
+            out.m_sections.append(section);
+        for (const KeyspaceDb &d : std::as_const(dbs)) {
+            const qint64 avg = d.expires > 0 ? qint64(ttlWeight.value(d.db) / double(d.expires)) : 0;
+            add(section, "db" + QByteArray::number(d.db),
+                "keys=" + QByteArray::number(d.keys) + ",expires=" + QByteArray::number(d.expires)
+                    + ",avg_ttl=" + QByteArray::number(avg));
+        }
+    };
+    for (const QByteArray &section : first.m_sections) {
+        if (section.compare("Keyspace", Qt::CaseInsensitive) == 0) {
+            addKeyspace(section);
+            continue;
+        }
+        if (!out.m_sections.contains(section))
+            out.m_sections.append(section);
+    }
+    for (const Field &f : first.m_fields) {
+        const bool inKeyspace = f.section.compare("Keyspace", Qt::CaseInsensitive) == 0
+            || (f.section.isEmpty() && f.name.startsWith("db"));
+        if (inKeyspace)
+            continue;
+        add(f.section, f.name, f.name == "mem_fragmentation_ratio" ? QByteArray() : mergedValue(f.name));
+    }
+    if (!keyspaceDone && !dbs.isEmpty())
+        addKeyspace("Keyspace");
+    const qint64 used = out.integer("used_memory", 0);
+    const qint64 rss = out.integer("used_memory_rss", 0);
+    if (const auto it = out.m_byName.constFind("mem_fragmentation_ratio"); it != out.m_byName.constEnd())
+        out.m_fields[*it].value = used > 0 ? QByteArray::number(double(rss) / double(used), 'f', 2) : QByteArray();
+    add("RedisLens", "merged_nodes", QByteArray::number(parts.size()));
     return out;
 }

@@ -33,6 +33,16 @@ public:
     // Parses the bulk reply of INFO [section...]. Lines that are neither "# Section" nor
     // "name:value" are skipped; the last value wins when a name repeats.
     static ServerInfo parse(const QByteArray &text, qint64 capturedAtMs = 0);
+    // Several servers read as one (a cluster's primaries): what adds up is summed (memory,
+    // clients, replicas, the counters of commands, bytes, hits, misses, expired and evicted keys
+    // and errors, keys and expires per database), maxmemory too when every part has a limit (else
+    // 0: no limit), the fragmentation ratio is recomputed from the sums, the uptime and the last
+    // save are the youngest part's, run_id joins every part's (any part's restart is a restart),
+    // a failed background save wins over "ok"; anything else is the first part's. The field
+    // merged_nodes (section "RedisLens") counts the parts; capturedAtMs is the latest part's.
+    static ServerInfo merged(const QList<ServerInfo> &parts);
+    // How many servers merged() read as this one; 0 for one server's own INFO.
+    int mergedNodes() const { return int(integer("merged_nodes", 0)); }
 
     bool isEmpty() const { return m_fields.isEmpty(); }
     qint64 capturedAtMs() const { return m_capturedAtMs; }

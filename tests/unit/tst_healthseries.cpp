@@ -417,6 +417,40 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("ago (err) · 1,234 changes not saved")), qPrintable(text));
     }
 
+    // A cluster's primaries as one server: the facts say so, rates are the sum of the nodes'
+    // and one node's restart is a reset of the whole.
+    void mergedNodes()
+    {
+        HealthSeries h;
+        const QByteArray other = "b5a6a8525f9ac833597198840bae5acd6474a884";
+        auto round = [&](qint64 ms, qint64 commandsA, qint64 commandsB, const QByteArray &runB) {
+            return ServerInfo::merged(
+                {info(ms, {{"total_commands_processed", n(commandsA)}, {"connected_slaves", "1"}}),
+                 info(ms,
+                      {{"total_commands_processed", n(commandsB)},
+                       {"run_id", runB},
+                       {"connected_slaves", "1"},
+                       {"uptime_in_seconds", "40"}})});
+        };
+        QVERIFY(h.addSample(round(kStartMs, 1000, 5000, other)));
+        QHash<QString, QString> facts;
+        for (const HealthSeries::Fact &f : h.facts())
+            facts.insert(f.label, f.value);
+        QCOMPARE(facts.value(QStringLiteral("Role")), QStringLiteral("2 primaries, merged, 2 replica(s)"));
+        QCOMPARE(facts.value(QStringLiteral("Uptime")), QStringLiteral("40 s (the youngest node)"));
+        QCOMPARE(facts.value(QStringLiteral("Keyspace")), QStringLiteral("db0: 24 keys, 6 expires"));
+        QCOMPARE(lastOf(h, Series::ConnectedClients), 6.0);
+
+        // One second later: 100 more commands on one node, 300 on the other.
+        QVERIFY(h.addSample(round(kStartMs + 1000, 1100, 5300, other)));
+        QCOMPARE(lastOf(h, Series::OpsPerSec), 400.0);
+        QCOMPARE(h.resetCount(), 0);
+        // The second node restarted (another run id): no rate across it.
+        QVERIFY(h.addSample(round(kStartMs + 2000, 1200, 5400, "c5a6a8525f9ac833597198840bae5acd6474a884")));
+        QCOMPARE(h.resetCount(), 1);
+        QVERIFY(std::isnan(lastOf(h, Series::OpsPerSec)));
+    }
+
     void recordedSamples_data()
     {
         QTest::addColumn<QString>("file");

@@ -268,6 +268,71 @@ private Q_SLOTS:
         QCOMPARE(thread[0].first, QByteArray("clients"));
         QCOMPARE(info.value("module").left(15), QByteArray("name=vectorset,"));
     }
+
+    // A cluster's primaries read as one server: sums, the youngest, a failed save, the keys of
+    // every database (one on a single part only) with their TTLs weighted by expires.
+    void mergedParts()
+    {
+        const ServerInfo a = ServerInfo::parse("# Server\r\nredis_version:7.0.15\r\nrun_id:aaa\r\n"
+                                               "uptime_in_seconds:500\r\nserver_time_usec:1000\r\n"
+                                               "# Clients\r\nconnected_clients:3\r\nblocked_clients:1\r\n"
+                                               "# Memory\r\nused_memory:1000\r\nused_memory_rss:3000\r\n"
+                                               "mem_fragmentation_ratio:3.00\r\nmaxmemory:4000\r\n"
+                                               "maxmemory_policy:allkeys-lru\r\n"
+                                               "# Persistence\r\nrdb_last_bgsave_status:ok\r\naof_enabled:0\r\n"
+                                               "# Stats\r\ntotal_commands_processed:10\r\nkeyspace_hits:7\r\n"
+                                               "# Replication\r\nrole:master\r\nconnected_slaves:1\r\n"
+                                               "# Keyspace\r\ndb0:keys=10,expires=2,avg_ttl=1000\r\n",
+                                               100);
+        const ServerInfo b = ServerInfo::parse("# Server\r\nredis_version:7.0.15\r\nrun_id:bbb\r\n"
+                                               "uptime_in_seconds:20\r\nserver_time_usec:2000\r\n"
+                                               "# Clients\r\nconnected_clients:4\r\nblocked_clients:0\r\n"
+                                               "# Memory\r\nused_memory:3000\r\nused_memory_rss:3000\r\n"
+                                               "mem_fragmentation_ratio:1.00\r\nmaxmemory:0\r\n"
+                                               "maxmemory_policy:noeviction\r\n"
+                                               "# Persistence\r\nrdb_last_bgsave_status:err\r\naof_enabled:1\r\n"
+                                               "# Stats\r\ntotal_commands_processed:5\r\nkeyspace_hits:1\r\n"
+                                               "# Replication\r\nrole:master\r\nconnected_slaves:1\r\n"
+                                               "# Keyspace\r\ndb0:keys=30,expires=6,avg_ttl=3000\r\n"
+                                               "db1:keys=1,expires=0,avg_ttl=0\r\n",
+                                               300);
+        const ServerInfo m = ServerInfo::merged({a, b});
+        QCOMPARE(m.mergedNodes(), 2);
+        QCOMPARE(a.mergedNodes(), 0);
+        QCOMPARE(m.capturedAtMs(), qint64(300));
+        QCOMPARE(m.integer("connected_clients"), qint64(7));
+        QCOMPARE(m.integer("blocked_clients"), qint64(1));
+        QCOMPARE(m.integer("used_memory"), qint64(4000));
+        QCOMPARE(m.integer("used_memory_rss"), qint64(6000));
+        QCOMPARE(m.value("mem_fragmentation_ratio"), QByteArray("1.50"));
+        QCOMPARE(m.integer("maxmemory"), qint64(0)); // one part has no limit: neither has the whole
+        QCOMPARE(m.value("maxmemory_policy"), QByteArray("allkeys-lru"));
+        QCOMPARE(m.integer("total_commands_processed"), qint64(15));
+        QCOMPARE(m.integer("keyspace_hits"), qint64(8));
+        QCOMPARE(m.integer("connected_slaves"), qint64(2));
+        QCOMPARE(m.integer("uptime_in_seconds"), qint64(20));
+        QCOMPARE(m.integer("server_time_usec"), qint64(1000));
+        QCOMPARE(m.value("run_id"), QByteArray("aaa,bbb"));
+        QCOMPARE(m.value("rdb_last_bgsave_status"), QByteArray("err"));
+        QCOMPARE(m.integer("aof_enabled"), qint64(1));
+        QCOMPARE(m.value("role"), QByteArray("master"));
+        const QList<KeyspaceDb> dbs = m.keyspace();
+        QCOMPARE(dbs.size(), 2);
+        QCOMPARE(dbs[0].keys, qint64(40));
+        QCOMPARE(dbs[0].expires, qint64(8));
+        QCOMPARE(dbs[0].avgTtlMs, qint64(2500)); // (1000×2 + 3000×6) / 8
+        QCOMPARE(dbs[1].db, 1);
+        QCOMPARE(dbs[1].keys, qint64(1));
+        QVERIFY(m.hasSection("Keyspace"));
+        QCOMPARE(m.section("Memory").size(), 5);
+
+        // Both limited: the limits add up. One part alone is itself, counted.
+        const ServerInfo limited = ServerInfo::parse("# Memory\r\nmaxmemory:100\r\n");
+        QCOMPARE(ServerInfo::merged({limited, limited}).integer("maxmemory"), qint64(200));
+        QCOMPARE(ServerInfo::merged({a}).integer("connected_clients"), qint64(3));
+        QCOMPARE(ServerInfo::merged({a}).mergedNodes(), 1);
+        QVERIFY(ServerInfo::merged({}).isEmpty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TstServerInfo)
