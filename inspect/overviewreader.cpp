@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QTimer>
 #include <algorithm>
+#include <utility>
 
 OverviewReader::OverviewReader(RedisClient *client, QObject *parent)
     : QObject(parent), m_client(client), m_timer(new QTimer(this))
@@ -57,8 +58,97 @@ void OverviewReader::onClientReady()
         refresh();
 }
 
+void OverviewReader::setMergedNodes(const QList<RedisClient *> &nodes)
+{
+    for (const QPointer<RedisClient> &n : std::as_const(m_nodes))
+        if (n)
+            disconnect(n, &RedisClient::stateChanged, this, nullptr);
+    m_nodes.clear();
+    for (RedisClient *n : nodes) {
+        m_nodes.append(n);
+        // A round that waits for nodes still connecting goes on once they are up or have failed.
+        // (A round in flight needs nothing: a lost connection fails its requests, which fails
+        // the round.)
+        connect(n, &RedisClient::stateChanged, this, [this] {
+            if (std::exchange(m_waitingForNodes, false))
+                refresh();
+        });
+    }
+    ++m_generation;
+    m_pending = 0;
+    m_waitingForNodes = false;
+}
+
+QString OverviewReader::nodeName(const RedisClient *client)
+{
+    const ConnectionProfile &p = client->profile();
+    return p.host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2").arg(p.host).arg(p.port)
+                                             : QStringLiteral("%1:%2").arg(p.host).arg(p.port);
+}
+
+void OverviewReader::refreshMerged()
+{
+    if (m_pending > 0)
+        return;
+    for (const QPointer<RedisClient> &n : std::as_const(m_nodes)) {
+        if (n && (n->state() == RedisClient::State::Connecting || n->state() == RedisClient::State::Disconnected)) {
+            // Connected on demand (the router's connections are): this round waits for it.
+            m_waitingForNodes = true;
+            return;
+        }
+    }
+    for (const QPointer<RedisClient> &n : std::as_const(m_nodes)) {
+        if (!n || !n->isReady()) {
+            const QString who = n ? nodeName(n) : tr("a node");
+            Q_EMIT infoFailed(RedisError::make(RedisError::Kind::NotConnected, tr("%1 is not connected").arg(who)),
+                              QDateTime::currentMSecsSinceEpoch());
+            return;
+        }
+    }
+    const int generation = m_generation;
+    m_parts = QList<ServerInfo>(m_nodes.size());
+    m_roundError = {};
+    m_pending = int(m_nodes.size());
+    for (int i = 0; i < m_nodes.size(); ++i)
+        m_nodes.at(i)->send(RedisCommand{"INFO"}, this,
+                            [this, generation, i](const RedisReply &reply) { onNodeInfo(generation, i, reply); });
+}
+
+void OverviewReader::onNodeInfo(int generation, int node, const RedisReply &reply)
+{
+    if (generation != m_generation)
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (RedisError error = reply.firstError()) {
+        if (!m_roundError) {
+            const RedisClient *n = m_nodes.value(node);
+            error.message = tr("%1: %2").arg(n ? nodeName(n) : tr("a node"), error.message);
+            m_roundError = error;
+        }
+    } else if (!reply.value().isString()) {
+        if (!m_roundError)
+            m_roundError = RedisError::make(RedisError::Kind::Protocol, tr("INFO returned no text"));
+    } else {
+        m_parts[node] = ServerInfo::parse(reply.value().bytes(), now);
+    }
+    if (--m_pending > 0)
+        return;
+    if (m_roundError)
+        Q_EMIT infoFailed(m_roundError, now);
+    else
+        Q_EMIT infoAvailable(ServerInfo::merged(m_parts));
+}
+
 void OverviewReader::refresh()
 {
+    if (!m_nodes.isEmpty()) {
+        if (!m_client || !m_client->isReady())
+            return;
+        if (!m_configRead && m_configRequest == 0)
+            readConfig();
+        refreshMerged();
+        return;
+    }
     if (!m_client || !m_client->isReady() || m_infoRequest != 0)
         return;
     if (!m_configRead && m_configRequest == 0)

@@ -6,6 +6,7 @@
 #include "serverinfo.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QObject>
 #include <QPointer>
 
@@ -33,6 +34,13 @@ public:
     bool isPolling() const;
     // One INFO now, unless one is on the wire or the client is not ready.
     void refresh();
+    // Reads these servers (a cluster's primaries) as one: every round sends INFO to each and
+    // emits their ServerInfo::merged() once all have answered, or infoFailed naming the first
+    // that could not (a node down fails the round: a sum missing a node would read as a drop).
+    // A round waits for nodes still connecting.
+    // The settings are still the first client's. An empty list reads the client alone again.
+    void setMergedNodes(const QList<RedisClient *> &nodes);
+    int mergedNodeCount() const { return int(m_nodes.size()); }
 
 Q_SIGNALS:
     // A parsed INFO; capturedAtMs() is when the reply arrived.
@@ -49,10 +57,21 @@ private:
     void readConfig();
     void onConfig(const RedisReply &reply);
     void onInfo(const RedisReply &reply, qint64 receivedAtMs);
+    void refreshMerged();
+    void onNodeInfo(int generation, int node, const RedisReply &reply);
+    static QString nodeName(const RedisClient *client);
 
     QPointer<RedisClient> m_client;
     QTimer *m_timer;
     RequestId m_infoRequest = 0;
     RequestId m_configRequest = 0;
     bool m_configRead = false;
+    // Merged reads: one round at a time; another set of nodes starts a new generation, whose
+    // rounds ignore the replies of older ones.
+    QList<QPointer<RedisClient>> m_nodes;
+    QList<ServerInfo> m_parts;
+    RedisError m_roundError;
+    int m_generation = 0;
+    int m_pending = 0;
+    bool m_waitingForNodes = false;
 };

@@ -81,6 +81,7 @@ private Q_SLOTS:
     void readOnlyConnection();
     void restartStartsNewEpoch();
     void readersReadOnceWithoutWidgets();
+    void overviewMergesServers();
 
 private:
     void sleeps(int n, const QByteArray &seconds = "0.01");
@@ -417,6 +418,52 @@ void TestSlowlog::readersReadOnceWithoutWidgets()
     QVERIFY(history.wait(kWaitMs));
     QVERIFY(!history.first().at(1).value<QList<LatencySample>>().isEmpty());
     m_server.command({"CONFIG", "SET", "latency-monitor-threshold", "0"});
+}
+
+// The overview of several servers as one (a cluster's primaries): their keys and clients add up;
+// a server that stops fails the round with its address, and the next round after it is back
+// merges again.
+void TestSlowlog::overviewMergesServers()
+{
+    TestServer second;
+    QString error;
+    QVERIFY2(second.start(&error), qPrintable(error));
+    auto other = connectedClient(second.profile());
+    QVERIFY(other);
+    m_server.pipeline({{"SET", "a", "1"}, {"SET", "b", "2", "EX", "100"}});
+    second.pipeline({{"SET", "c", "3"}, {"SET", "d", "4"}, {"SET", "e", "5", "EX", "100"}});
+
+    OverviewReader overview(m_client.get());
+    overview.setMergedNodes({m_client.get(), other.get()});
+    QCOMPARE(overview.mergedNodeCount(), 2);
+    QSignalSpy info(&overview, &OverviewReader::infoAvailable);
+    QSignalSpy failed(&overview, &OverviewReader::infoFailed);
+    overview.refresh();
+    QVERIFY(info.wait(kWaitMs));
+    auto merged = info.takeFirst().first().value<ServerInfo>();
+    QCOMPARE(merged.mergedNodes(), 2);
+    QCOMPARE(merged.keyspace().size(), 1);
+    QCOMPARE(merged.keyspace().first().keys, qint64(5));
+    QCOMPARE(merged.keyspace().first().expires, qint64(2));
+    QVERIFY(merged.integer("connected_clients") >= 2); // at least the two readers' own
+    QVERIFY(merged.value("run_id").contains(','));
+
+    // The second server goes away: the round fails, naming it.
+    second.server().stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!other->isReady(), kWaitMs);
+    overview.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), kWaitMs);
+    const auto why = failed.first().first().value<RedisError>();
+    QVERIFY2(why.message.contains(QStringLiteral("127.0.0.1:%1").arg(second.port())), qPrintable(why.message));
+    QVERIFY(info.isEmpty());
+
+    // Back alone: the reader reads its one client again.
+    overview.setMergedNodes({});
+    overview.refresh();
+    QVERIFY(info.wait(kWaitMs));
+    merged = info.takeFirst().first().value<ServerInfo>();
+    QCOMPARE(merged.mergedNodes(), 0);
+    QCOMPARE(merged.keyspace().first().keys, qint64(2));
 }
 
 QTEST_MAIN(TestSlowlog)
