@@ -44,10 +44,27 @@ void SlowlogModel::judgeRow(Row &row) const
 
 int SlowlogModel::append(const QList<SlowlogEntry> &entries, int epoch)
 {
+    return appendFrom(0, entries, epoch);
+}
+
+void SlowlogModel::setSourceNames(const QStringList &names)
+{
+    m_sourceNames = names;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, NodeColumn), index(rowCount() - 1, NodeColumn));
+}
+
+int SlowlogModel::appendFrom(int source, const QList<SlowlogEntry> &entries, int epoch)
+{
     REDISLENS_ASSERT_OWN_THREAD(this);
+    if (source < 0)
+        return 0;
+    if (m_marks.size() <= source)
+        m_marks.resize(source + 1, {-1, -1});
+    const auto [lastEpoch, lastId] = m_marks.at(source);
     QList<SlowlogEntry> fresh;
     for (const SlowlogEntry &e : entries) {
-        if (epoch > m_lastEpoch || (epoch == m_lastEpoch && e.id > m_lastId))
+        if (epoch > lastEpoch || (epoch == lastEpoch && e.id > lastId))
             fresh.append(e);
     }
     if (fresh.isEmpty())
@@ -75,19 +92,22 @@ int SlowlogModel::append(const QList<SlowlogEntry> &entries, int epoch)
         Row row;
         row.entry = e;
         row.epoch = epoch;
+        row.source = source;
         row.text = slowlog::displayText(e, kDisplayArgBytes, kDisplayChars);
         judgeRow(row);
         m_rows.push_back(std::move(row));
     }
     endInsertRows();
-    m_lastEpoch = epoch;
-    m_lastId = fresh.constLast().id;
+    m_marks[source] = {epoch, fresh.constLast().id};
+    if (source != 0)
+        m_manySources = true;
     m_aggregate->update(fresh, removed);
     return int(fresh.size());
 }
 
 void SlowlogModel::clear()
 {
+    m_manySources = false;
     if (m_rows.empty())
         return;
     beginResetModel();
@@ -133,9 +153,20 @@ SlowlogVerdict SlowlogModel::verdictAt(int row) const
     return SlowlogVerdict{r.flag, r.reason};
 }
 
-int SlowlogModel::rowOf(int epoch, qint64 id) const
+int SlowlogModel::rowOf(int epoch, qint64 id, int source) const
 {
-    // Rows are ordered by (epoch, id): binary search on the storage order.
+    if (m_manySources) {
+        // Rows of several sources are in the order they were read: a walk (at most capacity()).
+        for (std::size_t i = 0; i < m_rows.size(); ++i) {
+            const Row &r = m_rows[i];
+            if (r.source == source && r.epoch == epoch && r.entry.id == id)
+                return int(m_rows.size() - 1 - i);
+        }
+        return -1;
+    }
+    if (source != 0)
+        return -1;
+    // Rows of one source are ordered by (epoch, id): binary search on the storage order.
     const auto it = std::lower_bound(
         m_rows.begin(), m_rows.end(), std::make_pair(epoch, id),
         [](const Row &r, const std::pair<int, qint64> &k) { return std::make_pair(r.epoch, r.entry.id) < k; });
@@ -174,6 +205,7 @@ QVariant SlowlogModel::data(const QModelIndex &index, int role) const
         case ClientColumn: return QString::fromLatin1(e.clientAddress);
         case NameColumn: return bytesescape::escape(e.clientName);
         case FlagColumn: return slowlogflags::label(row.flag);
+        case NodeColumn: return m_sourceNames.value(row.source);
         }
         break;
     case SortRole:
@@ -216,6 +248,7 @@ QVariant SlowlogModel::data(const QModelIndex &index, int role) const
         break;
     case IdRole: return e.id;
     case EpochRole: return row.epoch;
+    case SourceRole: return row.source;
     case KeyRole: return e.hasKey() ? QVariant(e.key()) : QVariant();
     case SeverityRole: return int(SlowlogVerdict{row.flag, {}}.isProblem() ? Severity::Bad : Severity::None);
     case FlagRole: return int(row.flag);
@@ -238,6 +271,7 @@ QVariant SlowlogModel::headerData(int section, Qt::Orientation orientation, int 
     case ClientColumn: return tr("Client");
     case NameColumn: return tr("Name");
     case FlagColumn: return tr("Flag");
+    case NodeColumn: return tr("Node");
     }
     return {};
 }

@@ -7,6 +7,7 @@
 #include <QAbstractTableModel>
 #include <QColor>
 #include <QHash>
+#include <QStringList>
 #include <deque>
 
 class SlowlogAggregateModel;
@@ -15,6 +16,9 @@ class SlowlogAggregateModel;
 // default); older ones leave with one beginRemoveRows. Entries are unique by (epoch, id): a
 // batch may overlap what is held, only newer entries are added, with one beginInsertRows.
 // aggregate() is kept in step with what this model holds.
+// Several servers' logs (a cluster's primaries) share one model as sources, each with its own
+// watermark: entries are unique by (source, epoch, id) and arrive in the order they were read;
+// the node column names each entry's source.
 class SlowlogModel : public QAbstractTableModel, public RowTableRoles
 {
     Q_OBJECT
@@ -27,6 +31,7 @@ public:
         ClientColumn,
         NameColumn,
         FlagColumn,
+        NodeColumn, // the source's name; empty for one server
         ColumnCount
     };
     // KeyRole: the entry's key, exact bytes (invalid when it has none); SortRole: numbers for
@@ -37,6 +42,7 @@ public:
         FlagRole, // int (SlowlogFlag)
         DurationUsRole, // qint64
         TimestampRole, // qint64 seconds
+        SourceRole, // int
     };
     static constexpr int kDefaultCapacity = 10'000;
     static constexpr int kDisplayArgBytes = 48; // per argument in the table; the tooltip has it all
@@ -51,6 +57,11 @@ public:
     // Adds the entries newer than the newest held (in any order, duplicates ignored). Returns
     // how many were added.
     int append(const QList<SlowlogEntry> &entries, int epoch = 0);
+    // The same for one of several sources (0 is the one append() adds to).
+    int appendFrom(int source, const QList<SlowlogEntry> &entries, int epoch = 0);
+    // The names of the sources (their node addresses), for the node column.
+    void setSourceNames(const QStringList &names);
+    const QStringList &sourceNames() const { return m_sourceNames; }
     // Empties the view. The watermark stays, so entries already shown do not come back.
     void clear();
     // Element count of a key, from SCARD/HLEN/LLEN; re-judges the entries that read it.
@@ -62,7 +73,8 @@ public:
     const SlowlogEntry &entryAt(int row) const { return rowAt(row).entry; }
     SlowlogVerdict verdictAt(int row) const;
     int epochAt(int row) const { return rowAt(row).epoch; }
-    int rowOf(int epoch, qint64 id) const; // -1 when not held
+    int sourceAt(int row) const { return rowAt(row).source; }
+    int rowOf(int epoch, qint64 id, int source = 0) const; // -1 when not held
     SlowlogAggregateModel *aggregate() const { return m_aggregate; }
 
     static QString durationText(qint64 us) { return slowlogflags::durationText(us); }
@@ -77,6 +89,7 @@ private:
     {
         SlowlogEntry entry;
         int epoch = 0;
+        int source = 0;
         SlowlogFlag flag = SlowlogFlag::None;
         QString reason;
         QString text; // the command as the table shows it
@@ -86,8 +99,11 @@ private:
 
     std::deque<Row> m_rows; // oldest first; the view shows them newest first
     int m_capacity = kDefaultCapacity;
-    int m_lastEpoch = -1;
-    qint64 m_lastId = -1;
+    // Per source: the (epoch, id) of the newest entry held, {-1, -1} before the first.
+    QList<std::pair<int, qint64>> m_marks;
+    QStringList m_sourceNames;
+    bool m_manySources = false; // entries of more than one source held since the last clear
+
     QHash<QByteArray, qint64> m_keySizes;
     QColor m_problemColor = QColor(0xc6, 0x28, 0x28);
     SlowlogAggregateModel *m_aggregate;

@@ -91,6 +91,7 @@ private Q_SLOTS:
     void capacityDropsOldest();
     void clearKeepsWatermark();
     void epochsAfterRestart();
+    void severalSources();
     void displayAndRoles();
 
     void trackerFirstPage();
@@ -189,6 +190,50 @@ void TestSlowlogModel::clearKeepsWatermark()
     QCOMPARE(model.append(page(1, 5)), 0); // what was cleared does not come back
     QCOMPARE(model.append(page(1, 7)), 2);
     QCOMPARE(modelIds(model), (QList<qint64>{7, 6}));
+}
+
+// A cluster's primaries in one model: the same ids from two nodes are two entries, each node
+// keeps its own watermark, the node column names the source and rowOf finds each.
+void TestSlowlogModel::severalSources()
+{
+    SlowlogModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester aggregateTester(model.aggregate(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setSourceNames({QStringLiteral("127.0.0.1:7000"), QStringLiteral("127.0.0.1:7001")});
+    QCOMPARE(model.appendFrom(0, page(1, 5)), 5);
+    QCOMPARE(model.appendFrom(1, page(1, 3)), 3); // the same ids, another node
+    QCOMPARE(model.rowCount(), 8);
+    QCOMPARE(model.appendFrom(1, page(1, 3)), 0);
+    QCOMPARE(model.appendFrom(0, page(4, 6)), 1); // node 0's watermark is its own
+    QCOMPARE(model.appendFrom(1, page(2, 4)), 1);
+    QCOMPARE(model.rowCount(), 10);
+    // Newest read first.
+    QCOMPARE(model.sourceAt(0), 1);
+    QCOMPARE(model.entryAt(0).id, 4);
+    QCOMPARE(model.index(0, SlowlogModel::NodeColumn).data().toString(), QStringLiteral("127.0.0.1:7001"));
+    QCOMPARE(model.index(1, SlowlogModel::NodeColumn).data().toString(), QStringLiteral("127.0.0.1:7000"));
+    QCOMPARE(model.index(1, 0).data(SlowlogModel::SourceRole).toInt(), 0);
+    QCOMPARE(model.headerData(SlowlogModel::NodeColumn, Qt::Horizontal).toString(), QStringLiteral("Node"));
+    for (int source = 0; source < 2; ++source)
+        for (qint64 id = 1; id <= 3; ++id) {
+            const int row = model.rowOf(0, id, source);
+            QVERIFY(row >= 0);
+            QCOMPARE(model.sourceAt(row), source);
+            QCOMPARE(model.entryAt(row).id, id);
+        }
+    QCOMPARE(model.rowOf(0, 6, 1), -1);
+    QCOMPARE(model.aggregate()->countAt(0), 10);
+    // Cleared, each node's watermark stays.
+    model.clear();
+    QCOMPARE(model.appendFrom(0, page(1, 6)), 0);
+    QCOMPARE(model.appendFrom(1, page(1, 5)), 1);
+    QCOMPARE(model.rowOf(0, 5, 1), 0);
+    // One server alone has no node name.
+    SlowlogModel one;
+    one.append(page(1, 2));
+    QCOMPARE(one.index(0, SlowlogModel::NodeColumn).data().toString(), QString());
+    QCOMPARE(one.rowOf(0, 1, 1), -1);
+    QCOMPARE(one.rowOf(0, 1), 1);
 }
 
 void TestSlowlogModel::epochsAfterRestart()
