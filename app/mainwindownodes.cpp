@@ -17,6 +17,15 @@
 
 namespace {
 
+// The node bar's choice for "every primary, merged" where that is not the default.
+constexpr char kEveryPrimary[] = "*";
+
+// The panels that can read every primary as one, beside one node at a time.
+bool mergesNodes(const QString &panel)
+{
+    return panel == QLatin1String("overview") || panel == QLatin1String("slowlog");
+}
+
 bool readsPerNode(const QString &panel)
 {
     return panel == QLatin1String("overview") || panel == QLatin1String("slowlog") || panel == QLatin1String("memory");
@@ -60,7 +69,7 @@ void MainWindow::buildNodeBar(QWidget *parent)
 void MainWindow::updateNodeBar()
 {
     const QString panel = currentPanel();
-    const ClusterRouter *router = m_client->cluster();
+    ClusterRouter *router = m_client->cluster();
     const bool shown = router && readsPerNode(panel);
     m_nodeBar->setVisible(shown);
     if (!shown)
@@ -71,6 +80,9 @@ void MainWindow::updateNodeBar()
                               ? tr("Every primary (the keys of all, merged)")
                               : tr("The seed node (%1)").arg(m_client->profile().displayName()),
                           QString());
+    if (mergesNodes(panel))
+        m_nodePicker->addItem(tr("Every primary (%n merged)", nullptr, int(t.primaries().size())),
+                              QString::fromLatin1(kEveryPrimary));
     QList<cluster::Node> primaries = t.primaries();
     std::sort(primaries.begin(), primaries.end(),
               [](const cluster::Node &a, const cluster::Node &b) { return a.firstSlot() < b.firstSlot(); });
@@ -80,6 +92,16 @@ void MainWindow::updateNodeBar()
             m_nodePicker->addItem(nodeLabel(r, t), r.address.toString());
     }
     const QString chosen = m_panelNodes.value(panel);
+    if (chosen == QLatin1String(kEveryPrimary)) {
+        // The primaries of the slot map as it is now (after a failover, the promoted replicas).
+        QStringList names;
+        for (const cluster::Node &p : t.primaries())
+            names << p.address.toString();
+        if (panel == QLatin1String("overview") && m_overview)
+            m_overview->setMergedNodes(router->primaryClients());
+        else if (panel == QLatin1String("slowlog") && m_slowlog)
+            m_slowlog->setMergedNodes(router->primaryClients(), names);
+    }
     const int at = m_nodePicker->findData(chosen);
     if (at >= 0) {
         m_nodePicker->setCurrentIndex(at);
@@ -97,14 +119,17 @@ void MainWindow::chooseNode(const QString &panel, const QString &address)
     // Memory scans: its default and its nodes' connections are the scan connection's.
     RedisClient *source = panel == QLatin1String("memory") ? m_scanClient : m_client;
     ClusterRouter *router = source->cluster();
+    const bool every = address == QLatin1String(kEveryPrimary);
+    if (every && (!router || !mergesNodes(panel)))
+        return;
     cluster::Address a;
-    if (!address.isEmpty() && (!router || !cluster::parseAddress(address, &a) || a.isNull()))
+    if (!every && !address.isEmpty() && (!router || !cluster::parseAddress(address, &a) || a.isNull()))
         return;
     m_panelNodes.insert(panel, address);
-    if (!address.isEmpty())
+    if (!every && !address.isEmpty())
         source = router->clientFor(a);
     replacePanel(panel, makeServerPanel(panel, source));
-    updateNodeBar();
+    updateNodeBar(); // which gives a merged panel its nodes
 }
 
 Panel *MainWindow::makeServerPanel(const QString &name, RedisClient *client)

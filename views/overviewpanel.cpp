@@ -331,6 +331,23 @@ int OverviewPanel::pollInterval() const
     return m_reader->intervalMs();
 }
 
+void OverviewPanel::setMergedNodes(const QList<RedisClient *> &nodes)
+{
+    if (nodes == m_mergedNodes)
+        return;
+    m_mergedNodes = nodes;
+    m_reader->setMergedNodes(nodes);
+    // Sums over another set of nodes are another series: no line joins the two.
+    m_health->clear();
+    if (isActive())
+        m_reader->refresh();
+}
+
+int OverviewPanel::mergedNodeCount() const
+{
+    return m_reader->mergedNodeCount();
+}
+
 void OverviewPanel::activeChanged(bool active)
 {
     if (active) {

@@ -38,6 +38,11 @@ public:
 
     bool hasContent() const override;
 
+    // Charts these servers (a cluster's primaries) as one (OverviewReader::setMergedNodes); the
+    // same list again changes nothing, another starts the charts afresh.
+    void setMergedNodes(const QList<RedisClient *> &nodes);
+    int mergedNodeCount() const;
+
     // INFO every 'ms' milliseconds (default 1000, at least 100).
     void setPollInterval(int ms);
     int pollInterval() const;
@@ -104,6 +109,7 @@ private:
     QPointer<RedisClient> m_client;
     HealthSeries *m_health;
     OverviewReader *m_reader;
+    QList<RedisClient *> m_mergedNodes; // compared only, never followed
     QTimer *m_refreshTimer;
 
     QLabel *m_status = nullptr;

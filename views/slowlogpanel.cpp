@@ -38,29 +38,11 @@ QTableView *makeTable(QWidget *parent, const QString &name)
 } // namespace
 
 SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
-    : Panel(parent),
-      m_client(client),
-      m_model(new SlowlogModel(this)),
-      m_reader(new SlowlogReader(client, this)),
-      m_latency(new LatencyMonitor(client, this))
+    : Panel(parent), m_client(client), m_model(new SlowlogModel(this)), m_latency(new LatencyMonitor(client, this))
 {
     buildUi();
     applyStyle();
-
-    connect(m_reader, &SlowlogReader::entriesAvailable, this, &SlowlogPanel::onEntries);
-    connect(m_reader, &SlowlogReader::keySizeAvailable, m_model, &SlowlogModel::setKeySize);
-    connect(m_reader, &SlowlogReader::configAvailable, this, &SlowlogPanel::onConfig);
-    connect(m_reader, &SlowlogReader::errorChanged, this, &SlowlogPanel::onErrorChanged);
-    connect(m_reader, &SlowlogReader::polled, this, &SlowlogPanel::onPolled);
-    connect(m_reader, &SlowlogReader::resetDetected, this, [this] {
-        ++m_resets;
-        m_lastResetMs = QDateTime::currentMSecsSinceEpoch();
-        updateStatus();
-    });
-    connect(m_reader, &SlowlogReader::entriesMissed, this, [this](qint64 n) {
-        m_missed += n;
-        updateStatus();
-    });
+    addReader(client, 0, QString());
     // Flags change when key sizes arrive; the chart follows on its timer.
     connect(m_model, &QAbstractItemModel::dataChanged, this, &SlowlogPanel::scheduleReplot);
     connect(m_model, &QAbstractItemModel::modelReset, this, &SlowlogPanel::scheduleReplot);
@@ -71,6 +53,73 @@ SlowlogPanel::SlowlogPanel(RedisClient *client, QWidget *parent)
 }
 
 SlowlogPanel::~SlowlogPanel() = default;
+
+SlowlogReader *SlowlogPanel::addReader(RedisClient *client, int source, const QString &name)
+{
+    auto *reader = new SlowlogReader(client, this);
+    m_readers.append(Source{reader, source, name, {}, {}});
+    connect(reader, &SlowlogReader::entriesAvailable, this,
+            [this, source](const QList<SlowlogEntry> &entries, int epoch) { onEntries(source, entries, epoch); });
+    // Key sizes by name: a key lives on one node of a cluster.
+    connect(reader, &SlowlogReader::keySizeAvailable, m_model, &SlowlogModel::setKeySize);
+    connect(reader, &SlowlogReader::configAvailable, this,
+            [this, reader](const SlowlogConfig &config) { onConfig(reader, config); });
+    connect(reader, &SlowlogReader::errorChanged, this,
+            [this, reader](const RedisError &error) { onErrorChanged(reader, error); });
+    connect(reader, &SlowlogReader::polled, this, &SlowlogPanel::onPolled);
+    connect(reader, &SlowlogReader::resetDetected, this, [this] {
+        ++m_resets;
+        m_lastResetMs = QDateTime::currentMSecsSinceEpoch();
+        updateStatus();
+    });
+    connect(reader, &SlowlogReader::entriesMissed, this, [this](qint64 n) {
+        m_missed += n;
+        updateStatus();
+    });
+    return reader;
+}
+
+void SlowlogPanel::setMergedNodes(const QList<RedisClient *> &nodes, const QStringList &names)
+{
+    if (names == m_mergedNames || nodes.size() != names.size() || nodes.isEmpty())
+        return;
+    for (const Source &s : std::as_const(m_readers)) {
+        s.reader->stop();
+        s.reader->deleteLater();
+    }
+    m_readers.clear();
+    m_mergedNames = names;
+    // Source 0 stays the server read alone (unnamed); nodes are 1 on.
+    QStringList known = m_model->sourceNames();
+    if (known.isEmpty())
+        known.append(QString());
+    for (int i = 0; i < nodes.size(); ++i) {
+        qsizetype source = known.indexOf(names.at(i));
+        if (source <= 0) {
+            // A node never read before: a source of its own, with its own watermark.
+            source = known.size();
+            known.append(names.at(i));
+        }
+        SlowlogReader *reader = addReader(nodes.at(i), int(source), names.at(i));
+        if (isActive())
+            reader->start();
+    }
+    m_model->setSourceNames(known);
+    // One server's latency monitor would stand for all: the node bar picks a node for it.
+    m_latency->stop();
+    m_latency->hide();
+    m_table->setColumnHidden(SlowlogModel::NodeColumn, false);
+    m_table->sortByColumn(SlowlogModel::TimeColumn, Qt::DescendingOrder);
+    showSources();
+}
+
+SlowlogPanel::Source *SlowlogPanel::sourceOf(SlowlogReader *reader)
+{
+    for (Source &s : m_readers)
+        if (s.reader == reader)
+            return &s;
+    return nullptr;
+}
 
 void SlowlogPanel::buildUi()
 {
@@ -152,7 +201,8 @@ void SlowlogPanel::buildPlot()
         const auto &points = p == m_flaggedGraph ? m_flaggedPoints : m_normalPoints;
         if (dataIndex < 0 || dataIndex >= points.size())
             return;
-        const int row = m_model->rowOf(points.at(dataIndex).first, points.at(dataIndex).second);
+        const PointKey &k = points.at(dataIndex);
+        const int row = m_model->rowOf(k.epoch, k.id, k.source);
         if (row < 0)
             return;
         const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, SlowlogModel::CommandColumn));
@@ -187,6 +237,8 @@ void SlowlogPanel::buildTables()
     m_table->setColumnWidth(SlowlogModel::ClientColumn, digit * 18);
     m_table->setColumnWidth(SlowlogModel::NameColumn, digit * 12);
     m_table->setColumnWidth(SlowlogModel::FlagColumn, digit * 15);
+    m_table->setColumnWidth(SlowlogModel::NodeColumn, digit * 16);
+    m_table->setColumnHidden(SlowlogModel::NodeColumn, true); // one server: no node to name
     connect(m_table, &QAbstractItemView::activated, this, &SlowlogPanel::onActivated);
 
     m_aggregateProxy = new QSortFilterProxyModel(this);
@@ -233,10 +285,12 @@ void SlowlogPanel::changeEvent(QEvent *event)
 void SlowlogPanel::activeChanged(bool active)
 {
     if (active) {
-        m_reader->start();
+        for (const Source &s : std::as_const(m_readers))
+            s.reader->start();
         return;
     }
-    m_reader->stop();
+    for (const Source &s : std::as_const(m_readers))
+        s.reader->stop();
     // Replies still travelling are for a panel nobody looks at.
     m_latency->stop();
 }
@@ -270,9 +324,9 @@ QString SlowlogPanel::statusText() const
     return m_status->text();
 }
 
-void SlowlogPanel::onEntries(const QList<SlowlogEntry> &entries, int epoch)
+void SlowlogPanel::onEntries(int source, const QList<SlowlogEntry> &entries, int epoch)
 {
-    if (m_model->append(entries, epoch) > 0)
+    if (m_model->appendFrom(source, entries, epoch) > 0)
         scheduleReplot();
     updateStatus();
 }
@@ -288,24 +342,62 @@ void SlowlogPanel::onPolled()
     pollLatency();
 }
 
-void SlowlogPanel::onErrorChanged(const RedisError &error)
+void SlowlogPanel::onErrorChanged(SlowlogReader *reader, const RedisError &error)
 {
-    if (!error.isError()) {
-        m_errorText.clear();
-        m_error->hide();
+    Source *s = sourceOf(reader);
+    if (!s)
         return;
-    }
-    if (error.kind == RedisError::Kind::NoPerm)
-        m_errorText = tr("Slow log: needs +slowlog for user %1").arg(userName());
+    if (!error.isError())
+        s->error.clear();
+    else if (error.kind == RedisError::Kind::NoPerm)
+        s->error = tr("needs +slowlog for user %1").arg(userName());
     else
-        m_errorText = tr("Slow log: %1").arg(error.message.isEmpty() ? errorKindName(error.kind) : error.message);
-    m_error->setText(m_errorText);
-    m_error->setToolTip(error.message);
-    m_error->show();
+        s->error = error.message.isEmpty() ? errorKindName(error.kind) : error.message;
+    showSources();
 }
 
-void SlowlogPanel::onConfig(const SlowlogConfig &config)
+void SlowlogPanel::showSources()
 {
+    QStringList errors;
+    for (const Source &s : std::as_const(m_readers))
+        if (!s.error.isEmpty())
+            errors << (s.name.isEmpty() ? s.error : tr("%1: %2").arg(s.name, s.error));
+    if (errors.isEmpty()) {
+        m_errorText.clear();
+        m_error->hide();
+    } else {
+        m_errorText = tr("Slow log: %1").arg(errors.join(QStringLiteral("; ")));
+        m_error->setText(m_errorText);
+        m_error->setToolTip(errors.join(QLatin1Char('\n')));
+        m_error->show();
+    }
+
+    // One server: its settings. Several: theirs once when they agree, else each node's.
+    QStringList configs;
+    bool same = true;
+    for (const Source &s : std::as_const(m_readers)) {
+        if (s.config.isEmpty())
+            continue;
+        same = same && (configs.isEmpty() || s.config == m_readers.constFirst().config);
+        configs << (s.name.isEmpty() ? s.config : tr("%1: %2").arg(s.name, s.config));
+    }
+    if (m_readers.size() == 1 || configs.isEmpty())
+        m_configText = m_readers.constFirst().config;
+    else if (same && configs.size() == m_readers.size())
+        m_configText
+            = tr("%1 · on each of %n primaries", nullptr, int(m_readers.size())).arg(m_readers.constFirst().config);
+    else
+        m_configText = configs.join(QStringLiteral(" | "));
+    m_config->setText(m_configText);
+    m_config->setToolTip(configs.join(QLatin1Char('\n')));
+}
+
+void SlowlogPanel::onConfig(SlowlogReader *reader, const SlowlogConfig &config)
+{
+    Source *s = sourceOf(reader);
+    if (!s)
+        return;
+    QString &configText = s->config;
     if (config.known) {
         QString threshold;
         if (config.slowerThanUs < 0)
@@ -314,19 +406,19 @@ void SlowlogPanel::onConfig(const SlowlogConfig &config)
             threshold = tr("0 (every command is logged)");
         else
             threshold = tr("%1 µs (%2)").arg(config.slowerThanUs).arg(SlowlogModel::durationText(config.slowerThanUs));
-        m_configText = tr("slowlog-log-slower-than %1 · slowlog-max-len %2")
-                           .arg(threshold, format::count(quint64(qMax<qint64>(0, config.maxLength))));
+        configText = tr("slowlog-log-slower-than %1 · slowlog-max-len %2")
+                         .arg(threshold, format::count(quint64(qMax<qint64>(0, config.maxLength))));
     } else {
-        const RedisError &e = m_reader->configError();
+        const RedisError &e = reader->configError();
         if (e.kind == RedisError::Kind::NoPerm)
-            m_configText
+            configText
                 = tr("slowlog-log-slower-than and slowlog-max-len unknown: CONFIG GET needs +config|get for user %1")
                       .arg(userName());
         else
-            m_configText = tr("slowlog-log-slower-than and slowlog-max-len unknown%1")
-                               .arg(e.isError() ? QStringLiteral(": ") + e.message : QString());
+            configText = tr("slowlog-log-slower-than and slowlog-max-len unknown%1")
+                             .arg(e.isError() ? QStringLiteral(": ") + e.message : QString());
     }
-    m_config->setText(m_configText);
+    showSources();
 }
 
 void SlowlogPanel::updateStatus()
@@ -372,8 +464,7 @@ void SlowlogPanel::rebuildPlot()
         qint64 t;
         double ms;
         bool flagged;
-        int epoch;
-        qint64 id;
+        PointKey key;
     };
     QList<Point> points;
     const int rows = m_model->rowCount();
@@ -382,7 +473,7 @@ void SlowlogPanel::rebuildPlot()
         const SlowlogEntry &e = m_model->entryAt(r);
         // Log scale: a 0 µs entry (threshold 0) sits at 1 µs.
         points.append({e.timestamp, double(qMax<qint64>(1, e.durationUs)) / 1000.0, m_model->verdictAt(r).isProblem(),
-                       m_model->epochAt(r), e.id});
+                       PointKey{m_model->sourceAt(r), m_model->epochAt(r), e.id}});
     }
     std::stable_sort(points.begin(), points.end(), [](const Point &a, const Point &b) { return a.t < b.t; });
 
@@ -392,7 +483,7 @@ void SlowlogPanel::rebuildPlot()
     double minMs = 0, maxMs = 0;
     for (const Point &p : std::as_const(points)) {
         (p.flagged ? flagged : normal).append(QCPGraphData(double(p.t), p.ms));
-        (p.flagged ? m_flaggedPoints : m_normalPoints).append({p.epoch, p.id});
+        (p.flagged ? m_flaggedPoints : m_normalPoints).append(p.key);
         minMs = minMs == 0 ? p.ms : qMin(minMs, p.ms);
         maxMs = qMax(maxMs, p.ms);
     }

@@ -5,7 +5,9 @@
 #include "rediserror.h"
 #include "slowlog.h"
 
+#include <QList>
 #include <QPointer>
+#include <QStringList>
 
 class LatencyMonitor;
 class QCPGraph;
@@ -35,8 +37,16 @@ public:
 
     bool hasContent() const override { return m_hasContent; }
 
+    // Reads these servers' slow logs (a cluster's primaries, named by 'names') into one table
+    // with a node column, newest first by time; the latency monitor, which reads one server, is
+    // hidden. Called again with other nodes, what is shown stays: a node read before keeps its
+    // watermark, so nothing shows twice.
+    void setMergedNodes(const QList<RedisClient *> &nodes, const QStringList &names);
+    int mergedNodeCount() const { return int(m_mergedNames.size()); }
+
     SlowlogModel *model() const { return m_model; }
-    SlowlogReader *reader() const { return m_reader; }
+    // The reader of the server (the first node's when merged).
+    SlowlogReader *reader() const { return m_readers.constFirst().reader; }
     // The one-line reason the slow log cannot be shown; empty when it can.
     QString errorText() const;
     // "slowlog-log-slower-than 10 ms · slowlog-max-len 128", or why it is unknown.
@@ -60,10 +70,21 @@ private:
     void buildPlot();
     void buildTables();
     void applyStyle();
-    void onEntries(const QList<SlowlogEntry> &entries, int epoch);
+    struct Source
+    {
+        SlowlogReader *reader = nullptr;
+        int source = 0; // in the model
+        QString name; // empty for one server
+        QString config; // its configuration as the header says it
+        QString error; // why its log cannot be read; empty when it can
+    };
+    SlowlogReader *addReader(RedisClient *client, int source, const QString &name);
+    void onEntries(int source, const QList<SlowlogEntry> &entries, int epoch);
     void onPolled();
-    void onErrorChanged(const RedisError &error);
-    void onConfig(const SlowlogConfig &config);
+    void onErrorChanged(SlowlogReader *reader, const RedisError &error);
+    void onConfig(SlowlogReader *reader, const SlowlogConfig &config);
+    Source *sourceOf(SlowlogReader *reader);
+    void showSources();
     void onActivated(const QModelIndex &index);
     void scheduleReplot();
     void rebuildPlot();
@@ -73,7 +94,8 @@ private:
 
     RedisClient *m_client;
     SlowlogModel *m_model;
-    SlowlogReader *m_reader;
+    QList<Source> m_readers; // one, or one per node when merged
+    QStringList m_mergedNames;
     LatencyMonitor *m_latency;
     bool m_hasContent = false;
     qint64 m_missed = 0;
@@ -90,9 +112,15 @@ private:
     QCPGraph *m_normalGraph = nullptr;
     QCPGraph *m_flaggedGraph = nullptr;
     QCPItemText *m_plotEmpty = nullptr;
-    // Per graph, the (epoch, id) of each point in data order, so a click finds its entry.
-    QList<std::pair<int, qint64>> m_normalPoints;
-    QList<std::pair<int, qint64>> m_flaggedPoints;
+    // Per graph, the (source, epoch, id) of each point in data order, so a click finds its entry.
+    struct PointKey
+    {
+        int source;
+        int epoch;
+        qint64 id;
+    };
+    QList<PointKey> m_normalPoints;
+    QList<PointKey> m_flaggedPoints;
     QTimer *m_replotTimer = nullptr;
     QTableView *m_table = nullptr;
     QSortFilterProxyModel *m_proxy = nullptr;

@@ -31,6 +31,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QSet>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTest>
@@ -205,7 +206,8 @@ void TstClusterWindow::oneNodeWithoutClusterModeSaysSo()
 }
 
 // The node bar: the overview, the slow log and the memory analysis each read the node chosen for
-// them (the seed, or every primary for memory, by default), and the bar shows only for them.
+// them (the seed, or every primary for memory, by default), the overview every primary merged
+// too, and the bar shows only for them.
 void TstClusterWindow::serverPanelsReadTheChosenNode()
 {
     auto w = open(true);
@@ -222,10 +224,11 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
             other = port;
     QVERIFY(other != 0);
     const QByteArray mark = "node-bar-" + QByteArray::number(other);
-    {
-        RawConnection node(other);
+    const QByteArray seedMark = "node-bar-seed";
+    for (const auto &[port, echo] : {std::make_pair(other, mark), std::make_pair(m_cluster.seedPort(), seedMark)}) {
+        RawConnection node(port);
         node.command({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
-        node.command({"ECHO", mark});
+        node.command({"ECHO", echo});
         node.command({"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
     }
     const auto shows = [](SlowlogPanel *panel, const QByteArray &needle) {
@@ -238,7 +241,7 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
     w->showPanel(QStringLiteral("slowlog"));
     QVERIFY(bar->isVisible());
     QVERIFY2(picker->itemText(0).contains(QStringLiteral("seed")), qPrintable(picker->itemText(0)));
-    QCOMPARE(picker->count(), 4); // the seed, then the three primaries
+    QCOMPARE(picker->count(), 5); // the seed, every primary merged, then the three primaries
     SlowlogPanel *seedLog = w->slowlogPanel();
     QTRY_VERIFY_WITH_TIMEOUT(seedLog->reader()->completedPolls() > 0, 10000);
     QVERIFY(!shows(seedLog, mark));
@@ -273,8 +276,70 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
     Q_EMIT picker->activated(picker->findData(QStringLiteral("127.0.0.1:%1").arg(other)));
     QTRY_VERIFY2_WITH_TIMEOUT(keyspace().contains(format::count(dbsize(other)) + QStringLiteral(" keys")),
                               qPrintable(keyspace()), 10000);
+    // Every primary as one: their keys add up, the role says how many were merged.
+    const int every = picker->findData(QStringLiteral("*"));
+    QVERIFY(every > 0);
+    QVERIFY2(picker->itemText(every).contains(QStringLiteral("3 merged")), qPrintable(picker->itemText(every)));
+    Q_EMIT picker->activated(every);
+    QCOMPARE(w->overviewPanel()->mergedNodeCount(), 3);
+    quint64 primaries = 0;
+    for (const quint16 port : m_cluster.primaryPorts())
+        primaries += dbsize(port);
+    QVERIFY(primaries >= quint64(m_total)); // the tests before this one may have added keys
+    QTRY_VERIFY2_WITH_TIMEOUT(keyspace().contains(format::count(primaries) + QStringLiteral(" keys")),
+                              qPrintable(keyspace()), 10000);
+    const auto fact = [&w](const QString &label) {
+        for (const HealthSeries::Fact &f : w->overviewPanel()->healthSeries()->facts())
+            if (f.label == label)
+                return f.value;
+        return QString();
+    };
+    QCOMPARE(fact(QStringLiteral("Role")), QStringLiteral("3 primaries, merged"));
+    QCOMPARE(picker->currentIndex(), every);
+    // A few samples, and the charts' once-a-second refresh after them, for the pictures.
+    QTRY_VERIFY_WITH_TIMEOUT(w->overviewPanel()->healthSeries()->sampleCount() >= 4, 10000);
+    QTest::qWait(1200);
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-overview-merged.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-overview-merged-dark.png"));
+    theme::apply(theme::Theme::Light);
     w->showPanel(QStringLiteral("slowlog"));
     QCOMPARE(picker->currentIndex(), at);
+
+    // The slow logs of every primary in one table, each entry with its node.
+    Q_EMIT picker->activated(picker->findData(QStringLiteral("*")));
+    SlowlogPanel *merged = w->slowlogPanel();
+    QCOMPARE(merged->mergedNodeCount(), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(shows(merged, mark) && shows(merged, seedMark), 10000);
+    const auto nodeOf = [merged](const QByteArray &needle) {
+        const SlowlogModel *m = merged->model();
+        for (int i = 0; i < m->rowCount(); ++i)
+            if (m->entryAt(i).args.contains(needle))
+                return m->index(i, SlowlogModel::NodeColumn).data().toString();
+        return QString();
+    };
+    QCOMPARE(nodeOf(mark), QStringLiteral("127.0.0.1:%1").arg(other));
+    QCOMPARE(nodeOf(seedMark), QStringLiteral("127.0.0.1:%1").arg(m_cluster.seedPort()));
+    QVERIFY2(merged->configText().contains(QStringLiteral("on each of 3 primaries")), qPrintable(merged->configText()));
+    // Polled again and again: nothing shows twice.
+    const int polls = merged->reader()->completedPolls();
+    QTRY_VERIFY_WITH_TIMEOUT(merged->reader()->completedPolls() >= polls + 2, 10000);
+    QSet<QString> seen;
+    const SlowlogModel *entries = merged->model();
+    for (int i = 0; i < entries->rowCount(); ++i) {
+        const QString key
+            = QStringLiteral("%1/%2/%3").arg(entries->sourceAt(i)).arg(entries->epochAt(i)).arg(entries->entryAt(i).id);
+        QVERIFY2(!seen.contains(key), qPrintable(key));
+        seen.insert(key);
+    }
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-merged.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-merged-dark.png"));
+    theme::apply(theme::Theme::Light);
 
     // Memory: every primary's keys by default, one node's when chosen.
     w->showPanel(QStringLiteral("memory"));
