@@ -498,8 +498,9 @@ struct ShowOptions
     const QCommandLineOption node{QStringLiteral("node"),
                                   QStringLiteral("Redis Cluster: read this node alone, as one server (its INFO, "
                                                  "slow log, memory, keys), host:port as the cluster announces it "
-                                                 "or as it is reached."),
-                                  QStringLiteral("host:port")};
+                                                 "or as it is reached; or 'all': every primary, the overview and "
+                                                 "the slow log merged."),
+                                  QStringLiteral("host:port|all")};
 
     QList<QCommandLineOption> list() const
     {
@@ -577,7 +578,9 @@ QString applyShowOptions(const QCommandLineParser &parser, const ShowOptions &o,
     }
     if (parser.isSet(o.progress))
         r.progress = ShowRequest::Progress::Always;
-    if (parser.isSet(o.node)) {
+    if (parser.isSet(o.node) && parser.value(o.node) == QLatin1String(ShowRequest::kEveryNode)) {
+        r.node = QLatin1String(ShowRequest::kEveryNode);
+    } else if (parser.isSet(o.node)) {
         QStringList one;
         QString why;
         if (!ConnectionProfile::parseAddressList(parser.value(o.node), &one, &why) || one.size() != 1)

@@ -160,7 +160,10 @@ int show(const ShowRequest &request, const ConnectionProfile &profile, Teardown 
         panel = PanelShow::make(request.panel, PanelShow::Context{on, &request, &progress});
         return panel != nullptr;
     };
-    if (request.node.isEmpty() && !makePanel(&client)) {
+    // --node all: every primary, through the cluster connection itself.
+    const bool everyNode = request.node == QLatin1String(ShowRequest::kEveryNode);
+    const bool oneNode = !request.node.isEmpty() && !everyNode;
+    if (!oneNode && !makePanel(&client)) {
         reportError(QStringLiteral("unknown panel '%1'").arg(request.panel));
         return 2;
     }
@@ -179,7 +182,13 @@ int show(const ShowRequest &request, const ConnectionProfile &profile, Teardown 
         });
     };
     run = std::make_unique<OneShot>(client, profile, progress, [&] {
-        if (!request.node.isEmpty()) {
+        if (everyNode && !client.cluster()) {
+            run->stop(2,
+                      QStringLiteral("--node all: %1 is not a Redis Cluster (add --cluster)")
+                          .arg(client.profile().displayName()));
+            return;
+        }
+        if (oneNode) {
             QString why;
             RedisClient *node = nodeClient(client, request.node, &why);
             if (!node) {

@@ -31,7 +31,10 @@ struct ShowRequest
     QByteArray separator = ":"; // namespace separator (memory, ttl)
     QString rulesFile; // the user's pattern rules, as the window reads them; empty: none
     bool demo = false; // the connection is the demo's own server
-    QString node; // a cluster: read only this node ("host:port", as announced or as reached)
+    // A cluster: read only this node ("host:port", as announced or as reached), or with
+    // kEveryNode every primary (the overview and the slow log merged).
+    QString node;
+    static constexpr char kEveryNode[] = "all";
 };
 
 // What `redislens report` was asked for. 'scan' carries the options it shares with show's

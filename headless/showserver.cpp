@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "showserver.h"
 
+#include "clusterrouter.h"
 #include "keyspacereader.h"
 #include "keyspacescan.h"
 #include "memoryreader.h"
@@ -41,6 +42,9 @@ ShowOverview::ShowOverview(const Context &context, QObject *parent)
 
 void ShowOverview::start()
 {
+    // --node all: every primary's INFO as one server's (OverviewReader::setMergedNodes).
+    if (ClusterRouter *router = m_client->cluster(); router && m_request.node == QLatin1String(ShowRequest::kEveryNode))
+        m_reader->setMergedNodes(router->primaryClients());
     m_reader->refresh();
 }
 
@@ -78,11 +82,15 @@ void ShowOverview::writeRecord(RecordWriter &w, qsizetype row) const
 QJsonObject ShowOverview::coverage() const
 {
     const ServerInfo &info = m_health->latest();
-    return {{QStringLiteral("samples"), m_health->sampleCount()},
-            {QStringLiteral("sample_ms"), kSampleMs},
-            {QStringLiteral("table"), facts() ? QStringLiteral("facts") : QStringLiteral("figures")},
-            {QStringLiteral("captured_at"),
-             QDateTime::fromMSecsSinceEpoch(info.capturedAtMs(), QTimeZone::utc()).toString(Qt::ISODateWithMs)}};
+    QJsonObject out{
+        {QStringLiteral("samples"), m_health->sampleCount()},
+        {QStringLiteral("sample_ms"), kSampleMs},
+        {QStringLiteral("table"), facts() ? QStringLiteral("facts") : QStringLiteral("figures")},
+        {QStringLiteral("captured_at"),
+         QDateTime::fromMSecsSinceEpoch(info.capturedAtMs(), QTimeZone::utc()).toString(Qt::ISODateWithMs)}};
+    if (info.mergedNodes() > 0)
+        out.insert(QStringLiteral("merged_nodes"), info.mergedNodes());
+    return out;
 }
 
 ShowTtl::ShowTtl(const Context &context, QObject *parent)

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "showslowlog.h"
 
+#include "clusterrouter.h"
+#include "clustertopology.h"
 #include "latencyreader.h"
+#include "redisclient.h"
+#include "showrequest.h"
 #include "slowlogmodel.h"
 #include "slowlogreader.h"
 
@@ -10,7 +14,6 @@
 
 ShowSlowlog::ShowSlowlog(const Context &context, QObject *parent)
     : TablesShow(context, parent),
-      m_reader(new SlowlogReader(m_client, this)),
       m_model(new SlowlogModel(this)),
       m_latency(new LatencyReader(m_client, this)),
       m_events(new LatencyEventsModel(this))
@@ -18,23 +21,37 @@ ShowSlowlog::ShowSlowlog(const Context &context, QObject *parent)
     addTable(QStringLiteral("entries"), m_model);
     addTable(QStringLiteral("commands"), m_model->aggregate());
     addTable(QStringLiteral("latency"), m_events);
+    connect(m_latency, &LatencyReader::latestAvailable, this, &ShowSlowlog::onLatency);
+}
+
+void ShowSlowlog::addReader(RedisClient *client, int source)
+{
+    auto *reader = new SlowlogReader(client, this);
+    m_readers.append(reader);
     // Wired as SlowlogPanel wires them.
-    connect(m_reader, &SlowlogReader::entriesAvailable, m_model, &SlowlogModel::append);
-    connect(m_reader, &SlowlogReader::keySizeAvailable, m_model, &SlowlogModel::setKeySize);
-    connect(m_reader, &SlowlogReader::configAvailable, this, [this](const SlowlogConfig &c) {
+    connect(
+        reader, &SlowlogReader::entriesAvailable, m_model,
+        [this, source](const QList<SlowlogEntry> &entries, int epoch) { m_model->appendFrom(source, entries, epoch); });
+    connect(reader, &SlowlogReader::keySizeAvailable, m_model, &SlowlogModel::setKeySize);
+    connect(reader, &SlowlogReader::configAvailable, this, [this, reader](const SlowlogConfig &c) {
+        // Several nodes: the first one's settings (the coverage has room for one).
+        if (reader != m_readers.constFirst())
+            return;
         m_coverage.insert(QStringLiteral("slowlog_max_len"), c.known ? QJsonValue(c.maxLength) : QJsonValue());
         m_coverage.insert(QStringLiteral("slower_than_us"), c.known ? QJsonValue(c.slowerThanUs) : QJsonValue());
     });
-    connect(m_reader, &SlowlogReader::polled, this, [this] {
-        m_reader->stop();
-        if (m_reader->lastError()) {
-            Q_EMIT failed(QStringLiteral("cannot read the slow log: %1").arg(m_reader->lastError().message));
+    connect(reader, &SlowlogReader::polled, this, [this, reader, client] {
+        reader->stop();
+        if (reader->lastError()) {
+            const QString where = merged() ? QStringLiteral(" of %1").arg(client->profile().displayName()) : QString();
+            Q_EMIT failed(QStringLiteral("cannot read the slow log%1: %2").arg(where, reader->lastError().message));
             return;
         }
+        if (++m_readersPolled < m_readers.size())
+            return;
         m_polled = true;
         maybeReady();
     });
-    connect(m_latency, &LatencyReader::latestAvailable, this, &ShowSlowlog::onLatency);
 }
 
 void ShowSlowlog::start()
@@ -43,8 +60,27 @@ void ShowSlowlog::start()
     // first answers end the run.
     m_coverage.insert(QStringLiteral("slowlog_max_len"), QJsonValue());
     m_coverage.insert(QStringLiteral("slower_than_us"), QJsonValue());
-    m_reader->pollNow();
-    m_latency->refresh();
+    ClusterRouter *router = m_client->cluster();
+    if (m_request.node == QLatin1String(ShowRequest::kEveryNode) && router) {
+        QStringList names{QString()}; // source 0: the server alone, unused here
+        const QList<RedisClient *> nodes = router->primaryClients();
+        for (const cluster::Node &n : router->topology().primaries())
+            names << n.address.toString();
+        m_model->setSourceNames(names);
+        for (int i = 0; i < nodes.size(); ++i)
+            addReader(nodes.at(i), i + 1);
+        m_coverage.insert(QStringLiteral("nodes"), int(nodes.size()));
+        m_coverage.insert(QStringLiteral("latency_error"),
+                          QStringLiteral("the latency monitor is one server's: --node HOST:PORT reads it"));
+        m_latencyRead = true;
+    } else {
+        addReader(m_client, 0);
+        m_latency->refresh();
+    }
+    // start(), not pollNow(): a node's connection may still be coming up (the router connects on
+    // demand), and a started reader polls once it is ready. The first poll stops each.
+    for (SlowlogReader *r : std::as_const(m_readers))
+        r->start();
 }
 
 void ShowSlowlog::onLatency(const LatencyLatest &latest)
@@ -71,6 +107,11 @@ void ShowSlowlog::maybeReady()
     tablesReady();
 }
 
+bool ShowSlowlog::merged() const
+{
+    return !m_model->sourceNames().isEmpty();
+}
+
 bool ShowSlowlog::entriesTable() const
 {
     return table() == QLatin1String("entries");
@@ -80,10 +121,13 @@ QList<Column> ShowSlowlog::columns() const
 {
     if (!entriesTable())
         return TablesShow::columns();
-    return {
+    QList<Column> out{
         {"id", Column::Type::Integer},          {"time", Column::Type::Text},    {"timestamp", Column::Type::Integer},
         {"duration_us", Column::Type::Integer}, {"command", Column::Type::Text}, {"client", Column::Type::Text},
         {"client_name", Column::Type::Text},    {"flag", Column::Type::Text},    {"reason", Column::Type::Text}};
+    if (merged())
+        out.append({"node", Column::Type::Text});
+    return out;
 }
 
 qsizetype ShowSlowlog::recordCount() const
@@ -110,4 +154,6 @@ void ShowSlowlog::writeRecord(RecordWriter &w, qsizetype row) const
     const SlowlogVerdict v = m_model->verdictAt(int(row));
     w.text(v.flag == SlowlogFlag::None ? QString() : slowlogflags::label(v.flag));
     w.text(v.reason);
+    if (merged())
+        w.text(cell(SlowlogModel::NodeColumn));
 }

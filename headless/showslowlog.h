@@ -12,7 +12,9 @@ class SlowlogReader;
 
 // `show slowlog`: one poll of the slow log panel's reader into its model, and one read of its
 // latency monitor. Tables: entries (newest first, the default), commands (the per-command
-// table under the plot), latency (the latency monitor's events).
+// table under the plot), latency (the latency monitor's events). With --node all on a cluster:
+// one poll of every primary's slow log into the one model, entries with a node column, and no
+// latency monitor (it is one server's: --node HOST:PORT reads it).
 class ShowSlowlog final : public TablesShow
 {
     Q_OBJECT
@@ -28,8 +30,11 @@ private:
     bool entriesTable() const;
     void onLatency(const LatencyLatest &latest);
     void maybeReady();
+    void addReader(RedisClient *client, int source);
+    bool merged() const; // --node all: several primaries, entries with their node
 
-    SlowlogReader *m_reader;
+    QList<SlowlogReader *> m_readers;
+    int m_readersPolled = 0;
     SlowlogModel *m_model;
     LatencyReader *m_latency;
     LatencyEventsModel *m_events;

@@ -7,6 +7,7 @@
 #include "processrun.h"
 #include "testcluster.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,6 +28,7 @@ private Q_SLOTS:
     void badClusterOptionsExitTwo();
     void seedsAreTriedInTurn();
     void oneNodeAlone();
+    void everyPrimaryMerged();
 
 private:
     ProcessRun run(const QStringList &args, int timeoutMs = 120000) const
@@ -272,6 +274,69 @@ void TstClusterShow::oneNodeAlone()
                QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("-p"), QString::number(port)});
     QCOMPARE(alone.code, 2);
     QVERIFY2(alone.err.contains("--node picks one node of a Redis Cluster"), alone.err.constData());
+}
+
+// --node all: the overview of every primary as one server (their keys add up), the slow logs of
+// every primary in one table, each entry with the node that logged it; both as their schemas say.
+void TstClusterShow::everyPrimaryMerged()
+{
+    const ProcessRun overview
+        = run(QStringList{QStringLiteral("show"), QStringLiteral("overview"), QStringLiteral("--table"),
+                          QStringLiteral("facts"), QStringLiteral("--node"), QStringLiteral("all")}
+              + seed());
+    QVERIFY2(overview.code == 0, overview.err.constData());
+    QString problems = validateAgainstSchema(QStringLiteral("show-overview.schema.json"), overview.out,
+                                             QStringLiteral("json"), m_home.filePath(QStringLiteral("merged.json")));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+    QHash<QString, QString> facts;
+    for (const QJsonValue v : json(overview).value(QStringLiteral("records")).toArray())
+        facts.insert(v[QStringLiteral("label")].toString(), v[QStringLiteral("value")].toString());
+    qint64 keys = 0;
+    for (const quint16 port : m_cluster.primaryPorts())
+        keys += RawConnection(port).command({"DBSIZE"}).toInteger();
+    QCOMPARE(keys, qint64(5030));
+    QVERIFY2(facts.value(QStringLiteral("Keyspace")).startsWith(QStringLiteral("db0: 5,030 keys")),
+             qPrintable(facts.value(QStringLiteral("Keyspace"))));
+    QCOMPARE(facts.value(QStringLiteral("Role")), QStringLiteral("3 primaries, merged"));
+    QCOMPARE(json(overview).value(QStringLiteral("coverage"))[QStringLiteral("merged_nodes")].toInt(), 3);
+
+    // One marked command in each primary's slow log.
+    QHash<QString, QString> markNode;
+    for (const quint16 port : m_cluster.primaryPorts()) {
+        RawConnection node(port);
+        const QByteArray mark = "merged-mark-" + QByteArray::number(port);
+        node.command({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+        node.command({"ECHO", mark});
+        node.command({"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
+        markNode.insert(QString::fromLatin1(mark), QStringLiteral("127.0.0.1:%1").arg(port));
+    }
+    const ProcessRun slowlog = run(
+        QStringList{QStringLiteral("show"), QStringLiteral("slowlog"), QStringLiteral("--node"), QStringLiteral("all")}
+        + seed());
+    QVERIFY2(slowlog.code == 0, slowlog.err.constData());
+    problems = validateAgainstSchema(QStringLiteral("show-slowlog.schema.json"), slowlog.out, QStringLiteral("json"),
+                                     m_home.filePath(QStringLiteral("merged-slowlog.json")));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems));
+    QCOMPARE(json(slowlog).value(QStringLiteral("coverage"))[QStringLiteral("nodes")].toInt(), 3);
+    QHash<QString, QString> found;
+    for (const QJsonValue v : json(slowlog).value(QStringLiteral("records")).toArray()) {
+        const QString command = v[QStringLiteral("command")].toString();
+        QVERIFY(!v[QStringLiteral("node")].toString().isEmpty());
+        for (auto it = markNode.cbegin(); it != markNode.cend(); ++it)
+            if (command.contains(it.key()))
+                found.insert(it.key(), v[QStringLiteral("node")].toString());
+    }
+    QCOMPARE(found, markNode);
+
+    // One server's slow log has no node column; --node all needs a cluster.
+    const quint16 port = m_cluster.primaryPorts().value(0);
+    const ProcessRun alone = run(QStringList{QStringLiteral("show"), QStringLiteral("slowlog"),
+                                             QStringLiteral("--node"), QStringLiteral("127.0.0.1:%1").arg(port)}
+                                 + seed());
+    QVERIFY2(alone.code == 0, alone.err.constData());
+    const QJsonArray records = json(alone).value(QStringLiteral("records")).toArray();
+    QVERIFY(!records.isEmpty());
+    QVERIFY(!records.first().toObject().contains(QStringLiteral("node")));
 }
 
 QTEST_GUILESS_MAIN(TstClusterShow)
