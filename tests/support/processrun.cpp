@@ -66,3 +66,10 @@ ProcessRun runNodeFixture(const QString &script, const QStringList &args, const 
     return runProgram(node, QStringList{source + QStringLiteral("/tests/fixtures/libraries/node/") + script} + args,
                       timeoutMs, isolatedEnvironment(home));
 }
+
+ProcessRun runPythonFixture(const QString &script, const QStringList &args, int timeoutMs)
+{
+    const QString source = qEnvironmentVariable("REDISLENS_SOURCE_DIR");
+    return runProgram(QStringLiteral("/usr/bin/python3"),
+                      QStringList{source + QStringLiteral("/tests/fixtures/") + script} + args, timeoutMs);
+}

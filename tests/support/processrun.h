@@ -29,6 +29,11 @@ QProcessEnvironment isolatedEnvironment(const QString &home);
 QString validateAgainstSchema(const QString &schemaName, const QByteArray &output, const QString &format,
                               const QString &file);
 
+// Runs a Python fixture writer (tests/fixtures/<script>) with Debian's /usr/bin/python3 (named
+// explicitly: the Debian packages the writers import are installed for it, not for another
+// python3 earlier on PATH).
+ProcessRun runPythonFixture(const QString &script, const QStringList &args, int timeoutMs = 120000);
+
 // Runs a Node.js library fixture (tests/fixtures/libraries/node/<script>) with 'args' in the
 // environment of a headless run under 'home'; node_modules come from script/bootstrap.
 ProcessRun runNodeFixture(const QString &script, const QStringList &args, const QString &home, int timeoutMs = 120000);

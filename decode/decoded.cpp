@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "decoded.h"
+
+#include <QStringList>
+
+namespace decode {
+
+namespace {
+
+struct FormatInfo
+{
+    Format format;
+    const char *name;
+    const char *title;
+    bool structure;
+};
+
+// In the order of the enum.
+constexpr FormatInfo kFormats[] = {
+    {Format::Gzip, "gzip", "gzip", false},
+    {Format::Zlib, "zlib", "zlib", false},
+    {Format::Deflate, "deflate", "raw deflate", false},
+    {Format::Lz4Frame, "lz4", "LZ4 frame", false},
+    {Format::Lz4Block, "lz4-block", "LZ4 block", false},
+    {Format::Snappy, "snappy", "Snappy", false},
+    {Format::SnappyFramed, "snappy-framed", "Snappy framed", false},
+    {Format::Zstd, "zstd", "Zstandard", false},
+    {Format::Brotli, "brotli", "Brotli", false},
+    {Format::Base64, "base64", "base64", false},
+    {Format::Base64Url, "base64url", "base64url", false},
+    {Format::Hex, "hex", "hex", false},
+    {Format::Json, "json", "JSON", true},
+    {Format::Cbor, "cbor", "CBOR", true},
+    {Format::MsgPack, "msgpack", "MessagePack", true},
+};
+static_assert(sizeof(kFormats) / sizeof(kFormats[0]) == kFormatCount, "one entry per format");
+
+const FormatInfo &info(Format f)
+{
+    return kFormats[int(f)];
+}
+
+} // namespace
+
+QString name(Format format)
+{
+    return QString::fromLatin1(info(format).name);
+}
+
+QString title(Format format)
+{
+    return QString::fromLatin1(info(format).title);
+}
+
+std::optional<Format> formatNamed(const QString &name)
+{
+    const QString wanted = name.trimmed().toLower();
+    for (const FormatInfo &f : kFormats)
+        if (wanted == QLatin1String(f.name))
+            return f.format;
+    // What people also call them.
+    if (wanted == QLatin1String("gz"))
+        return Format::Gzip;
+    if (wanted == QLatin1String("zstandard") || wanted == QLatin1String("zst"))
+        return Format::Zstd;
+    if (wanted == QLatin1String("messagepack"))
+        return Format::MsgPack;
+    if (wanted == QLatin1String("base64-url"))
+        return Format::Base64Url;
+    return std::nullopt;
+}
+
+bool isStructure(Format format)
+{
+    return info(format).structure;
+}
+
+qsizetype Node::count() const
+{
+    qsizetype n = 1;
+    for (const Node &c : children)
+        n += c.count();
+    return n;
+}
+
+bool Result::truncated() const
+{
+    for (const Step &s : steps)
+        if (s.truncated)
+            return true;
+    return false;
+}
+
+QString Result::chainText() const
+{
+    QStringList names;
+    for (const Step &s : steps)
+        names << title(s.format);
+    return names.join(QStringLiteral(" → "));
+}
+
+qsizetype Result::decodedBytes() const
+{
+    if (steps.isEmpty())
+        return bytes.size();
+    const Step &last = steps.constLast();
+    return isStructure(last.format) ? last.inputBytes : last.outputBytes;
+}
+
+} // namespace decode
