@@ -222,6 +222,7 @@ void appendLines(const Node &n, int indent, QStringList &lines, int maxLines)
         line += QStringLiteral("{%1}").arg(n.children.size());
     else
         line += n.kind == Node::Kind::Text ? QStringLiteral("\"%1\"").arg(bytesescape::escape(n.value.toUtf8()))
+            : n.kind == Node::Kind::Bytes  ? QStringLiteral("\"%1\"").arg(n.value) // already escaped
                                            : n.value;
     if (!n.type.isEmpty())
         line += QStringLiteral("  (%1)").arg(n.type);
