@@ -217,6 +217,9 @@ void MainWindow::buildUi()
     m_pages = new QStackedWidget(central);
     m_pages->setObjectName(QStringLiteral("panels"));
     m_valueView = new ValueView(m_client, m_pages);
+    m_valueView->setDecodeCap(qint64(m_settings->decodeCapMiB()) * 1024 * 1024);
+    connect(m_settings, &Settings::decodeCapChanged, m_valueView,
+            [this](int mib) { m_valueView->setDecodeCap(qint64(mib) * 1024 * 1024); });
     m_pages->addWidget(m_valueView);
     // The triage comes first: what is wrong, worst first, before any panel of its own.
     m_triage = new TriagePanel(m_client, m_pages);
@@ -483,6 +486,16 @@ void MainWindow::buildMenus()
                                             m_settings->pollIntervalMs(), 250, 60000, 250, &ok);
         if (ok)
             m_settings->setPollIntervalMs(ms);
+    });
+
+    view->addAction(tr("&Decoding cap…"), this, [this] {
+        bool ok = false;
+        const int mib = QInputDialog::getInt(this, tr("Decoding cap"),
+                                             tr("Decode at most this many MiB of a value (a compressed value that "
+                                                "expands further shows its first part):"),
+                                             m_settings->decodeCapMiB(), 1, 1024, 1, &ok);
+        if (ok)
+            m_settings->setDecodeCapMiB(mib);
     });
 
     buildGoMenu();

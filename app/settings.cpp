@@ -251,6 +251,20 @@ int Settings::pollIntervalMs() const
     return qBound(250, read(QStringLiteral("charts/pollIntervalMs"), 1000).toInt(), 60000);
 }
 
+int Settings::decodeCapMiB() const
+{
+    return qBound(1, read(QStringLiteral("values/decodeCapMiB"), 16).toInt(), 1024);
+}
+
+void Settings::setDecodeCapMiB(int mib)
+{
+    mib = qBound(1, mib, 1024);
+    if (mib == decodeCapMiB())
+        return;
+    write(QStringLiteral("values/decodeCapMiB"), mib);
+    Q_EMIT decodeCapChanged(mib);
+}
+
 void Settings::setPollIntervalMs(int ms)
 {
     ms = qBound(250, ms, 60000);

@@ -52,6 +52,10 @@ public:
     // How often the overview polls INFO, in milliseconds (250 … 60,000).
     int pollIntervalMs() const;
     void setPollIntervalMs(int ms);
+    // The most one decoding step may output, in MiB (1–1024, 16 by default): a compression bomb
+    // stops there.
+    int decodeCapMiB() const;
+    void setDecodeCapMiB(int mib);
     // Whether the Lua console's history keeps KEYS and ARGV (default on).
     // Triage findings dismissed ("known, accepted") on one connection, by rule id; the
     // connection is named by its masked URI.
@@ -74,6 +78,7 @@ Q_SIGNALS:
     void scanRateChanged(int commandsPerSecond);
     void showMemoryChanged(bool on);
     void pollIntervalChanged(int ms);
+    void decodeCapChanged(int mib);
     void themeChanged(theme::Theme theme);
     // A write failed (the directory or the disk refused): said once, with problem()'s text.
     void problemFound(const QString &problem);

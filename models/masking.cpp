@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
 
+#include "decoded.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -83,6 +85,24 @@ QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value)
     int count = 0;
     const std::optional<QByteArray> json = maskJson(value, &count);
     return json && count > 0 ? *json : QByteArray();
+}
+
+int maskTree(decode::Node &tree)
+{
+    int count = 0;
+    for (decode::Node &child : tree.children) {
+        if (tree.kind == decode::Node::Kind::Map && isSecretName(child.key.toUtf8())) {
+            const QString key = child.key;
+            child = decode::Node{};
+            child.kind = decode::Node::Kind::Text;
+            child.value = maskText();
+            child.key = key;
+            ++count;
+            continue;
+        }
+        count += maskTree(child);
+    }
+    return count;
 }
 
 } // namespace masking

@@ -6,6 +6,10 @@
 #include <QString>
 #include <optional>
 
+namespace decode {
+struct Node;
+}
+
 // The one set of masking rules: every place that shows a value (the value viewer, the sessions
 // panel, and whatever shows values next) hides secrets with these, until the user reveals them.
 namespace masking {
@@ -23,6 +27,9 @@ QJsonValue maskJsonValue(const QJsonValue &value, int &count);
 // key; may be null) is secret-named, JSON with its secret-named keys masked, or a null array
 // when there is nothing to hide.
 QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value);
+// A decoded value's tree (pickled sessions, MessagePack, CBOR…) with the values of its
+// secret-named map entries replaced by the mask, at any depth; returns how many were masked.
+int maskTree(decode::Node &tree);
 // A JSON value as text: strings bare, everything else in compact JSON.
 QByteArray jsonText(const QJsonValue &value);
 

@@ -4,12 +4,14 @@
 #include "clusterrouter.h"
 
 #include "bytesescape.h"
+#include "decoders.h"
 #include "format.h"
 #include "masking.h"
 #include "valuemodel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QEvent>
 #include <QFontDatabase>
@@ -19,12 +21,15 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <chrono>
+#include <thread>
 
 namespace {
 
@@ -47,7 +52,11 @@ QString sizeText(const KeyInfo &info)
 } // namespace
 
 ValueView::ValueView(RedisClient *client, QWidget *parent)
-    : QWidget(parent), m_client(client), m_reader(new ValueReader(client, this)), m_model(new ValueModel(this))
+    : QWidget(parent),
+      m_client(client),
+      m_reader(new ValueReader(client, this)),
+      m_model(new ValueModel(this)),
+      m_decodeCap(decode::Limits::kDefaultMaxOutput)
 {
     feedValueModel(m_reader, m_model); // first: the handlers below read the model
     buildUi();
@@ -59,7 +68,93 @@ ValueView::ValueView(RedisClient *client, QWidget *parent)
     clear();
 }
 
-ValueView::~ValueView() = default;
+ValueView::~ValueView()
+{
+    // A decoding thread posts its result to this view: let the last ones finish (each is
+    // bounded by the decode cap) so none posts to a view that is gone.
+    while (m_decodesRunning->load() > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    QCoreApplication::removePostedEvents(this);
+}
+
+void ValueView::setDecodeCap(qint64 bytes)
+{
+    m_decodeCap = qMax<qint64>(64 * 1024, bytes);
+}
+
+void ValueView::startDecoding(const QByteArray &bytes)
+{
+    const quint64 generation = ++m_decodeGeneration;
+    decode::Limits limits;
+    limits.maxOutput = m_decodeCap;
+    if (bytes.size() <= kDecodeOnThreadBytes) {
+        onDecoded(generation, decode::detect(bytes, limits));
+        return;
+    }
+    // Large values off the GUI thread; the result comes back queued, for this value only.
+    m_decodesRunning->fetch_add(1);
+    std::thread([view = QPointer<ValueView>(this), running = m_decodesRunning, generation, bytes, limits] {
+        auto result = std::make_shared<decode::Result>(decode::detect(bytes, limits));
+        QMetaObject::invokeMethod(
+            view.data(),
+            [view, generation, result] {
+                if (view)
+                    view->onDecoded(generation, *result);
+            },
+            Qt::QueuedConnection);
+        running->fetch_sub(1);
+    }).detach();
+}
+
+void ValueView::onDecoded(quint64 generation, const decode::Result &result)
+{
+    if (generation != m_decodeGeneration)
+        return; // another value is shown now
+    auto *items = qobject_cast<QStandardItemModel *>(m_stringMode->model());
+    // Plain JSON has its own mode; a chain that ends in it, or any other format, is decoded.
+    const bool useful = result.decodedAnything()
+        && !(result.steps.size() == 1 && result.steps.constFirst().format == decode::Format::Json);
+    if (!useful)
+        return;
+    m_decoded = std::make_unique<decode::Result>(result);
+    if (m_decoded->tree) {
+        decode::Node masked = *m_decoded->tree;
+        m_decodedSecrets = masking::maskTree(masked);
+    }
+    // A format read in place (CBOR, MessagePack) has no second size to give.
+    m_decodedSummary = result.decodedBytes() == result.valueBytes()
+        ? result.chainText()
+        : tr("%1, %2 → %3")
+              .arg(result.chainText(), format::bytes(result.valueBytes()), format::bytes(result.decodedBytes()));
+    if (items)
+        items->item(int(StringMode::Decoded))->setEnabled(true);
+    m_stringInfo->setText(m_stringInfo->text() + QStringLiteral(" · ") + tr("decoded: %1").arg(m_decodedSummary));
+    // The writer's format was recognised: shown decoded, the raw text one choice away.
+    const QSignalBlocker block(m_stringMode);
+    m_stringMode->setCurrentIndex(int(StringMode::Decoded));
+    renderString();
+}
+
+QString ValueView::decodedText(bool hideSecrets, int *masked) const
+{
+    *masked = 0;
+    if (!m_decoded)
+        return tr("nothing recognised in this value");
+    QString text;
+    if (m_decoded->truncated())
+        text += tr("decoded the first %1 (the decoding cap; View → Decoding cap…)").arg(format::bytes(m_decodeCap))
+            + QLatin1Char('\n');
+    if (m_decoded->tree) {
+        decode::Node tree = *m_decoded->tree;
+        *masked = masking::maskTree(tree);
+        text += decode::treeText(hideSecrets ? tree : *m_decoded->tree);
+    } else if (bytesescape::isValidUtf8(m_decoded->bytes)) {
+        text += QString::fromUtf8(m_decoded->bytes);
+    } else {
+        text += bytesescape::hexDump(m_decoded->bytes);
+    }
+    return text;
+}
 
 void ValueView::matchNameToWindow()
 {
@@ -168,6 +263,11 @@ void ValueView::buildStringPage(const QFont &fixed)
     m_stringMode->addItem(tr("Text"));
     m_stringMode->addItem(tr("JSON"));
     m_stringMode->addItem(tr("Hex"));
+    m_stringMode->addItem(tr("Decoded"));
+    m_stringMode->setItemData(int(StringMode::Decoded),
+                              tr("The value as its writer meant it: decompressed, base64 or hex undone, "
+                                 "MessagePack or CBOR read"),
+                              Qt::ToolTipRole);
     m_stringInfo = new QLabel(m_stringPage);
     m_stringInfo->setObjectName(QStringLiteral("valueStringInfo"));
     m_stringInfo->setTextFormat(Qt::PlainText);
@@ -340,9 +440,14 @@ void ValueView::onKeyOpened(const KeyInfo &info)
 void ValueView::onStringAvailable(const StringValue &value)
 {
     m_string = value;
+    m_decoded.reset();
+    m_decodedSummary.clear();
+    m_decodedSecrets = 0;
     auto *items = qobject_cast<QStandardItemModel *>(m_stringMode->model());
-    if (items)
+    if (items) {
         items->item(int(StringMode::Json))->setEnabled(value.isJson);
+        items->item(int(StringMode::Decoded))->setEnabled(false);
+    }
 
     QStringList info;
     if (value.isHyperLogLog)
@@ -367,9 +472,16 @@ void ValueView::onStringAvailable(const StringValue &value)
         mode = StringMode::Json;
     else if (value.isBinary && !value.isHyperLogLog)
         mode = StringMode::Hex;
-    const QSignalBlocker block(m_stringMode);
-    m_stringMode->setCurrentIndex(int(mode));
+    {
+        const QSignalBlocker block(m_stringMode);
+        m_stringMode->setCurrentIndex(int(mode));
+    }
     renderString();
+    // A preview cut short is not the whole value: a compressed one would not decompress.
+    if (!value.truncated && !value.isHyperLogLog)
+        startDecoding(value.preview);
+    else
+        ++m_decodeGeneration; // a decoding of the previous value still running is not for this one
 }
 
 void ValueView::renderString()
@@ -379,11 +491,22 @@ void ValueView::renderString()
     const std::optional<QByteArray> masked
         = m_string.isJson ? masking::maskJson(m_string.preview, &maskedCount) : std::nullopt;
     const bool hide = masked && maskedCount > 0 && !m_reveal->isChecked();
-    m_stringMasked = masked && maskedCount > 0;
+    m_stringMasked = (masked && maskedCount > 0) || m_decodedSecrets > 0;
     updateRevealToggle();
     const QByteArray &bytes = hide ? *masked : m_string.preview;
     QString text;
     bool wrap = false;
+    // Secrets the decoded tree masks are in the raw bytes too, encoded or compressed: the raw
+    // views show them only once revealed.
+    const bool rawHidesSecrets = m_decodedSecrets > 0 && !m_reveal->isChecked()
+        && (stringMode() == StringMode::Text || stringMode() == StringMode::Hex);
+    if (rawHidesSecrets) {
+        m_stringText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+        m_stringText->setPlainText(tr("The decoded value holds %n secret(s), masked in the Decoded view; its raw "
+                                      "bytes are shown once the secrets are revealed.",
+                                      nullptr, m_decodedSecrets));
+        return;
+    }
     switch (stringMode()) {
     case StringMode::Text:
         if (m_string.isHyperLogLog) {
@@ -408,8 +531,13 @@ void ValueView::renderString()
             text = tr("not JSON (or only a part of it was fetched)");
         break;
     case StringMode::Hex: text = bytesescape::hexDump(bytes, bytes.size()); break;
+    case StringMode::Decoded: {
+        int maskedInTree = 0;
+        text = decodedText(!m_reveal->isChecked(), &maskedInTree);
+        break;
     }
-    if (m_string.truncated && stringMode() != StringMode::Json)
+    }
+    if (m_string.truncated && stringMode() != StringMode::Json && stringMode() != StringMode::Decoded)
         text += QLatin1Char('\n') + tr("… %1 more not fetched").arg(format::bytes(m_string.fullLength - bytes.size()));
 
     // Wrapping one very long line costs QPlainTextEdit seconds (it grows with the square of the

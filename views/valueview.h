@@ -5,6 +5,12 @@
 #include "valuereader.h"
 
 #include <QWidget>
+#include <atomic>
+#include <memory>
+
+namespace decode {
+struct Result;
+}
 
 class QCheckBox;
 class QComboBox;
@@ -20,13 +26,18 @@ class QTimer;
 class RedisClient;
 
 // Shows one key: a header (name, type, size, live TTL countdown, Refresh), then the value.
-// Strings show a preview as text, pretty JSON or hex; collections show the rows fetched so far
-// in a table whose last row loads the next page. Errors go into a one-line banner.
+// Strings show a preview as text, pretty JSON, hex, or decoded (decode::detect: compression,
+// base64 and hex, MessagePack, CBOR… as a tree with its secrets masked), which a string whose
+// writer's format was recognised opens in, the raw text one choice away; collections show the
+// rows fetched so far in a table whose last row loads the next page. Errors go into a one-line
+// banner.
 class ValueView : public QWidget
 {
     Q_OBJECT
 public:
-    enum class StringMode { Text, Json, Hex };
+    enum class StringMode { Text, Json, Hex, Decoded };
+    // Strings larger than this are decoded off the GUI thread.
+    static constexpr qsizetype kDecodeOnThreadBytes = 64 * 1024;
     Q_ENUM(StringMode)
 
     explicit ValueView(RedisClient *client, QWidget *parent = nullptr);
@@ -39,6 +50,10 @@ public:
     QString errorText() const;
     StringMode stringMode() const;
     void setStringMode(StringMode mode);
+    // The most a decoding step may output (a compression bomb stops there); 16 MiB by default.
+    void setDecodeCap(qint64 bytes);
+    // "base64 → gzip → JSON, 1.2 KiB → 14 KiB" when the shown string was recognised, else empty.
+    QString decodedSummary() const { return m_decodedSummary; }
     // "Reveal secrets": visible when the shown value hides any.
     QCheckBox *revealToggle() const { return m_reveal; }
 
@@ -71,6 +86,9 @@ private:
     void updateStatus();
     void showBanner(const QString &message);
     void updateRevealToggle();
+    void startDecoding(const QByteArray &bytes);
+    void onDecoded(quint64 generation, const decode::Result &result);
+    QString decodedText(bool hideSecrets, int *masked) const;
 
     RedisClient *m_client;
 
@@ -86,6 +104,13 @@ private:
     QPushButton *m_refresh = nullptr;
     QCheckBox *m_reveal = nullptr;
     bool m_stringMasked = false;
+    std::unique_ptr<decode::Result> m_decoded; // of the string shown; null until decoded, or none
+    QString m_decodedSummary;
+    int m_decodedSecrets = 0; // secret-named entries in the decoded tree
+    quint64 m_decodeGeneration = 0;
+    qint64 m_decodeCap;
+    // Decodings still running on their threads: the view waits for them before it goes.
+    std::shared_ptr<std::atomic<int>> m_decodesRunning = std::make_shared<std::atomic<int>>(0);
     QLabel *m_banner = nullptr;
     QStackedWidget *m_stack = nullptr;
     QLabel *m_placeholder = nullptr;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
+#include "processrun.h"
 #include "redisclient.h"
 #include "testdata.h"
 #include "testserver.h"
@@ -13,6 +14,9 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPalette>
@@ -24,6 +28,7 @@
 #include <QTest>
 
 #include <memory>
+#include <zlib.h>
 
 namespace {
 constexpr int kWaitMs = 20000;
@@ -53,6 +58,8 @@ private Q_SLOTS:
     void secretsMaskedInHash();
     void secretsMaskedInJsonString();
     void secretsMaskedInStream();
+    void decodedValues();
+    void largeValueDecodedOffThread();
 
 private:
     template <typename T> T *child(const char *name) const { return requireChild<T>(m_view.get(), name); }
@@ -464,6 +471,122 @@ void TestValueView::secretsMaskedInStream()
     QVERIFY(model->index(0, 1).data(ValueModel::MaskedRole).toBool());
     child<QCheckBox>("valueReveal")->setChecked(true);
     QVERIFY(model->index(0, 1).data().toString().contains(QString::fromLatin1(token)));
+}
+
+// Values their writers wrote (tests/fixtures/decoders/write_values.py): each opens decoded, says
+// its chain, shows what the writer wrote; the raw text is one choice away; a MessagePack
+// session's csrf_token is masked in the decoded tree and the raw bytes stay hidden until revealed.
+void TestValueView::decodedValues()
+{
+    const QString out = m_dir.filePath(QStringLiteral("cases.json"));
+    const ProcessRun r = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QHash<QString, QByteArray> values;
+    for (const QJsonValue c : QJsonDocument::fromJson(f.readAll()).array())
+        values.insert(c[QStringLiteral("name")].toString(),
+                      QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1()));
+
+    struct Case
+    {
+        const char *name;
+        const char *chain;
+        const char *shows;
+    };
+    const Case cases[] = {
+        {"base64+gzip+json", "base64 → gzip → JSON", "name: \"Zoë Ångström\""},
+        {"zstd+json", "Zstandard → JSON", "rpm: 600"},
+        {"snappy+json", "Snappy → JSON", "roles: [2]"},
+        {"lz4+json", "LZ4 frame → JSON", "score: 3.25"},
+        {"cbor", "CBOR", "sku: \"A-100\""},
+    };
+    for (const Case &c : cases) {
+        const QByteArray key = QByteArray("decoded:") + c.name;
+        m_server.command({"SET", key, values.value(QString::fromLatin1(c.name))});
+        m_view->openKey(key, KeyType::Unknown);
+        QTRY_VERIFY2_WITH_TIMEOUT(m_view->decodedSummary().startsWith(QString::fromUtf8(c.chain)),
+                                  qPrintable(c.name + QStringLiteral(": ") + m_view->decodedSummary()), kWaitMs);
+        QCOMPARE(m_view->stringMode(), ValueView::StringMode::Decoded);
+        QVERIFY2(stringText().contains(QString::fromUtf8(c.shows)), qPrintable(stringText()));
+        QVERIFY2(stringInfo().contains(QStringLiteral("decoded: ")), qPrintable(stringInfo()));
+    }
+    screenshot(QStringLiteral("value-decoded.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents();
+    screenshot(QStringLiteral("value-decoded-dark.png"));
+    theme::apply(theme::Theme::Light);
+    // The raw text, one choice away.
+    m_view->setStringMode(ValueView::StringMode::Text);
+    QVERIFY(!stringText().contains(QLatin1String("sku: ")));
+
+    // A session written with MessagePack: its csrf_token masked once decoded, and hidden raw.
+    m_server.command({"SET", "session:mp", values.value(QStringLiteral("msgpack"))});
+    m_view->openKey("session:mp", KeyType::Unknown);
+    QTRY_VERIFY_WITH_TIMEOUT(m_view->stringMode() == ValueView::StringMode::Decoded, kWaitMs);
+    QVERIFY2(stringText().contains(QLatin1String("user_id: 7")), qPrintable(stringText()));
+    const QString token = QStringLiteral("b7c1e0f2a9d34c58");
+    QVERIFY2(!stringText().contains(token), qPrintable(stringText()));
+    QVERIFY(stringText().contains(masking::maskText()));
+    auto *reveal = child<QCheckBox>("valueReveal");
+    QVERIFY(reveal->isVisible());
+    for (auto mode : {ValueView::StringMode::Text, ValueView::StringMode::Hex}) {
+        m_view->setStringMode(mode);
+        QVERIFY2(stringText().contains(QLatin1String("masked in the Decoded view")), qPrintable(stringText()));
+    }
+    reveal->setChecked(true);
+    QVERIFY2(stringText().contains(QLatin1String("00000000  ")), qPrintable(stringText())); // the hex dump
+    m_view->setStringMode(ValueView::StringMode::Text);
+    QVERIFY2(stringText().contains(token), qPrintable(stringText()));
+    m_view->setStringMode(ValueView::StringMode::Decoded);
+    QVERIFY(stringText().contains(token));
+    screenshot(QStringLiteral("value-decoded-msgpack.png"));
+
+    // Plain text and plain JSON keep their own modes; "Decoded" is not offered for them.
+    m_server.command({"SET", "plain", "Password1234"});
+    m_view->openKey("plain", KeyType::Unknown);
+    QTRY_VERIFY_WITH_TIMEOUT(stringText() == QLatin1String("Password1234"), kWaitMs);
+    QCOMPARE(m_view->stringMode(), ValueView::StringMode::Text);
+    QVERIFY(m_view->decodedSummary().isEmpty());
+    m_server.command({"SET", "doc", values.value(QStringLiteral("json"))});
+    m_view->openKey("doc", KeyType::Unknown);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->stringMode(), ValueView::StringMode::Json, kWaitMs);
+    QVERIFY(m_view->decodedSummary().isEmpty());
+}
+
+// A compressed value over 64 KiB is decoded on a thread of its own; the window keeps answering.
+void TestValueView::largeValueDecodedOffThread()
+{
+    // Random bytes in the JSON keep zlib (the writer here) from shrinking it under 64 KiB.
+    QByteArray noise;
+    quint32 x = 2463534242u;
+    for (int i = 0; i < 150 * 1024; ++i) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        noise.append(char(x));
+    }
+    const QByteArray json = "{\"blob\": \"" + noise.toBase64() + "\", \"id\": 99}";
+    uLongf size = compressBound(uLong(json.size()));
+    QByteArray compressed(qsizetype(size), Qt::Uninitialized);
+    QCOMPARE(compress2(reinterpret_cast<Bytef *>(compressed.data()), &size,
+                       reinterpret_cast<const Bytef *>(json.constData()), uLong(json.size()), 6),
+             Z_OK);
+    compressed.resize(qsizetype(size));
+    QVERIFY(compressed.size() > ValueView::kDecodeOnThreadBytes);
+    m_server.command({"SET", "big:zlib", compressed});
+    m_view->openKey("big:zlib", KeyType::Unknown);
+    QTRY_VERIFY2_WITH_TIMEOUT(m_view->decodedSummary().startsWith(QStringLiteral("zlib → JSON")),
+                              qPrintable(stringInfo()), kWaitMs);
+    QVERIFY2(stringText().contains(QLatin1String("id: 99")), qPrintable(stringText().left(300)));
+    // Another key opened while one decodes: the first one's result does not land on it.
+    m_view->openKey("big:zlib", KeyType::Unknown);
+    m_server.command({"SET", "after", "just text"});
+    m_view->openKey("after", KeyType::Unknown);
+    QTRY_VERIFY_WITH_TIMEOUT(stringText() == QLatin1String("just text"), kWaitMs);
+    QTest::qWait(300);
+    QCOMPARE(stringText(), QStringLiteral("just text"));
+    QVERIFY(m_view->decodedSummary().isEmpty());
 }
 
 QTEST_MAIN(TestValueView)
