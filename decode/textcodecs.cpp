@@ -38,13 +38,14 @@ qsizetype firstOutside(const QByteArray &input, bool url)
 
 bool looksLikeBase64(const QByteArray &input, bool url)
 {
-    // At least one group, and a length that base64 can have.
-    QByteArray compact = input;
-    compact.replace('\n', QByteArray()).replace('\r', QByteArray());
-    if (compact.size() < 8 || firstOutside(input, url) >= 0)
+    // At least two groups, and a length that base64 can have (line breaks aside).
+    if (firstOutside(input, url) >= 0)
         return false;
-    const bool padded = compact.endsWith('=');
-    return padded ? compact.size() % 4 == 0 : compact.size() % 4 != 1;
+    const qsizetype length = input.size() - input.count('\n') - input.count('\r');
+    if (length < 8)
+        return false;
+    const bool padded = input.trimmed().endsWith('=');
+    return padded ? length % 4 == 0 : length % 4 != 1;
 }
 
 StepOutput base64(const QByteArray &input, bool url)
