@@ -82,45 +82,78 @@ void ValueView::setDecodeCap(qint64 bytes)
     m_decodeCap = qMax<qint64>(64 * 1024, bytes);
 }
 
+// A string decoded for the viewer, made on a decoding thread: the result and its text, with and
+// without its secrets, so the GUI thread only shows it.
+struct DecodedValue
+{
+    decode::Result result;
+    QString text;
+    QString maskedText;
+    int secrets = 0;
+};
+
+namespace {
+
+std::shared_ptr<const DecodedValue> decodeForView(const QByteArray &bytes, const decode::Limits &limits)
+{
+    auto v = std::make_shared<DecodedValue>();
+    v->result = decode::detect(bytes, limits);
+    const decode::Result &r = v->result;
+    QString head;
+    if (r.truncated())
+        head = ValueView::tr("decoded the first %1 (the decoding cap; View → Decoding cap…)")
+                   .arg(format::bytes(limits.maxOutput))
+            + QLatin1Char('\n');
+    if (r.tree) {
+        decode::Node masked = *r.tree;
+        v->secrets = masking::maskTree(masked);
+        v->text = head + decode::treeText(*r.tree);
+        v->maskedText = v->secrets > 0 ? head + decode::treeText(masked) : v->text;
+    } else {
+        v->text
+            = head + (bytesescape::isValidUtf8(r.bytes) ? QString::fromUtf8(r.bytes) : bytesescape::hexDump(r.bytes));
+        v->maskedText = v->text;
+    }
+    return v;
+}
+
+} // namespace
+
 void ValueView::startDecoding(const QByteArray &bytes)
 {
     const quint64 generation = ++m_decodeGeneration;
     decode::Limits limits;
     limits.maxOutput = m_decodeCap;
-    if (bytes.size() <= kDecodeOnThreadBytes) {
-        onDecoded(generation, decode::detect(bytes, limits));
-        return;
-    }
-    // Large values off the GUI thread; the result comes back queued, for this value only.
+    // Every value on a thread of its own: a few KiB of gzip can expand to megabytes of JSON,
+    // so the size of the value says nothing of the time its decoding takes. The result (and
+    // its text) comes back queued, for this value only.
     m_decodesRunning->fetch_add(1);
     std::thread([view = QPointer<ValueView>(this), running = m_decodesRunning, generation, bytes, limits] {
-        auto result = std::make_shared<decode::Result>(decode::detect(bytes, limits));
+        std::shared_ptr<const DecodedValue> value = decodeForView(bytes, limits);
         QMetaObject::invokeMethod(
             view.data(),
-            [view, generation, result] {
+            [view, generation, value] {
                 if (view)
-                    view->onDecoded(generation, *result);
+                    view->onDecoded(generation, value);
             },
             Qt::QueuedConnection);
         running->fetch_sub(1);
     }).detach();
 }
 
-void ValueView::onDecoded(quint64 generation, const decode::Result &result)
+void ValueView::onDecoded(quint64 generation, const std::shared_ptr<const DecodedValue> &value)
 {
     if (generation != m_decodeGeneration)
         return; // another value is shown now
+    const decode::Result &result = value->result;
     auto *items = qobject_cast<QStandardItemModel *>(m_stringMode->model());
     // Plain JSON has its own mode; a chain that ends in it, or any other format, is decoded.
     const bool useful = result.decodedAnything()
         && !(result.steps.size() == 1 && result.steps.constFirst().format == decode::Format::Json);
     if (!useful)
         return;
-    m_decoded = std::make_unique<decode::Result>(result);
-    if (m_decoded->tree) {
-        decode::Node masked = *m_decoded->tree;
-        m_decodedSecrets = masking::maskTree(masked);
-    }
+    m_decoded = value;
+    m_decodedSecrets = value->secrets;
     // A format read in place (CBOR, MessagePack) has no second size to give.
     m_decodedSummary = result.decodedBytes() == result.valueBytes()
         ? result.chainText()
@@ -133,27 +166,6 @@ void ValueView::onDecoded(quint64 generation, const decode::Result &result)
     const QSignalBlocker block(m_stringMode);
     m_stringMode->setCurrentIndex(int(StringMode::Decoded));
     renderString();
-}
-
-QString ValueView::decodedText(bool hideSecrets, int *masked) const
-{
-    *masked = 0;
-    if (!m_decoded)
-        return tr("nothing recognised in this value");
-    QString text;
-    if (m_decoded->truncated())
-        text += tr("decoded the first %1 (the decoding cap; View → Decoding cap…)").arg(format::bytes(m_decodeCap))
-            + QLatin1Char('\n');
-    if (m_decoded->tree) {
-        decode::Node tree = *m_decoded->tree;
-        *masked = masking::maskTree(tree);
-        text += decode::treeText(hideSecrets ? tree : *m_decoded->tree);
-    } else if (bytesescape::isValidUtf8(m_decoded->bytes)) {
-        text += QString::fromUtf8(m_decoded->bytes);
-    } else {
-        text += bytesescape::hexDump(m_decoded->bytes);
-    }
-    return text;
 }
 
 void ValueView::matchNameToWindow()
@@ -532,8 +544,9 @@ void ValueView::renderString()
         break;
     case StringMode::Hex: text = bytesescape::hexDump(bytes, bytes.size()); break;
     case StringMode::Decoded: {
-        int maskedInTree = 0;
-        text = decodedText(!m_reveal->isChecked(), &maskedInTree);
+        text = !m_decoded           ? tr("nothing recognised in this value")
+            : m_reveal->isChecked() ? m_decoded->text
+                                    : m_decoded->maskedText;
         break;
     }
     }

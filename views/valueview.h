@@ -8,9 +8,7 @@
 #include <atomic>
 #include <memory>
 
-namespace decode {
-struct Result;
-}
+struct DecodedValue;
 
 class QCheckBox;
 class QComboBox;
@@ -28,7 +26,8 @@ class RedisClient;
 // Shows one key: a header (name, type, size, live TTL countdown, Refresh), then the value.
 // Strings show a preview as text, pretty JSON, hex, or decoded (decode::detect: compression,
 // base64 and hex, MessagePack, CBOR… as a tree with its secrets masked), which a string whose
-// writer's format was recognised opens in, the raw text one choice away; collections show the
+// writer's format was recognised opens in, the raw text one choice away (decoded on a thread, so
+// a value that expands to megabytes never holds up the window); collections show the
 // rows fetched so far in a table whose last row loads the next page. Errors go into a one-line
 // banner.
 class ValueView : public QWidget
@@ -36,8 +35,6 @@ class ValueView : public QWidget
     Q_OBJECT
 public:
     enum class StringMode { Text, Json, Hex, Decoded };
-    // Strings larger than this are decoded off the GUI thread.
-    static constexpr qsizetype kDecodeOnThreadBytes = 64 * 1024;
     Q_ENUM(StringMode)
 
     explicit ValueView(RedisClient *client, QWidget *parent = nullptr);
@@ -87,8 +84,7 @@ private:
     void showBanner(const QString &message);
     void updateRevealToggle();
     void startDecoding(const QByteArray &bytes);
-    void onDecoded(quint64 generation, const decode::Result &result);
-    QString decodedText(bool hideSecrets, int *masked) const;
+    void onDecoded(quint64 generation, const std::shared_ptr<const DecodedValue> &value);
 
     RedisClient *m_client;
 
@@ -104,7 +100,7 @@ private:
     QPushButton *m_refresh = nullptr;
     QCheckBox *m_reveal = nullptr;
     bool m_stringMasked = false;
-    std::unique_ptr<decode::Result> m_decoded; // of the string shown; null until decoded, or none
+    std::shared_ptr<const DecodedValue> m_decoded; // of the string shown; null until decoded, or none
     QString m_decodedSummary;
     int m_decodedSecrets = 0; // secret-named entries in the decoded tree
     quint64 m_decodeGeneration = 0;
