@@ -5,6 +5,7 @@
 
 #include "clusterrouter.h"
 #include "clustertopology.h"
+#include "decoders.h"
 #include "keyscanner.h"
 #include "keytreemodel.h"
 #include "localserver.h"
@@ -27,7 +28,9 @@
 #include <QTimer>
 
 #include <hiredis/hiredis.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -595,6 +598,116 @@ int clusterBench(qint64 keys)
 
 } // namespace
 
+// The value decoders on 64 KiB values: detection of each kind (the median of many runs), against
+// zlib inflating the same gzip value directly, the work detection cannot avoid for it.
+QByteArray gzipOf(const QByteArray &data)
+{
+    z_stream z{};
+    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    QByteArray out(qsizetype(deflateBound(&z, uLong(data.size()))), Qt::Uninitialized);
+    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
+    z.avail_in = uInt(data.size());
+    z.next_out = reinterpret_cast<Bytef *>(out.data());
+    z.avail_out = uInt(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(qsizetype(z.total_out));
+    deflateEnd(&z);
+    return out;
+}
+
+double medianMicros(const std::function<void()> &work, int runs)
+{
+    std::vector<double> times;
+    times.reserve(size_t(runs));
+    for (int i = 0; i < runs; ++i) {
+        QElapsedTimer t;
+        t.start();
+        work();
+        times.push_back(double(t.nsecsElapsed()) / 1000.0);
+    }
+    std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
+    return times[size_t(runs / 2)];
+}
+
+int decodeBench()
+{
+    constexpr qsizetype kSize = 64 * 1024;
+    // JSON of session-like records, to 64 KiB.
+    QByteArray json = "[";
+    for (int i = 0; json.size() < kSize - 200; ++i)
+        json += "{\"user_id\":" + QByteArray::number(i * 7919) + ",\"name\":\"user-" + QByteArray::number(i)
+            + "\",\"roles\":[\"read\",\"write\"],\"score\":" + QByteArray::number(i * 0.25) + "},";
+    json.chop(1);
+    json += "]";
+    QByteArray random(kSize, Qt::Uninitialized);
+    quint32 x = 2463534242u;
+    for (char &c : random) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        c = char(x);
+    }
+    QByteArray text;
+    while (text.size() < kSize)
+        text += "The quick brown fox jumps over the lazy dog. ";
+    text.truncate(kSize);
+    // Compressed values of 64 KiB: compress more JSON until the output is that large.
+    QByteArray bigJson = json;
+    QByteArray gz = gzipOf(bigJson);
+    while (gz.size() < kSize) {
+        bigJson.chop(1);
+        bigJson += "," + json.mid(1);
+        gz = gzipOf(bigJson);
+    }
+    const QByteArray b64 = gzipOf(json).toBase64();
+
+    struct Case
+    {
+        const char *name;
+        QByteArray value;
+    };
+    const Case cases[] = {
+        {"json_64k", json}, {"gzip_json_64k", gz},  {"base64_gzip_json", b64},
+        {"text_64k", text}, {"random_64k", random},
+    };
+    QJsonObject figures;
+    for (const Case &c : cases) {
+        decode::Result r;
+        // Detection: the formats the value may be, from magic bytes and cheap grammar checks.
+        const double detect = medianMicros([&] { (void)decode::candidates(c.value); }, 200);
+        // Decoding: every step confirmed and the structure read into a tree, as the viewer does.
+        const double whole = medianMicros([&] { r = decode::detect(c.value); }, 200);
+        figures.insert(QString::fromLatin1(c.name),
+                       QJsonObject{{QStringLiteral("bytes"), c.value.size()},
+                                   {QStringLiteral("chain"), r.chainText()},
+                                   {QStringLiteral("decoded_bytes"), r.decodedBytes()},
+                                   {QStringLiteral("detect_us"), detect},
+                                   {QStringLiteral("decode_us"), whole}});
+    }
+    // The reference: zlib alone inflating the gzip value, output size known.
+    const qsizetype out = bigJson.size();
+    const double raw = medianMicros(
+        [&] {
+            QByteArray dst(out, Qt::Uninitialized);
+            z_stream z{};
+            inflateInit2(&z, 16 + MAX_WBITS);
+            z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(gz.constData()));
+            z.avail_in = uInt(gz.size());
+            z.next_out = reinterpret_cast<Bytef *>(dst.data());
+            z.avail_out = uInt(dst.size());
+            inflate(&z, Z_FINISH);
+            inflateEnd(&z);
+        },
+        200);
+    const double detectGz = figures.value(QStringLiteral("gzip_json_64k"))[QStringLiteral("decode_us")].toDouble();
+    const QJsonObject result{{QStringLiteral("mode"), QStringLiteral("decode")},
+                             {QStringLiteral("values"), figures},
+                             {QStringLiteral("raw_inflate_us"), raw},
+                             {QStringLiteral("gzip_decode_to_raw_inflate"), detectGz / raw}};
+    std::printf("%s\n", QJsonDocument(result).toJson(QJsonDocument::Indented).constData());
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -602,9 +715,10 @@ int main(int argc, char **argv)
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("RedisLens benchmarks. Modes: scan, memory, patterns, cluster (three local primaries "
-                       "against the same keys on one server and a parallel hiredis reference)"));
+                       "against the same keys on one server and a parallel hiredis reference), decode (the "
+                       "value decoders on 64 KiB values)"));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan | memory | patterns | cluster"));
+    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("scan | memory | patterns | cluster | decode"));
     const QCommandLineOption hostOpt({QStringLiteral("host")}, QStringLiteral("Server host."), QStringLiteral("host"),
                                      QStringLiteral("127.0.0.1"));
     const QCommandLineOption portOpt({QStringLiteral("port")}, QStringLiteral("Server port."), QStringLiteral("port"),
@@ -624,9 +738,10 @@ int main(int argc, char **argv)
     parser.process(app);
     const QString mode = parser.positionalArguments().value(0);
     if (mode != QLatin1String("scan") && mode != QLatin1String("memory") && mode != QLatin1String("patterns")
-        && mode != QLatin1String("cluster")) {
+        && mode != QLatin1String("cluster") && mode != QLatin1String("decode")) {
         std::fprintf(stderr,
-                     "redislens-bench: unknown or missing mode (expected: scan, memory, patterns or cluster)\n");
+                     "redislens-bench: unknown or missing mode (expected: scan, memory, patterns, cluster or "
+                     "decode)\n");
         return 2;
     }
     // Bad input exits 2 with one line, before anything connects or writes.
@@ -656,6 +771,8 @@ int main(int argc, char **argv)
 
     if (mode == QLatin1String("cluster"))
         return clusterBench(populate > 0 ? populate : 1000000);
+    if (mode == QLatin1String("decode"))
+        return decodeBench();
 
     ConnectionProfile profile;
     profile.host = parser.value(hostOpt);

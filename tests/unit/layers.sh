@@ -8,9 +8,9 @@ set -eu
 src="${1:?usage: layers.sh SOURCE_DIR}"
 status=0
 bad=$(grep -lE '#include ["<](redisclient|redisworker|rediscommand|pollingreader|boundedread|keyscanner)\.h[">]' \
-    "$src"/models/*.h "$src"/models/*.cpp || true)
+    "$src"/models/*.h "$src"/models/*.cpp "$src"/decode/*.h "$src"/decode/*.cpp || true)
 if [ -n "$bad" ]; then
-    echo "models/ includes a connection header (the readers live in inspect/):"
+    echo "models/ or decode/ includes a connection header (the readers live in inspect/):"
     echo "$bad"
     status=1
 fi
@@ -22,7 +22,7 @@ if [ -n "$bad" ]; then
     status=1
 fi
 bad=$(grep -lE '#include <(QtWidgets/|QWidget|QApplication|QDialog|QMainWindow|QAbstractItemView)' \
-    "$src"/redis/* "$src"/lua/*.h "$src"/lua/*.cpp "$src"/models/* "$src"/inspect/* "$src"/headless/* || true)
+    "$src"/redis/* "$src"/decode/* "$src"/lua/*.h "$src"/lua/*.cpp "$src"/models/* "$src"/inspect/* "$src"/headless/* || true)
 if [ -n "$bad" ]; then
     echo "a layer below views/ includes a widget header:"
     echo "$bad"
