@@ -9,29 +9,30 @@ namespace {
 
 struct FormatInfo
 {
-    Format format;
     const char *name;
     const char *title;
+    Format format;
     bool structure;
 };
 
 // In the order of the enum.
 constexpr FormatInfo kFormats[] = {
-    {Format::Gzip, "gzip", "gzip", false},
-    {Format::Zlib, "zlib", "zlib", false},
-    {Format::Deflate, "deflate", "raw deflate", false},
-    {Format::Lz4Frame, "lz4", "LZ4 frame", false},
-    {Format::Lz4Block, "lz4-block", "LZ4 block", false},
-    {Format::Snappy, "snappy", "Snappy", false},
-    {Format::SnappyFramed, "snappy-framed", "Snappy framed", false},
-    {Format::Zstd, "zstd", "Zstandard", false},
-    {Format::Brotli, "brotli", "Brotli", false},
-    {Format::Base64, "base64", "base64", false},
-    {Format::Base64Url, "base64url", "base64url", false},
-    {Format::Hex, "hex", "hex", false},
-    {Format::Json, "json", "JSON", true},
-    {Format::Cbor, "cbor", "CBOR", true},
-    {Format::MsgPack, "msgpack", "MessagePack", true},
+    {"gzip", "gzip", Format::Gzip, false},
+    {"zlib", "zlib", Format::Zlib, false},
+    {"deflate", "raw deflate", Format::Deflate, false},
+    {"lz4", "LZ4 frame", Format::Lz4Frame, false},
+    {"lz4-block", "LZ4 block", Format::Lz4Block, false},
+    {"snappy", "Snappy", Format::Snappy, false},
+    {"snappy-framed", "Snappy framed", Format::SnappyFramed, false},
+    {"zstd", "Zstandard", Format::Zstd, false},
+    {"brotli", "Brotli", Format::Brotli, false},
+    {"base64", "base64", Format::Base64, false},
+    {"base64url", "base64url", Format::Base64Url, false},
+    {"hex", "hex", Format::Hex, false},
+    {"json", "JSON", Format::Json, true},
+    {"cbor", "CBOR", Format::Cbor, true},
+    {"msgpack", "MessagePack", Format::MsgPack, true},
+    {"pickle", "pickle", Format::Pickle, true},
 };
 static_assert(sizeof(kFormats) / sizeof(kFormats[0]) == kFormatCount, "one entry per format");
 

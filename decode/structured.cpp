@@ -103,7 +103,7 @@ Node fromJson(const QJsonValue &v, Budget &budget, int depth)
         Node n;
         n.kind = Node::Kind::List;
         const QJsonArray a = v.toArray();
-        for (const QJsonValue &item : a)
+        for (const auto &item : a)
             n.children.append(fromJson(item, budget, depth + 1));
         return n;
     }
@@ -138,7 +138,7 @@ Node fromCbor(const QCborValue &v, Budget &budget, int depth)
         Node n;
         n.kind = Node::Kind::List;
         const QCborArray a = v.toArray();
-        for (const QCborValue &item : a)
+        for (const auto &item : a)
             n.children.append(fromCbor(item, budget, depth + 1));
         return n;
     }
