@@ -26,8 +26,9 @@ enum class Format : quint8 {
     Json,
     Cbor,
     MsgPack,
+    Pickle, // Python, protocols 0–5, read as data: never executed
 };
-constexpr int kFormatCount = int(Format::MsgPack) + 1;
+constexpr int kFormatCount = int(Format::Pickle) + 1;
 
 // "gzip", "lz4", "json": the names rules and --decode use.
 QString name(Format format);

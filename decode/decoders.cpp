@@ -31,6 +31,7 @@ StepOutput applyOne(Format format, const QByteArray &input, const Limits &limits
     case Format::Json: return json(input, limits);
     case Format::Cbor: return cbor(input, limits);
     case Format::MsgPack: return msgpack(input, limits);
+    case Format::Pickle: return pickle(input, limits);
     }
     return fail(QStringLiteral("unknown format"), 0);
 }
@@ -136,6 +137,10 @@ QList<Format> candidates(const QByteArray &input)
     if (c == '{' || c == '[')
         out << Format::Json;
     const auto first = quint8(input.at(0));
+    // A pickle (PROTO 2–5 then STOP at the end, or a text pickle's first opcode) before
+    // MessagePack, whose empty map is 0x80 too.
+    if (looksLikePickle(input))
+        out << Format::Pickle;
     if (startsWith(input, {0xd9, 0xd9, 0xf7}) || (first >= 0xa0 && first <= 0xbf))
         out << Format::Cbor; // a self-described CBOR item, or a map (MessagePack's fixstr there)
     if ((first >= 0x80 && first <= 0x9f) || first == 0xdc || first == 0xdd || first == 0xde || first == 0xdf)

@@ -5,8 +5,9 @@
 
 // Values as their writers meant them: decompression, text encodings and serialization formats,
 // each decoded with the library made for it (zlib, liblz4, libsnappy, libzstd, libbrotli,
-// msgpack-cxx, Qt's JSON and CBOR). Nothing here executes anything; every output is bounded by
-// Limits. Pure functions on bytes: safe on any thread.
+// msgpack-cxx, Qt's JSON and CBOR) or, where none exists, a reader of the format's grammar
+// (Python pickle). Nothing here executes anything; every output is bounded by Limits. Pure
+// functions on bytes: safe on any thread.
 namespace decode {
 
 // What one step made of its input.

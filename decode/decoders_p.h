@@ -44,10 +44,12 @@ StepOutput hex(const QByteArray &input);
 StepOutput json(const QByteArray &input, const Limits &limits);
 StepOutput cbor(const QByteArray &input, const Limits &limits);
 StepOutput msgpack(const QByteArray &input, const Limits &limits);
+StepOutput pickle(const QByteArray &input, const Limits &limits);
 
 // Cheap checks for detection, no decoding.
 bool looksLikeBase64(const QByteArray &input, bool url);
 bool looksLikeHex(const QByteArray &input);
 bool snappyRawValid(const QByteArray &input);
+bool looksLikePickle(const QByteArray &input);
 
 } // namespace decode::detail

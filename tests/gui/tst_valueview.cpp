@@ -542,6 +542,15 @@ void TestValueView::decodedValues()
     QVERIFY(stringText().contains(token));
     screenshot(QStringLiteral("value-decoded-msgpack.png"));
 
+    // A pickled session object (as Flask-Session stores one): read, never run; its token masked.
+    m_server.command({"SET", "session:pickled", values.value(QStringLiteral("pickled object 4"))});
+    m_view->openKey("session:pickled", KeyType::Unknown);
+    QTRY_VERIFY_WITH_TIMEOUT(m_view->decodedSummary() == QLatin1String("pickle"), kWaitMs);
+    QVERIFY2(stringText().contains(QLatin1String("(__main__.Session)")) && stringText().contains(masking::maskText())
+                 && !stringText().contains(QLatin1String("4f1c9a7e2b")),
+             qPrintable(stringText()));
+    screenshot(QStringLiteral("value-decoded-pickle.png"));
+
     // Plain text and plain JSON keep their own modes; "Decoded" is not offered for them.
     m_server.command({"SET", "plain", "Password1234"});
     m_view->openKey("plain", KeyType::Unknown);

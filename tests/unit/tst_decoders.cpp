@@ -42,7 +42,10 @@ QJsonValue canon(const Node &n)
         return a;
     }
     case Node::Kind::Map: {
+        // An object (a pickled instance, a call's result) names its class.
         QJsonObject o;
+        if (!n.type.isEmpty())
+            o.insert(QStringLiteral("$type"), n.type);
         for (const Node &c : n.children)
             o.insert(c.key, canon(c));
         return o;
@@ -81,6 +84,7 @@ private Q_SLOTS:
     void cutAndDamagedValues();
     void rulesAndNames();
     void treeText();
+    void pickleIsNeverRun();
 
 private:
     QByteArray caseValue(const QString &name) const
@@ -269,6 +273,34 @@ void TstDecoders::treeText()
     QVERIFY(r.tree);
     QCOMPARE(decode::treeText(*r.tree), QStringLiteral("{2}\n  a: null\n  b: [3]\n    1\n    2.5\n    \"x y\""));
     QCOMPARE(decode::treeText(*r.tree, 2), QStringLiteral("{2}\n  a: null\n  … (more)"));
+}
+
+// A pickle is read, never run: a REDUCE of os.system stays a node naming it; a list that holds
+// itself (bytes as Python 3.11's pickle.dumps wrote them) is named, not followed; malformed
+// opcodes end with their offset.
+void TstDecoders::pickleIsNeverRun()
+{
+    const QByteArray evil = caseValue(QStringLiteral("pickle os.system"));
+    const decode::Result r = decode::detect(evil);
+    QVERIFY2(r.ok() && r.tree, qPrintable(r.error));
+    QCOMPARE(r.tree->type, QStringLiteral("posix.system"));
+    QVERIFY2(decode::treeText(*r.tree).contains(QLatin1String("touch /tmp/redislens-pwned")),
+             qPrintable(decode::treeText(*r.tree)));
+    QVERIFY(!QFile::exists(QStringLiteral("/tmp/redislens-pwned")));
+
+    const QByteArray itself("\x80\x04\x95\x06\x00\x00\x00\x00\x00\x00\x00]\x94h\x00"
+                            "a.",
+                            17);
+    const decode::StepOutput loop = decode::apply(Format::Pickle, itself);
+    QVERIFY2(loop.ok(), qPrintable(loop.error));
+    QCOMPARE(decode::treeText(*loop.tree), QStringLiteral("[1]\n  <itself>  (reference)"));
+
+    const decode::StepOutput bad = decode::apply(Format::Pickle, QByteArray("\x80\x04\xff.", 4));
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.errorOffset, 2);
+    QVERIFY2(bad.error.contains(QLatin1String("unknown opcode 0xff")), qPrintable(bad.error));
+    const decode::StepOutput noStop = decode::apply(Format::Pickle, QByteArray("\x80\x04N", 3));
+    QVERIFY2(noStop.error.contains(QLatin1String("truncated")), qPrintable(noStop.error));
 }
 
 QTEST_GUILESS_MAIN(TstDecoders)
