@@ -83,6 +83,16 @@ struct Budget
     }
 };
 
+// A list of the items of a JSON or CBOR array, each converted.
+template <typename Array, typename Convert> Node listOf(const Array &items, Convert &&convert)
+{
+    Node n;
+    n.kind = Node::Kind::List;
+    for (const auto &item : items)
+        n.children.append(convert(item));
+    return n;
+}
+
 Node fromJson(const QJsonValue &v, Budget &budget, int depth)
 {
     if (!budget.take(depth))
@@ -99,14 +109,8 @@ Node fromJson(const QJsonValue &v, Budget &budget, int depth)
         return scalar(Node::Kind::Real, realText(v.toDouble()));
     }
     case QJsonValue::String: return scalar(Node::Kind::Text, v.toString());
-    case QJsonValue::Array: {
-        Node n;
-        n.kind = Node::Kind::List;
-        const QJsonArray a = v.toArray();
-        for (const auto &item : a)
-            n.children.append(fromJson(item, budget, depth + 1));
-        return n;
-    }
+    case QJsonValue::Array:
+        return listOf(v.toArray(), [&](const QJsonValue &item) { return fromJson(item, budget, depth + 1); });
     case QJsonValue::Object: {
         Node n;
         n.kind = Node::Kind::Map;
@@ -134,14 +138,8 @@ Node fromCbor(const QCborValue &v, Budget &budget, int depth)
         return scalar(Node::Kind::Bytes, bytesescape::escape(b, false), QStringLiteral("bytes"));
     }
     case QCborValue::String: return scalar(Node::Kind::Text, v.toString());
-    case QCborValue::Array: {
-        Node n;
-        n.kind = Node::Kind::List;
-        const QCborArray a = v.toArray();
-        for (const auto &item : a)
-            n.children.append(fromCbor(item, budget, depth + 1));
-        return n;
-    }
+    case QCborValue::Array:
+        return listOf(v.toArray(), [&](const QCborValue &item) { return fromCbor(item, budget, depth + 1); });
     case QCborValue::Map: {
         Node n;
         n.kind = Node::Kind::Map;
