@@ -42,8 +42,11 @@ bool Sink::room(char **at, std::size_t *size)
 
 QByteArray Sink::take()
 {
+    // Give back what the growth left unused only when it is worth a copy.
+    const bool wasteful = m_buffer.size() - m_used > m_used / 4;
     m_buffer.resize(m_used);
-    m_buffer.squeeze();
+    if (wasteful)
+        m_buffer.squeeze();
     return std::move(m_buffer);
 }
 
