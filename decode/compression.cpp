@@ -296,7 +296,7 @@ StepOutput zstd(const QByteArray &input, const Limits &limits)
     if (!stream)
         return fail(QStringLiteral("libzstd could not start"), 0);
     const std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream *)> guard(stream, ZSTD_freeDStream);
-    ZSTD_initDStream(stream);
+    // A new stream is ready for its first frame: it needs no init call.
     Sink sink(limits.maxOutput, qsizetype(input.size()) * 4);
     ZSTD_inBuffer in{input.constData(), std::size_t(input.size()), 0};
     std::size_t r = 1;
