@@ -119,6 +119,15 @@ std::shared_ptr<const DecodedValue> decodeForView(const QByteArray &bytes, const
 
 } // namespace
 
+void ValueView::forgetDecoded()
+{
+    // A decoding still running is for the value that was shown: its result is dropped.
+    ++m_decodeGeneration;
+    m_decoded.reset();
+    m_decodedSummary.clear();
+    m_decodedSecrets = 0;
+}
+
 void ValueView::startDecoding(const QByteArray &bytes)
 {
     const quint64 generation = ++m_decodeGeneration;
@@ -336,6 +345,7 @@ void ValueView::openKey(const QByteArray &key, KeyType hint)
     m_info = KeyInfo();
     m_info.key = key;
     m_string = StringValue();
+    forgetDecoded();
     m_expireAtMs = KeyInfo::kTtlUnknown;
     m_ttlTimer->stop();
     m_banner->hide();
@@ -363,6 +373,7 @@ void ValueView::clear()
     m_reader->clear();
     m_info = KeyInfo();
     m_string = StringValue();
+    forgetDecoded();
     m_expireAtMs = KeyInfo::kTtlUnknown;
     m_ttlTimer->stop();
     m_keyName->clear();
@@ -452,9 +463,7 @@ void ValueView::onKeyOpened(const KeyInfo &info)
 void ValueView::onStringAvailable(const StringValue &value)
 {
     m_string = value;
-    m_decoded.reset();
-    m_decodedSummary.clear();
-    m_decodedSecrets = 0;
+    forgetDecoded();
     auto *items = qobject_cast<QStandardItemModel *>(m_stringMode->model());
     if (items) {
         items->item(int(StringMode::Json))->setEnabled(value.isJson);
@@ -492,8 +501,6 @@ void ValueView::onStringAvailable(const StringValue &value)
     // A preview cut short is not the whole value: a compressed one would not decompress.
     if (!value.truncated && !value.isHyperLogLog)
         startDecoding(value.preview);
-    else
-        ++m_decodeGeneration; // a decoding of the previous value still running is not for this one
 }
 
 void ValueView::renderString()

@@ -83,6 +83,7 @@ private:
     void updateStatus();
     void showBanner(const QString &message);
     void updateRevealToggle();
+    void forgetDecoded();
     void startDecoding(const QByteArray &bytes);
     void onDecoded(quint64 generation, const std::shared_ptr<const DecodedValue> &value);
 
