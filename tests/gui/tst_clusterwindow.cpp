@@ -59,6 +59,16 @@ private:
         w->start();
         return w;
     }
+    // The window in the light palette, then in the dark one (NAME.png, NAME-dark.png).
+    static void pictures(MainWindow &w, const QString &name)
+    {
+        screenshots::save(w.grab().toImage(), name + QStringLiteral(".png"));
+        theme::apply(theme::Theme::Dark);
+        QCoreApplication::processEvents(); // the palette reaches every widget,
+        QCoreApplication::processEvents(); // then the charts' queued replots run
+        screenshots::save(w.grab().toImage(), name + QStringLiteral("-dark.png"));
+        theme::apply(theme::Theme::Light);
+    }
     QString stateText(MainWindow &w) const
     {
         const auto labels = w.statusBar()->findChildren<QLabel *>();
@@ -109,11 +119,7 @@ void TstClusterWindow::browsesEveryNode()
     const int slot = cluster::keySlot("orders:item:7");
     QTRY_VERIFY2_WITH_TIMEOUT(meta->text().contains(QStringLiteral("slot %1 on 127.0.0.1:").arg(slot)),
                               qPrintable(meta->text()), 10000);
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-window.png"));
-    theme::apply(theme::Theme::Dark);
-    QCoreApplication::processEvents();
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-window-dark.png"));
-    theme::apply(theme::Theme::Light);
+    pictures(*w, QStringLiteral("cluster-window"));
     // The locks on all three nodes, the one without TTL among them.
     w->showPanel(QStringLiteral("locks"));
     QTRY_VERIFY_WITH_TIMEOUT(w->locksPanel()->model()->rows().size() >= 13, 20000);
@@ -185,11 +191,7 @@ void TstClusterWindow::consoleKeepsScriptsToOneSlot()
     console->run();
     QTRY_VERIFY_WITH_TIMEOUT(!console->isRunning(), 10000);
     QCOMPARE(console->resultModel()->result(), RedisValue::integer(0));
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-console-node.png"));
-    theme::apply(theme::Theme::Dark);
-    QCoreApplication::processEvents();
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-console-node-dark.png"));
-    theme::apply(theme::Theme::Light);
+    pictures(*w, QStringLiteral("cluster-console-node"));
     QCoreApplication::processEvents();
 }
 
@@ -253,12 +255,7 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
     QCOMPARE(w->currentPanel(), QStringLiteral("slowlog"));
     QTRY_VERIFY_WITH_TIMEOUT(shows(w->slowlogPanel(), mark), 10000);
     QCOMPARE(picker->currentIndex(), at);
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-node.png"));
-    theme::apply(theme::Theme::Dark);
-    QCoreApplication::processEvents(); // the palette reaches every widget,
-    QCoreApplication::processEvents(); // then the charts' queued replots run
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-node-dark.png"));
-    theme::apply(theme::Theme::Light);
+    pictures(*w, QStringLiteral("cluster-slowlog-node"));
 
     // Each panel keeps its own choice: the overview still reads the seed, then the other node.
     w->showPanel(QStringLiteral("overview"));
@@ -299,12 +296,7 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
     // A few samples, and the charts' once-a-second refresh after them, for the pictures.
     QTRY_VERIFY_WITH_TIMEOUT(w->overviewPanel()->healthSeries()->sampleCount() >= 4, 10000);
     QTest::qWait(1200);
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-overview-merged.png"));
-    theme::apply(theme::Theme::Dark);
-    QCoreApplication::processEvents();
-    QCoreApplication::processEvents();
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-overview-merged-dark.png"));
-    theme::apply(theme::Theme::Light);
+    pictures(*w, QStringLiteral("cluster-overview-merged"));
     w->showPanel(QStringLiteral("slowlog"));
     QCOMPARE(picker->currentIndex(), at);
 
@@ -334,12 +326,7 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
         QVERIFY2(!seen.contains(key), qPrintable(key));
         seen.insert(key);
     }
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-merged.png"));
-    theme::apply(theme::Theme::Dark);
-    QCoreApplication::processEvents();
-    QCoreApplication::processEvents();
-    screenshots::save(w->grab().toImage(), QStringLiteral("cluster-slowlog-merged-dark.png"));
-    theme::apply(theme::Theme::Light);
+    pictures(*w, QStringLiteral("cluster-slowlog-merged"));
 
     // Memory: every primary's keys by default, one node's when chosen.
     w->showPanel(QStringLiteral("memory"));
