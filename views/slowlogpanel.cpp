@@ -372,20 +372,26 @@ void SlowlogPanel::showSources()
         m_error->show();
     }
 
-    // One server: its settings. Several: theirs once when they agree, else each node's.
+    // One server: its settings. Several: theirs once when they agree (saying so while some are
+    // still to be read), else each node's.
     QStringList configs;
+    QString common;
     bool same = true;
     for (const Source &s : std::as_const(m_readers)) {
         if (s.config.isEmpty())
             continue;
-        same = same && (configs.isEmpty() || s.config == m_readers.constFirst().config);
+        if (configs.isEmpty())
+            common = s.config;
+        same = same && s.config == common;
         configs << (s.name.isEmpty() ? s.config : tr("%1: %2").arg(s.name, s.config));
     }
-    if (m_readers.size() == 1 || configs.isEmpty())
+    const int nodes = int(m_readers.size());
+    if (nodes == 1 || configs.isEmpty())
         m_configText = m_readers.constFirst().config;
-    else if (same && configs.size() == m_readers.size())
-        m_configText
-            = tr("%1 · on each of %n primaries", nullptr, int(m_readers.size())).arg(m_readers.constFirst().config);
+    else if (same && configs.size() == nodes)
+        m_configText = tr("%1 · on each of %n primaries", nullptr, nodes).arg(common);
+    else if (same)
+        m_configText = tr("%1 · on %2 of %n primaries read so far", nullptr, nodes).arg(common).arg(configs.size());
     else
         m_configText = configs.join(QStringLiteral(" | "));
     m_config->setText(m_configText);

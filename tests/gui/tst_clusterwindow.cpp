@@ -314,7 +314,8 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
     };
     QCOMPARE(nodeOf(mark), QStringLiteral("127.0.0.1:%1").arg(other));
     QCOMPARE(nodeOf(seedMark), QStringLiteral("127.0.0.1:%1").arg(m_cluster.seedPort()));
-    QVERIFY2(merged->configText().contains(QStringLiteral("on each of 3 primaries")), qPrintable(merged->configText()));
+    QTRY_VERIFY2_WITH_TIMEOUT(merged->configText().contains(QStringLiteral("on each of 3 primaries")),
+                              qPrintable(merged->configText()), 10000);
     // Polled again and again: nothing shows twice.
     const int polls = merged->reader()->completedPolls();
     QTRY_VERIFY_WITH_TIMEOUT(merged->reader()->completedPolls() >= polls + 2, 10000);
