@@ -241,7 +241,10 @@ Node fromMsgpack(const msgpack::object &o, Budget &budget, int depth)
                 nanos = quint32(be(0, 4));
                 seconds = qint64(be(4, 8));
             }
-            if (seconds >= 0) {
+            // Up to the year 9999; past it (or garbage) the bytes stay as they are, and the
+            // milliseconds below cannot overflow.
+            constexpr qint64 kLastSecond = 253402300799;
+            if (seconds >= 0 && seconds <= kLastSecond) {
                 n.kind = Node::Kind::Text;
                 n.type = QStringLiteral("timestamp");
                 n.value = QDateTime::fromMSecsSinceEpoch(seconds * 1000 + nanos / 1000000, QTimeZone::utc())

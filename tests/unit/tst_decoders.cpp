@@ -279,6 +279,13 @@ void TstDecoders::treeText()
     QVERIFY(r.tree);
     QCOMPARE(decode::treeText(*r.tree), QStringLiteral("{2}\n  a: null\n  b: [3]\n    1\n    2.5\n    \"x y\""));
     QCOMPARE(decode::treeText(*r.tree, 2), QStringLiteral("{2}\n  a: null\n  … (more)"));
+
+    // A MessagePack timestamp past the year 9999 stays bytes (its milliseconds would overflow).
+    const decode::StepOutput far
+        = decode::apply(Format::MsgPack, QByteArray("\xc7\x0c\xff", 3) + QByteArray(12, char(0x7f)));
+    QVERIFY2(far.ok(), qPrintable(far.error));
+    QCOMPARE(far.tree->kind, Node::Kind::Bytes);
+    QCOMPARE(far.tree->type, QStringLiteral("ext -1"));
 }
 
 // A pickle is read, never run: a REDUCE of os.system stays a node naming it; a list that holds
