@@ -147,14 +147,15 @@ private:
         }
         return true;
     }
-    bool tuple(std::vector<int> items)
+    static Value tupleOf(std::vector<int> items)
     {
         Value v;
         v.kind = Node::Kind::List;
         v.type = QStringLiteral("tuple");
         v.items = std::move(items);
-        return push(std::move(v));
+        return v;
     }
+    bool tuple(std::vector<int> items) { return push(tupleOf(std::move(items))); }
     bool global(const QByteArray &module, const QByteArray &name)
     {
         Value v;
@@ -179,12 +180,8 @@ private:
             argItems.clear();
         }
         if (!argItems.empty()) {
-            Value a;
-            a.kind = Node::Kind::List;
-            a.type = QStringLiteral("tuple");
-            a.items = std::move(argItems);
             const int key = add(textValue(QStringLiteral("__args__")));
-            const int list = add(std::move(a));
+            const int list = add(tupleOf(std::move(argItems)));
             if (key < 0 || list < 0)
                 return false;
             v.items = {key, list};
@@ -622,11 +619,7 @@ bool Machine::step(quint8 op)
             return false;
         const int cls = m_stack.back();
         m_stack.pop_back();
-        Value args;
-        args.kind = Node::Kind::List;
-        args.type = QStringLiteral("tuple");
-        args.items = std::move(*items);
-        const int a = add(std::move(args));
+        const int a = add(tupleOf(std::move(*items)));
         return a >= 0 && object(cls, a);
     }
     case 'o': {
@@ -637,11 +630,7 @@ bool Machine::step(quint8 op)
             return false;
         }
         const int cls = items->front();
-        Value args;
-        args.kind = Node::Kind::List;
-        args.type = QStringLiteral("tuple");
-        args.items.assign(items->begin() + 1, items->end());
-        const int a = add(std::move(args));
+        const int a = add(tupleOf(std::vector<int>(items->begin() + 1, items->end())));
         return a >= 0 && object(cls, a);
     }
     case 'b': {

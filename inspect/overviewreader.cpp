@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "overviewreader.h"
 
+#include "clustertopology.h"
 #include "redisclient.h"
 
 #include <QDateTime>
@@ -81,9 +82,7 @@ void OverviewReader::setMergedNodes(const QList<RedisClient *> &nodes)
 
 QString OverviewReader::nodeName(const RedisClient *client)
 {
-    const ConnectionProfile &p = client->profile();
-    return p.host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2").arg(p.host).arg(p.port)
-                                             : QStringLiteral("%1:%2").arg(p.host).arg(p.port);
+    return cluster::Address{client->profile().host, client->profile().port}.toString();
 }
 
 void OverviewReader::refreshMerged()

@@ -125,8 +125,17 @@ void ValueView::forgetDecoded()
     // A decoding still running is for the value that was shown: its result is dropped.
     ++m_decodeGeneration;
     m_decoded.reset();
-    m_decodedSummary.clear();
-    m_decodedSecrets = 0;
+}
+
+QString ValueView::decodedSummary() const
+{
+    if (!m_decoded)
+        return {};
+    const decode::Result &r = m_decoded->result;
+    // A format read in place (CBOR, MessagePack) has no second size to give.
+    if (r.decodedBytes() == r.valueBytes())
+        return r.chainText();
+    return tr("%1, %2 → %3").arg(r.chainText(), format::bytes(r.valueBytes()), format::bytes(r.decodedBytes()));
 }
 
 void ValueView::startDecoding(const QByteArray &bytes)
@@ -180,15 +189,9 @@ void ValueView::onDecoded(quint64 generation, const std::shared_ptr<const Decode
     if (!useful)
         return;
     m_decoded = value;
-    m_decodedSecrets = value->secrets;
-    // A format read in place (CBOR, MessagePack) has no second size to give.
-    m_decodedSummary = result.decodedBytes() == result.valueBytes()
-        ? result.chainText()
-        : tr("%1, %2 → %3")
-              .arg(result.chainText(), format::bytes(result.valueBytes()), format::bytes(result.decodedBytes()));
     if (items)
         items->item(int(StringMode::Decoded))->setEnabled(true);
-    m_stringInfo->setText(m_stringInfo->text() + QStringLiteral(" · ") + tr("decoded: %1").arg(m_decodedSummary));
+    m_stringInfo->setText(m_stringInfo->text() + QStringLiteral(" · ") + tr("decoded: %1").arg(decodedSummary()));
     // The writer's format was recognised: shown decoded, the raw text one choice away.
     const QSignalBlocker block(m_stringMode);
     m_stringMode->setCurrentIndex(int(StringMode::Decoded));
@@ -528,20 +531,21 @@ void ValueView::renderString()
     const std::optional<QByteArray> masked
         = m_string.isJson ? masking::maskJson(m_string.preview, &maskedCount) : std::nullopt;
     const bool hide = masked && maskedCount > 0 && !m_reveal->isChecked();
-    m_stringMasked = (masked && maskedCount > 0) || m_decodedSecrets > 0;
+    const int decodedSecrets = m_decoded ? m_decoded->secrets : 0;
+    m_stringMasked = (masked && maskedCount > 0) || decodedSecrets > 0;
     updateRevealToggle();
     const QByteArray &bytes = hide ? *masked : m_string.preview;
     QString text;
     bool wrap = false;
     // Secrets the decoded tree masks are in the raw bytes too, encoded or compressed: the raw
     // views show them only once revealed.
-    const bool rawHidesSecrets = m_decodedSecrets > 0 && !m_reveal->isChecked()
+    const bool rawHidesSecrets = decodedSecrets > 0 && !m_reveal->isChecked()
         && (stringMode() == StringMode::Text || stringMode() == StringMode::Hex);
     if (rawHidesSecrets) {
         m_stringText->setLineWrapMode(QPlainTextEdit::WidgetWidth);
         m_stringText->setPlainText(tr("The decoded value holds %n secret(s), masked in the Decoded view; its raw "
                                       "bytes are shown once the secrets are revealed.",
-                                      nullptr, m_decodedSecrets));
+                                      nullptr, decodedSecrets));
         return;
     }
     switch (stringMode()) {

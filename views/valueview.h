@@ -50,7 +50,9 @@ public:
     // The most a decoding step may output (a compression bomb stops there); 16 MiB by default.
     void setDecodeCap(qint64 bytes);
     // "base64 → gzip → JSON, 1.2 KiB → 14 KiB" when the shown string was recognised, else empty.
-    QString decodedSummary() const { return m_decodedSummary; }
+    QString decodedSummary() const;
+    // Decodings still running on their threads (a string opened, then another): for tests.
+    int decodingsInFlight() const { return m_decodesRunning->load(); }
     // "Reveal secrets": visible when the shown value hides any.
     QCheckBox *revealToggle() const { return m_reveal; }
 
@@ -102,8 +104,6 @@ private:
     QCheckBox *m_reveal = nullptr;
     bool m_stringMasked = false;
     std::shared_ptr<const DecodedValue> m_decoded; // of the string shown; null until decoded, or none
-    QString m_decodedSummary;
-    int m_decodedSecrets = 0; // secret-named entries in the decoded tree
     quint64 m_decodeGeneration = 0;
     qint64 m_decodeCap;
     // Decodings still running on their threads: the view waits for them before it goes.

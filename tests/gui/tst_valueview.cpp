@@ -594,7 +594,9 @@ void TestValueView::largeValueDecodedOffThread()
     m_server.command({"SET", "after", "just text"});
     m_view->openKey("after", KeyType::Unknown);
     QTRY_VERIFY_WITH_TIMEOUT(stringText() == QLatin1String("just text"), kWaitMs);
-    QTest::qWait(300);
+    // Every decoding finished and its queued result delivered: none of them changed the view.
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->decodingsInFlight(), 0, kWaitMs);
+    QCoreApplication::processEvents();
     QCOMPARE(stringText(), QStringLiteral("just text"));
     QVERIFY(m_view->decodedSummary().isEmpty());
 }
