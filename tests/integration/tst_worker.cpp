@@ -757,7 +757,7 @@ private Q_SLOTS:
         QCOMPARE(sub.values.at(2).at(0).bytes(), QByteArray("psubscribe"));
         RawConnection raw(m_server.port());
         QCOMPARE(raw.command({"PUBLISH", "alerts", "disk full"}).toInteger(), 1);
-        QCOMPARE(raw.command({"PUBLISH", "jobs:7", QByteArray("bin\x00ary", 9)}).toInteger(), 1);
+        QCOMPARE(raw.command({"PUBLISH", "jobs:7", QByteArray("bin\0ary", 7)}).toInteger(), 1);
         QCOMPARE(raw.command({"PUBLISH", "audit", "login"}).toInteger(), 1);
         QTRY_COMPARE_WITH_TIMEOUT(messages.size(), 3, 10000);
         const RedisValue first = messages.at(0).at(0).value<RedisValue>();
@@ -767,7 +767,7 @@ private Q_SLOTS:
         const RedisValue second = messages.at(1).at(0).value<RedisValue>();
         QCOMPARE(second.at(0).bytes(), QByteArray("pmessage"));
         QCOMPARE(second.at(2).bytes(), QByteArray("jobs:7"));
-        QCOMPARE(second.at(3).bytes(), QByteArray("bin\x00ary", 9));
+        QCOMPARE(second.at(3).bytes(), QByteArray("bin\0ary", 7));
         QCOMPARE(messages.at(2).at(0).value<RedisValue>().at(2).bytes(), QByteArray("login"));
         // PING is answered on a subscribed connection, as a reply and not as a message.
         const RedisReply ping = waitForReply(*client, {{"PING"}});
