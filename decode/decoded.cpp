@@ -33,6 +33,10 @@ constexpr FormatInfo kFormats[] = {
     {"cbor", "CBOR", Format::Cbor, true},
     {"msgpack", "MessagePack", Format::MsgPack, true},
     {"pickle", "pickle", Format::Pickle, true},
+    {"java", "Java serialization", Format::JavaSerialization, true},
+    {"marshal", "Ruby Marshal", Format::RubyMarshal, true},
+    {"php", "PHP serialize", Format::PhpSerialize, true},
+    {"protobuf", "Protocol Buffers", Format::Protobuf, true},
 };
 static_assert(sizeof(kFormats) / sizeof(kFormats[0]) == kFormatCount, "one entry per format");
 
@@ -68,6 +72,14 @@ std::optional<Format> formatNamed(const QString &name)
         return Format::MsgPack;
     if (wanted == QLatin1String("base64-url"))
         return Format::Base64Url;
+    if (wanted == QLatin1String("jdk") || wanted == QLatin1String("java-serialization"))
+        return Format::JavaSerialization;
+    if (wanted == QLatin1String("ruby") || wanted == QLatin1String("ruby-marshal"))
+        return Format::RubyMarshal;
+    if (wanted == QLatin1String("php-serialize"))
+        return Format::PhpSerialize;
+    if (wanted == QLatin1String("proto") || wanted == QLatin1String("protobuf-wire"))
+        return Format::Protobuf;
     return std::nullopt;
 }
 

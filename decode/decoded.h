@@ -27,8 +27,12 @@ enum class Format : quint8 {
     Cbor,
     MsgPack,
     Pickle, // Python, protocols 0–5, read as data: never executed
+    JavaSerialization, // java.io.ObjectOutputStream's stream, read as data: nothing is loaded
+    RubyMarshal, // Ruby's Marshal.dump, format 4.8
+    PhpSerialize, // PHP's serialize()
+    Protobuf, // Protocol Buffers' wire format without a schema; by rule only: no magic
 };
-constexpr int kFormatCount = int(Format::Pickle) + 1;
+constexpr int kFormatCount = int(Format::Protobuf) + 1;
 
 // "gzip", "lz4", "json": the names rules and --decode use.
 QString name(Format format);

@@ -32,6 +32,10 @@ StepOutput applyOne(Format format, const QByteArray &input, const Limits &limits
     case Format::Cbor: return cbor(input, limits);
     case Format::MsgPack: return msgpack(input, limits);
     case Format::Pickle: return pickle(input, limits);
+    case Format::JavaSerialization: return javaSerialization(input, limits);
+    case Format::RubyMarshal: return rubyMarshal(input, limits);
+    case Format::PhpSerialize: return phpSerialize(input, limits);
+    case Format::Protobuf: return protobuf(input, limits);
     }
     return fail(QStringLiteral("unknown format"), 0);
 }
@@ -133,9 +137,15 @@ QList<Format> candidates(const QByteArray &input)
         out << Format::Lz4Frame;
     if (startsWith(input, {0xff, 0x06, 0x00, 0x00, 's', 'N', 'a', 'P', 'p', 'Y'}))
         out << Format::SnappyFramed;
+    if (looksLikeJavaSerialization(input))
+        out << Format::JavaSerialization;
+    if (looksLikeRubyMarshal(input))
+        out << Format::RubyMarshal;
     const char c = firstNonSpace(input);
     if (c == '{' || c == '[')
         out << Format::Json;
+    if (looksLikePhpSerialize(input))
+        out << Format::PhpSerialize;
     const auto first = quint8(input.at(0));
     // A pickle (PROTO 2–5 then STOP at the end, or a text pickle's first opcode) before
     // MessagePack, whose empty map is 0x80 too.

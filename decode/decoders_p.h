@@ -45,11 +45,18 @@ StepOutput json(const QByteArray &input, const Limits &limits);
 StepOutput cbor(const QByteArray &input, const Limits &limits);
 StepOutput msgpack(const QByteArray &input, const Limits &limits);
 StepOutput pickle(const QByteArray &input, const Limits &limits);
+StepOutput javaSerialization(const QByteArray &input, const Limits &limits); // javaser.cpp
+StepOutput rubyMarshal(const QByteArray &input, const Limits &limits); // marshal.cpp
+StepOutput phpSerialize(const QByteArray &input, const Limits &limits); // phpserialize.cpp
+StepOutput protobuf(const QByteArray &input, const Limits &limits); // protobuf.cpp
 
 // Cheap checks for detection, no decoding.
 bool looksLikeBase64(const QByteArray &input, bool url);
 bool looksLikeHex(const QByteArray &input);
 bool snappyRawValid(const QByteArray &input);
 bool looksLikePickle(const QByteArray &input);
+bool looksLikeJavaSerialization(const QByteArray &input); // the stream magic, version 5
+bool looksLikeRubyMarshal(const QByteArray &input); // version 4.8 and a known first type
+bool looksLikePhpSerialize(const QByteArray &input); // a serialize() value's first token
 
 } // namespace decode::detail

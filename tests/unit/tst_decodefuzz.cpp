@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A deterministic mutation loop over every decoder: 100,000 damaged inputs each, grown from
-// values the real writers produced (tests/fixtures/decoders/write_values.py). Each ends with a
+// values the real writers produced (tests/fixtures/decoders/). Each ends with a
 // result or a clear error, within the output cap, and without a crash (CI runs this under the
 // asan preset too, where a read past a buffer ends the run).
 #include "decoders.h"
-#include "processrun.h"
+#include "decodercases.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -86,12 +86,9 @@ void TstDecodeFuzz::initTestCase()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString out = dir.filePath(QStringLiteral("cases.json"));
-    const ProcessRun run = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
-    QVERIFY2(run.code == 0, run.err.constData());
-    QFile f(out);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const QJsonArray cases = QJsonDocument::fromJson(f.readAll()).array();
+    QString error;
+    const QJsonArray cases = writeDecoderCases(dir.path(), {}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     for (const QJsonValue c : cases) {
         const QByteArray value = QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1());
         m_seeds.append(value);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The decoders on values their real writers produced (tests/fixtures/decoders/write_values.py:
+// The decoders on values their real writers produced (tests/fixtures/decoders/: write_values.py,
 // Python's gzip, zlib, base64 and json, python3-lz4, -snappy, -zstandard, -brotli, -msgpack,
 // -cbor2): detection finds the writer's chain, the tree equals what the writer wrote; rules
 // decode what has no magic; bombs stop at the cap; cut and damaged values say where they broke.
 #include "bytesescape.h"
 #include "decoders.h"
-#include "processrun.h"
+#include "decodercases.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -102,13 +102,9 @@ private:
 void TstDecoders::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    const QString out = m_dir.filePath(QStringLiteral("cases.json"));
-    const ProcessRun r = runPythonFixture(QStringLiteral("decoders/write_values.py"),
-                                          {QStringLiteral("--out"), out, QStringLiteral("--bombs"), m_dir.path()});
-    QVERIFY2(r.code == 0, r.err.constData());
-    QFile f(out);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    m_cases = QJsonDocument::fromJson(f.readAll()).array();
+    QString error;
+    m_cases = writeDecoderCases(m_dir.path(), m_dir.path(), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY(m_cases.size() >= 20);
 }
 

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "decoders_p.h"
+
+namespace decode::detail {
+
+StepOutput protobuf(const QByteArray &input, const Limits &limits)
+{
+    Q_UNUSED(limits);
+    return fail(QStringLiteral("not read yet"), input.isEmpty() ? 0 : 0);
+}
+
+} // namespace decode::detail

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "decodercases.h"
+
+#include "processrun.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+
+QJsonArray writeDecoderCases(const QString &workDir, const QString &bombsDir, QString *error)
+{
+    const QDir fixtures(qEnvironmentVariable("REDISLENS_SOURCE_DIR") + QStringLiteral("/tests/fixtures/decoders"));
+    QJsonArray cases;
+    const auto take = [&](const QString &file) {
+        QFile f(file);
+        if (!f.open(QIODevice::ReadOnly)) {
+            *error = QStringLiteral("cannot read %1").arg(file);
+            return false;
+        }
+        QJsonParseError parse{};
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &parse);
+        if (!doc.isArray()) {
+            *error = QStringLiteral("%1: %2").arg(file, parse.errorString());
+            return false;
+        }
+        for (const QJsonValue c : doc.array())
+            cases.append(c);
+        return true;
+    };
+    const QStringList writers = fixtures.entryList({QStringLiteral("write_*")}, QDir::Files, QDir::Name);
+    for (const QString &writer : writers) {
+        QString program;
+        if (writer.endsWith(QLatin1String(".py")))
+            program = QStringLiteral("/usr/bin/python3"); // Debian's, for Debian's packages
+        else if (writer.endsWith(QLatin1String(".rb")))
+            program = QStringLiteral("ruby");
+        else if (writer.endsWith(QLatin1String(".php")))
+            program = QStringLiteral("php");
+        else
+            continue;
+        const QString out = QDir(workDir).filePath(writer + QStringLiteral(".json"));
+        QStringList args{fixtures.filePath(writer), QStringLiteral("--out"), out};
+        if (!bombsDir.isEmpty() && writer == QLatin1String("write_values.py"))
+            args << QStringLiteral("--bombs") << bombsDir;
+        const ProcessRun run = runProgram(program, args, 120000);
+        if (run.code != 0) {
+            *error = QStringLiteral("%1: %2").arg(writer, QString::fromUtf8(run.err));
+            return {};
+        }
+        if (!take(out))
+            return {};
+    }
+    for (const QString &kept : fixtures.entryList({QStringLiteral("cases_*.json")}, QDir::Files, QDir::Name))
+        if (!take(fixtures.filePath(kept)))
+            return {};
+    return cases;
+}
