@@ -2,6 +2,7 @@
 #include "patternrules.h"
 
 #include "bytesescape.h"
+#include "decoders.h"
 
 #include <QDir>
 #include <QFile>
@@ -199,7 +200,18 @@ std::optional<KeyType> patternRuleTypeFromId(const QString &id)
 const PatternRule *PatternRules::match(const QByteArray &key, KeyType type) const
 {
     for (const PatternRule &r : m_rules) {
-        if (r.type != KeyType::Unknown && r.type != type)
+        if (!r.classifies || (r.type != KeyType::Unknown && r.type != type))
+            continue;
+        if (globMatch(r.glob, key))
+            return &r;
+    }
+    return nullptr;
+}
+
+const PatternRule *PatternRules::decodeRule(const QByteArray &key, KeyType type) const
+{
+    for (const PatternRule &r : m_rules) {
+        if (r.decode.isEmpty() || (r.type != KeyType::Unknown && r.type != type))
             continue;
         if (globMatch(r.glob, key))
             return &r;
@@ -223,8 +235,8 @@ QString parseRule(const QJsonObject &o, PatternRule *out)
 {
     PatternRule &r = *out;
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
-        static const QStringList known{QStringLiteral("glob"), QStringLiteral("type"), QStringLiteral("kind"),
-                                       QStringLiteral("params"), QStringLiteral("note")};
+        static const QStringList known{QStringLiteral("glob"),   QStringLiteral("type"),   QStringLiteral("kind"),
+                                       QStringLiteral("params"), QStringLiteral("decode"), QStringLiteral("note")};
         if (!known.contains(it.key()))
             return QStringLiteral("unknown field %1 (known: %2)")
                 .arg(quoted(it.key()), known.join(QStringLiteral(", ")));
@@ -246,13 +258,31 @@ QString parseRule(const QJsonObject &o, PatternRule *out)
         r.type = *t;
     }
 
+    const QJsonValue decodeSteps = o.value(QLatin1String("decode"));
+    if (!decodeSteps.isUndefined()) {
+        QStringList names;
+        const QJsonArray steps = decodeSteps.toArray();
+        for (const QJsonValue step : steps)
+            names << (step.isString() ? step.toString() : QString::fromUtf8(jsonScalar(step)));
+        QString why;
+        if (!decodeSteps.isArray() || names.isEmpty())
+            return QStringLiteral("decode must list steps, such as [\"base64\", \"gzip\", \"json\"]");
+        if (!decode::parseChain(names.join(QLatin1Char(',')), &r.decode, &why))
+            return QStringLiteral("decode: %1").arg(why);
+    }
+
     const QJsonValue kind = o.value(QLatin1String("kind"));
-    if (kind.isUndefined())
-        return QStringLiteral("rule needs a kind (known: %1)").arg(knownKinds());
-    const auto k = kind.isString() ? patternKindFromId(kind.toString().trimmed().toLower().toUtf8()) : std::nullopt;
-    if (!k)
-        return QStringLiteral("unknown kind %1 (known: %2)").arg(QString::fromUtf8(jsonScalar(kind)), knownKinds());
-    r.kind = *k;
+    if (kind.isUndefined()) {
+        // A rule that only says how to decode its keys' values classifies nothing.
+        if (r.decode.isEmpty())
+            return QStringLiteral("rule needs a kind (known: %1) or decode steps").arg(knownKinds());
+        r.classifies = false;
+    } else {
+        const auto k = kind.isString() ? patternKindFromId(kind.toString().trimmed().toLower().toUtf8()) : std::nullopt;
+        if (!k)
+            return QStringLiteral("unknown kind %1 (known: %2)").arg(QString::fromUtf8(jsonScalar(kind)), knownKinds());
+        r.kind = *k;
+    }
 
     const QJsonValue params = o.value(QLatin1String("params"));
     if (!params.isUndefined()) {
@@ -340,7 +370,8 @@ QByteArray PatternRules::serialize(const QList<PatternRule> &rules)
         out += i == 0 ? "\n    {" : ",\n    {";
         out += "\"glob\": " + jsonScalar(bytesescape::escape(r.glob));
         out += ", \"type\": " + jsonScalar(patternRuleTypeId(r.type));
-        out += ", \"kind\": " + jsonScalar(QString::fromLatin1(patternKindId(r.kind)));
+        if (r.classifies)
+            out += ", \"kind\": " + jsonScalar(QString::fromLatin1(patternKindId(r.kind)));
         if (!r.params.isEmpty()) {
             out += ", \"params\": {";
             bool first = true;
@@ -350,6 +381,12 @@ QByteArray PatternRules::serialize(const QList<PatternRule> &rules)
                 first = false;
             }
             out += '}';
+        }
+        if (!r.decode.isEmpty()) {
+            out += ", \"decode\": [";
+            for (qsizetype i = 0; i < r.decode.size(); ++i)
+                out += (i ? ", " : "") + jsonScalar(decode::name(r.decode.at(i)));
+            out += ']';
         }
         if (!r.note.isEmpty())
             out += ", \"note\": " + jsonScalar(r.note);

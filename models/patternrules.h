@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "decoded.h"
 #include "glob.h"
 #include "patterns.h"
 
@@ -22,7 +23,9 @@ std::optional<KeyType> patternRuleTypeFromId(const QString &id);
 const QList<KeyType> &patternRuleTypes(); // the ones above, "any" first
 
 // A user's rule: keys matching 'glob' (Redis glob on bytes) of 'type' (Unknown: any type) are
-// 'kind'. 'params' carries what structure cannot tell, such as a limiter's "limit".
+// 'kind'. 'params' carries what structure cannot tell, such as a limiter's "limit". 'decode'
+// names the steps their values are decoded with ("base64", "gzip", "json"), ahead of detection;
+// a rule may decode without classifying (no kind in the file: 'classifies' false).
 struct PatternRule
 {
     QByteArray glob;
@@ -31,16 +34,20 @@ struct PatternRule
     QVariantMap params;
     QString note;
     int line = 0; // where it starts in the file (0: not from a file)
+    QList<decode::Format> decode = {};
+    bool classifies = true;
 
     bool operator==(const PatternRule &o) const
     {
-        return glob == o.glob && type == o.type && kind == o.kind && params == o.params && note == o.note;
+        return glob == o.glob && type == o.type && kind == o.kind && classifies == o.classifies && params == o.params
+            && note == o.note && decode == o.decode;
     }
     bool operator!=(const PatternRule &o) const { return !(*this == o); }
 };
 
 // The user's rules, ordered, first match wins. They live in one JSON file in the config
-// directory (rules.json): {"version": 2, "rules": [{"glob", "type", "kind", "params", "note"}]}.
+// directory (rules.json): {"version": 2, "rules": [{"glob", "type", "kind", "params", "decode",
+// "note"}]}.
 // Version 1 files (queue kinds only, no params) load unchanged.
 class PatternRules
 {
@@ -48,8 +55,11 @@ public:
     const QList<PatternRule> &rules() const { return m_rules; }
     void setRules(const QList<PatternRule> &rules) { m_rules = rules; }
     bool isEmpty() const { return m_rules.isEmpty(); }
-    // The first rule that matches, or null. A key of unknown type matches only "any" rules.
+    // The first rule that classifies and matches, or null. A key of unknown type matches only
+    // "any" rules.
     const PatternRule *match(const QByteArray &key, KeyType type) const;
+    // The first rule that names decoding steps and matches, or null.
+    const PatternRule *decodeRule(const QByteArray &key, KeyType type) const;
     // The rule's position (0-based), as "rule 3" in reasons counts from 1; -1 if not ours.
     int indexOf(const PatternRule *rule) const;
 
@@ -120,13 +130,16 @@ private:
     QTimer *m_debounce;
 };
 
-// The rules as an editable table: glob (escaped text), type id, kind, params text, note.
+// The rules as an editable table: glob (escaped text), type id, kind, params text, decoding
+// steps ("base64, gzip, json"), note.
 // Edit role gives and takes the file's spellings ("fixed-window", "limit=100").
 class PatternRulesModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { GlobColumn, TypeColumn, KindColumn, ParamsColumn, NoteColumn, ColumnCount };
+    enum Column { GlobColumn, TypeColumn, KindColumn, ParamsColumn, DecodeColumn, NoteColumn, ColumnCount };
+    // The kind column's edit value of a rule that only decodes (no kind in the file).
+    static constexpr char kDecodeOnly[] = "decode-only";
     using QAbstractTableModel::QAbstractTableModel;
     void setRules(const QList<PatternRule> &rules);
     const QList<PatternRule> &rules() const { return m_rules; }

@@ -3,6 +3,9 @@
 #include "patternrules.h"
 
 #include "bytesescape.h"
+#include "decoders.h"
+
+#include <QStringList>
 
 void PatternRulesModel::setRules(const QList<PatternRule> &rules)
 {
@@ -55,17 +58,30 @@ QVariant PatternRulesModel::data(const QModelIndex &index, int role) const
         return {};
     const PatternRule &r = m_rules.at(index.row());
     if (role == Qt::ToolTipRole && index.column() == KindColumn)
-        return tr("Written as \"%1\" in the file").arg(QString::fromLatin1(patternKindId(r.kind)));
+        return r.classifies ? tr("Written as \"%1\" in the file").arg(QString::fromLatin1(patternKindId(r.kind)))
+                            : tr("No kind in the file: the rule only says how to decode the values");
+    if (role == Qt::ToolTipRole && index.column() == DecodeColumn)
+        return tr("Steps that decode the values of matching keys, in order, ahead of detection "
+                  "(base64, gzip, zlib, lz4, snappy, zstd, brotli, hex, json, msgpack, cbor, pickle, java, "
+                  "marshal, php, protobuf…); empty: detected");
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
     switch (index.column()) {
     case GlobColumn: return bytesescape::escape(r.glob);
     case TypeColumn: return patternRuleTypeId(r.type);
     case KindColumn:
+        if (!r.classifies)
+            return role == Qt::EditRole ? QString::fromLatin1(kDecodeOnly) : tr("any (decode only)");
         if (role == Qt::EditRole)
             return QString::fromLatin1(patternKindId(r.kind));
         return r.kind == PatternKind::Unknown ? tr("none (not a pattern)") : patternKindName(r.kind);
     case ParamsColumn: return PatternRules::paramsText(r.params);
+    case DecodeColumn: {
+        QStringList names;
+        for (const decode::Format f : r.decode)
+            names << decode::name(f);
+        return names.join(QStringLiteral(", "));
+    }
     case NoteColumn: return r.note;
     }
     return {};
@@ -96,15 +112,38 @@ bool PatternRulesModel::setData(const QModelIndex &index, const QVariant &value,
         break;
     }
     case KindColumn: {
+        if (text == QLatin1String(kDecodeOnly)) {
+            if (r.decode.isEmpty())
+                why = tr("a rule without a kind needs decode steps");
+            else
+                r.classifies = false;
+            break;
+        }
         std::optional<PatternKind> k = patternKindFromId(text.toLower().toUtf8());
         for (int c = 0; c < kPatternKindCount && !k; ++c) {
             if (patternKindName(PatternKind(c)).compare(text, Qt::CaseInsensitive) == 0)
                 k = PatternKind(c);
         }
-        if (!k)
+        if (!k) {
             why = tr("unknown kind \"%1\"").arg(text);
-        else
+        } else {
             r.kind = *k;
+            r.classifies = true;
+        }
+        break;
+    }
+    case DecodeColumn: {
+        QList<decode::Format> steps;
+        if (text.isEmpty()) {
+            if (!r.classifies)
+                why = tr("a rule without a kind needs decode steps");
+            else
+                r.decode.clear();
+        } else if (decode::parseChain(text, &steps, &why)) {
+            r.decode = steps;
+        } else {
+            why = tr("decode: %1").arg(why);
+        }
         break;
     }
     case ParamsColumn: {
@@ -147,6 +186,7 @@ QVariant PatternRulesModel::headerData(int section, Qt::Orientation orientation,
     case TypeColumn: return tr("Type");
     case KindColumn: return tr("Kind");
     case ParamsColumn: return tr("Parameters");
+    case DecodeColumn: return tr("Decode");
     case NoteColumn: return tr("Note");
     }
     return {};

@@ -45,7 +45,9 @@ public:
                     = kind == PatternKind::Unknown ? RulesEditor::tr("not a pattern") : patternKindName(kind);
                 box->addItem(name == id ? id : QStringLiteral("%1 — %2").arg(id, name), id);
             }
-            box->setMaxVisibleItems(kPatternKindCount);
+            // A rule that only says how to decode classifies nothing.
+            box->addItem(RulesEditor::tr("decode only (no kind)"), QString::fromLatin1(PatternRulesModel::kDecodeOnly));
+            box->setMaxVisibleItems(kPatternKindCount + 1);
             return box;
         }
         return QStyledItemDelegate::createEditor(parent, option, index);
@@ -83,6 +85,7 @@ QString kindsHelp()
         lines.append(QString::fromLatin1(patternKindId(PatternKind(k))) + QStringLiteral(" — ")
                      + patternKindName(PatternKind(k)));
     lines.append(QStringLiteral("none — not a pattern (stops the built-in guesses)"));
+    lines.append(QStringLiteral("decode only — no kind: the rule only decodes values (its Decode column)"));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -93,8 +96,9 @@ RulesEditor::RulesEditor(QWidget *parent) : QWidget(parent), m_model(new Pattern
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0); // the page or dialog around it has its own
     auto *intro = new QLabel(tr("Your rules decide before the built-in recognition: the first rule whose glob (as in "
-                                "SCAN MATCH, \\xHH for bytes) and type match a key gives its kind. Double-click a "
-                                "cell to edit it."),
+                                "SCAN MATCH, \\xHH for bytes) and type match a key gives its kind; the first that "
+                                "names Decode steps (base64, gzip, json…) decodes its values in the value viewer "
+                                "and in redislens show value. Double-click a cell to edit it."),
                              this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
@@ -114,6 +118,7 @@ RulesEditor::RulesEditor(QWidget *parent) : QWidget(parent), m_model(new Pattern
     m_view->setColumnWidth(PatternRulesModel::TypeColumn, 70);
     m_view->setColumnWidth(PatternRulesModel::KindColumn, 200);
     m_view->setColumnWidth(PatternRulesModel::ParamsColumn, 200);
+    m_view->setColumnWidth(PatternRulesModel::DecodeColumn, 160);
     layout->addWidget(m_view, 1);
 
     buildButtons(layout);

@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSaveFile>
 #include <QSignalSpy>
 #include <QTableView>
@@ -112,12 +113,29 @@ private Q_SLOTS:
             Q_EMIT view->itemDelegate()->closeEditor(box);
             return box->count();
         };
+        // Every kind, and "decode only".
         QCOMPARE(pick(editor.model()->index(0, PatternRulesModel::KindColumn), QStringLiteral("token-bucket")),
-                 kPatternKindCount);
+                 kPatternKindCount + 1);
         QCOMPARE(editor.model()->rules().at(0).kind, PatternKind::TokenBucket);
         QCOMPARE(pick(editor.model()->index(0, PatternRulesModel::TypeColumn), QStringLiteral("zset")),
                  int(patternRuleTypes().size()));
         QCOMPARE(editor.model()->rules().at(0).type, KeyType::ZSet);
+
+        // Decode steps typed into their column; then the rule can decode without a kind.
+        const QModelIndex steps = editor.model()->index(0, PatternRulesModel::DecodeColumn);
+        view->edit(steps);
+        auto *line = qobject_cast<QLineEdit *>(view->indexWidget(steps));
+        QVERIFY(line);
+        line->setText(QStringLiteral("base64, zstd, msgpack"));
+        Q_EMIT view->itemDelegate()->commitData(line);
+        Q_EMIT view->itemDelegate()->closeEditor(line);
+        QCOMPARE(editor.model()->rules().at(0).decode,
+                 (QList<decode::Format>{decode::Format::Base64, decode::Format::Zstd, decode::Format::MsgPack}));
+        pick(editor.model()->index(0, PatternRulesModel::KindColumn),
+             QString::fromLatin1(PatternRulesModel::kDecodeOnly));
+        QVERIFY(!editor.model()->rules().at(0).classifies);
+        QCOMPARE(editor.model()->index(0, PatternRulesModel::KindColumn).data().toString(),
+                 QStringLiteral("any (decode only)"));
     }
 
     void brokenFileOnDisk()

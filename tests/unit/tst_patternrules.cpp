@@ -46,6 +46,7 @@ private Q_SLOTS:
     void errors_data();
     void errors();
     void match();
+    void decodeRules();
     void params_data();
     void params();
     void paramsRefused_data();
@@ -243,6 +244,16 @@ void TestPatternRules::errors_data()
     QTest::newRow("no rules") << QByteArray("{\n\"version\": 2\n}") << 1 << QStringLiteral("expected {\"version\": 2");
     QTest::newRow("top-level typo") << QByteArray("{\"version\": 2,\n\"rules\": [],\n\"rule\": []}") << 3
                                     << QStringLiteral("unknown field \"rule\"");
+    QTest::newRow("unknown decode step") << QByteArray(
+        "{\"rules\": [\n {\"glob\": \"r\", \"decode\": [\"base64\", \"gzipp\"]}]}")
+                                         << 2 << QStringLiteral("decode: unknown step 'gzipp' (known: gzip");
+    QTest::newRow("a structure step not last")
+        << QByteArray("{\"rules\": [\n {\"glob\": \"r\", \"decode\": [\"json\", \"gzip\"]}]}") << 2
+        << QStringLiteral("decode: json reads a structure");
+    QTest::newRow("decode not a list") << QByteArray("{\"rules\": [\n {\"glob\": \"r\", \"decode\": \"gzip\"}]}") << 2
+                                       << QStringLiteral("decode must list steps");
+    QTest::newRow("neither kind nor decode") << QByteArray("{\"rules\": [\n {\"glob\": \"r\", \"decode\": []}]}") << 2
+                                             << QStringLiteral("decode must list steps");
     QTest::newRow("brackets in strings do not count")
         << QByteArray("{\"rules\": [\n {\"glob\": \"a[{\", \"kind\": \"lock\", \"note\": \"],\"},\n"
                       " {\"glob\": \"b\", \"kind\": \"lok\"}]}")
@@ -288,6 +299,78 @@ void TestPatternRules::match()
     QCOMPARE(rules.indexOf(rules.match("lock:special", KeyType::Unknown)), 1);
     QVERIFY(!rules.match("lock:x", KeyType::Unknown));
     QCOMPARE(rules.indexOf(nullptr), -1);
+}
+
+// A rule's decode steps: parsed, written back in the same order, found for the keys its glob
+// and type match; a rule with steps and no kind decodes without classifying anything.
+void TestPatternRules::decodeRules()
+{
+    const QByteArray json
+        = "{\"version\": 2, \"rules\": [\n"
+          " {\"glob\": \"cache:*\", \"type\": \"string\", \"decode\": [\"base64\", \"gzip\", \"json\"]},\n"
+          " {\"glob\": \"cache:*\", \"kind\": \"cache\"},\n"
+          " {\"glob\": \"sess:*\", \"type\": \"hash\", \"kind\": \"session\", \"decode\": [\"Zstandard\", "
+          "\"msgpack\"]}\n]}";
+    QList<PatternRule> parsed;
+    QString error;
+    QVERIFY2(PatternRules::parse(json, &parsed, &error), qPrintable(error));
+    QCOMPARE(parsed.size(), 3);
+    QCOMPARE(parsed.at(0).decode,
+             (QList<decode::Format>{decode::Format::Base64, decode::Format::Gzip, decode::Format::Json}));
+    QVERIFY(!parsed.at(0).classifies);
+    QVERIFY(parsed.at(1).classifies);
+    QVERIFY(parsed.at(1).decode.isEmpty());
+    QCOMPARE(parsed.at(2).decode, (QList<decode::Format>{decode::Format::Zstd, decode::Format::MsgPack}));
+
+    PatternRules rules;
+    rules.setRules(parsed);
+    // Classification skips the decode-only rule: the second rule classifies cache:*.
+    QCOMPARE(rules.indexOf(rules.match("cache:home", KeyType::String)), 1);
+    QCOMPARE(rules.indexOf(rules.decodeRule("cache:home", KeyType::String)), 0);
+    QCOMPARE(rules.decodeRule("cache:home", KeyType::Hash), nullptr); // the type differs
+    QCOMPARE(rules.indexOf(rules.decodeRule("sess:9", KeyType::Hash)), 2);
+    QCOMPARE(rules.indexOf(rules.match("sess:9", KeyType::Hash)), 2);
+    QCOMPARE(rules.decodeRule("other", KeyType::String), nullptr);
+
+    // Written back and read again: the same rules, the steps by their names, no kind where none.
+    const QByteArray written = PatternRules::serialize(parsed);
+    QVERIFY2(written.contains("\"decode\": [\"base64\", \"gzip\", \"json\"]"), written.constData());
+    QVERIFY2(written.contains("\"decode\": [\"zstd\", \"msgpack\"]"), written.constData());
+    QVERIFY(!written.split('\n').at(3).contains("\"kind\""));
+    QList<PatternRule> again;
+    QVERIFY2(PatternRules::parse(written, &again, &error), qPrintable(error));
+    for (PatternRule &r : again)
+        r.line = 0;
+    for (PatternRule &r : parsed)
+        r.line = 0;
+    QCOMPARE(again, parsed);
+
+    // The editor's model: the Decode column edits the steps, refuses unknown ones; the kind
+    // column makes a rule decode-only, which it refuses without steps.
+    PatternRulesModel model;
+    QSignalSpy refused(&model, &PatternRulesModel::editRefused);
+    model.setRules(parsed);
+    const QModelIndex steps = model.index(1, PatternRulesModel::DecodeColumn);
+    QCOMPARE(steps.data().toString(), QString());
+    QCOMPARE(model.index(0, PatternRulesModel::DecodeColumn).data().toString(), QStringLiteral("base64, gzip, json"));
+    QCOMPARE(model.index(0, PatternRulesModel::KindColumn).data(Qt::EditRole).toString(),
+             QString::fromLatin1(PatternRulesModel::kDecodeOnly));
+    QVERIFY(!model.setData(model.index(1, PatternRulesModel::KindColumn),
+                           QString::fromLatin1(PatternRulesModel::kDecodeOnly)));
+    QVERIFY(model.lastEditError().contains(QStringLiteral("needs decode steps")));
+    QVERIFY(!model.setData(steps, QStringLiteral("base64, lzma")));
+    QVERIFY2(model.lastEditError().contains(QStringLiteral("unknown step 'lzma'")), qPrintable(model.lastEditError()));
+    QVERIFY(model.setData(steps, QStringLiteral("lz4, pickle")));
+    QCOMPARE(model.rules().at(1).decode, (QList<decode::Format>{decode::Format::Lz4Frame, decode::Format::Pickle}));
+    QVERIFY(model.setData(model.index(1, PatternRulesModel::KindColumn),
+                          QString::fromLatin1(PatternRulesModel::kDecodeOnly)));
+    QVERIFY(!model.rules().at(1).classifies);
+    QVERIFY(!model.setData(steps, QString())); // a decode-only rule keeps its steps
+    QVERIFY(model.setData(model.index(1, PatternRulesModel::KindColumn), QStringLiteral("cache")));
+    QVERIFY(model.rules().at(1).classifies);
+    QVERIFY(model.setData(steps, QString()));
+    QVERIFY(model.rules().at(1).decode.isEmpty());
+    QCOMPARE(refused.size(), 3);
 }
 
 void TestPatternRules::params_data()
