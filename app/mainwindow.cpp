@@ -378,6 +378,8 @@ void MainWindow::connectParts()
             m_browser->removeKey(key);
     });
     connect(m_rulesFile, &PatternRulesFile::rulesChanged, m_patterns, &PatternIndex::setRules);
+    m_valueView->setDecodeRules(m_rulesFile->rules());
+    connect(m_rulesFile, &PatternRulesFile::rulesChanged, m_valueView, &ValueView::setDecodeRules);
     connect(m_rulesFile, &PatternRulesFile::loadFailed, this, [this](const QString &message) {
         statusBar()->showMessage(tr("Pattern rules not reloaded: %1").arg(message), 15000);
     });

@@ -7,6 +7,8 @@
 #include "decoders.h"
 #include "format.h"
 #include "masking.h"
+#include "patternrules.h"
+#include "valuedecoding.h"
 #include "valuemodel.h"
 
 #include <QCheckBox>
@@ -57,7 +59,8 @@ ValueView::ValueView(RedisClient *client, QWidget *parent)
       m_client(client),
       m_reader(new ValueReader(client, this)),
       m_model(new ValueModel(this)),
-      m_decodeCap(decode::Limits::kDefaultMaxOutput)
+      m_decodeCap(decode::Limits::kDefaultMaxOutput),
+      m_rules(std::make_unique<PatternRules>())
 {
     feedValueModel(m_reader, m_model); // first: the handlers below read the model
     buildUi();
@@ -83,43 +86,6 @@ void ValueView::setDecodeCap(qint64 bytes)
     m_decodeCap = qMax<qint64>(64 * 1024, bytes);
 }
 
-// A string decoded for the viewer, made on a decoding thread: the result and its text, with and
-// without its secrets, so the GUI thread only shows it.
-struct DecodedValue
-{
-    decode::Result result;
-    QString text;
-    QString maskedText;
-    int secrets = 0;
-};
-
-namespace {
-
-std::shared_ptr<const DecodedValue> decodeForView(const QByteArray &bytes, const decode::Limits &limits)
-{
-    auto v = std::make_shared<DecodedValue>();
-    v->result = decode::detect(bytes, limits);
-    const decode::Result &r = v->result;
-    QString head;
-    if (r.truncated())
-        head = ValueView::tr("decoded the first %1 (the decoding cap; View → Decoding cap…)")
-                   .arg(format::bytes(limits.maxOutput))
-            + QLatin1Char('\n');
-    if (r.tree) {
-        decode::Node masked = *r.tree;
-        v->secrets = masking::maskTree(masked);
-        v->text = head + decode::treeText(*r.tree);
-        v->maskedText = v->secrets > 0 ? head + decode::treeText(masked) : v->text;
-    } else {
-        v->text
-            = head + (bytesescape::isValidUtf8(r.bytes) ? QString::fromUtf8(r.bytes) : bytesescape::hexDump(r.bytes));
-        v->maskedText = v->text;
-    }
-    return v;
-}
-
-} // namespace
-
 void ValueView::forgetDecoded()
 {
     // A decoding still running is for the value that was shown: its result is dropped.
@@ -129,13 +95,35 @@ void ValueView::forgetDecoded()
 
 QString ValueView::decodedSummary() const
 {
-    if (!m_decoded)
-        return {};
-    const decode::Result &r = m_decoded->result;
-    // A format read in place (CBOR, MessagePack) has no second size to give.
-    if (r.decodedBytes() == r.valueBytes())
-        return r.chainText();
-    return tr("%1, %2 → %3").arg(r.chainText(), format::bytes(r.valueBytes()), format::bytes(r.decodedBytes()));
+    return m_decoded ? m_decoded->summary() : QString();
+}
+
+void ValueView::setDecodeRules(const PatternRules &rules)
+{
+    *m_rules = rules;
+}
+
+bool ValueView::setDecodeSteps(const QString &steps, QString *why)
+{
+    QString reason;
+    QList<decode::Format> parsed;
+    if (!steps.trimmed().isEmpty() && !decode::parseChain(steps, &parsed, &reason)) {
+        if (why)
+            *why = reason;
+        return false;
+    }
+    m_decodeSteps->setText(steps.trimmed());
+    onDecodeStepsEdited();
+    return true;
+}
+
+void ValueView::onDecodeStepsEdited()
+{
+    // The shown value again, with the steps typed (or, cleared, the rule's or detection).
+    if (m_string.key.isNull() || m_string.truncated || m_string.isHyperLogLog)
+        return;
+    forgetDecoded();
+    startDecoding(m_string.preview);
 }
 
 void ValueView::startDecoding(const QByteArray &bytes)
@@ -143,6 +131,16 @@ void ValueView::startDecoding(const QByteArray &bytes)
     const quint64 generation = ++m_decodeGeneration;
     decode::Limits limits;
     limits.maxOutput = m_decodeCap;
+    // Steps typed for this value, else the first rule that names steps for its key, else detection.
+    QList<decode::Format> steps;
+    m_decodeBy.clear();
+    QString why;
+    if (!m_decodeSteps->text().trimmed().isEmpty() && decode::parseChain(m_decodeSteps->text(), &steps, &why)) {
+        m_decodeBy = tr("your steps");
+    } else if (const PatternRule *rule = m_rules->decodeRule(m_string.key, KeyType::String)) {
+        steps = rule->decode;
+        m_decodeBy = tr("rule %1").arg(m_rules->indexOf(rule) + 1);
+    }
     // Every value on a thread of its own: a few KiB of gzip can expand to megabytes of JSON,
     // so the size of the value says nothing of the time its decoding takes. The result (and
     // its text) comes back queued, for this value only.
@@ -152,11 +150,11 @@ void ValueView::startDecoding(const QByteArray &bytes)
     struct Mailbox
     {
         std::mutex lock;
-        std::shared_ptr<const DecodedValue> value;
+        std::shared_ptr<const valuedecoding::Decoded> value;
     };
     auto box = std::make_shared<Mailbox>();
-    std::thread([view = QPointer<ValueView>(this), running = m_decodesRunning, box, generation, bytes, limits] {
-        std::shared_ptr<const DecodedValue> value = decodeForView(bytes, limits);
+    std::thread([view = QPointer<ValueView>(this), running = m_decodesRunning, box, generation, bytes, steps, limits] {
+        auto value = std::make_shared<const valuedecoding::Decoded>(valuedecoding::decodeValue(bytes, steps, limits));
         {
             const std::lock_guard<std::mutex> hold(box->lock);
             box->value = std::move(value);
@@ -164,7 +162,7 @@ void ValueView::startDecoding(const QByteArray &bytes)
         QMetaObject::invokeMethod(
             view.data(),
             [view, generation, box] {
-                std::shared_ptr<const DecodedValue> arrived;
+                std::shared_ptr<const valuedecoding::Decoded> arrived;
                 {
                     const std::lock_guard<std::mutex> hold(box->lock);
                     arrived = box->value;
@@ -177,21 +175,26 @@ void ValueView::startDecoding(const QByteArray &bytes)
     }).detach();
 }
 
-void ValueView::onDecoded(quint64 generation, const std::shared_ptr<const DecodedValue> &value)
+void ValueView::onDecoded(quint64 generation, const std::shared_ptr<const valuedecoding::Decoded> &value)
 {
     if (generation != m_decodeGeneration)
         return; // another value is shown now
-    const decode::Result &result = value->result;
     auto *items = qobject_cast<QStandardItemModel *>(m_stringMode->model());
-    // Plain JSON has its own mode; a chain that ends in it, or any other format, is decoded.
-    const bool useful = result.decodedAnything()
-        && !(result.steps.size() == 1 && result.steps.constFirst().format == decode::Format::Json);
-    if (!useful)
+    // Plain JSON has its own mode; a chain that ends in it, any other format, or steps a rule or
+    // the user named (even where they stopped: the viewer says where) are decoded.
+    if (!value->useful())
         return;
     m_decoded = value;
     if (items)
         items->item(int(StringMode::Decoded))->setEnabled(true);
-    m_stringInfo->setText(m_stringInfo->text() + QStringLiteral(" · ") + tr("decoded: %1").arg(decodedSummary()));
+    QString info = m_stringInfo->text().section(QStringLiteral(" · decod"), 0, 0);
+    if (!value->result.ok())
+        info += QStringLiteral(" · ") + tr("decoding by %1 stopped: %2").arg(m_decodeBy, value->stopped());
+    else
+        info += QStringLiteral(" · ")
+            + (m_decodeBy.isEmpty() ? tr("decoded: %1").arg(decodedSummary())
+                                    : tr("decoded by %1: %2").arg(m_decodeBy, decodedSummary()));
+    m_stringInfo->setText(info);
     // The writer's format was recognised: shown decoded, the raw text one choice away.
     const QSignalBlocker block(m_stringMode);
     m_stringMode->setCurrentIndex(int(StringMode::Decoded));
@@ -313,6 +316,27 @@ void ValueView::buildStringPage(const QFont &fixed)
     m_stringInfo = new QLabel(m_stringPage);
     m_stringInfo->setObjectName(QStringLiteral("valueStringInfo"));
     m_stringInfo->setTextFormat(Qt::PlainText);
+    // Formats without a magic (Brotli, LZ4 block, raw deflate, Protocol Buffers) or a chain
+    // detection does not find: named here for this value, or for a glob in the rules.
+    m_decodeSteps = new QLineEdit(m_stringPage);
+    m_decodeSteps->setObjectName(QStringLiteral("valueDecodeSteps"));
+    m_decodeSteps->setPlaceholderText(tr("decode: detected"));
+    m_decodeSteps->setToolTip(tr("Steps that decode this value, in order (base64, gzip, zlib, deflate, lz4, "
+                                 "lz4-block, snappy, zstd, brotli, hex, json, cbor, msgpack, pickle, java, marshal, "
+                                 "php, protobuf); empty: a rule's steps, else what detection finds. For every key "
+                                 "of a glob, add a rule with Decode steps."));
+    m_decodeSteps->setClearButtonEnabled(true);
+    m_decodeSteps->setMaximumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 28);
+    connect(m_decodeSteps, &QLineEdit::returnPressed, this, [this] {
+        QString why;
+        QList<decode::Format> steps;
+        if (!m_decodeSteps->text().trimmed().isEmpty() && !decode::parseChain(m_decodeSteps->text(), &steps, &why)) {
+            showBanner(tr("Decode steps: %1").arg(why));
+            return;
+        }
+        m_banner->hide();
+        onDecodeStepsEdited();
+    });
     m_stringText = new QPlainTextEdit(m_stringPage);
     m_stringText->setObjectName(QStringLiteral("valueStringText"));
     m_stringText->setReadOnly(true);
@@ -321,6 +345,7 @@ void ValueView::buildStringPage(const QFont &fixed)
     auto *stringBar = new QHBoxLayout;
     stringBar->addWidget(m_stringMode);
     stringBar->addWidget(m_stringInfo, 1);
+    stringBar->addWidget(m_decodeSteps);
     auto *stringLayout = new QVBoxLayout(m_stringPage);
     stringLayout->setContentsMargins(0, 0, 0, 0);
     stringLayout->addLayout(stringBar);
@@ -363,6 +388,9 @@ void ValueView::buildTablePage()
 
 void ValueView::openKey(const QByteArray &key, KeyType hint)
 {
+    // Steps typed for one value are not another's (a refresh keeps them).
+    if (key != m_info.key)
+        m_decodeSteps->clear();
     m_info = KeyInfo();
     m_info.key = key;
     m_string = StringValue();

@@ -8,7 +8,10 @@
 #include <atomic>
 #include <memory>
 
-struct DecodedValue;
+class PatternRules;
+namespace valuedecoding {
+struct Decoded;
+}
 
 class QCheckBox;
 class QComboBox;
@@ -49,6 +52,13 @@ public:
     void setStringMode(StringMode mode);
     // The most a decoding step may output (a compression bomb stops there); 16 MiB by default.
     void setDecodeCap(qint64 bytes);
+    // The user's rules: the first whose glob matches the shown key and names decode steps
+    // decodes its value, ahead of detection.
+    void setDecodeRules(const PatternRules &rules);
+    // Steps the user typed for the shown value ("base64, gzip, json"), ahead of any rule; empty:
+    // the rule's, else detection. False and why when a step is unknown.
+    bool setDecodeSteps(const QString &steps, QString *why = nullptr);
+    QLineEdit *decodeStepsEdit() const { return m_decodeSteps; }
     // "base64 → gzip → JSON, 1.2 KiB → 14 KiB" when the shown string was recognised, else empty.
     QString decodedSummary() const;
     // Decodings still running on their threads (a string opened, then another): for tests.
@@ -87,7 +97,8 @@ private:
     void updateRevealToggle();
     void forgetDecoded();
     void startDecoding(const QByteArray &bytes);
-    void onDecoded(quint64 generation, const std::shared_ptr<const DecodedValue> &value);
+    void onDecoded(quint64 generation, const std::shared_ptr<const valuedecoding::Decoded> &value);
+    void onDecodeStepsEdited();
 
     RedisClient *m_client;
 
@@ -103,9 +114,11 @@ private:
     QPushButton *m_refresh = nullptr;
     QCheckBox *m_reveal = nullptr;
     bool m_stringMasked = false;
-    std::shared_ptr<const DecodedValue> m_decoded; // of the string shown; null until decoded, or none
+    std::shared_ptr<const valuedecoding::Decoded> m_decoded; // of the string shown; null until decoded, or none
     quint64 m_decodeGeneration = 0;
     qint64 m_decodeCap;
+    std::unique_ptr<PatternRules> m_rules;
+    QString m_decodeBy; // "rule 3" or "your steps" when named steps decoded the shown value
     // Decodings still running on their threads: the view waits for them before it goes.
     std::shared_ptr<std::atomic<int>> m_decodesRunning = std::make_shared<std::atomic<int>>(0);
     QLabel *m_banner = nullptr;
@@ -114,6 +127,7 @@ private:
     QWidget *m_stringPage = nullptr;
     QComboBox *m_stringMode = nullptr;
     QLabel *m_stringInfo = nullptr;
+    QLineEdit *m_decodeSteps = nullptr;
     QPlainTextEdit *m_stringText = nullptr;
     QWidget *m_tablePage = nullptr;
     QTableView *m_table = nullptr;

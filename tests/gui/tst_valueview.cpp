@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
+#include "patternrules.h"
 #include "processrun.h"
 #include "redisclient.h"
 #include "testdata.h"
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void secretsMaskedInStream();
     void decodedValues();
     void largeValueDecodedOffThread();
+    void rulesAndTypedStepsDecode();
 
 private:
     template <typename T> T *child(const char *name) const { return requireChild<T>(m_view.get(), name); }
@@ -561,6 +563,73 @@ void TestValueView::decodedValues()
     m_view->openKey("doc", KeyType::Unknown);
     QTRY_COMPARE_WITH_TIMEOUT(m_view->stringMode(), ValueView::StringMode::Json, kWaitMs);
     QVERIFY(m_view->decodedSummary().isEmpty());
+}
+
+// Values without a magic decode by a rule's steps or by steps typed for the value; steps that do
+// not fit say where they stopped and show the bytes as hex.
+void TestValueView::rulesAndTypedStepsDecode()
+{
+    const QString out = m_dir.filePath(QStringLiteral("cases.json"));
+    const ProcessRun r = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QHash<QString, QByteArray> values;
+    for (const QJsonValue c : QJsonDocument::fromJson(f.readAll()).array())
+        values.insert(c[QStringLiteral("name")].toString(),
+                      QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1()));
+    m_server.command({"SET", "br:1", values.value(QStringLiteral("brotli+json"))});
+    m_server.command({"SET", "raw:deflate", values.value(QStringLiteral("deflate+json"))});
+    m_server.command({"SET", "gz:wrong", values.value(QStringLiteral("zlib+json"))});
+
+    // Brotli has no magic: nothing recognised without a rule.
+    m_view->openKey("br:1", KeyType::Unknown);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->decodingsInFlight(), 0, kWaitMs);
+    QCoreApplication::processEvents();
+    QVERIFY(m_view->decodedSummary().isEmpty());
+
+    PatternRules rules;
+    QList<PatternRule> list;
+    QString error;
+    QVERIFY2(PatternRules::parse(R"({"rules": [{"glob": "gz:*", "decode": ["gzip", "json"]},
+                                              {"glob": "br:*", "type": "string", "decode": ["brotli", "json"]}]})",
+                                 &list, &error),
+             qPrintable(error));
+    rules.setRules(list);
+    m_view->setDecodeRules(rules);
+    m_view->openKey("br:1", KeyType::Unknown);
+    QTRY_VERIFY2_WITH_TIMEOUT(m_view->decodedSummary().startsWith(QStringLiteral("Brotli → JSON")),
+                              qPrintable(stringInfo()), kWaitMs);
+    QVERIFY2(stringInfo().contains(QStringLiteral("decoded by rule 2: Brotli → JSON")), qPrintable(stringInfo()));
+    QVERIFY2(stringText().contains(QLatin1String("rpm: 600")), qPrintable(stringText()));
+
+    // Steps typed for one value: raw deflate, which only steps can name.
+    m_view->openKey("raw:deflate", KeyType::Unknown);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_view->reader()->isLoading(), kWaitMs);
+    QString why;
+    QVERIFY(!m_view->setDecodeSteps(QStringLiteral("deflate, jsn"), &why));
+    QVERIFY2(why.contains(QLatin1String("unknown step 'jsn'")), qPrintable(why));
+    QVERIFY(m_view->setDecodeSteps(QStringLiteral("deflate, json")));
+    QTRY_VERIFY2_WITH_TIMEOUT(m_view->decodedSummary().startsWith(QStringLiteral("raw deflate → JSON")),
+                              qPrintable(stringInfo()), kWaitMs);
+    QVERIFY2(stringInfo().contains(QStringLiteral("decoded by your steps")), qPrintable(stringInfo()));
+    QCOMPARE(m_view->stringMode(), ValueView::StringMode::Decoded);
+    screenshot(QStringLiteral("value-decode-steps.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents();
+    screenshot(QStringLiteral("value-decode-steps-dark.png"));
+    theme::apply(theme::Theme::Light);
+
+    // A rule whose steps do not fit the value: where it stopped and why, and the bytes as hex.
+    m_view->openKey("gz:wrong", KeyType::Unknown);
+    QCOMPARE(m_view->decodeStepsEdit()->text(), QString()); // typed steps were the other value's
+    QTRY_VERIFY2_WITH_TIMEOUT(stringInfo().contains(QStringLiteral(
+                                  "decoding by rule 1 stopped: gzip stopped at byte 2: incorrect header check")),
+                              qPrintable(stringInfo()), kWaitMs);
+    QCOMPARE(m_view->stringMode(), ValueView::StringMode::Decoded);
+    QVERIFY2(stringText().contains(QLatin1String("00000000  ")), qPrintable(stringText()));
+    screenshot(QStringLiteral("value-decode-stopped.png"));
+    m_view->setDecodeRules(PatternRules());
 }
 
 // A compressed value over 64 KiB decodes (on a thread, as every value does) and a result that
