@@ -4,8 +4,11 @@
 #include "bytesescape.h"
 #include "decoders_p.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QStringList>
 #include <algorithm>
+#include <cmath>
 
 namespace decode {
 
@@ -258,6 +261,44 @@ QString treeText(const Node &node, int maxLines)
     QStringList lines;
     appendLines(node, 0, lines, maxLines);
     return lines.join(QLatin1Char('\n'));
+}
+
+QJsonValue toJson(const Node &node)
+{
+    switch (node.kind) {
+    case Node::Kind::Null: return QJsonValue::Null;
+    case Node::Kind::Bool: return node.value == QLatin1String("true");
+    case Node::Kind::Integer: {
+        bool ok = false;
+        const qint64 v = node.value.toLongLong(&ok);
+        return ok ? QJsonValue(v) : QJsonValue(node.value);
+    }
+    case Node::Kind::Real: {
+        bool ok = false;
+        const double v = node.value.toDouble(&ok);
+        return ok && std::isfinite(v) ? QJsonValue(v) : QJsonValue(node.value);
+    }
+    case Node::Kind::Text: return node.value;
+    case Node::Kind::Bytes: {
+        const std::optional<QByteArray> raw = bytesescape::unescape(node.value);
+        return QJsonObject{{QStringLiteral("$bytes"), QString::fromLatin1(raw.value_or(QByteArray()).toHex())}};
+    }
+    case Node::Kind::List: {
+        QJsonArray a;
+        for (const Node &c : node.children)
+            a.append(toJson(c));
+        return a;
+    }
+    case Node::Kind::Map: {
+        QJsonObject o;
+        if (!node.type.isEmpty())
+            o.insert(QStringLiteral("$type"), node.type);
+        for (const Node &c : node.children)
+            o.insert(c.key, toJson(c));
+        return o;
+    }
+    }
+    return {};
 }
 
 } // namespace decode

@@ -3,6 +3,8 @@
 
 #include "decoded.h"
 
+#include <QJsonValue>
+
 // Values as their writers meant them: decompression, text encodings and serialization formats,
 // each decoded with the library made for it (zlib, liblz4, libsnappy, libzstd, libbrotli,
 // msgpack-cxx, Qt's JSON and CBOR) or, where none exists, a reader of the format's grammar
@@ -45,5 +47,10 @@ bool parseChain(const QString &text, QList<Format> *steps, QString *why);
 
 // The tree as indented text, one entry a line ("key: value", containers with their size).
 QString treeText(const Node &node, int maxLines = 100'000);
+
+// The tree as JSON, for output that programs read: maps as objects keyed by their entries' key
+// text (with "$type" when the writer named one: a class, a tag), lists as arrays, bytes as
+// {"$bytes": HEX}, integers beyond 64 bits and non-finite reals as their text.
+QJsonValue toJson(const Node &node);
 
 } // namespace decode

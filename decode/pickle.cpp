@@ -266,6 +266,9 @@ private:
     std::vector<int> m_memo;
     QString m_error;
     bool m_stopped = false;
+    // Nodes of the tree so far: a value the pickle shares (its memo) is shown wherever it is
+    // used, so a few bytes that share a list inside a list… could otherwise become billions.
+    qsizetype m_built = 0;
 };
 
 std::optional<qint64> decimal(const QByteArray &text)
@@ -669,6 +672,8 @@ Node Machine::toNode(int index, int depth, std::vector<bool> &open)
 {
     const Value &v = m_values[size_t(index)];
     Node n;
+    if (++m_built > m_limits.maxNodes)
+        return n; // run() fails the whole tree
     n.kind = v.kind;
     n.type = v.type;
     n.value = v.value;
@@ -721,6 +726,10 @@ StepOutput Machine::run()
     std::vector<bool> open(m_values.size(), false);
     StepOutput out;
     out.tree = toNode(m_stack.back(), 0, open);
+    if (m_built > m_limits.maxNodes)
+        return fail(
+            QStringLiteral("more than %1 nodes with shared values shown where they are used").arg(m_limits.maxNodes),
+            0);
     out.consumed = m_pos;
     return out;
 }

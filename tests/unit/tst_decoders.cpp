@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The decoders on values their real writers produced (tests/fixtures/decoders/: write_values.py,
-// Python's gzip, zlib, base64 and json, python3-lz4, -snappy, -zstandard, -brotli, -msgpack,
-// -cbor2): detection finds the writer's chain, the tree equals what the writer wrote; rules
-// decode what has no magic; bombs stop at the cap; cut and damaged values say where they broke.
+// The decoders on values their real writers produced (tests/fixtures/decoders/: Python's gzip,
+// zlib, base64, json and pickle, python3-lz4, -snappy, -zstandard, -brotli, -msgpack, -cbor2 and
+// -protobuf; Ruby's Marshal; PHP's serialize(); a JVM's ObjectOutputStream): detection finds the
+// writer's chain, the tree (as decode::toJson writes it) equals what the writer says it wrote;
+// rules decode what has no magic; bombs stop at the cap; cut and damaged values say where they
+// broke.
 #include "bytesescape.h"
-#include "decoders.h"
 #include "decodercases.h"
+#include "decoders.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -20,39 +22,6 @@ using decode::Format;
 using decode::Node;
 
 namespace {
-
-// The canonical form of write_values.py: maps as objects keyed by their key's text, bytes as
-// {"$bytes": HEX}.
-QJsonValue canon(const Node &n)
-{
-    switch (n.kind) {
-    case Node::Kind::Null: return QJsonValue::Null;
-    case Node::Kind::Bool: return n.value == QLatin1String("true");
-    case Node::Kind::Integer: return n.value.toLongLong();
-    case Node::Kind::Real: return n.value.toDouble();
-    case Node::Kind::Text: return n.value;
-    case Node::Kind::Bytes: {
-        const std::optional<QByteArray> raw = bytesescape::unescape(n.value);
-        return QJsonObject{{QStringLiteral("$bytes"), QString::fromLatin1(raw.value_or("?").toHex())}};
-    }
-    case Node::Kind::List: {
-        QJsonArray a;
-        for (const Node &c : n.children)
-            a.append(canon(c));
-        return a;
-    }
-    case Node::Kind::Map: {
-        // An object (a pickled instance, a call's result) names its class.
-        QJsonObject o;
-        if (!n.type.isEmpty())
-            o.insert(QStringLiteral("$type"), n.type);
-        for (const Node &c : n.children)
-            o.insert(c.key, canon(c));
-        return o;
-    }
-    }
-    return {};
-}
 
 QStringList names(const QList<decode::Step> &steps)
 {
@@ -150,7 +119,7 @@ void TstDecoders::writersValues()
         return;
     }
     QVERIFY(result.tree.has_value());
-    const QJsonValue got = canon(*result.tree);
+    const QJsonValue got = decode::toJson(*result.tree);
     QVERIFY2(got == truth, QJsonDocument(QJsonArray{got, truth}).toJson().constData());
     QVERIFY(!result.truncated());
     QCOMPARE(result.valueBytes(), value.size());
@@ -310,6 +279,19 @@ void TstDecoders::pickleIsNeverRun()
     QVERIFY2(bad.error.contains(QLatin1String("unknown opcode 0xff")), qPrintable(bad.error));
     const decode::StepOutput noStop = decode::apply(Format::Pickle, QByteArray("\x80\x04N", 3));
     QVERIFY2(noStop.error.contains(QLatin1String("truncated")), qPrintable(noStop.error));
+
+    // Shared values shown wherever they are used stop at the node cap: pickle's own writer put
+    // 2^40 elements in a few hundred bytes (write_values.py --bombs).
+    QFile f(m_dir.filePath(QStringLiteral("bomb.pickle")));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray shared = f.readAll();
+    QVERIFY(shared.size() < 1024);
+    const qint64 before = peakRssKiB();
+    const decode::StepOutput bomb = decode::apply(Format::Pickle, shared);
+    QVERIFY(!bomb.ok());
+    QVERIFY2(bomb.error.contains(QLatin1String("more than 1000000 nodes")), qPrintable(bomb.error));
+    QVERIFY(!decode::detect(shared).tree); // detection, which tries it, finds nothing
+    QVERIFY2(peakRssKiB() - before < 512 * 1024, qPrintable(QString::number(peakRssKiB() - before)));
 }
 
 QTEST_GUILESS_MAIN(TstDecoders)
