@@ -4,6 +4,7 @@
 #include "clustertopology.h"
 
 #include "bytesescape.h"
+#include "decoders.h"
 #include "findings.h"
 #include "jobpage.h"
 #include "keyscanner.h"
@@ -502,9 +503,15 @@ struct ShowOptions
                                                  "the slow log merged."),
                                   QStringLiteral("host:port|all")};
 
+    const QCommandLineOption decode{QStringLiteral("decode"),
+                                    QStringLiteral("value: how to decode it: auto (a rule's decode steps for the "
+                                                   "key, else what detection finds; the default), none, or steps "
+                                                   "in order (base64,gzip,json)."),
+                                    QStringLiteral("auto|none|steps")};
+
     QList<QCommandLineOption> list() const
     {
-        return {format, match, limit, table, jobs, page, stream, group, progress, node};
+        return {format, match, limit, table, jobs, page, stream, group, progress, node, decode};
     }
 };
 
@@ -548,6 +555,16 @@ QString applyShowOptions(const QCommandLineParser &parser, const ShowOptions &o,
         if (!parseInt(parser.value(o.page), 1, std::numeric_limits<int>::max(), &n))
             return QStringLiteral("invalid --page '%1': expected a page number from 1").arg(parser.value(o.page));
         r.jobsPage = n - 1;
+    }
+    if (parser.isSet(o.decode)) {
+        if (r.panel != QLatin1String("value"))
+            return QStringLiteral("--decode decodes one key's value: redislens show value KEY --decode STEPS");
+        r.decode = parser.value(o.decode).trimmed();
+        QList<decode::Format> steps;
+        QString why;
+        if (r.decode != QLatin1String("auto") && r.decode != QLatin1String("none")
+            && !decode::parseChain(r.decode, &steps, &why))
+            return QStringLiteral("--decode: %1").arg(why);
     }
     if ((parser.isSet(o.stream) || parser.isSet(o.group)) && r.panel != QLatin1String("streams"))
         return QStringLiteral("--stream and --group open a stream: redislens show streams --stream KEY");
@@ -601,7 +618,9 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     parser.setApplicationDescription(
         QStringLiteral(
             "Reads what a panel of the window reads, once, and prints what the panel shows: one record per row.\n"
-            "Panels: %1. leaderboard and geo show the KEY named after them (redis-cli escapes allowed).\n"
+            "Panels: %1. leaderboard, geo and value show the KEY named after them (redis-cli escapes allowed).\n"
+            "value: the key's value, decoded as the value viewer decodes it (--decode), one record per string, "
+            "field, element, member or stream field.\n"
             "keys: one record per key (key, type, ttl_ms, pattern, family, confidence, reason).\n"
             "json is one document (panel, masked URI, time, coverage, records); jsonl one record per line; "
             "tsv a header line and one line per record; markdown a table.\n"
@@ -617,7 +636,7 @@ std::optional<CommandLine> parseShow(const QStringList &arguments, QString *erro
     parser.addOptions(c.list());
     parser.addOptions(so.list());
     parser.addPositionalArgument(QStringLiteral("panel"), panels, QStringLiteral("PANEL"));
-    parser.addPositionalArgument(QStringLiteral("key"), QStringLiteral("leaderboard, geo: the key to show."),
+    parser.addPositionalArgument(QStringLiteral("key"), QStringLiteral("leaderboard, geo, value: the key to show."),
                                  QStringLiteral("[KEY]"));
     parser.addPositionalArgument(QStringLiteral("uri"), kUriSyntax, QStringLiteral("[uri]"));
 

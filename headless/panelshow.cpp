@@ -7,6 +7,7 @@
 #include "showserver.h"
 #include "showslowlog.h"
 #include "showtopology.h"
+#include "showvalue.h"
 
 std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &context)
 {
@@ -38,5 +39,7 @@ std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &
         return std::make_unique<ShowSessions>(context);
     if (panel == QLatin1String("caches"))
         return std::make_unique<ShowCaches>(context);
+    if (panel == QLatin1String("value"))
+        return std::make_unique<ShowValue>(context);
     return nullptr;
 }

@@ -9,12 +9,12 @@ QStringList names()
             QStringLiteral("slowlog"), QStringLiteral("memory"),     QStringLiteral("leaderboard"),
             QStringLiteral("geo"),     QStringLiteral("streams"),    QStringLiteral("queues"),
             QStringLiteral("locks"),   QStringLiteral("ratelimits"), QStringLiteral("sessions"),
-            QStringLiteral("caches"),  QStringLiteral("topology")};
+            QStringLiteral("caches"),  QStringLiteral("topology"),   QStringLiteral("value")};
 }
 
 bool needsKey(const QString &panel)
 {
-    return panel == QLatin1String("leaderboard") || panel == QLatin1String("geo");
+    return panel == QLatin1String("leaderboard") || panel == QLatin1String("geo") || panel == QLatin1String("value");
 }
 
 bool scans(const QString &panel)

@@ -14,7 +14,7 @@ struct ShowRequest
     enum class Progress { Auto, Always, Never }; // Auto: only when stderr is a terminal
 
     QString panel;
-    QByteArray key; // leaderboard and geo: the key, unescaped
+    QByteArray key; // leaderboard, geo and value: the key, unescaped
     QString keyText; // the same, as typed (redis-cli escapes)
     Format format = Format::Json;
     QByteArray match; // SCAN MATCH glob of the scanning panels; empty: every key
@@ -31,6 +31,8 @@ struct ShowRequest
     QByteArray separator = ":"; // namespace separator (memory, ttl)
     QString rulesFile; // the user's pattern rules, as the window reads them; empty: none
     bool demo = false; // the connection is the demo's own server
+    // value: "auto" (a rule's steps, else detection), "none", or steps ("base64,gzip,json").
+    QString decode = QStringLiteral("auto");
     // A cluster: read only this node ("host:port", as announced or as reached), or with
     // kEveryNode every primary (the overview and the slow log merged).
     QString node;
