@@ -341,7 +341,7 @@ void TestOverviewPanel::hoverShowsValues()
          {"used", "RSS", "commands/s", "errors/s", "net in", "hit ratio", "evicted/s", "connected", "blocked"})
         QVERIFY2(text.contains(QLatin1String(expected)), qPrintable(text));
     // Values, not only names: connected clients is at least our own connection.
-    QVERIFY2(!text.contains(QLatin1String("connected –")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("connected –")), qPrintable(text));
     QVERIFY2(text.contains(QLatin1String("iB")), qPrintable(text));
     QTest::mouseMove(m_panel->plot(), QPoint(2, 2)); // outside every chart
     QTRY_VERIFY_WITH_TIMEOUT(m_panel->hoverText().isEmpty(), kWaitMs);
