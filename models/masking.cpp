@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
 
-#include "decoded.h"
+#include "decoders.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -80,11 +80,28 @@ QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value)
 {
     if (fieldName && isSecretName(*fieldName))
         return maskText().toUtf8();
-    if (!value.startsWith('{') && !value.startsWith('['))
+    if (value.startsWith('{') || value.startsWith('[')) {
+        int count = 0;
+        const std::optional<QByteArray> json = maskJson(value, &count);
+        if (json)
+            return count > 0 ? *json : QByteArray();
+    }
+    // A value whose writer encoded it (a pickled or MessagePack session, base64 of JSON) shows
+    // its secrets in the raw bytes too: one whose decoded form holds any is hidden whole. The
+    // check is bounded (the value's size, what it may expand to) as it runs for every row shown;
+    // a larger value's secrets are masked where it is shown decoded.
+    if (value.size() > kDecodedCheckBytes)
         return {};
-    int count = 0;
-    const std::optional<QByteArray> json = maskJson(value, &count);
-    return json && count > 0 ? *json : QByteArray();
+    decode::Limits limits;
+    limits.maxOutput = 4 * kDecodedCheckBytes;
+    limits.maxNodes = 20'000;
+    const decode::Result decoded = decode::detect(value, limits);
+    if (!decoded.tree)
+        return {};
+    decode::Node tree = *decoded.tree;
+    if (maskTree(tree) == 0)
+        return {};
+    return (maskText() + QStringLiteral(" (%1 with secrets)").arg(decoded.chainText())).toUtf8();
 }
 
 int maskTree(decode::Node &tree)

@@ -23,9 +23,12 @@ QString maskText();
 std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount = nullptr);
 // The same on a parsed value; 'count' grows by the values masked.
 QJsonValue maskJsonValue(const QJsonValue &value, int &count);
+// Values up to this size are decoded (detection) to find secrets their encoding hides.
+constexpr qsizetype kDecodedCheckBytes = 64 * 1024;
 // What a value shows while hidden: the mask when 'fieldName' (a hash or stream field, a JSON
-// key; may be null) is secret-named, JSON with its secret-named keys masked, or a null array
-// when there is nothing to hide.
+// key; may be null) is secret-named, JSON with its secret-named keys masked, the mask naming
+// the format when the value decodes (pickle, MessagePack, base64…) to a tree with secrets, or a
+// null array when there is nothing to hide.
 QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value);
 // A decoded value's tree (pickled sessions, MessagePack, CBOR…) with the values of its
 // secret-named map entries replaced by the mask, at any depth; returns how many were masked.
