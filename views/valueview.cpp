@@ -19,12 +19,14 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -120,13 +122,18 @@ bool ValueView::setDecodeSteps(const QString &steps, QString *why)
 void ValueView::onDecodeStepsEdited()
 {
     // The shown value again, with the steps typed (or, cleared, the rule's or detection).
-    if (m_string.key.isNull() || m_string.truncated || m_string.isHyperLogLog)
+    if (m_stack->currentWidget() != m_tablePage
+        && (m_string.key.isNull() || m_string.truncated || m_string.isHyperLogLog))
         return;
+    if (m_stack->currentWidget() == m_tablePage) {
+        onRowSelected();
+        return;
+    }
     forgetDecoded();
-    startDecoding(m_string.preview);
+    startDecoding({m_string.preview}, false);
 }
 
-void ValueView::startDecoding(const QByteArray &bytes)
+void ValueView::startDecoding(const QList<QByteArray> &values, bool element)
 {
     const quint64 generation = ++m_decodeGeneration;
     decode::Limits limits;
@@ -137,7 +144,7 @@ void ValueView::startDecoding(const QByteArray &bytes)
     QString why;
     if (!m_decodeSteps->text().trimmed().isEmpty() && decode::parseChain(m_decodeSteps->text(), &steps, &why)) {
         m_decodeBy = tr("your steps");
-    } else if (const PatternRule *rule = m_rules->decodeRule(m_string.key, KeyType::String)) {
+    } else if (const PatternRule *rule = m_rules->decodeRule(m_info.key, element ? m_info.type : KeyType::String)) {
         steps = rule->decode;
         m_decodeBy = tr("rule %1").arg(m_rules->indexOf(rule) + 1);
     }
@@ -150,25 +157,34 @@ void ValueView::startDecoding(const QByteArray &bytes)
     struct Mailbox
     {
         std::mutex lock;
-        std::shared_ptr<const valuedecoding::Decoded> value;
+        std::vector<valuedecoding::Decoded> values;
     };
     auto box = std::make_shared<Mailbox>();
-    std::thread([view = QPointer<ValueView>(this), running = m_decodesRunning, box, generation, bytes, steps, limits] {
-        auto value = std::make_shared<const valuedecoding::Decoded>(valuedecoding::decodeValue(bytes, steps, limits));
+    std::thread([view = QPointer<ValueView>(this), running = m_decodesRunning, box, generation, values, steps, limits,
+                 element] {
+        std::vector<valuedecoding::Decoded> decoded;
+        decoded.reserve(size_t(values.size()));
+        for (const QByteArray &v : values)
+            decoded.push_back(valuedecoding::decodeValue(v, steps, limits));
         {
             const std::lock_guard<std::mutex> hold(box->lock);
-            box->value = std::move(value);
+            box->values = std::move(decoded);
         }
         QMetaObject::invokeMethod(
             view.data(),
-            [view, generation, box] {
-                std::shared_ptr<const valuedecoding::Decoded> arrived;
+            [view, generation, box, element] {
+                std::vector<valuedecoding::Decoded> arrived;
                 {
                     const std::lock_guard<std::mutex> hold(box->lock);
-                    arrived = box->value;
+                    arrived = std::move(box->values);
                 }
-                if (view && arrived)
-                    view->onDecoded(generation, arrived);
+                if (!view)
+                    return;
+                if (element)
+                    view->onElementDecoded(generation, arrived);
+                else if (!arrived.empty())
+                    view->onDecoded(generation,
+                                    std::make_shared<const valuedecoding::Decoded>(std::move(arrived.front())));
             },
             Qt::QueuedConnection);
         running->fetch_sub(1);
@@ -279,6 +295,7 @@ void ValueView::buildUi()
     connect(m_reveal, &QCheckBox::toggled, this, [this](bool on) {
         m_model->setRevealed(on);
         renderString();
+        renderElement();
     });
     auto *top = new QHBoxLayout;
     top->addWidget(m_keyName, 1);
@@ -287,6 +304,9 @@ void ValueView::buildUi()
     auto *metaRow = new QHBoxLayout;
     metaRow->addWidget(m_meta);
     metaRow->addStretch(1);
+    // The steps apply to a string and to a collection's selected element alike.
+    metaRow->addWidget(m_decodeSteps);
+    metaRow->addSpacing(12);
     metaRow->addWidget(m_ttl);
 
     auto *layout = new QVBoxLayout(this);
@@ -345,7 +365,6 @@ void ValueView::buildStringPage(const QFont &fixed)
     auto *stringBar = new QHBoxLayout;
     stringBar->addWidget(m_stringMode);
     stringBar->addWidget(m_stringInfo, 1);
-    stringBar->addWidget(m_decodeSteps);
     auto *stringLayout = new QVBoxLayout(m_stringPage);
     stringLayout->setContentsMargins(0, 0, 0, 0);
     stringLayout->addLayout(stringBar);
@@ -380,9 +399,34 @@ void ValueView::buildTablePage()
     m_status = new QLabel(m_tablePage);
     m_status->setObjectName(QStringLiteral("valueStatus"));
     m_status->setTextFormat(Qt::PlainText);
+    // The selected row's value, decoded as a string is: a MessagePack hash field, a pickled
+    // stream field, a base64 + zlib list element.
+    auto *element = new QWidget(m_tablePage);
+    m_elementInfo = new QLabel(element);
+    m_elementInfo->setObjectName(QStringLiteral("valueElementInfo"));
+    m_elementInfo->setTextFormat(Qt::PlainText);
+    m_elementInfo->setText(tr("Select a row to see its value decoded"));
+    m_elementText = new QPlainTextEdit(element);
+    m_elementText->setObjectName(QStringLiteral("valueElementText"));
+    m_elementText->setReadOnly(true);
+    m_elementText->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_elementText->setLineWrapMode(QPlainTextEdit::NoWrap);
+    auto *elementLayout = new QVBoxLayout(element);
+    elementLayout->setContentsMargins(0, 0, 0, 0);
+    elementLayout->addWidget(m_elementInfo);
+    elementLayout->addWidget(m_elementText, 1);
+    auto *split = new QSplitter(Qt::Vertical, m_tablePage);
+    split->setObjectName(QStringLiteral("valueTableSplit"));
+    split->addWidget(m_table);
+    split->addWidget(element);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ValueView::onRowSelected);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ValueView::onRowSelected);
     auto *tableLayout = new QVBoxLayout(m_tablePage);
     tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->addWidget(m_table, 1);
+    tableLayout->addWidget(split, 1);
     tableLayout->addWidget(m_status);
 }
 
@@ -549,7 +593,7 @@ void ValueView::onStringAvailable(const StringValue &value)
     renderString();
     // A preview cut short is not the whole value: a compressed one would not decompress.
     if (!value.truncated && !value.isHyperLogLog)
-        startDecoding(value.preview);
+        startDecoding({value.preview}, false);
 }
 
 void ValueView::renderString()
@@ -659,6 +703,121 @@ void ValueView::updateLoadMoreSpan()
     m_table->clearSpans();
     if (model->hasMore() && model->columnCount() > 1)
         m_table->setSpan(model->rowCount() - 1, 0, 1, model->columnCount());
+}
+
+QString ValueView::elementText() const
+{
+    return m_elementText->toPlainText();
+}
+
+QString ValueView::elementInfo() const
+{
+    return m_elementInfo->text();
+}
+
+void ValueView::onRowSelected()
+{
+    ++m_decodeGeneration; // a decoding of the previous row is dropped
+    m_elementLabels.clear();
+    m_elementValues.clear();
+    m_elementDecoded.clear();
+    m_elementHead.clear();
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    const int row = current.row();
+    if (!current.isValid() || row >= m_model->entryCount()) {
+        m_elementInfo->setText(tr("Select a row to see its value decoded"));
+        m_elementText->clear();
+        return;
+    }
+    const auto raw
+        = [this, row](int column) { return m_model->index(row, column).data(ValueModel::RawBytesRole).toByteArray(); };
+    switch (m_model->mode()) {
+    case ValueModel::Mode::Hash:
+        m_elementHead = tr("field %1").arg(bytesescape::quoteIfNeeded(raw(0)));
+        m_elementLabels << raw(0);
+        m_elementValues << raw(1);
+        break;
+    case ValueModel::Mode::List:
+        m_elementHead = tr("element %1").arg(QString::fromLatin1(raw(0)));
+        m_elementLabels << QByteArray();
+        m_elementValues << raw(1);
+        break;
+    case ValueModel::Mode::Set:
+        m_elementHead = tr("member");
+        m_elementLabels << QByteArray();
+        m_elementValues << raw(0);
+        break;
+    case ValueModel::Mode::ZSet:
+        m_elementHead = tr("member at rank %1").arg(QString::fromLatin1(raw(0)));
+        m_elementLabels << QByteArray();
+        m_elementValues << raw(1);
+        break;
+    case ValueModel::Mode::Stream: {
+        m_elementHead = tr("entry %1").arg(QString::fromLatin1(raw(0)));
+        const QList<QByteArray> fields
+            = m_model->index(row, 1).data(ValueModel::StreamFieldsRole).value<QList<QByteArray>>();
+        for (qsizetype i = 0; i + 1 < fields.size(); i += 2) {
+            m_elementLabels << fields.at(i);
+            m_elementValues << fields.at(i + 1);
+        }
+        break;
+    }
+    case ValueModel::Mode::None: return;
+    }
+    m_elementInfo->setText(tr("%1 · decoding…").arg(m_elementHead));
+    m_elementText->clear();
+    startDecoding(m_elementValues, true);
+}
+
+void ValueView::onElementDecoded(quint64 generation, const std::vector<valuedecoding::Decoded> &values)
+{
+    if (generation != m_decodeGeneration || values.size() != size_t(m_elementValues.size()))
+        return; // another row, or another key, is shown now
+    m_elementDecoded = values;
+    renderElement();
+}
+
+void ValueView::renderElement()
+{
+    if (m_elementDecoded.empty() && m_elementValues.isEmpty())
+        return;
+    const bool reveal = m_reveal->isChecked();
+    QStringList chains;
+    QString text;
+    for (qsizetype i = 0; i < m_elementValues.size() && size_t(i) < m_elementDecoded.size(); ++i) {
+        const QByteArray &label = m_elementLabels.at(i);
+        const valuedecoding::Decoded &d = m_elementDecoded[size_t(i)];
+        QString part;
+        // A secret-named field is a secret whatever it decodes to; JSON and decoded trees mask
+        // their own secret-named keys.
+        if (!reveal && !label.isEmpty() && masking::isSecretName(label)) {
+            part = masking::maskText();
+        } else if (d.useful()) {
+            part = reveal ? d.text : d.maskedText;
+            chains << d.summary();
+        } else {
+            const QByteArray hidden = reveal ? QByteArray() : masking::maskedValue(nullptr, m_elementValues.at(i));
+            const QByteArray &shown = hidden.isNull() ? m_elementValues.at(i) : hidden;
+            part = bytesescape::isValidUtf8(shown) ? QString::fromUtf8(shown) : bytesescape::hexDump(shown);
+        }
+        if (!label.isEmpty() && m_model->mode() == ValueModel::Mode::Stream)
+            part = bytesescape::escape(label) + QStringLiteral(":\n") + part;
+        text += (text.isEmpty() ? QString() : QStringLiteral("\n\n")) + part;
+    }
+    chains.removeDuplicates();
+    chains.removeAll(QString());
+    QString info = m_elementHead;
+    if (!chains.isEmpty())
+        info += QStringLiteral(" · ")
+            + (m_decodeBy.isEmpty() ? tr("decoded: %1").arg(chains.join(QStringLiteral("; ")))
+                                    : tr("decoded by %1: %2").arg(m_decodeBy, chains.join(QStringLiteral("; "))));
+    for (const valuedecoding::Decoded &d : m_elementDecoded)
+        if (!d.stopped().isEmpty()) {
+            info += QStringLiteral(" · ") + tr("decoding by %1 stopped: %2").arg(m_decodeBy, d.stopped());
+            break;
+        }
+    m_elementInfo->setText(info);
+    m_elementText->setPlainText(text);
 }
 
 void ValueView::onRowActivated(const QModelIndex &index)

@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <atomic>
 #include <memory>
+#include <vector>
 
 class PatternRules;
 namespace valuedecoding {
@@ -61,6 +62,11 @@ public:
     QLineEdit *decodeStepsEdit() const { return m_decodeSteps; }
     // "base64 → gzip → JSON, 1.2 KiB → 14 KiB" when the shown string was recognised, else empty.
     QString decodedSummary() const;
+    // The selected element of a collection (a hash field's value, a list element, a set or
+    // sorted-set member, a stream entry's fields), decoded below the table: its text, and its
+    // info line ("field profile · decoded: MessagePack").
+    QString elementText() const;
+    QString elementInfo() const;
     // Decodings still running on their threads (a string opened, then another): for tests.
     int decodingsInFlight() const { return m_decodesRunning->load(); }
     // "Reveal secrets": visible when the shown value hides any.
@@ -96,8 +102,13 @@ private:
     void showBanner(const QString &message);
     void updateRevealToggle();
     void forgetDecoded();
-    void startDecoding(const QByteArray &bytes);
+    // Decodes 'values' on a thread of their own with the steps typed, else the key's rule's, else
+    // detection; the results arrive at onDecoded (the string) or onElementDecoded (a row).
+    void startDecoding(const QList<QByteArray> &values, bool element);
     void onDecoded(quint64 generation, const std::shared_ptr<const valuedecoding::Decoded> &value);
+    void onElementDecoded(quint64 generation, const std::vector<valuedecoding::Decoded> &values);
+    void onRowSelected();
+    void renderElement();
     void onDecodeStepsEdited();
 
     RedisClient *m_client;
@@ -132,5 +143,13 @@ private:
     QWidget *m_tablePage = nullptr;
     QTableView *m_table = nullptr;
     QLabel *m_status = nullptr;
+    QLabel *m_elementInfo = nullptr;
+    QPlainTextEdit *m_elementText = nullptr;
+    // The selected row: its labels (a stream entry's field names; one empty label otherwise), the
+    // raw values, and their decodings once they arrive.
+    QList<QByteArray> m_elementLabels;
+    QList<QByteArray> m_elementValues;
+    QString m_elementHead; // "field profile", "element 3", "member", "entry 1-0"
+    std::vector<valuedecoding::Decoded> m_elementDecoded;
     QTimer *m_ttlTimer = nullptr;
 };

@@ -62,6 +62,7 @@ private Q_SLOTS:
     void decodedValues();
     void largeValueDecodedOffThread();
     void rulesAndTypedStepsDecode();
+    void collectionElementsDecoded();
 
 private:
     template <typename T> T *child(const char *name) const { return requireChild<T>(m_view.get(), name); }
@@ -69,6 +70,8 @@ private:
     QString status() const { return child<QLabel>("valueStatus")->text(); }
     QString stringText() const { return child<QPlainTextEdit>("valueStringText")->toPlainText(); }
     QString stringInfo() const { return child<QLabel>("valueStringInfo")->text(); }
+    QString elementText() const { return m_view->elementText(); }
+    QString elementInfo() const { return m_view->elementInfo(); }
     bool waitIdle() const
     {
         return QTest::qWaitFor([this] { return !m_view->reader()->isLoading(); }, kWaitMs);
@@ -133,7 +136,7 @@ void TestValueView::hashTableAndLoadMore()
     QVERIFY(waitIdle());
     QCOMPARE(child<QLineEdit>("valueKeyName")->text(), QStringLiteral("user:7"));
     QVERIFY(child<QLabel>("valueMeta")->text().startsWith(QStringLiteral("hash · 601 fields")));
-    QCOMPARE(child<QStackedWidget>("valueStack")->currentWidget(), table()->parentWidget());
+    QVERIFY(child<QStackedWidget>("valueStack")->currentWidget()->isAncestorOf(table()));
     QAbstractItemModel *model = table()->model();
     QCOMPARE(model->columnCount(), 2);
     QCOMPARE(model->headerData(0, Qt::Horizontal).toString(), QStringLiteral("Field"));
@@ -629,6 +632,100 @@ void TestValueView::rulesAndTypedStepsDecode()
     QCOMPARE(m_view->stringMode(), ValueView::StringMode::Decoded);
     QVERIFY2(stringText().contains(QLatin1String("00000000  ")), qPrintable(stringText()));
     screenshot(QStringLiteral("value-decode-stopped.png"));
+    m_view->setDecodeRules(PatternRules());
+}
+
+// A collection's selected row decodes below the table: a MessagePack hash field, a base64 +
+// zlib list element, a CBOR sorted-set member, a pickled stream field (tests/fixtures/
+// decoders/seed_values.py wrote them with those libraries); secrets stay masked until revealed.
+void TestValueView::collectionElementsDecoded()
+{
+    const ProcessRun seed = runPythonFixture(QStringLiteral("decoders/seed_values.py"),
+                                             {QStringLiteral("--port"), QString::number(m_server.port())});
+    QVERIFY2(seed.code == 0, seed.err.constData());
+    const auto select = [this](int row) {
+        table()->setCurrentIndex(m_view->model()->index(row, 0));
+        return QTest::qWaitFor([this] { return !elementInfo().contains(QStringLiteral("decoding…")); }, kWaitMs);
+    };
+    const auto rowOf = [this](const QByteArray &name) {
+        for (int r = 0; r < m_view->model()->entryCount(); ++r)
+            if (m_view->model()->index(r, 0).data(ValueModel::RawBytesRole).toByteArray() == name)
+                return r;
+        return -1;
+    };
+
+    m_view->openKey("user:1", KeyType::Unknown);
+    QVERIFY(waitIdle());
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->entryCount(), 3, kWaitMs);
+    QVERIFY(select(rowOf("profile")));
+    QCOMPARE(elementInfo(), QStringLiteral("field profile · decoded: MessagePack"));
+    QVERIFY2(elementText().contains(QLatin1String("plan: \"pro\""))
+                 && elementText().contains(QLatin1String("seats: 3")),
+             qPrintable(elementText()));
+    QVERIFY(select(rowOf("password")));
+    QCOMPARE(elementText(), masking::maskText());
+    screenshot(QStringLiteral("value-element-hash.png"));
+
+    m_view->openKey("jobs:encoded", KeyType::Unknown);
+    QVERIFY(waitIdle());
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->entryCount(), 4, kWaitMs);
+    QVERIFY(select(1));
+    QVERIFY2(elementInfo().startsWith(QStringLiteral("element 1 · decoded: base64 → zlib → JSON, ")),
+             qPrintable(elementInfo()));
+    QVERIFY2(elementText().contains(QLatin1String("job: 1")), qPrintable(elementText()));
+    QVERIFY(select(3));
+    QCOMPARE(elementInfo(), QStringLiteral("element 3"));
+    QCOMPARE(elementText(), QStringLiteral("not encoded"));
+
+    m_view->openKey("z:cbor", KeyType::Unknown);
+    QVERIFY(waitIdle());
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->entryCount(), 2, kWaitMs);
+    QVERIFY(select(1));
+    QCOMPARE(elementInfo(), QStringLiteral("member at rank 1 · decoded: CBOR"));
+    QVERIFY2(elementText().contains(QLatin1String("m: 1")), qPrintable(elementText()));
+
+    // A pickled session in a stream field: its token masked, then revealed.
+    m_view->openKey("st:logins", KeyType::Unknown);
+    QVERIFY(waitIdle());
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->entryCount(), 1, kWaitMs);
+    // The table's cell hides the pickle too: its raw bytes hold the token as it is.
+    const QString cell = m_view->model()->index(0, 1).data().toString();
+    QVERIFY2(!cell.contains(QLatin1String("f00dfeed5eed")) && cell.contains(QStringLiteral("(pickle with secrets)")),
+             qPrintable(cell));
+    QVERIFY(child<QCheckBox>("valueReveal")->isVisible());
+    QVERIFY(select(0));
+    QVERIFY2(elementInfo().endsWith(QStringLiteral(" · decoded: pickle")), qPrintable(elementInfo()));
+    QVERIFY2(elementText().startsWith(QLatin1String("session:\n{2}  (__main__.Session)")), qPrintable(elementText()));
+    QVERIFY2(!elementText().contains(QLatin1String("f00dfeed5eed")) && elementText().contains(masking::maskText()),
+             qPrintable(elementText()));
+    QVERIFY2(elementText().endsWith(QLatin1String("n:\n1")), qPrintable(elementText()));
+    screenshot(QStringLiteral("value-element-stream.png"));
+    theme::apply(theme::Theme::Dark);
+    QCoreApplication::processEvents();
+    screenshot(QStringLiteral("value-element-stream-dark.png"));
+    theme::apply(theme::Theme::Light);
+    child<QCheckBox>("valueReveal")->setChecked(true);
+    QVERIFY2(elementText().contains(QLatin1String("f00dfeed5eed")), qPrintable(elementText()));
+    child<QCheckBox>("valueReveal")->setChecked(false);
+
+    // Brotli in a string has no magic; a rule for the key's type names its steps.
+    m_server.command({"HSET", "br:h", "doc", m_server.command({"GET", "br:board"}).bytes()});
+    PatternRules rules;
+    rules.setRules({{"br:*",
+                     KeyType::Hash,
+                     PatternKind::Unknown,
+                     {},
+                     {},
+                     0,
+                     {decode::Format::Brotli, decode::Format::Json},
+                     false}});
+    m_view->setDecodeRules(rules);
+    m_view->openKey("br:h", KeyType::Unknown);
+    QVERIFY(waitIdle());
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->entryCount(), 1, kWaitMs);
+    QVERIFY(select(0));
+    QVERIFY2(elementInfo().startsWith(QStringLiteral("field doc · decoded by rule 1: Brotli → JSON")),
+             qPrintable(elementInfo()));
     m_view->setDecodeRules(PatternRules());
 }
 
