@@ -2,6 +2,7 @@
 #include "sessions.h"
 
 #include "bytesescape.h"
+#include "decoders.h"
 #include "format.h"
 #include "masking.h"
 
@@ -108,10 +109,42 @@ Contents Contents::fromString(const QByteArray &key, const QByteArray &value, bo
         }
         return c;
     }
+    // Sessions are often pickled (Flask-Session, Django), MessagePack, PHP serialize() or Ruby
+    // Marshal: a value that decodes to a map shows its entries as fields, each masked by its
+    // name or by what it holds, as JSON's are.
+    if (!truncated) {
+        decode::Limits limits;
+        limits.maxOutput = 4 * masking::kDecodedCheckBytes;
+        limits.maxNodes = 100'000;
+        const decode::Result r = decode::detect(value, limits);
+        if (r.tree && r.tree->kind == decode::Node::Kind::Map && !r.tree->children.isEmpty()) {
+            c.decoded = r.chainText();
+            for (const decode::Node &child : r.tree->children) {
+                Field f;
+                f.name = child.key.toUtf8();
+                decode::Node one = child;
+                // One line a field, as a JSON object's are: a nested structure as compact JSON.
+                const auto text = [](const decode::Node &n) {
+                    return n.isContainer() ? masking::jsonText(decode::toJson(n)) : n.value.toUtf8();
+                };
+                f.value = text(one);
+                f.secret = masking::isSecretName(f.name) && child.kind != decode::Node::Kind::Null;
+                if (f.secret) {
+                    f.masked = masking::maskText().toUtf8();
+                } else {
+                    masking::maskTree(one);
+                    f.masked = text(one);
+                }
+                c.fields.append(f);
+            }
+            return c;
+        }
+    }
     Field f;
     f.name = "(value)";
     f.value = value;
-    f.masked = value;
+    const QByteArray hidden = truncated ? QByteArray() : masking::maskedValue(nullptr, value);
+    f.masked = hidden.isNull() ? value : hidden;
     c.fields.append(f);
     return c;
 }

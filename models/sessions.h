@@ -44,10 +44,13 @@ struct Contents
     QList<Field> fields;
     bool truncated = false; // bounded read: more fields or bytes than were read
     bool json = false;
+    QString decoded; // the chain a string was decoded with ("pickle", "zlib → MessagePack"); empty: none
     QString error;
 
     static Contents fromHash(const QByteArray &key, const QList<QPair<QByteArray, QByteArray>> &pairs, bool truncated);
-    // A JSON object becomes one field per top-level key; anything else one field "(value)".
+    // A JSON object becomes one field per top-level key; so does a value that decodes to a map
+    // (a pickled, MessagePack, PHP or Marshal session), masked after decoding; anything else one
+    // field "(value)", masked whole when it decodes to something with secrets.
     static Contents fromString(const QByteArray &key, const QByteArray &value, bool truncated);
     int maskedCount() const;
 };

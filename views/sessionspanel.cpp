@@ -260,6 +260,8 @@ void SessionsPanel::onContents(const sessions::Contents &contents)
     QString text = tr("%1: %n field(s)", nullptr, int(contents.fields.size())).arg(name);
     if (contents.json)
         text += tr(" (JSON)");
+    else if (!contents.decoded.isEmpty())
+        text += tr(" (decoded: %1)").arg(contents.decoded);
     if (contents.truncated)
         text += tr(", more not read");
     const int masked = contents.maskedCount();

@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
 #include "patterntestdata.h"
+#include "processrun.h"
 #include "qcp.h"
 #include "redisclient.h"
 #include "sessionspanel.h"
 #include "testdata.h"
 #include "testserver.h"
+#include "theme.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <memory>
 
@@ -222,6 +229,66 @@ private Q_SLOTS:
             QVERIFY(shot.save(out + QStringLiteral("/sessions.png")));
         panel.setActive(false);
         QVERIFY(!panel.reader()->isPolling());
+    }
+
+    // A session its framework pickled (Python's pickle wrote it, as Flask-Session does): its
+    // fields are the object's, the csrf_token masked after decoding.
+    void decodedSessionContents()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("cases.json"));
+        const ProcessRun written
+            = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
+        QVERIFY2(written.code == 0, written.err.constData());
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QByteArray pickled;
+        for (const QJsonValue c : QJsonDocument::fromJson(file.readAll()).array())
+            if (c[QStringLiteral("name")].toString() == QLatin1String("pickled object 4"))
+                pickled = QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1());
+        QVERIFY(!pickled.isEmpty());
+        const QByteArray key = "flask:session:" + sid(900);
+        m_server.command({"SET", key, pickled, "EX", "1500"});
+
+        RedisClient client(m_server.profile());
+        client.connectToServer();
+        QVERIFY(waitForReady(client));
+        SessionsPanel panel(&client);
+        panel.resize(1100, 860);
+        panel.show();
+        QSignalSpy ready(&panel, &Panel::contentReady);
+        panel.setMatches(
+            {patternMatch(key, PatternKind::Session, KeyType::String, QStringLiteral("flask:session:{id}"))});
+        panel.setActive(true);
+        QVERIFY(ready.wait(kWaitMs));
+        QSignalSpy loaded(panel.reader(), &SessionsReader::contentsAvailable);
+        panel.sessionsView()->selectRow(0);
+        panel.showSelectedContents();
+        QVERIFY(loaded.wait(kWaitMs));
+        const QString label = panel.findChild<QLabel *>(QStringLiteral("sessionsContentsLabel"))->text();
+        QVERIFY2(label.contains(QStringLiteral("(decoded: pickle)")) && label.contains(QStringLiteral("1 masked")),
+                 qPrintable(label));
+        const QAbstractItemModel *contents = panel.contentsView()->model();
+        QStringList shown;
+        for (int r = 0; r < contents->rowCount(); ++r)
+            shown << contents->index(r, 0).data().toString() + QLatin1Char('=')
+                    + contents->index(r, 1).data().toString();
+        QVERIFY2(shown.contains(QStringLiteral("user_id=5")), qPrintable(shown.join(u' ')));
+        QVERIFY2(shown.contains(QStringLiteral("csrf_token=") + masking::maskText()), qPrintable(shown.join(u' ')));
+        QVERIFY2(!shown.join(u' ').contains(QLatin1String("4f1c9a7e2b")), qPrintable(shown.join(u' ')));
+        const QString dirOut = qEnvironmentVariable("REDISLENS_SCREENSHOT_DIR");
+        if (!dirOut.isEmpty()) {
+            panel.plot()->replot();
+            QVERIFY(panel.grab().toImage().save(dirOut + QStringLiteral("/sessions-decoded.png")));
+            theme::apply(theme::Theme::Dark);
+            QCoreApplication::processEvents();
+            panel.plot()->replot();
+            QVERIFY(panel.grab().toImage().save(dirOut + QStringLiteral("/sessions-decoded-dark.png")));
+            theme::apply(theme::Theme::Light);
+        }
+        panel.revealBox()->setChecked(true);
+        QVERIFY(contents->match(contents->index(0, 1), Qt::DisplayRole, QStringLiteral("4f1c9a7e2b")).size() == 1);
+        m_server.command({"DEL", key});
     }
 
     void errorsAreOneLine()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "masking.h"
 #include "patterntestdata.h"
+#include "processrun.h"
 #include "redisclient.h"
 #include "sessions.h"
 #include "sessionsreader.h"
@@ -8,7 +9,12 @@
 
 #include <QAbstractItemModelTester>
 #include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <memory>
 
@@ -213,6 +219,47 @@ private Q_SLOTS:
         const sessions::Contents plain = sessions::Contents::fromString("session:z", "opaque-bytes", false);
         QCOMPARE(plain.fields.size(), 1);
         QCOMPARE(plain.maskedCount(), 0);
+
+        // Sessions their frameworks pickle or pack (write_values.py: Python's pickle, python3-msgpack):
+        // the decoded map's entries are the fields, masked after decoding.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("cases.json"));
+        const ProcessRun written
+            = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
+        QVERIFY2(written.code == 0, written.err.constData());
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QHash<QString, QByteArray> values;
+        for (const QJsonValue c : QJsonDocument::fromJson(file.readAll()).array())
+            values.insert(c[QStringLiteral("name")].toString(),
+                          QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1()));
+        struct Case
+        {
+            const char *name;
+            const char *chain;
+            const char *token;
+        };
+        for (const Case &k :
+             {Case{"pickled object 4", "pickle", "4f1c9a7e2b"}, Case{"msgpack", "MessagePack", "b7c1e0f2a9d34c58"},
+              Case{"gzip+msgpack", "gzip → MessagePack", "b7c1e0f2a9d34c58"}}) {
+            const QByteArray value = values.value(QString::fromLatin1(k.name));
+            QVERIFY2(!value.isEmpty(), k.name);
+            const sessions::Contents decoded = sessions::Contents::fromString("session:p", value, false);
+            QCOMPARE(decoded.decoded, QString::fromUtf8(k.chain));
+            QVERIFY2(decoded.fields.size() >= 3, k.name);
+            QCOMPARE(decoded.maskedCount(), 1);
+            for (const sessions::Field &f : decoded.fields) {
+                QVERIFY2(!f.masked.contains(k.token), f.masked.constData());
+                if (f.name == "csrf_token") {
+                    QVERIFY(f.secret);
+                    QCOMPARE(f.value, QByteArray(k.token));
+                }
+            }
+            // Cut short, it is not decoded: one field, and no guess at what it holds.
+            const sessions::Contents cut = sessions::Contents::fromString("session:p", value.left(8), true);
+            QCOMPARE(cut.fields.size(), 1);
+            QVERIFY(cut.decoded.isEmpty());
+        }
     }
 
     void keyNames_data()
