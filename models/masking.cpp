@@ -76,7 +76,7 @@ std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount)
     return jsonText(out);
 }
 
-QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value)
+QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value, bool decodeCheck)
 {
     if (fieldName && isSecretName(*fieldName))
         return maskText().toUtf8();
@@ -92,6 +92,10 @@ QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value)
     // a larger value's secrets are masked where it is shown decoded.
     if (value.size() > kDecodedCheckBytes)
         return {};
+    if (!decodeCheck)
+        return decode::candidates(value).isEmpty()
+            ? QByteArray()
+            : (maskText() + QStringLiteral(" (encoded, not checked for secrets: open it decoded)")).toUtf8();
     decode::Limits limits;
     limits.maxOutput = 4 * kDecodedCheckBytes;
     limits.maxNodes = 20'000;

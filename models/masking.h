@@ -29,7 +29,9 @@ constexpr qsizetype kDecodedCheckBytes = 64 * 1024;
 // key; may be null) is secret-named, JSON with its secret-named keys masked, the mask naming
 // the format when the value decodes (pickle, MessagePack, base64…) to a tree with secrets, or a
 // null array when there is nothing to hide.
-QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value);
+// With 'decodeCheck' false (a caller out of time for decoding), a value detection might decode
+// is masked as not checked rather than decoded.
+QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value, bool decodeCheck = true);
 // A decoded value's tree (pickled sessions, MessagePack, CBOR…) with the values of its
 // secret-named map entries replaced by the mask, at any depth; returns how many were masked.
 int maskTree(decode::Node &tree);

@@ -5,6 +5,7 @@
 #include "masking.h"
 #include "threadcheck.h"
 
+#include <QElapsedTimer>
 #include <QFont>
 
 namespace {
@@ -74,19 +75,19 @@ void ValueModel::clear()
     setMode(m_mode);
 }
 
-ValueModel::Masked ValueModel::maskedOf(const ValueEntry &e) const
+ValueModel::Masked ValueModel::maskedOf(const ValueEntry &e, bool decodeCheck) const
 {
     Masked m;
     switch (m_mode) {
-    case Mode::Hash: m.bytes = masking::maskedValue(&e.name, e.value); break;
-    case Mode::List: m.bytes = masking::maskedValue(nullptr, e.value); break;
+    case Mode::Hash: m.bytes = masking::maskedValue(&e.name, e.value, decodeCheck); break;
+    case Mode::List: m.bytes = masking::maskedValue(nullptr, e.value, decodeCheck); break;
     case Mode::Set:
-    case Mode::ZSet: m.bytes = masking::maskedValue(nullptr, e.name); break;
+    case Mode::ZSet: m.bytes = masking::maskedValue(nullptr, e.name, decodeCheck); break;
     case Mode::Stream: {
         bool any = false;
         QList<QByteArray> fields = e.fields;
         for (qsizetype i = 0; i + 1 < fields.size(); i += 2) {
-            const QByteArray hidden = masking::maskedValue(&fields.at(i), fields.at(i + 1));
+            const QByteArray hidden = masking::maskedValue(&fields.at(i), fields.at(i + 1), decodeCheck);
             if (!hidden.isNull()) {
                 fields[i + 1] = hidden;
                 any = true;
@@ -118,9 +119,12 @@ void ValueModel::appendPage(const ValuePage &page)
         const int first = int(m_entries.size());
         beginInsertRows({}, first, first + int(page.entries.size()) - 1);
         m_entries.append(page.entries);
-        // Worked out once per page, not on every paint.
+        // Worked out once per page, not on every paint, and within a budget: decoding values to
+        // find the secrets their encoding hides must not hold up the window.
+        QElapsedTimer spent;
+        spent.start();
         for (const ValueEntry &e : page.entries) {
-            m_masked.append(maskedOf(e));
+            m_masked.append(maskedOf(e, spent.elapsed() < kMaskingBudgetMs));
             m_maskedCount += m_masked.last().any() ? 1 : 0;
         }
         endInsertRows();

@@ -150,7 +150,10 @@ private:
         QList<QByteArray> fields; // a stream entry's fields
         bool any() const { return !bytes.isNull() || !fields.isEmpty(); }
     };
-    Masked maskedOf(const ValueEntry &e) const;
+    Masked maskedOf(const ValueEntry &e, bool decodeCheck) const;
+    // The time a page may spend decoding its values for secrets on the GUI thread; past it, the
+    // rest that might be encoded are masked as not checked (their decoded view masks them).
+    static constexpr int kMaskingBudgetMs = 6;
 
     QList<ValueEntry> m_entries;
     QList<Masked> m_masked;

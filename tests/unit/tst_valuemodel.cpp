@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "masking.h"
 #include "valuemodel.h"
 #include "valuereader.h"
 
 #include <QAbstractItemModelTester>
+#include <QCborMap>
+#include <QCborValue>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -75,6 +78,7 @@ private Q_SLOTS:
     void binaryEscaped();
     void longValueElided();
     void modeChangeResets();
+    void encodedSecretsMasked();
     void streamFieldsText();
     void previousStreamId_data();
     void previousStreamId();
@@ -305,6 +309,41 @@ void TestValueModel::modeChangeResets()
     QCOMPARE(model.columnCount(), 2);
     QVERIFY(!model.hasMore());
     QCOMPARE(model.total(), qint64(-1));
+}
+
+// A value whose encoding hides secrets (CBOR as Qt writes it) is masked whole, naming the
+// format; past the page's decoding budget, values that may be encoded are masked as not checked
+// rather than decoded on the GUI thread.
+void TestValueModel::encodedSecretsMasked()
+{
+    ValueModel model;
+    model.setMode(ValueModel::Mode::Hash);
+    const QByteArray session
+        = QCborValue(QCborMap{{QStringLiteral("user_id"), 5}, {QStringLiteral("csrf_token"), QStringLiteral("tok-9")}})
+              .toCbor();
+    ValuePage page;
+    page.entries.append(ValueEntry{"session", session, {}, -1});
+    page.entries.append(ValueEntry{"plain", "just words", {}, -1});
+    // Heavy values: base64 of zlib of 256 KiB of JSON (qCompress is zlib behind a length).
+    QByteArray json = "[";
+    for (int i = 0; json.size() < 256 * 1024; ++i)
+        json += "{\"n\":" + QByteArray::number(i % 1000) + ",\"word\":\"lorem\"},";
+    json.chop(1);
+    json += "]";
+    const QByteArray heavy = qCompress(json).mid(4).toBase64();
+    QVERIFY(heavy.size() < masking::kDecodedCheckBytes);
+    for (int i = 0; i < 400; ++i)
+        page.entries.append(ValueEntry{"job:" + QByteArray::number(i), heavy, {}, -1});
+    model.appendPage(page);
+    const QString cell = model.index(0, 1).data().toString();
+    QVERIFY2(cell.contains(masking::maskText()) && cell.contains(QStringLiteral("(CBOR with secrets)")),
+             qPrintable(cell));
+    QVERIFY(!cell.contains(QLatin1String("tok-9")));
+    QCOMPARE(model.index(1, 1).data().toString(), QStringLiteral("just words"));
+    const QString last = model.index(model.entryCount() - 1, 1).data().toString();
+    QVERIFY2(last.contains(QStringLiteral("not checked for secrets")), qPrintable(last));
+    model.setRevealed(true);
+    QVERIFY(model.index(0, 1).data().toString().contains(QLatin1String("tok-9")));
 }
 
 void TestValueModel::streamFieldsText()
