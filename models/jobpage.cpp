@@ -2,7 +2,9 @@
 #include "jobpage.h"
 
 #include "bytesescape.h"
+#include "decoders.h"
 #include "format.h"
+#include "masking.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -184,6 +186,28 @@ QByteArray inflate(const QByteArray &data, qsizetype limit)
     return rc == Z_STREAM_END ? out : QByteArray();
 }
 
+namespace {
+
+// A job's field or payload its library encoded (RQ: zlib of a pickle; others MessagePack,
+// base64…), decoded as the value viewer decodes it and masked after decoding:
+// {"$decoded": "zlib → pickle", "value": …}. Null when it is not recognised.
+QJsonValue decodedJob(const QByteArray &value)
+{
+    if (value.size() > masking::kDecodedCheckBytes)
+        return QJsonValue::Undefined;
+    decode::Limits limits;
+    limits.maxOutput = 4 * masking::kDecodedCheckBytes;
+    limits.maxNodes = 100'000;
+    const decode::Result r = decode::detect(value, limits);
+    if (!r.tree)
+        return QJsonValue::Undefined;
+    decode::Node tree = *r.tree;
+    masking::maskTree(tree);
+    return QJsonObject{{QStringLiteral("$decoded"), r.chainText()}, {QStringLiteral("value"), decode::toJson(tree)}};
+}
+
+} // namespace
+
 QJsonObject objectFromFields(const QList<QPair<QByteArray, QByteArray>> &fields)
 {
     QJsonObject o;
@@ -194,6 +218,8 @@ QJsonObject objectFromFields(const QList<QPair<QByteArray, QByteArray>> &fields)
             o.insert(name, doc.object());
         else if (doc.isArray())
             o.insert(name, doc.array());
+        else if (const QJsonValue decoded = decodedJob(value); !decoded.isUndefined())
+            o.insert(name, decoded);
         else if (bytesescape::isValidUtf8(value))
             o.insert(name, QString::fromUtf8(value));
         else
@@ -271,8 +297,11 @@ JobEntry entryFromPayload(const QByteArray &payload)
         return entryFrom(doc.object());
     JobEntry e;
     const bool readable = bytesescape::isValidUtf8(payload);
-    e.body.insert(QStringLiteral("payload"),
-                  readable ? QString::fromUtf8(payload) : QStringLiteral("<binary: %1 bytes>").arg(payload.size()));
+    if (const QJsonValue decoded = decodedJob(payload); !decoded.isUndefined())
+        e.body.insert(QStringLiteral("payload"), decoded);
+    else
+        e.body.insert(QStringLiteral("payload"),
+                      readable ? QString::fromUtf8(payload) : QStringLiteral("<binary: %1 bytes>").arg(payload.size()));
     e.id = payload.left(64);
     return e;
 }

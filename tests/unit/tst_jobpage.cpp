@@ -3,10 +3,13 @@
 // failure's one line, RQ's zlib-compressed tracebacks, payloads that are not JSON, and the
 // states a queue can be paged in. Real libraries' jobs are read in tst_libraries.
 #include "jobpage.h"
+#include "processrun.h"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QTemporaryDir>
 #include <QTest>
 
 class TestJobPage : public QObject
@@ -77,6 +80,26 @@ void TestJobPage::fieldsBecomeOneObject()
              QStringLiteral("ada@example.com"));
     QCOMPARE(o.value(QStringLiteral("stacktrace")).toArray().size(), 2);
     QCOMPARE(o.value(QStringLiteral("blob")).toString(), QStringLiteral("<binary: 4 bytes>"));
+
+    // RQ keeps a job's call as zlib of a pickle (write_values.py writes one with Python's own
+    // zlib and pickle): decoded, never run, with what the writer pickled.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("cases.json"));
+    const ProcessRun written
+        = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
+    QVERIFY2(written.code == 0, written.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QJsonValue rq;
+    for (const QJsonValue c : QJsonDocument::fromJson(file.readAll()).array())
+        if (c[QStringLiteral("name")].toString() == QLatin1String("rq-style job"))
+            rq = c;
+    const QByteArray data = QByteArray::fromBase64(rq[QStringLiteral("value")].toString().toLatin1());
+    const QJsonObject job = jobpages::objectFromFields({{"status", "failed"}, {"data", data}});
+    const QJsonObject decoded = job.value(QStringLiteral("data")).toObject();
+    QCOMPARE(decoded.value(QStringLiteral("$decoded")).toString(), QStringLiteral("zlib → pickle"));
+    QCOMPARE(decoded.value(QStringLiteral("value")), rq[QStringLiteral("truth")]);
+    QCOMPARE(jobpages::entryFromPayload(data).body.value(QStringLiteral("payload")).toObject(), decoded);
 }
 
 void TestJobPage::payloadThatIsNotJson()
