@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "luaresult.h"
 
+#include "bytesescape.h"
+#include "decoders.h"
 #include "keptaside.h"
+#include "masking.h"
 #include "threadcheck.h"
 
-#include "bytesescape.h"
-
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -144,7 +146,34 @@ void LuaResultModel::setResult(const RedisValue &value, bool resp2)
     m_resp2 = resp2;
     // Nodes point into m_value, which no longer changes until the next reset.
     addNode(&m_value, -1, 0);
+    decodeBulks();
     endResetModel();
+}
+
+void LuaResultModel::decodeBulks()
+{
+    // A script often returns what it read: a pickled job, a MessagePack session. Each bulk
+    // string is decoded as the value viewer decodes it, within a budget (the reply is shown on
+    // the GUI thread); secrets are masked in what decoding finds.
+    QElapsedTimer spent;
+    spent.start();
+    for (Node &n : m_nodes) {
+        if (spent.elapsed() >= kDecodeBudgetMs)
+            return;
+        if (n.value->kind() != RedisValue::Kind::Bulk || n.value->bytes().size() > masking::kDecodedCheckBytes)
+            continue;
+        decode::Limits limits;
+        limits.maxOutput = 4 * masking::kDecodedCheckBytes;
+        limits.maxNodes = 100'000;
+        const decode::Result r = decode::detect(n.value->bytes(), limits);
+        // Plain JSON reads as it is.
+        if (!r.tree || (r.steps.size() == 1 && r.steps.constFirst().format == decode::Format::Json))
+            continue;
+        decode::Node tree = *r.tree;
+        masking::maskTree(tree);
+        n.chain = r.chainText();
+        n.decoded = decode::treeText(tree, 2000);
+    }
 }
 
 void LuaResultModel::clear()
@@ -242,7 +271,10 @@ QString LuaResultModel::typeText(const Node &node) const
     const RedisValue &v = *node.value;
     switch (v.kind()) {
     case RedisValue::Kind::Nil: return m_resp2 ? tr("nil or false") : tr("nil");
-    case RedisValue::Kind::Bulk: return tr("bulk, %n byte(s)", nullptr, int(v.bytes().size()));
+    case RedisValue::Kind::Bulk:
+        return node.chain.isEmpty()
+            ? tr("bulk, %n byte(s)", nullptr, int(v.bytes().size()))
+            : tr("bulk, %n byte(s), decoded: %1", nullptr, int(v.bytes().size())).arg(node.chain);
     case RedisValue::Kind::Bool: return tr("boolean");
     default: return kindName(v.kind());
     }
@@ -274,9 +306,12 @@ QVariant LuaResultModel::data(const QModelIndex &index, int role) const
             return tr("Lua nil and Lua false both arrive as nil over RESP2; this reply cannot tell them apart.");
         if (node.value->isError())
             return QString::fromUtf8(node.value->bytes());
+        if (!node.decoded.isEmpty())
+            return tr("Decoded (%1):\n%2").arg(node.chain, node.decoded);
         return {};
     case KindRole: return int(node.value->kind());
     case BytesRole: return node.value->bytes();
+    case DecodedRole: return node.decoded;
     default: return {};
     }
 }

@@ -41,7 +41,11 @@ public:
     enum Role {
         KindRole = Qt::UserRole + 1, // int(RedisValue::Kind)
         BytesRole, // the raw bytes of a bulk/status/error/double
+        DecodedRole, // QString: a bulk string decoded as the value viewer decodes it, its secrets
+                     // masked (the tree as text); empty when nothing was recognised
     };
+    // The time one reply may spend decoding its bulk strings on the GUI thread.
+    static constexpr int kDecodeBudgetMs = 6;
 
     explicit LuaResultModel(QObject *parent = nullptr);
     ~LuaResultModel() override;
@@ -71,7 +75,10 @@ private:
         int parent; // -1 for the top row
         int row;
         QList<int> children;
+        QString chain = {}; // "zlib → pickle" when the bulk string was decoded
+        QString decoded = {}; // its tree as text, secrets masked
     };
+    void decodeBulks();
     int addNode(const RedisValue *value, int parent, int row);
     QString valueText(const Node &node) const;
     QString typeText(const Node &node) const;

@@ -2,6 +2,8 @@
 #include "luaresult.h"
 
 #include <QAbstractItemModelTester>
+#include <QCborMap>
+#include <QCborValue>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -151,6 +153,30 @@ private Q_SLOTS:
         QCOMPARE(text(m, m.index(1, 0, top)), QStringLiteral("7")); // integers stay decimal
         m.setHexMode(false);
         QCOMPARE(text(m, m.index(0, 0, top)), QStringLiteral("\"\\x00\\xffA\""));
+    }
+
+    // A script that returns what it read: a CBOR session (as Qt writes one) is decoded in the
+    // type and tooltip, its token masked; plain text and plain JSON are not.
+    void bulkStringsDecoded()
+    {
+        LuaResultModel m;
+        const QByteArray session = QCborValue(QCborMap{{QStringLiteral("user_id"), 5},
+                                                       {QStringLiteral("csrf_token"), QStringLiteral("tok-9")}})
+                                       .toCbor();
+        m.setResult(RedisValue::array(
+            {RedisValue::bulk(session), RedisValue::bulk("plain words"), RedisValue::bulk(R"({"a":1})")}));
+        const QModelIndex top = m.index(0, 0);
+        const QModelIndex typeOf = m.index(0, LuaResultModel::TypeColumn, top);
+        QVERIFY2(typeOf.data().toString().endsWith(QStringLiteral("decoded: CBOR")),
+                 qPrintable(typeOf.data().toString()));
+        const QString decoded = m.index(0, 0, top).data(LuaResultModel::DecodedRole).toString();
+        QVERIFY2(decoded.contains(QLatin1String("user_id: 5")) && !decoded.contains(QLatin1String("tok-9")),
+                 qPrintable(decoded));
+        QVERIFY(m.index(0, LuaResultModel::ValueColumn, top).data(Qt::ToolTipRole).toString().contains(decoded));
+        QVERIFY(m.index(1, 0, top).data(LuaResultModel::DecodedRole).toString().isEmpty());
+        QVERIFY(m.index(2, 0, top).data(LuaResultModel::DecodedRole).toString().isEmpty());
+        QCOMPARE(m.index(2, LuaResultModel::TypeColumn, top).data().toString(),
+                 QStringLiteral("bulk, 7 byte(s)")); // no translation with plural forms ships yet
     }
 
     // Messages as Redis 6, 7.0 and 8.0 write them (the 7.0 ones captured from redis-server 7.0.15).
