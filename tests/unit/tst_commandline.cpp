@@ -356,7 +356,7 @@ void TestCommandLine::showRejected_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("says");
     QTest::newRow("no panel") << QStringList{} << "which panel";
-    QTest::newRow("unknown panel") << QStringList{"value"} << "unknown panel";
+    QTest::newRow("unknown panel") << QStringList{"values"} << "unknown panel 'values'";
     QTest::newRow("no key") << QStringList{"geo"} << "needs the KEY";
     QTest::newRow("bad key escape") << QStringList{"geo", "\\xZZ"} << "KEY";
     QTest::newRow("format") << QStringList{"keys", "--format", "yaml"} << "--format";
