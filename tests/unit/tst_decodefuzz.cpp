@@ -3,8 +3,8 @@
 // values the real writers produced (tests/fixtures/decoders/). Each ends with a
 // result or a clear error, within the output cap, and without a crash (CI runs this under the
 // asan preset too, where a read past a buffer ends the run).
-#include "decoders.h"
 #include "decodercases.h"
+#include "decoders.h"
 
 #include <QFile>
 #include <QJsonArray>
