@@ -15,6 +15,7 @@
 // Back-references are followed by handle; a container inside itself is named "<itself>" rather
 // than followed, and a shared one is shown wherever it is used.
 #include "decoders_p.h"
+#include "valuegraph.h"
 
 #include "bytesescape.h"
 
@@ -179,12 +180,27 @@ bool isOneOf(const QString &name, std::initializer_list<const char *> names)
     return false;
 }
 
-class Reader
+class Reader : public ValueGraph
 {
 public:
     Reader(const QByteArray &input, const Limits &limits) : m_in(input), m_limits(limits) { }
 
     StepOutput run();
+
+    // The values as a graph (valuegraph.h): a map's items are its values, its keys their text.
+    int valueCount() const override { return int(m_values.size()); }
+    Node shell(int index) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        Node n;
+        n.kind = v.kind;
+        n.type = v.type;
+        n.value = v.value;
+        return n;
+    }
+    int childCount(int index) const override { return int(m_values[size_t(index)].items.size()); }
+    int child(int index, int k) const override { return m_values[size_t(index)].items[size_t(k)]; }
+    QString childKey(int index, int k) const override { return m_values[size_t(index)].keys.value(k); }
 
 private:
     bool failAt(const QString &why, qsizetype at)
@@ -245,7 +261,6 @@ private:
     bool fieldValue(char code, int depth, int *out);
     void interpret(int index, const QString &className, const std::vector<ClassData> &data);
     QString keyText(int index) const;
-    Node toNode(int index, int depth, std::vector<bool> &open);
 
     const QByteArray &m_in;
     const Limits &m_limits;
@@ -255,7 +270,6 @@ private:
     std::vector<Handle> m_handles;
     QString m_error;
     qsizetype m_errorAt = 0;
-    qsizetype m_emitted = 0;
 };
 
 // Java's modified UTF-8: NUL as C0 80, a supplementary character as its two surrogates of
@@ -971,38 +985,6 @@ QString Reader::keyText(int index) const
     }
 }
 
-Node Reader::toNode(int index, int depth, std::vector<bool> &open)
-{
-    ++m_emitted;
-    const Value &v = m_values[size_t(index)];
-    Node n;
-    n.kind = v.kind;
-    n.type = v.type;
-    n.value = v.value;
-    if (v.kind != Node::Kind::List && v.kind != Node::Kind::Map)
-        return n;
-    // Shared objects are shown wherever they are used; that stops where the tree would exceed
-    // the node cap (a chain of objects each referring twice to the next).
-    if (open[size_t(index)] || depth > m_limits.maxDepth || m_emitted > m_limits.maxNodes) {
-        n.kind = Node::Kind::Null;
-        n.value = open[size_t(index)]   ? QStringLiteral("<itself>")
-            : depth > m_limits.maxDepth ? QStringLiteral("<deeper than %1>").arg(m_limits.maxDepth)
-                                        : QStringLiteral("<more than %1 nodes>").arg(m_limits.maxNodes);
-        n.type = QStringLiteral("reference");
-        return n;
-    }
-    open[size_t(index)] = true;
-    n.children.reserve(qsizetype(v.items.size()));
-    for (size_t i = 0; i < v.items.size(); ++i) {
-        Node child = toNode(v.items[i], depth + 1, open);
-        if (v.kind == Node::Kind::Map)
-            child.key = v.keys.value(qsizetype(i));
-        n.children.append(std::move(child));
-    }
-    open[size_t(index)] = false;
-    return n;
-}
-
 StepOutput Reader::run()
 {
     if (m_in.size() < 4)
@@ -1039,12 +1021,11 @@ StepOutput Reader::run()
         if (root < 0)
             return fail(m_error, m_errorAt);
     }
-    std::vector<bool> open(m_values.size(), false);
+    QString why;
     StepOutput out;
-    out.tree = toNode(root, 0, open);
-    if (m_emitted > m_limits.maxNodes)
-        return fail(QStringLiteral("more than %1 nodes with shared objects shown where used").arg(m_limits.maxNodes),
-                    m_pos);
+    out.tree = buildTree(*this, root, m_limits, &why);
+    if (!out.tree)
+        return fail(why, m_pos);
     out.consumed = m_pos;
     return out;
 }

@@ -19,6 +19,7 @@
 // Links ('@') share the object they name: it appears wherever it is used, and inside itself as
 // "<itself>".
 #include "decoders_p.h"
+#include "valuegraph.h"
 
 #include "bytesescape.h"
 
@@ -93,12 +94,35 @@ QString decimalText(const QByteArray &le)
     return digits.isEmpty() ? QStringLiteral("0") : digits;
 }
 
-class Reader
+class Reader : public ValueGraph
 {
 public:
     Reader(const QByteArray &input, const Limits &limits) : m_in(input), m_limits(limits) { }
 
     StepOutput run();
+
+    // The values as a graph (valuegraph.h): a map's items are its keys and values, alternating.
+    int valueCount() const override { return int(m_values.size()); }
+    Node shell(int index) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        Node n;
+        n.kind = v.kind;
+        n.type = v.type;
+        n.value = v.value;
+        return n;
+    }
+    int childCount(int index) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        return int(v.kind == Node::Kind::Map ? v.items.size() / 2 : v.items.size());
+    }
+    int child(int index, int k) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        return v.kind == Node::Kind::Map ? v.items[size_t(2 * k + 1)] : v.items[size_t(k)];
+    }
+    QString childKey(int index, int k) const override { return keyText(m_values[size_t(index)].items[size_t(2 * k)]); }
 
 private:
     // Past this many bytes a Bignum is shown in hexadecimal: decimal conversion is quadratic.
@@ -199,8 +223,6 @@ private:
     bool pairs(int map, qint64 n, int depth, bool symbolKeys);
     void settle(int index, const QString &encoding, const Ivars &ivars);
     std::optional<QString> timeText(const QByteArray &dump, const Ivars &ivars) const;
-    qsizetype expanded(int index, int depth, std::vector<bool> &open, std::vector<qsizetype> &memo) const;
-    Node toNode(int index, int depth, std::vector<bool> &open);
     QString keyText(int index) const;
 
     const QByteArray &m_in;
@@ -209,7 +231,6 @@ private:
     std::vector<Value> m_values;
     std::vector<int> m_objects; // the object table: value indexes in the order Ruby numbers them
     std::vector<QString> m_symbols; // the symbol table
-    qsizetype m_nodes = 0; // nodes of the tree being built
     QString m_error;
     qsizetype m_errorAt = 0;
 };
@@ -701,66 +722,6 @@ QString Reader::keyText(int index) const
     }
 }
 
-// The nodes a value becomes with every shared object shown where it is used, counted before any
-// is built: a few links can name each other into billions of nodes. Past the cap it stops.
-qsizetype Reader::expanded(int index, int depth, std::vector<bool> &open, std::vector<qsizetype> &memo) const
-{
-    const Value &v = m_values[size_t(index)];
-    if ((v.kind != Node::Kind::List && v.kind != Node::Kind::Map) || open[size_t(index)] || depth > m_limits.maxDepth)
-        return 1;
-    if (memo[size_t(index)] >= 0)
-        return memo[size_t(index)];
-    open[size_t(index)] = true;
-    qsizetype total = 1;
-    const bool map = v.kind == Node::Kind::Map;
-    for (size_t i = map ? 1 : 0; i < v.items.size() && total <= m_limits.maxNodes; i += map ? 2 : 1)
-        total += expanded(v.items[i], depth + 1, open, memo);
-    open[size_t(index)] = false;
-    memo[size_t(index)] = total;
-    return total;
-}
-
-Node Reader::toNode(int index, int depth, std::vector<bool> &open)
-{
-    const Value &v = m_values[size_t(index)];
-    Node n;
-    if (++m_nodes > m_limits.maxNodes) {
-        stop(QStringLiteral("more than %1 nodes once shared objects are shown where they are used")
-                 .arg(m_limits.maxNodes),
-             m_in.size());
-        return n;
-    }
-    n.kind = v.kind;
-    n.type = v.type;
-    n.value = v.value;
-    if (v.kind != Node::Kind::List && v.kind != Node::Kind::Map)
-        return n;
-    if (open[size_t(index)] || depth > m_limits.maxDepth) {
-        // An object inside itself (an Array holding itself) is named, not followed.
-        n.kind = Node::Kind::Null;
-        n.value = open[size_t(index)] ? QStringLiteral("<itself>")
-                                      : QStringLiteral("<deeper than %1>").arg(m_limits.maxDepth);
-        n.type = QStringLiteral("reference");
-        return n;
-    }
-    open[size_t(index)] = true;
-    if (v.kind == Node::Kind::List) {
-        for (const int i : v.items) {
-            if (!m_error.isEmpty())
-                break;
-            n.children.append(toNode(i, depth + 1, open));
-        }
-    } else {
-        for (size_t i = 0; i + 1 < v.items.size() && m_error.isEmpty(); i += 2) {
-            Node child = toNode(v.items[i + 1], depth + 1, open);
-            child.key = keyText(v.items[i]);
-            n.children.append(std::move(child));
-        }
-    }
-    open[size_t(index)] = false;
-    return n;
-}
-
 StepOutput Reader::run()
 {
     if (m_in.size() < 2)
@@ -776,16 +737,11 @@ StepOutput Reader::run()
         return fail(m_error.isEmpty() ? QStringLiteral("malformed Marshal data") : m_error, m_errorAt);
     if (m_pos < m_in.size())
         return fail(QStringLiteral("%1 bytes after the value").arg(m_in.size() - m_pos), m_pos);
-    std::vector<bool> open(m_values.size(), false);
-    std::vector<qsizetype> memo(m_values.size(), -1);
-    if (expanded(root, 0, open, memo) > m_limits.maxNodes)
-        return fail(QStringLiteral("more than %1 nodes once shared objects are shown where they are used")
-                        .arg(m_limits.maxNodes),
-                    m_in.size());
+    QString why;
     StepOutput out;
-    out.tree = toNode(root, 0, open);
-    if (!m_error.isEmpty())
-        return fail(m_error, m_errorAt);
+    out.tree = buildTree(*this, root, m_limits, &why);
+    if (!out.tree)
+        return fail(why, m_in.size());
     out.consumed = m_pos;
     return out;
 }

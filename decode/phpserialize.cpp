@@ -15,6 +15,7 @@
 // unserialize() meets values: the value they name appears wherever it is used, and inside
 // itself as "<itself>".
 #include "decoders_p.h"
+#include "valuegraph.h"
 
 #include "bytesescape.h"
 
@@ -54,12 +55,35 @@ QString propertyName(const QByteArray &mangled)
     return QStringLiteral("%1 (private %2)").arg(name, textOf(scope));
 }
 
-class Reader
+class Reader : public ValueGraph
 {
 public:
     Reader(const QByteArray &input, const Limits &limits) : m_in(input), m_limits(limits) { }
 
     StepOutput run();
+
+    // The values as a graph (valuegraph.h): a map's items are its keys and values, alternating.
+    int valueCount() const override { return int(m_values.size()); }
+    Node shell(int index) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        Node n;
+        n.kind = v.kind;
+        n.type = v.type;
+        n.value = v.value;
+        return n;
+    }
+    int childCount(int index) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        return int(v.kind == Node::Kind::Map ? v.items.size() / 2 : v.items.size());
+    }
+    int child(int index, int k) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        return v.kind == Node::Kind::Map ? v.items[size_t(2 * k + 1)] : v.items[size_t(k)];
+    }
+    QString childKey(int index, int k) const override { return keyText(m_values[size_t(index)].items[size_t(2 * k)]); }
 
 private:
     bool stop(const QString &why, qsizetype at)
@@ -151,8 +175,6 @@ private:
     }
     int read(int depth, bool key);
     bool entries(int map, qint64 n, int depth, bool properties);
-    qsizetype expanded(int index, int depth, std::vector<bool> &open, std::vector<qsizetype> &memo) const;
-    Node toNode(int index, int depth, std::vector<bool> &open);
     QString keyText(int index) const;
 
     const QByteArray &m_in;
@@ -160,7 +182,6 @@ private:
     qsizetype m_pos = 0;
     std::vector<Value> m_values;
     std::vector<int> m_slots{-1}; // value slots as R: and r: number them, from 1
-    qsizetype m_nodes = 0;
     QString m_error;
     qsizetype m_errorAt = 0;
 };
@@ -342,66 +363,6 @@ QString Reader::keyText(int index) const
     return k.value;
 }
 
-// The nodes a value becomes with every shared value shown where it is used, counted before any
-// is built: a few links can name each other into billions of nodes. Past the cap it stops.
-qsizetype Reader::expanded(int index, int depth, std::vector<bool> &open, std::vector<qsizetype> &memo) const
-{
-    const Value &v = m_values[size_t(index)];
-    if ((v.kind != Node::Kind::List && v.kind != Node::Kind::Map) || open[size_t(index)] || depth > m_limits.maxDepth)
-        return 1;
-    if (memo[size_t(index)] >= 0)
-        return memo[size_t(index)];
-    open[size_t(index)] = true;
-    qsizetype total = 1;
-    const bool map = v.kind == Node::Kind::Map;
-    for (size_t i = map ? 1 : 0; i < v.items.size() && total <= m_limits.maxNodes; i += map ? 2 : 1)
-        total += expanded(v.items[i], depth + 1, open, memo);
-    open[size_t(index)] = false;
-    memo[size_t(index)] = total;
-    return total;
-}
-
-Node Reader::toNode(int index, int depth, std::vector<bool> &open)
-{
-    const Value &v = m_values[size_t(index)];
-    Node n;
-    if (++m_nodes > m_limits.maxNodes) {
-        stop(QStringLiteral("more than %1 nodes once shared values are shown where they are used")
-                 .arg(m_limits.maxNodes),
-             m_in.size());
-        return n;
-    }
-    n.kind = v.kind;
-    n.type = v.type;
-    n.value = v.value;
-    if (v.kind != Node::Kind::List && v.kind != Node::Kind::Map)
-        return n;
-    if (open[size_t(index)] || depth > m_limits.maxDepth) {
-        // A value inside itself (an object whose property is the object) is named, not followed.
-        n.kind = Node::Kind::Null;
-        n.value = open[size_t(index)] ? QStringLiteral("<itself>")
-                                      : QStringLiteral("<deeper than %1>").arg(m_limits.maxDepth);
-        n.type = QStringLiteral("reference");
-        return n;
-    }
-    open[size_t(index)] = true;
-    if (v.kind == Node::Kind::List) {
-        for (const int i : v.items) {
-            if (!m_error.isEmpty())
-                break;
-            n.children.append(toNode(i, depth + 1, open));
-        }
-    } else {
-        for (size_t i = 0; i + 1 < v.items.size() && m_error.isEmpty(); i += 2) {
-            Node child = toNode(v.items[i + 1], depth + 1, open);
-            child.key = keyText(v.items[i]);
-            n.children.append(std::move(child));
-        }
-    }
-    open[size_t(index)] = false;
-    return n;
-}
-
 StepOutput Reader::run()
 {
     const int root = read(0, false);
@@ -409,16 +370,11 @@ StepOutput Reader::run()
         return fail(m_error.isEmpty() ? QStringLiteral("malformed serialize() data") : m_error, m_errorAt);
     if (m_pos < m_in.size())
         return fail(QStringLiteral("%1 bytes after the value").arg(m_in.size() - m_pos), m_pos);
-    std::vector<bool> open(m_values.size(), false);
-    std::vector<qsizetype> memo(m_values.size(), -1);
-    if (expanded(root, 0, open, memo) > m_limits.maxNodes)
-        return fail(QStringLiteral("more than %1 nodes once shared values are shown where they are used")
-                        .arg(m_limits.maxNodes),
-                    m_in.size());
+    QString why;
     StepOutput out;
-    out.tree = toNode(root, 0, open);
-    if (!m_error.isEmpty())
-        return fail(m_error, m_errorAt);
+    out.tree = buildTree(*this, root, m_limits, &why);
+    if (!out.tree)
+        return fail(why, m_in.size());
     out.consumed = m_pos;
     return out;
 }

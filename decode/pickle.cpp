@@ -3,6 +3,7 @@
 // machine of plain values, and what would be a call (REDUCE, NEWOBJ, INST, OBJ, BUILD) becomes a
 // node naming the class with its arguments and state. Nothing is imported, looked up or called.
 #include "decoders_p.h"
+#include "valuegraph.h"
 
 #include "bytesescape.h"
 
@@ -27,12 +28,43 @@ struct Value
     bool isGlobal = false; // a class or function named by GLOBAL / STACK_GLOBAL
 };
 
-class Machine
+class Machine : public ValueGraph
 {
 public:
     Machine(const QByteArray &input, const Limits &limits) : m_in(input), m_limits(limits) { }
 
     StepOutput run();
+
+    // The values as a graph (valuegraph.h): a map's items are its keys and values, alternating.
+    int valueCount() const override { return int(m_values.size()); }
+    Node shell(int index) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        Node n;
+        n.kind = v.kind;
+        n.type = v.type;
+        n.value = v.value;
+        return n;
+    }
+    int childCount(int index) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        return int(v.kind == Node::Kind::Map ? v.items.size() / 2 : v.items.size());
+    }
+    int child(int index, int k) const override
+    {
+        const Value &v = m_values[size_t(index)];
+        return v.kind == Node::Kind::Map ? v.items[size_t(2 * k + 1)] : v.items[size_t(k)];
+    }
+    QString childKey(int index, int k) const override
+    {
+        // A key that is not a scalar (a tuple) is named by its shape.
+        const Value &key = m_values[size_t(m_values[size_t(index)].items[size_t(2 * k)])];
+        return key.kind == Node::Kind::List ? QStringLiteral("(%1 items)").arg(key.items.size())
+            : key.kind == Node::Kind::Map   ? QStringLiteral("{%1 entries}").arg(key.items.size() / 2)
+            : key.kind == Node::Kind::Null  ? QStringLiteral("None")
+                                            : key.value;
+    }
 
 private:
     static constexpr int kMark = -1;
@@ -256,7 +288,6 @@ private:
         return true;
     }
     bool step(quint8 op);
-    Node toNode(int index, int depth, std::vector<bool> &open);
 
     const QByteArray &m_in;
     const Limits &m_limits;
@@ -266,9 +297,6 @@ private:
     std::vector<int> m_memo;
     QString m_error;
     bool m_stopped = false;
-    // Nodes of the tree so far: a value the pickle shares (its memo) is shown wherever it is
-    // used, so a few bytes that share a list inside a list… could otherwise become billions.
-    qsizetype m_built = 0;
 };
 
 std::optional<qint64> decimal(const QByteArray &text)
@@ -668,45 +696,6 @@ bool Machine::step(quint8 op)
     return false;
 }
 
-Node Machine::toNode(int index, int depth, std::vector<bool> &open)
-{
-    const Value &v = m_values[size_t(index)];
-    Node n;
-    if (++m_built > m_limits.maxNodes)
-        return n; // run() fails the whole tree
-    n.kind = v.kind;
-    n.type = v.type;
-    n.value = v.value;
-    if (v.kind != Node::Kind::List && v.kind != Node::Kind::Map)
-        return n;
-    if (open[size_t(index)] || depth > m_limits.maxDepth) {
-        // A container inside itself (a list that holds itself): named, not followed.
-        n.kind = Node::Kind::Null; // printed as it is, not as a string
-        n.children.clear();
-        n.value = open[size_t(index)] ? QStringLiteral("<itself>")
-                                      : QStringLiteral("<deeper than %1>").arg(m_limits.maxDepth);
-        n.type = QStringLiteral("reference");
-        return n;
-    }
-    open[size_t(index)] = true;
-    if (v.kind == Node::Kind::List) {
-        for (const int i : v.items)
-            n.children.append(toNode(i, depth + 1, open));
-    } else {
-        for (size_t i = 0; i + 1 < v.items.size(); i += 2) {
-            const Value &k = m_values[size_t(v.items[i])];
-            Node child = toNode(v.items[i + 1], depth + 1, open);
-            child.key = k.kind == Node::Kind::List ? QStringLiteral("(%1 items)").arg(k.items.size())
-                : k.kind == Node::Kind::Map        ? QStringLiteral("{%1 entries}").arg(k.items.size() / 2)
-                : k.kind == Node::Kind::Null       ? QStringLiteral("None")
-                                                   : k.value;
-            n.children.append(std::move(child));
-        }
-    }
-    open[size_t(index)] = false;
-    return n;
-}
-
 StepOutput Machine::run()
 {
     while (!m_stopped) {
@@ -723,13 +712,11 @@ StepOutput Machine::run()
         return fail(QStringLiteral("%1 bytes after STOP").arg(m_in.size() - m_pos), m_pos);
     if (m_stack.size() != 1 || m_stack.back() == kMark)
         return fail(QStringLiteral("STOP with %1 values on the stack").arg(m_stack.size()), m_pos);
-    std::vector<bool> open(m_values.size(), false);
+    QString why;
     StepOutput out;
-    out.tree = toNode(m_stack.back(), 0, open);
-    if (m_built > m_limits.maxNodes)
-        return fail(
-            QStringLiteral("more than %1 nodes with shared values shown where they are used").arg(m_limits.maxNodes),
-            0);
+    out.tree = buildTree(*this, m_stack.back(), m_limits, &why);
+    if (!out.tree)
+        return fail(why, m_pos);
     out.consumed = m_pos;
     return out;
 }

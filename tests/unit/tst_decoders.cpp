@@ -291,7 +291,7 @@ void TstDecoders::pickleIsNeverRun()
     QVERIFY(!bomb.ok());
     QVERIFY2(bomb.error.contains(QLatin1String("more than 1000000 nodes")), qPrintable(bomb.error));
     QVERIFY(!decode::detect(shared).tree); // detection, which tries it, finds nothing
-    QVERIFY2(peakRssKiB() - before < 512 * 1024, qPrintable(QString::number(peakRssKiB() - before)));
+    QVERIFY2(peakRssKiB() - before < 64 * 1024, qPrintable(QString::number(peakRssKiB() - before)));
 }
 
 QTEST_GUILESS_MAIN(TstDecoders)
