@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "decodercases.h"
 #include "masking.h"
 #include "patterntestdata.h"
-#include "processrun.h"
 #include "qcp.h"
 #include "redisclient.h"
 #include "sessionspanel.h"
@@ -11,11 +11,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
-#include <QFile>
 #include <QImage>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
 #include <QRandomGenerator>
@@ -236,16 +232,10 @@ private Q_SLOTS:
     void decodedSessionContents()
     {
         QTemporaryDir dir;
-        const QString out = dir.filePath(QStringLiteral("cases.json"));
-        const ProcessRun written
-            = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
-        QVERIFY2(written.code == 0, written.err.constData());
-        QFile file(out);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QByteArray pickled;
-        for (const QJsonValue c : QJsonDocument::fromJson(file.readAll()).array())
-            if (c[QStringLiteral("name")].toString() == QLatin1String("pickled object 4"))
-                pickled = QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1());
+        QString error;
+        const QByteArray pickled
+            = valuesByName(writePythonCases(dir.path(), &error)).value(QStringLiteral("pickled object 4"));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(!pickled.isEmpty());
         const QByteArray key = "flask:session:" + sid(900);
         m_server.command({"SET", key, pickled, "EX", "1500"});

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "decodercases.h"
 #include "masking.h"
 #include "patternrules.h"
 #include "processrun.h"
@@ -483,15 +484,9 @@ void TestValueView::secretsMaskedInStream()
 // session's csrf_token is masked in the decoded tree and the raw bytes stay hidden until revealed.
 void TestValueView::decodedValues()
 {
-    const QString out = m_dir.filePath(QStringLiteral("cases.json"));
-    const ProcessRun r = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
-    QVERIFY2(r.code == 0, r.err.constData());
-    QFile f(out);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QHash<QString, QByteArray> values;
-    for (const QJsonValue c : QJsonDocument::fromJson(f.readAll()).array())
-        values.insert(c[QStringLiteral("name")].toString(),
-                      QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1()));
+    QString error;
+    const QHash<QString, QByteArray> values = valuesByName(writePythonCases(m_dir.path(), &error));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
 
     struct Case
     {
@@ -572,15 +567,9 @@ void TestValueView::decodedValues()
 // not fit say where they stopped and show the bytes as hex.
 void TestValueView::rulesAndTypedStepsDecode()
 {
-    const QString out = m_dir.filePath(QStringLiteral("cases.json"));
-    const ProcessRun r = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
-    QVERIFY2(r.code == 0, r.err.constData());
-    QFile f(out);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QHash<QString, QByteArray> values;
-    for (const QJsonValue c : QJsonDocument::fromJson(f.readAll()).array())
-        values.insert(c[QStringLiteral("name")].toString(),
-                      QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1()));
+    QString error;
+    const QHash<QString, QByteArray> values = valuesByName(writePythonCases(m_dir.path(), &error));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     m_server.command({"SET", "br:1", values.value(QStringLiteral("brotli+json"))});
     m_server.command({"SET", "raw:deflate", values.value(QStringLiteral("deflate+json"))});
     m_server.command({"SET", "gz:wrong", values.value(QStringLiteral("zlib+json"))});
@@ -593,7 +582,6 @@ void TestValueView::rulesAndTypedStepsDecode()
 
     PatternRules rules;
     QList<PatternRule> list;
-    QString error;
     QVERIFY2(PatternRules::parse(R"({"rules": [{"glob": "gz:*", "decode": ["gzip", "json"]},
                                               {"glob": "br:*", "type": "string", "decode": ["brotli", "json"]}]})",
                                  &list, &error),

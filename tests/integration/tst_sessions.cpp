@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "decodercases.h"
 #include "masking.h"
 #include "patterntestdata.h"
-#include "processrun.h"
 #include "redisclient.h"
 #include "sessions.h"
 #include "sessionsreader.h"
@@ -9,10 +9,6 @@
 
 #include <QAbstractItemModelTester>
 #include <QDateTime>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -223,16 +219,9 @@ private Q_SLOTS:
         // Sessions their frameworks pickle or pack (write_values.py: Python's pickle, python3-msgpack):
         // the decoded map's entries are the fields, masked after decoding.
         QTemporaryDir dir;
-        const QString out = dir.filePath(QStringLiteral("cases.json"));
-        const ProcessRun written
-            = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
-        QVERIFY2(written.code == 0, written.err.constData());
-        QFile file(out);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QHash<QString, QByteArray> values;
-        for (const QJsonValue c : QJsonDocument::fromJson(file.readAll()).array())
-            values.insert(c[QStringLiteral("name")].toString(),
-                          QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1()));
+        QString error;
+        const QHash<QString, QByteArray> values = valuesByName(writePythonCases(dir.path(), &error));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         struct Case
         {
             const char *name;

@@ -55,3 +55,28 @@ QJsonArray writeDecoderCases(const QString &workDir, const QString &bombsDir, QS
             return {};
     return cases;
 }
+
+QJsonArray writePythonCases(const QString &workDir, QString *error)
+{
+    const QString out = QDir(workDir).filePath(QStringLiteral("write_values.json"));
+    const ProcessRun run = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
+    if (run.code != 0) {
+        *error = QString::fromUtf8(run.err);
+        return {};
+    }
+    QFile f(out);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot read %1").arg(out);
+        return {};
+    }
+    return QJsonDocument::fromJson(f.readAll()).array();
+}
+
+QHash<QString, QByteArray> valuesByName(const QJsonArray &cases)
+{
+    QHash<QString, QByteArray> values;
+    for (const QJsonValue c : cases)
+        values.insert(c[QStringLiteral("name")].toString(),
+                      QByteArray::fromBase64(c[QStringLiteral("value")].toString().toLatin1()));
+    return values;
+}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QByteArray>
+#include <QHash>
 #include <QJsonArray>
 #include <QString>
 
@@ -12,3 +14,8 @@
 // 'bombsDir' not empty: write_values.py also writes its compression bombs there.
 // Empty, with 'error' set, when a writer fails.
 QJsonArray writeDecoderCases(const QString &workDir, const QString &bombsDir, QString *error);
+
+// The cases of write_values.py alone (Python's writers: quick), for tests that need a few real
+// values; and any cases' values by name.
+QJsonArray writePythonCases(const QString &workDir, QString *error);
+QHash<QString, QByteArray> valuesByName(const QJsonArray &cases);

@@ -2,11 +2,10 @@
 // The job page's parsing and table, fed with rows: times in the forms libraries write them, a
 // failure's one line, RQ's zlib-compressed tracebacks, payloads that are not JSON, and the
 // states a queue can be paged in. Real libraries' jobs are read in tst_libraries.
+#include "decodercases.h"
 #include "jobpage.h"
-#include "processrun.h"
 
 #include <QAbstractItemModelTester>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
@@ -84,16 +83,12 @@ void TestJobPage::fieldsBecomeOneObject()
     // RQ keeps a job's call as zlib of a pickle (write_values.py writes one with Python's own
     // zlib and pickle): decoded, never run, with what the writer pickled.
     QTemporaryDir dir;
-    const QString out = dir.filePath(QStringLiteral("cases.json"));
-    const ProcessRun written
-        = runPythonFixture(QStringLiteral("decoders/write_values.py"), {QStringLiteral("--out"), out});
-    QVERIFY2(written.code == 0, written.err.constData());
-    QFile file(out);
-    QVERIFY(file.open(QIODevice::ReadOnly));
+    QString error;
     QJsonValue rq;
-    for (const QJsonValue c : QJsonDocument::fromJson(file.readAll()).array())
+    for (const QJsonValue c : writePythonCases(dir.path(), &error))
         if (c[QStringLiteral("name")].toString() == QLatin1String("rq-style job"))
             rq = c;
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     const QByteArray data = QByteArray::fromBase64(rq[QStringLiteral("value")].toString().toLatin1());
     const QJsonObject job = jobpages::objectFromFields({{"status", "failed"}, {"data", data}});
     const QJsonObject decoded = job.value(QStringLiteral("data")).toObject();
