@@ -94,35 +94,15 @@ QString decimalText(const QByteArray &le)
     return digits.isEmpty() ? QStringLiteral("0") : digits;
 }
 
-class Reader : public ValueGraph
+class Reader : public AlternatingGraph<Value>
 {
 public:
     Reader(const QByteArray &input, const Limits &limits) : m_in(input), m_limits(limits) { }
 
     StepOutput run();
 
-    // The values as a graph (valuegraph.h): a map's items are its keys and values, alternating.
+    // The values as a graph (valuegraph.h).
     int valueCount() const override { return int(m_values.size()); }
-    Node shell(int index) const override
-    {
-        const Value &v = m_values[size_t(index)];
-        Node n;
-        n.kind = v.kind;
-        n.type = v.type;
-        n.value = v.value;
-        return n;
-    }
-    int childCount(int index) const override
-    {
-        const Value &v = m_values[size_t(index)];
-        return int(v.kind == Node::Kind::Map ? v.items.size() / 2 : v.items.size());
-    }
-    int child(int index, int k) const override
-    {
-        const Value &v = m_values[size_t(index)];
-        return v.kind == Node::Kind::Map ? v.items[size_t(2 * k + 1)] : v.items[size_t(k)];
-    }
-    QString childKey(int index, int k) const override { return keyText(m_values[size_t(index)].items[size_t(2 * k)]); }
 
 private:
     // Past this many bytes a Bignum is shown in hexadecimal: decimal conversion is quadratic.
@@ -223,7 +203,8 @@ private:
     bool pairs(int map, qint64 n, int depth, bool symbolKeys);
     void settle(int index, const QString &encoding, const Ivars &ivars);
     std::optional<QString> timeText(const QByteArray &dump, const Ivars &ivars) const;
-    QString keyText(int index) const;
+    const Value &graphValue(int index) const override { return m_values[size_t(index)]; }
+    QString keyText(int index) const override;
 
     const QByteArray &m_in;
     const Limits &m_limits;

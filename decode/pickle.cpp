@@ -28,38 +28,22 @@ struct Value
     bool isGlobal = false; // a class or function named by GLOBAL / STACK_GLOBAL
 };
 
-class Machine : public ValueGraph
+class Machine : public AlternatingGraph<Value>
 {
 public:
     Machine(const QByteArray &input, const Limits &limits) : m_in(input), m_limits(limits) { }
 
     StepOutput run();
 
-    // The values as a graph (valuegraph.h): a map's items are its keys and values, alternating.
+    // The values as a graph (valuegraph.h).
     int valueCount() const override { return int(m_values.size()); }
-    Node shell(int index) const override
-    {
-        const Value &v = m_values[size_t(index)];
-        Node n;
-        n.kind = v.kind;
-        n.type = v.type;
-        n.value = v.value;
-        return n;
-    }
-    int childCount(int index) const override
-    {
-        const Value &v = m_values[size_t(index)];
-        return int(v.kind == Node::Kind::Map ? v.items.size() / 2 : v.items.size());
-    }
-    int child(int index, int k) const override
-    {
-        const Value &v = m_values[size_t(index)];
-        return v.kind == Node::Kind::Map ? v.items[size_t(2 * k + 1)] : v.items[size_t(k)];
-    }
-    QString childKey(int index, int k) const override
+
+protected:
+    const Value &graphValue(int index) const override { return m_values[size_t(index)]; }
+    QString keyText(int index) const override
     {
         // A key that is not a scalar (a tuple) is named by its shape.
-        const Value &key = m_values[size_t(m_values[size_t(index)].items[size_t(2 * k)])];
+        const Value &key = m_values[size_t(index)];
         return key.kind == Node::Kind::List ? QStringLiteral("(%1 items)").arg(key.items.size())
             : key.kind == Node::Kind::Map   ? QStringLiteral("{%1 entries}").arg(key.items.size() / 2)
             : key.kind == Node::Kind::Null  ? QStringLiteral("None")

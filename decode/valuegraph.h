@@ -26,6 +26,39 @@ public:
     virtual QString childKey(int index, int k) const = 0;
 };
 
+// The graph of a reader whose values have a kind, a type, a value (scalars) and 'items': the
+// children in order, or for a map its keys and values alternating (pickle, Marshal, PHP); the
+// reader says how a key reads as text. A reader keeps its values and hands them out by index.
+template <typename V> class AlternatingGraph : public ValueGraph
+{
+public:
+    Node shell(int index) const override
+    {
+        const V &v = graphValue(index);
+        Node n;
+        n.kind = v.kind;
+        n.type = v.type;
+        n.value = v.value;
+        return n;
+    }
+    int childCount(int index) const override
+    {
+        const V &v = graphValue(index);
+        return int(v.kind == Node::Kind::Map ? v.items.size() / 2 : v.items.size());
+    }
+    int child(int index, int k) const override
+    {
+        const V &v = graphValue(index);
+        return v.kind == Node::Kind::Map ? v.items[size_t(2 * k + 1)] : v.items[size_t(k)];
+    }
+    QString childKey(int index, int k) const override { return keyText(graphValue(index).items[size_t(2 * k)]); }
+
+protected:
+    virtual const V &graphValue(int index) const = 0;
+    // The text of the value at 'index' as a map's key.
+    virtual QString keyText(int index) const = 0;
+};
+
 // The tree of 'root': a shared value shown wherever it is used, a container met again inside
 // itself named "<itself>", one deeper than Limits::maxDepth named so. Its size is counted
 // first (links can name each other into billions of nodes in a few bytes): past
