@@ -22,6 +22,7 @@
 #include <QDateTime>
 #include <QLocale>
 #include <QSet>
+#include <QTimeZone>
 #include <QtEndian>
 #include <array>
 #include <charconv>
@@ -916,7 +917,7 @@ void Reader::interpret(int index, const QString &className, const std::vector<Cl
     }
     if (className == QLatin1String("java.util.Date") && blocks.size() == 8) {
         const auto ms = qFromBigEndian<qint64>(blocks.constData());
-        const QDateTime t = QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
+        const QDateTime t = QDateTime::fromMSecsSinceEpoch(ms, QTimeZone::utc()).toUTC();
         if (t.isValid() && t.date().year() >= 1 && t.date().year() <= 9999)
             becomeScalar(Node::Kind::Text, t.toString(Qt::ISODateWithMs));
         else

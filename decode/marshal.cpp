@@ -26,6 +26,7 @@
 #include <QDateTime>
 #include <QLocale>
 #include <QStringDecoder>
+#include <QTimeZone>
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -672,7 +673,7 @@ std::optional<QString> Reader::timeText(const QByteArray &dump, const Ivars &iva
     const qint64 nsec = qint64(s & 0xfffff) * 1000 + nanoNum / nanoDen;
     if (!date.isValid() || !time.isValid() || nsec >= 1'000'000'000)
         return std::nullopt;
-    const QDateTime local = QDateTime(date, time, Qt::UTC).addSecs(utc ? 0 : offset);
+    const QDateTime local = QDateTime(date, time, QTimeZone::utc()).addSecs(utc ? 0 : offset);
     QString out = local.toString(QStringLiteral("yyyy-MM-dd'T'HH:mm:ss"));
     if (nsec % 1000 == 0 && nsec != 0)
         out += QStringLiteral(".%1").arg(nsec / 1000, 6, 10, QLatin1Char('0'));
