@@ -2,6 +2,7 @@
 #include "jobqueues.h"
 
 #include "bytesescape.h"
+#include "clientlist.h"
 #include "format.h"
 
 #include <QHash>
@@ -102,26 +103,16 @@ QList<JobQueueSpec> group(const QList<PatternMatch> &matches)
 jobqueues::ConnectionWorkers jobqueues::connectionWorkers(const QByteArray &clientList)
 {
     ConnectionWorkers out;
-    for (const QByteArray &line : clientList.split('\n')) {
-        QByteArray name, addr;
-        qint64 idle = -1;
-        // id=7 addr=127.0.0.1:50124 laddr=… fd=9 name=bull:ZW1haWw=:w:mailer age=12 idle=3 …
-        for (const QByteArray &field : line.trimmed().split(' ')) {
-            if (field.startsWith("name="))
-                name = field.mid(5);
-            else if (field.startsWith("addr="))
-                addr = field.mid(5);
-            else if (field.startsWith("idle="))
-                idle = field.mid(5).toLongLong();
-        }
-        if (name.isEmpty())
+    // A BullMQ worker names its connection bull:ZW1haWw=:w:mailer (the queue's name in base64).
+    for (const ClientEntry &c : parseClientList(clientList)) {
+        if (c.name.isEmpty())
             continue;
-        const qsizetype named = name.indexOf(":w:");
+        const qsizetype named = c.name.indexOf(":w:");
         QueueWorker w;
-        w.name = named >= 0 ? QString::fromUtf8(name.mid(named + 3)) : QString::fromUtf8(addr);
-        w.lastSeenMs = idle < 0 ? -1 : idle * 1000;
+        w.name = named >= 0 ? QString::fromUtf8(c.name.mid(named + 3)) : QString::fromUtf8(c.addr);
+        w.lastSeenMs = c.idle < 0 ? -1 : c.idle * 1000;
         w.alive = true; // connected: its connection is the worker
-        out[named >= 0 ? name.left(named) : name].append(w);
+        out[named >= 0 ? c.name.left(named) : c.name].append(w);
     }
     return out;
 }
