@@ -468,14 +468,15 @@ struct ShowOptions
                                    QStringLiteral("At most this many records (keys: the scan stops once it "
                                                   "has found them)."),
                                    QStringLiteral("n")};
-    const QCommandLineOption table{QStringLiteral("table"),
-                                   QStringLiteral("Panels with several tables: which one (overview: figures, facts; "
-                                                  "memory: namespaces, top; ratelimits: limiters, callers; sessions: "
-                                                  "sessions, indexes; caches: namespaces, tags, dedup_sets, "
-                                                  "dedup_families, counters; queues: jobs, queues, delayed; "
-                                                  "slowlog: entries, commands, latency; streams --stream: groups, "
-                                                  "consumers, pending). Default: the first."),
-                                   QStringLiteral("name")};
+    const QCommandLineOption table{
+        QStringLiteral("table"),
+        QStringLiteral("Panels with several tables: which one (overview: figures, facts; "
+                       "memory: namespaces, top; ratelimits: limiters, callers; sessions: "
+                       "sessions, indexes; caches: namespaces, tags, dedup_sets, "
+                       "dedup_families, counters; queues: jobs, queues, delayed; "
+                       "slowlog: entries, commands, latency; pubsub: channels, subscribers; streams --stream: groups, "
+                       "consumers, pending). Default: the first."),
+        QStringLiteral("name")};
     const QCommandLineOption jobs{QStringLiteral("jobs"),
                                   QStringLiteral("queues: also list each job queue's jobs in this state (waiting, "
                                                  "active, delayed, failed, retry, dead…), a page of %1, the next "

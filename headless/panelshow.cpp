@@ -4,6 +4,7 @@
 #include "showcollections.h"
 #include "showkeys.h"
 #include "showpatterns.h"
+#include "showpubsub.h"
 #include "showserver.h"
 #include "showslowlog.h"
 #include "showtopology.h"
@@ -39,6 +40,8 @@ std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &
         return std::make_unique<ShowSessions>(context);
     if (panel == QLatin1String("caches"))
         return std::make_unique<ShowCaches>(context);
+    if (panel == QLatin1String("pubsub"))
+        return std::make_unique<ShowPubSub>(context);
     if (panel == QLatin1String("value"))
         return std::make_unique<ShowValue>(context);
     return nullptr;

@@ -9,7 +9,8 @@ QStringList names()
             QStringLiteral("slowlog"), QStringLiteral("memory"),     QStringLiteral("leaderboard"),
             QStringLiteral("geo"),     QStringLiteral("streams"),    QStringLiteral("queues"),
             QStringLiteral("locks"),   QStringLiteral("ratelimits"), QStringLiteral("sessions"),
-            QStringLiteral("caches"),  QStringLiteral("topology"),   QStringLiteral("value")};
+            QStringLiteral("caches"),  QStringLiteral("topology"),   QStringLiteral("pubsub"),
+            QStringLiteral("value")};
 }
 
 bool needsKey(const QString &panel)
@@ -21,7 +22,7 @@ bool scans(const QString &panel)
 {
     // The memory analysis walks every key: its reader takes no MATCH.
     return panel != QLatin1String("overview") && panel != QLatin1String("slowlog") && panel != QLatin1String("memory")
-        && panel != QLatin1String("topology") && !needsKey(panel);
+        && panel != QLatin1String("topology") && panel != QLatin1String("pubsub") && !needsKey(panel);
 }
 
 std::optional<ShowRequest::Format> formatFromName(const QString &name)
