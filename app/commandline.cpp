@@ -510,9 +510,14 @@ struct ShowOptions
                                                    "in order (base64,gzip,json)."),
                                     QStringLiteral("auto|none|steps")};
 
+    const QCommandLineOption groupBy{QStringLiteral("group-by"),
+                                     QStringLiteral("clients: group the connections by name (the default), lib, "
+                                                    "addr, user, db or cmd."),
+                                     QStringLiteral("key")};
+
     QList<QCommandLineOption> list() const
     {
-        return {format, match, limit, table, jobs, page, stream, group, progress, node, decode};
+        return {format, match, limit, table, jobs, page, stream, group, progress, node, decode, groupBy};
     }
 };
 
@@ -566,6 +571,11 @@ QString applyShowOptions(const QCommandLineParser &parser, const ShowOptions &o,
         if (r.decode != QLatin1String("auto") && r.decode != QLatin1String("none")
             && !decode::parseChain(r.decode, &steps, &why))
             return QStringLiteral("--decode: %1").arg(why);
+    }
+    if (parser.isSet(o.groupBy)) {
+        if (r.panel != QLatin1String("clients"))
+            return QStringLiteral("--group-by groups connections: redislens show clients --group-by KEY");
+        r.groupBy = parser.value(o.groupBy);
     }
     if ((parser.isSet(o.stream) || parser.isSet(o.group)) && r.panel != QLatin1String("streams"))
         return QStringLiteral("--stream and --group open a stream: redislens show streams --stream KEY");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "panelshow.h"
 
+#include "showclients.h"
 #include "showcollections.h"
 #include "showkeys.h"
 #include "showpatterns.h"
@@ -40,6 +41,8 @@ std::unique_ptr<PanelShow> PanelShow::make(const QString &panel, const Context &
         return std::make_unique<ShowSessions>(context);
     if (panel == QLatin1String("caches"))
         return std::make_unique<ShowCaches>(context);
+    if (panel == QLatin1String("clients"))
+        return std::make_unique<ShowClients>(context);
     if (panel == QLatin1String("pubsub"))
         return std::make_unique<ShowPubSub>(context);
     if (panel == QLatin1String("value"))

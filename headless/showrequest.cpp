@@ -10,7 +10,7 @@ QStringList names()
             QStringLiteral("geo"),     QStringLiteral("streams"),    QStringLiteral("queues"),
             QStringLiteral("locks"),   QStringLiteral("ratelimits"), QStringLiteral("sessions"),
             QStringLiteral("caches"),  QStringLiteral("topology"),   QStringLiteral("pubsub"),
-            QStringLiteral("value")};
+            QStringLiteral("clients"), QStringLiteral("value")};
 }
 
 bool needsKey(const QString &panel)
@@ -22,7 +22,8 @@ bool scans(const QString &panel)
 {
     // The memory analysis walks every key: its reader takes no MATCH.
     return panel != QLatin1String("overview") && panel != QLatin1String("slowlog") && panel != QLatin1String("memory")
-        && panel != QLatin1String("topology") && panel != QLatin1String("pubsub") && !needsKey(panel);
+        && panel != QLatin1String("topology") && panel != QLatin1String("pubsub") && panel != QLatin1String("clients")
+        && !needsKey(panel);
 }
 
 std::optional<ShowRequest::Format> formatFromName(const QString &name)

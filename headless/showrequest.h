@@ -33,6 +33,7 @@ struct ShowRequest
     bool demo = false; // the connection is the demo's own server
     // value: "auto" (a rule's steps, else detection), "none", or steps ("base64,gzip,json").
     QString decode = QStringLiteral("auto");
+    QString groupBy; // clients: how connections are grouped (clients::groupByIds()); empty: by name
     // A cluster: read only this node ("host:port", as announced or as reached), or with
     // kEveryNode every primary (the overview and the slow log merged).
     QString node;
