@@ -120,22 +120,24 @@ void ShowValue::start()
 
 void ShowValue::add(const QByteArray *fieldName, Record record)
 {
-    // Masked as the viewer masks: a secret-named field's value, JSON's secret-named keys.
-    const QByteArray hidden = masking::maskedValue(fieldName, record.raw);
+    // Masked as the viewer masks: a secret-named field's value, JSON's secret-named keys, and
+    // (below, or by masking::maskedValue when nothing is decoded here) what decoding finds.
+    const QByteArray hidden
+        = m_decode ? masking::maskedByName(fieldName, record.raw) : masking::maskedValue(fieldName, record.raw);
     record.rawShown = hidden.isNull() ? record.raw : hidden;
     if (m_decode && !(fieldName && masking::isSecretName(*fieldName))) {
-        decode::Limits limits;
-        const valuedecoding::Decoded d = valuedecoding::decodeValue(record.raw, m_steps, limits);
+        const valuedecoding::Decoded d
+            = valuedecoding::decodeValue(record.raw, m_steps, decode::Limits(), valuedecoding::Made::Tree);
         if (d.useful()) {
             record.chain = d.result.chainText();
             record.error = d.stopped();
-            if (d.result.tree) {
-                decode::Node masked = *d.result.tree;
-                record.secrets = masking::maskTree(masked);
-                const QJsonValue json = decode::toJson(masked);
-                record.decoded = json.isObject() ? QJsonDocument(json.toObject()).toJson(QJsonDocument::Compact)
-                    : json.isArray()             ? QJsonDocument(json.toArray()).toJson(QJsonDocument::Compact)
-                                     : QJsonDocument(QJsonArray{json}).toJson(QJsonDocument::Compact).chopped(1).mid(1);
+            if (d.masked) {
+                record.secrets = d.secrets;
+                // Any JSON value, a bare scalar too, as compact text: inside an array, unwrapped.
+                record.decoded = QJsonDocument(QJsonArray{decode::toJson(*d.masked)})
+                                     .toJson(QJsonDocument::Compact)
+                                     .chopped(1)
+                                     .mid(1);
             } else if (d.result.ok()) {
                 record.decoded = bytesescape::isValidUtf8(d.result.bytes)
                     ? d.result.bytes

@@ -193,17 +193,11 @@ namespace {
 // {"$decoded": "zlib → pickle", "value": …}. Null when it is not recognised.
 QJsonValue decodedJob(const QByteArray &value)
 {
-    if (value.size() > masking::kDecodedCheckBytes)
+    const std::optional<masking::DecodedInline> d = masking::decodeInline(value);
+    if (!d)
         return QJsonValue::Undefined;
-    decode::Limits limits;
-    limits.maxOutput = 4 * masking::kDecodedCheckBytes;
-    limits.maxNodes = 100'000;
-    const decode::Result r = decode::detect(value, limits);
-    if (!r.tree)
-        return QJsonValue::Undefined;
-    decode::Node tree = *r.tree;
-    masking::maskTree(tree);
-    return QJsonObject{{QStringLiteral("$decoded"), r.chainText()}, {QStringLiteral("value"), decode::toJson(tree)}};
+    return QJsonObject{{QStringLiteral("$decoded"), d->result.chainText()},
+                       {QStringLiteral("value"), decode::toJson(d->masked)}};
 }
 
 } // namespace

@@ -160,19 +160,14 @@ void LuaResultModel::decodeBulks()
     for (Node &n : m_nodes) {
         if (spent.elapsed() >= kDecodeBudgetMs)
             return;
-        if (n.value->kind() != RedisValue::Kind::Bulk || n.value->bytes().size() > masking::kDecodedCheckBytes)
+        if (n.value->kind() != RedisValue::Kind::Bulk)
             continue;
-        decode::Limits limits;
-        limits.maxOutput = 4 * masking::kDecodedCheckBytes;
-        limits.maxNodes = 100'000;
-        const decode::Result r = decode::detect(n.value->bytes(), limits);
+        const std::optional<masking::DecodedInline> d = masking::decodeInline(n.value->bytes());
         // Plain JSON reads as it is.
-        if (!r.tree || (r.steps.size() == 1 && r.steps.constFirst().format == decode::Format::Json))
+        if (!d || (d->result.steps.size() == 1 && d->result.steps.constFirst().format == decode::Format::Json))
             continue;
-        decode::Node tree = *r.tree;
-        masking::maskTree(tree);
-        n.chain = r.chainText();
-        n.decoded = decode::treeText(tree, 2000);
+        n.chain = d->result.chainText();
+        n.decoded = decode::treeText(d->masked, 2000);
     }
 }
 

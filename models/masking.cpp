@@ -76,16 +76,38 @@ std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount)
     return jsonText(out);
 }
 
-QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value, bool decodeCheck)
+namespace {
+
+// The mask of a secret-named field, or JSON with its secret-named keys masked ('json' says the
+// value is JSON); null when neither hides anything.
+QByteArray maskedByName(const QByteArray *fieldName, const QByteArray &value, bool *json)
 {
+    *json = false;
     if (fieldName && isSecretName(*fieldName))
         return maskText().toUtf8();
     if (value.startsWith('{') || value.startsWith('[')) {
         int count = 0;
-        const std::optional<QByteArray> json = maskJson(value, &count);
-        if (json)
-            return count > 0 ? *json : QByteArray();
+        const std::optional<QByteArray> masked = maskJson(value, &count);
+        *json = masked.has_value();
+        if (masked && count > 0)
+            return *masked;
     }
+    return {};
+}
+
+} // namespace
+
+QByteArray maskedByName(const QByteArray *fieldName, const QByteArray &value)
+{
+    bool json = false;
+    return maskedByName(fieldName, value, &json);
+}
+
+QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value, bool decodeCheck)
+{
+    bool json = false;
+    if (QByteArray hidden = maskedByName(fieldName, value, &json); !hidden.isNull() || json)
+        return hidden;
     // A value whose writer encoded it (a pickled or MessagePack session, base64 of JSON) shows
     // its secrets in the raw bytes too: one whose decoded form holds any is hidden whole. The
     // check is bounded (the value's size, what it may expand to) as it runs for every row shown;
@@ -96,16 +118,26 @@ QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value, boo
         return decode::candidates(value).isEmpty()
             ? QByteArray()
             : (maskText() + QStringLiteral(" (encoded, not checked for secrets: open it decoded)")).toUtf8();
+    const std::optional<DecodedInline> decoded = decodeInline(value, 20'000);
+    if (!decoded || decoded->secrets == 0)
+        return {};
+    return (maskText() + QStringLiteral(" (%1 with secrets)").arg(decoded->result.chainText())).toUtf8();
+}
+
+std::optional<DecodedInline> decodeInline(const QByteArray &value, qsizetype maxNodes)
+{
+    if (value.size() > kDecodedCheckBytes)
+        return std::nullopt;
     decode::Limits limits;
     limits.maxOutput = 4 * kDecodedCheckBytes;
-    limits.maxNodes = 20'000;
-    const decode::Result decoded = decode::detect(value, limits);
-    if (!decoded.tree)
-        return {};
-    decode::Node tree = *decoded.tree;
-    if (maskTree(tree) == 0)
-        return {};
-    return (maskText() + QStringLiteral(" (%1 with secrets)").arg(decoded.chainText())).toUtf8();
+    limits.maxNodes = maxNodes;
+    DecodedInline d;
+    d.result = decode::detect(value, limits);
+    if (!d.result.tree)
+        return std::nullopt;
+    d.masked = *d.result.tree;
+    d.secrets = maskTree(d.masked);
+    return d;
 }
 
 int maskTree(decode::Node &tree)

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "decoded.h"
+
 #include <QByteArray>
 #include <QJsonValue>
 #include <QString>
 #include <optional>
-
-namespace decode {
-struct Node;
-}
 
 // The one set of masking rules: every place that shows a value (the value viewer, the sessions
 // panel, and whatever shows values next) hides secrets with these, until the user reveals them.
@@ -25,6 +23,18 @@ std::optional<QByteArray> maskJson(const QByteArray &json, int *maskedCount = nu
 QJsonValue maskJsonValue(const QJsonValue &value, int &count);
 // Values up to this size are decoded (detection) to find secrets their encoding hides.
 constexpr qsizetype kDecodedCheckBytes = 64 * 1024;
+
+// A value decoded where it is shown, on the GUI thread (a table's cell, a session, a job's field,
+// a Lua reply): by detection, up to kDecodedCheckBytes in and four times that out, with its tree
+// and the same tree with its secrets masked. Nothing when the value is larger or no structure was
+// recognised.
+struct DecodedInline
+{
+    decode::Result result; // its tree is the value as decoded
+    decode::Node masked;
+    int secrets = 0; // values the masking hid
+};
+std::optional<DecodedInline> decodeInline(const QByteArray &value, qsizetype maxNodes = 100'000);
 // What a value shows while hidden: the mask when 'fieldName' (a hash or stream field, a JSON
 // key; may be null) is secret-named, JSON with its secret-named keys masked, the mask naming
 // the format when the value decodes (pickle, MessagePack, base64…) to a tree with secrets, or a
@@ -32,6 +42,9 @@ constexpr qsizetype kDecodedCheckBytes = 64 * 1024;
 // With 'decodeCheck' false (a caller out of time for decoding), a value detection might decode
 // is masked as not checked rather than decoded.
 QByteArray maskedValue(const QByteArray *fieldName, const QByteArray &value, bool decodeCheck = true);
+// The same without the decoding, for a caller that decodes the value itself: the mask of a
+// secret-named field, or JSON with its secret-named keys masked; null when neither hides anything.
+QByteArray maskedByName(const QByteArray *fieldName, const QByteArray &value);
 // A decoded value's tree (pickled sessions, MessagePack, CBOR…) with the values of its
 // secret-named map entries replaced by the mask, at any depth; returns how many were masked.
 int maskTree(decode::Node &tree);

@@ -112,33 +112,25 @@ Contents Contents::fromString(const QByteArray &key, const QByteArray &value, bo
     // Sessions are often pickled (Flask-Session, Django), MessagePack, PHP serialize() or Ruby
     // Marshal: a value that decodes to a map shows its entries as fields, each masked by its
     // name or by what it holds, as JSON's are.
-    if (!truncated) {
-        decode::Limits limits;
-        limits.maxOutput = 4 * masking::kDecodedCheckBytes;
-        limits.maxNodes = 100'000;
-        const decode::Result r = decode::detect(value, limits);
-        if (r.tree && r.tree->kind == decode::Node::Kind::Map && !r.tree->children.isEmpty()) {
-            c.decoded = r.chainText();
-            for (const decode::Node &child : r.tree->children) {
-                Field f;
-                f.name = child.key.toUtf8();
-                decode::Node one = child;
-                // One line a field, as a JSON object's are: a nested structure as compact JSON.
-                const auto text = [](const decode::Node &n) {
-                    return n.isContainer() ? masking::jsonText(decode::toJson(n)) : n.value.toUtf8();
-                };
-                f.value = text(one);
-                f.secret = masking::isSecretName(f.name) && child.kind != decode::Node::Kind::Null;
-                if (f.secret) {
-                    f.masked = masking::maskText().toUtf8();
-                } else {
-                    masking::maskTree(one);
-                    f.masked = text(one);
-                }
-                c.fields.append(f);
-            }
-            return c;
+    const std::optional<masking::DecodedInline> d = truncated ? std::nullopt : masking::decodeInline(value);
+    if (d && d->result.tree->kind == decode::Node::Kind::Map && !d->result.tree->children.isEmpty()) {
+        c.decoded = d->result.chainText();
+        // One line a field, as a JSON object's are: a nested structure as compact JSON. The
+        // masked tree has the same entries in the same order, a secret-named one as the mask.
+        const auto text = [](const decode::Node &n) {
+            return n.isContainer() ? masking::jsonText(decode::toJson(n)) : n.value.toUtf8();
+        };
+        const QList<decode::Node> &entries = d->result.tree->children;
+        for (qsizetype i = 0; i < entries.size(); ++i) {
+            Field f;
+            f.name = entries.at(i).key.toUtf8();
+            f.value = text(entries.at(i));
+            const bool null = entries.at(i).kind == decode::Node::Kind::Null;
+            f.secret = masking::isSecretName(f.name) && !null;
+            f.masked = null ? f.value : text(d->masked.children.at(i)); // a null hides nothing
+            c.fields.append(f);
         }
+        return c;
     }
     Field f;
     f.name = "(value)";

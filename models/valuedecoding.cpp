@@ -47,12 +47,20 @@ QString Decoded::stopped() const
         .arg(result.error);
 }
 
-Decoded decodeValue(const QByteArray &bytes, const QList<decode::Format> &steps, const decode::Limits &limits)
+Decoded decodeValue(const QByteArray &bytes, const QList<decode::Format> &steps, const decode::Limits &limits,
+                    Made made)
 {
     Decoded v;
     v.named = !steps.isEmpty();
     v.result = steps.isEmpty() ? decode::detect(bytes, limits) : decode::decodeWith(steps, bytes, limits);
     const decode::Result &r = v.result;
+    if (made == Made::Tree) {
+        if (r.tree) {
+            v.masked = *r.tree;
+            v.secrets = masking::maskTree(*v.masked);
+        }
+        return v;
+    }
     QString head;
     if (r.truncated())
         head = tr("decoded the first %1 (the decoding cap)").arg(format::bytes(limits.maxOutput)) + QLatin1Char('\n');

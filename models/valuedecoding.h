@@ -19,6 +19,7 @@ struct Decoded
     QString maskedText; // the same with the tree's secrets masked (the same text when none)
     int secrets = 0; // values the masking hid
     bool named = false; // the steps were named (a rule, --decode), not detected
+    std::optional<decode::Node> masked; // Made::Tree: the tree with its secrets masked
 
     // Something was decoded: a plain JSON value (which needs no decoding) does not count, unless
     // its steps were named.
@@ -29,8 +30,12 @@ struct Decoded
     QString stopped() const;
 };
 
-// 'steps' empty: detection. The text is made here too, so a caller on another thread hands the
-// GUI thread something to show and nothing to compute.
-Decoded decodeValue(const QByteArray &bytes, const QList<decode::Format> &steps, const decode::Limits &limits);
+// What decodeValue makes besides the result: the text to show (the viewer: made on its thread,
+// so the GUI thread only shows it), or the masked tree (output for programs).
+enum class Made : quint8 { Text, Tree };
+
+// 'steps' empty: detection.
+Decoded decodeValue(const QByteArray &bytes, const QList<decode::Format> &steps, const decode::Limits &limits,
+                    Made made = Made::Text);
 
 } // namespace valuedecoding
