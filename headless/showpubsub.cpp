@@ -10,14 +10,6 @@
 
 namespace {
 
-const pubsub::SlowSubscriber *slowOf(const pubsub::Snapshot &s, qint64 id)
-{
-    for (const pubsub::SlowSubscriber &slow : s.slow)
-        if (slow.client.id == id)
-            return &slow;
-    return nullptr;
-}
-
 QString escaped(const QByteArray &b)
 {
     return bytesescape::escape(b);
@@ -31,6 +23,8 @@ ShowPubSub::ShowPubSub(const Context &context, QObject *parent)
     connect(m_reader, &PubSubReader::failed, this, &PanelShow::failed);
     connect(m_reader, &PubSubReader::snapshotAvailable, this, [this](const pubsub::Snapshot &s) {
         m_snapshot = s;
+        for (qsizetype i = 0; i < s.slow.size(); ++i)
+            m_slowAt.insert(s.slow.at(i).client.id, i);
         if (subscribersTable() && !s.clientsError.isEmpty()) {
             Q_EMIT failed(s.clientsError);
             return;
@@ -101,7 +95,8 @@ void ShowPubSub::writeRecord(RecordWriter &writer, qsizetype row) const
         return;
     }
     const ClientEntry &c = m_snapshot.subscribers.at(row);
-    const pubsub::SlowSubscriber *slow = slowOf(m_snapshot, c.id);
+    const auto at = m_slowAt.constFind(c.id);
+    const pubsub::SlowSubscriber *slow = at == m_slowAt.constEnd() ? nullptr : &m_snapshot.slow.at(*at);
     writer.integer(c.id);
     writer.bytes(c.addr);
     textOrNull(c.name);

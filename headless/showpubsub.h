@@ -4,6 +4,8 @@
 #include "panelshow.h"
 #include "pubsub.h"
 
+#include <QHash>
+
 class PubSubReader;
 
 // `show pubsub`: the server's channels with their subscriber counts (records; "channels" beside
@@ -27,4 +29,5 @@ private:
 
     PubSubReader *m_reader;
     pubsub::Snapshot m_snapshot;
+    QHash<qint64, qsizetype> m_slowAt; // client id → its entry in m_snapshot.slow
 };

@@ -133,7 +133,7 @@ QList<Group> group(const QList<ClientEntry> &clients, GroupBy by)
     return out;
 }
 
-QList<Hint> hints(const QList<ClientEntry> &clients, const Churn &churn, qint64 longIdleSeconds)
+QList<Hint> hints(const QList<ClientEntry> &clients, const Churn &churn)
 {
     QList<Hint> out;
     QList<ClientEntry> others;
@@ -157,19 +157,14 @@ QList<Hint> hints(const QList<ClientEntry> &clients, const Churn &churn, qint64 
     }
     // A pool far larger than its use: many connections of one application idle for a long time.
     for (const Group &g : group(others, GroupBy::Name)) {
-        if (g.key == "(no name)")
-            continue;
-        int idle = 0;
-        for (const ClientEntry &c : others)
-            idle += c.name == g.key && c.idle >= longIdleSeconds ? 1 : 0;
-        if (g.connections >= 8 && idle * 4 >= g.connections * 3)
+        if (g.key != "(no name)" && g.connections >= 8 && g.idleLong * 4 >= g.connections * 3)
             out.append({QStringLiteral("oversized-pool"), g.key,
                         tr("%1 of the %2 connections named %3 have been idle for %4 s or more: the pool is much "
                            "larger than its use (each costs the server memory and a file descriptor)")
-                            .arg(idle)
+                            .arg(g.idleLong)
                             .arg(g.connections)
                             .arg(QString::fromUtf8(g.key))
-                            .arg(longIdleSeconds)});
+                            .arg(kLongIdleSeconds)});
     }
     int unnamed = 0;
     for (const ClientEntry &c : others)

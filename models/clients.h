@@ -65,8 +65,7 @@ struct Hint
     QString text;
 };
 
-// What the guides warn about, from the connections and the churn. 'longIdleSeconds' is the
-// idle time that counts as unused (kLongIdleSeconds; tests pass less).
-QList<Hint> hints(const QList<ClientEntry> &clients, const Churn &churn, qint64 longIdleSeconds = kLongIdleSeconds);
+// What the guides warn about, from the connections and the churn.
+QList<Hint> hints(const QList<ClientEntry> &clients, const Churn &churn);
 
 } // namespace clients
