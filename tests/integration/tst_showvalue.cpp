@@ -186,6 +186,14 @@ void TestShowValue::noneAndNamedSteps()
                  qPrintable(e[QStringLiteral("error")].toString()));
         QVERIFY(!e[QStringLiteral("value")].toString().isEmpty());
     }
+    // --decode belongs to value alone.
+    const ProcessRun other
+        = runProgram(QStringLiteral(REDISLENS_APP_PATH),
+                     {QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--decode"),
+                      QStringLiteral("gzip"), QStringLiteral("-p"), QString::number(m_server.port())},
+                     60000, isolatedEnvironment(m_home.path()));
+    QCOMPARE(other.code, 2);
+    QVERIFY2(other.err.contains("--decode decodes one key's value"), other.err.constData());
 }
 
 // rules.json's first rule naming steps for the key decodes it (the user's config directory).
@@ -229,14 +237,6 @@ void TestShowValue::errors()
     QCOMPARE(r.code, code);
     QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
     QVERIFY(r.out.isEmpty());
-    // --decode belongs to value alone.
-    const ProcessRun other
-        = runProgram(QStringLiteral(REDISLENS_APP_PATH),
-                     {QStringLiteral("show"), QStringLiteral("keys"), QStringLiteral("--decode"),
-                      QStringLiteral("gzip"), QStringLiteral("-p"), QString::number(m_server.port())},
-                     60000, isolatedEnvironment(m_home.path()));
-    QCOMPARE(other.code, 2);
-    QVERIFY2(other.err.contains("--decode decodes one key's value"), other.err.constData());
 }
 
 // Showing every key's value, --read-only, writes nothing: no writing command in INFO

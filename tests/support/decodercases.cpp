@@ -6,26 +6,38 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
+#include <optional>
+
+namespace {
+
+// A writer's cases file: a JSON array.
+std::optional<QJsonArray> readCases(const QString &file, QString *error)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("cannot read %1").arg(file);
+        return std::nullopt;
+    }
+    QJsonParseError parse{};
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &parse);
+    if (!doc.isArray()) {
+        *error = QStringLiteral("%1: %2").arg(file, parse.errorString());
+        return std::nullopt;
+    }
+    return doc.array();
+}
+
+} // namespace
 
 QJsonArray writeDecoderCases(const QString &workDir, const QString &bombsDir, QString *error)
 {
     const QDir fixtures(qEnvironmentVariable("REDISLENS_SOURCE_DIR") + QStringLiteral("/tests/fixtures/decoders"));
     QJsonArray cases;
     const auto take = [&](const QString &file) {
-        QFile f(file);
-        if (!f.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("cannot read %1").arg(file);
-            return false;
-        }
-        QJsonParseError parse{};
-        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &parse);
-        if (!doc.isArray()) {
-            *error = QStringLiteral("%1: %2").arg(file, parse.errorString());
-            return false;
-        }
-        for (const QJsonValue c : doc.array())
+        const std::optional<QJsonArray> read = readCases(file, error);
+        for (const QJsonValue c : read.value_or(QJsonArray()))
             cases.append(c);
-        return true;
+        return read.has_value();
     };
     const QStringList writers = fixtures.entryList({QStringLiteral("write_*")}, QDir::Files, QDir::Name);
     for (const QString &writer : writers) {
@@ -64,12 +76,7 @@ QJsonArray writePythonCases(const QString &workDir, QString *error)
         *error = QString::fromUtf8(run.err);
         return {};
     }
-    QFile f(out);
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("cannot read %1").arg(out);
-        return {};
-    }
-    return QJsonDocument::fromJson(f.readAll()).array();
+    return readCases(out, error).value_or(QJsonArray());
 }
 
 QHash<QString, QByteArray> valuesByName(const QJsonArray &cases)
