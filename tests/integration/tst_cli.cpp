@@ -9,6 +9,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cstdio>
 
 namespace {
 
@@ -35,6 +36,9 @@ Run runProgram(const QString &program, const QStringList &args, int timeoutMs,
     r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
+    // A sanitizer's report is longer than a test message holds: written whole, to be read.
+    if (r.err.contains(QLatin1String("Sanitizer")))
+        std::fprintf(stderr, "%s: %s\n", qPrintable(program), qPrintable(r.err));
     return r;
 }
 
