@@ -25,6 +25,9 @@ const Entry readCommands[] = {
     {"ping", I}, {"echo", I}, {"select", I}, {"auth", I}, {"hello", I}, {"readonly", I}, {"asking", I},
     {"client|setname", I}, {"client|setinfo", I}, {"client|getname", I}, {"client|id", I},
     {"client|info", I}, {"client|list", I},
+    // listening: a subscriber or a MONITOR receives, it changes nothing (PUBLISH is not here)
+    {"subscribe", I}, {"psubscribe", I}, {"ssubscribe", I}, {"unsubscribe", I}, {"punsubscribe", I},
+    {"sunsubscribe", I}, {"monitor", I},
     // server introspection
     {"time", I}, {"lastsave", I}, {"role", I}, {"info", I}, {"config|get", I}, {"slowlog|get", I},
     {"slowlog|len", I}, {"latency|latest", I}, {"latency|history", I}, {"latency|doctor", I},

@@ -84,7 +84,21 @@ RedisClient::RedisClient(const ConnectionProfile &given, QObject *parent)
         },
         Qt::QueuedConnection);
     connect(m_worker, &RedisWorker::connectionError, this, &RedisClient::connectionError, Qt::QueuedConnection);
-    connect(m_worker, &RedisWorker::messageReceived, this, &RedisClient::messageReceived, Qt::QueuedConnection);
+    connect(
+        m_worker, &RedisWorker::messagesPending, this,
+        [this] {
+            PushQueue::Taken taken = m_worker->pushQueue()->take();
+            if (taken.messages.isEmpty() && taken.dropped == 0)
+                return;
+            const QPointer<RedisClient> alive(this); // a listener may end the connection
+            Q_EMIT messagesReceived(taken.messages, taken.dropped);
+            for (const RedisValue &message : std::as_const(taken.messages)) {
+                if (!alive)
+                    return;
+                Q_EMIT messageReceived(message);
+            }
+        },
+        Qt::QueuedConnection);
     // Another seed of a cluster: the profile says where the connection is (titles, the topology),
     // and keeps the first seed among the others for a reconnect with a changed profile.
     connect(
@@ -218,6 +232,11 @@ RequestId RedisClient::sendDirect(const QList<RedisCommand> &commands, QObject *
 int RedisClient::pendingCount() const
 {
     return int(m_pending.size()) + (m_clusterActive ? m_router->pendingCount() : 0);
+}
+
+void RedisClient::setMessageBound(int count, qint64 bytes)
+{
+    m_worker->pushQueue()->setBound(count, bytes);
 }
 
 void RedisClient::cancel(RequestId id)

@@ -45,6 +45,9 @@ public:
     RequestId sendBatch(const QList<RedisCommand> &commands, QObject *context, Callback callback, int timeoutMs = -1);
     void cancel(RequestId id);
     int pendingCount() const;
+    // How many messages, and how many bytes of them, wait for the window at most before the
+    // oldest are dropped (PushQueue): a subscriber's or a MONITOR's memory bound.
+    void setMessageBound(int count, qint64 bytes);
 
     // A Redis Cluster (the profile says so and the seed answered with a slot map): commands are
     // routed to the node that owns their keys. Null for one server.
@@ -65,7 +68,11 @@ Q_SIGNALS:
     void stateChanged(RedisClient::State state, const QString &detail);
     void ready(const ServerFacts &facts);
     void connectionError(const RedisError &error);
-    // A message on a channel this connection subscribed to (RedisWorker::messageReceived).
+    // What arrived unasked (RedisWorker::messagesPending): messages of this connection's
+    // subscriptions and lines of its MONITOR, oldest first, in batches as the window can take
+    // them. 'dropped' counts those left out before these because of the bound.
+    void messagesReceived(const QList<RedisValue> &messages, qint64 dropped);
+    // The same messages one by one, for a listener that expects a few (a sentinel's events).
     void messageReceived(const RedisValue &message);
 
 private:

@@ -14,12 +14,13 @@
 namespace {
 
 // Replies a command is answered with: one, or for (un)subscribe one per channel named.
-int repliesOwed(const RedisCommand &c, bool *subscribes)
+int repliesOwed(const RedisCommand &c, bool *subscribes, bool *monitors)
 {
     const QByteArray name = c.first().toUpper();
     const bool sub = name == "SUBSCRIBE" || name == "PSUBSCRIBE" || name == "SSUBSCRIBE";
     const bool unsub = name == "UNSUBSCRIBE" || name == "PUNSUBSCRIBE" || name == "SUNSUBSCRIBE";
     *subscribes = *subscribes || sub;
+    *monitors = *monitors || name == "MONITOR";
     return (sub || unsub) && c.size() > 2 ? int(c.size()) - 1 : 1;
 }
 
@@ -77,7 +78,7 @@ CommandPolicy initialPolicy(const ConnectionProfile &profile)
 } // namespace
 
 RedisWorker::RedisWorker(const ConnectionProfile &profile, QObject *parent)
-    : QObject(parent), m_profile(profile), m_policy(initialPolicy(profile))
+    : QObject(parent), m_profile(profile), m_policy(initialPolicy(profile)), m_pushes(std::make_unique<PushQueue>())
 {
     m_clock.start();
     holdTunnel();
@@ -160,7 +161,8 @@ void RedisWorker::dropTransport()
     m_transport->abort();
     // Later, not now: this may run inside the transport's own readyRead.
     m_transport.release()->deleteLater();
-    m_subscribed = false; // a subscription ends with its connection
+    m_subscribed = false; // a subscription ends with its connection, and so does a MONITOR
+    m_monitoring = false;
 }
 
 void RedisWorker::reconfigure(const ConnectionProfile &profile)
@@ -403,7 +405,7 @@ void RedisWorker::write(std::unique_ptr<Pending> p)
         p->started.start();
     p->expected = 0;
     for (const RedisCommand &c : p->commands)
-        p->expected += repliesOwed(c, &m_subscribed);
+        p->expected += repliesOwed(c, &m_subscribed, &m_monitoring);
     const QByteArray wire = resp::formatCommands(p->commands);
     const int timeout = p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs;
     p->deadlineMs = m_clock.elapsed() + timeout;
@@ -479,8 +481,11 @@ void RedisWorker::onReadyRead()
         }
         if (result == resp::ReplyReader::Result::NeedMore)
             break;
-        if (m_subscribed && isPubSubMessage(value)) {
-            Q_EMIT messageReceived(value);
+        // A MONITOR's lines are statuses that nothing asked for; its own +OK answers the MONITOR.
+        if ((m_subscribed && isPubSubMessage(value))
+            || (m_monitoring && m_inFlight.empty() && value.kind() == RedisValue::Kind::Status)) {
+            if (m_pushes->push(std::move(value)))
+                Q_EMIT messagesPending();
             continue;
         }
         if (m_inFlight.empty()) {

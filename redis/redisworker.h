@@ -3,6 +3,7 @@
 
 #include "commandpolicy.h"
 #include "connectionprofile.h"
+#include "pushqueue.h"
 #include "rediscommand.h"
 #include "rediserror.h"
 #include "redisvalue.h"
@@ -62,6 +63,8 @@ public:
     // Commands written to the server since this worker was made. Any thread may read it (the
     // scan's load probe subtracts it from the server's count).
     quint64 commandsWritten() const { return m_commandsWritten.load(std::memory_order_relaxed); }
+    // Messages and MONITOR lines, taken by any thread (RedisClient, on messagesPending()).
+    PushQueue *pushQueue() const { return m_pushes.get(); }
 
 public Q_SLOTS:
     void start();
@@ -77,10 +80,12 @@ Q_SIGNALS:
     // A cluster profile with several seeds moved on to the next one: host:port is where the
     // connection goes now.
     void addressChanged(const QString &host, quint16 port);
-    // A message on a channel this connection subscribed to (SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE):
-    // ["message", channel, payload], ["pmessage", pattern, channel, payload] or ["smessage", …].
-    // A subscription lasts as long as its connection: the owner subscribes again on ready().
-    void messageReceived(const RedisValue &message);
+    // Something arrived unasked and waits in pushQueue(): a message on a channel this connection
+    // subscribed to (SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE: ["message", channel, payload],
+    // ["pmessage", pattern, channel, payload] or ["smessage", …]), or a line of a MONITOR (a
+    // status). Emitted once until the queue is taken. A subscription or a MONITOR lasts as long
+    // as its connection: the owner asks again on ready().
+    void messagesPending();
 
 private:
     struct Pending
@@ -149,6 +154,8 @@ private:
     QStringList m_seedFailures; // their reasons, for the message when every seed failed
     CommandPolicy m_policy;
     bool m_subscribed = false; // a subscribe was written on this connection: messages may arrive
+    bool m_monitoring = false; // a MONITOR was written: unasked status lines are its lines
+    std::unique_ptr<PushQueue> m_pushes;
     ServerFacts m_facts;
     std::atomic<quint64> m_commandsWritten{0};
     RedisError m_lastError;

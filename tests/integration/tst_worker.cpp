@@ -15,6 +15,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 #include <QVersionNumber>
 
@@ -780,6 +781,58 @@ private Q_SLOTS:
         QVERIFY(ready.wait(15000));
         QCOMPARE(raw.command({"PUBLISH", "alerts", "nobody hears this"}).toInteger(), 0);
         QVERIFY(waitForReply(*client, {{"GET", "nothing"}}).value().isNil()); // an ordinary connection again
+    }
+
+    // A subscriber the window cannot keep up with: the worker goes on reading (the server sees
+    // no slow subscriber in RedisLens) and keeps at most the bound, newest last, counting the rest.
+    void subscribedConnectionHoldsItsBound()
+    {
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        client->setMessageBound(100, qint64(1) << 30);
+        QVERIFY(waitForReply(*client, {{"SUBSCRIBE", "flood"}}).ok());
+        QList<RedisValue> got;
+        qint64 dropped = 0;
+        qsizetype largestBatch = 0;
+        connect(client.get(), &RedisClient::messagesReceived, this,
+                [&](const QList<RedisValue> &messages, qint64 lost) {
+                    got.append(messages);
+                    dropped += lost;
+                    largestBatch = qMax(largestBatch, messages.size());
+                });
+        RawConnection raw(m_server.port());
+        QList<QList<QByteArray>> publishes;
+        for (int i = 1; i <= 1000; ++i)
+            publishes.append({"PUBLISH", "flood", QByteArray::number(i)});
+        raw.pipeline(publishes);
+        // The window is busy: no event is processed while the worker reads.
+        QThread::msleep(1000);
+        QTRY_VERIFY_WITH_TIMEOUT(got.size() + dropped == 1000, 10000);
+        QVERIFY2(largestBatch <= 100, qPrintable(QString::number(largestBatch)));
+        QVERIFY2(dropped >= 500, qPrintable(QString::number(dropped)));
+        QCOMPARE(got.last().at(2).bytes(), QByteArray("1000"));
+    }
+
+    // MONITOR: its +OK answers the request, then every command the server runs arrives as a line.
+    void monitorDeliversLines()
+    {
+        auto client = connectedClient(m_server.profile());
+        QVERIFY(client);
+        QList<QByteArray> lines;
+        connect(client.get(), &RedisClient::messagesReceived, this, [&](const QList<RedisValue> &messages, qint64) {
+            for (const RedisValue &v : messages)
+                lines.append(v.bytes());
+        });
+        const RedisReply ok = waitForReply(*client, {{"MONITOR"}});
+        QCOMPARE(ok.value(), RedisValue::status("OK"));
+        RawConnection raw(m_server.port());
+        raw.command({"SET", "watched", "1"});
+        raw.command({"GET", "watched"});
+        const auto seen = [&lines](const QByteArray &part) {
+            return std::any_of(lines.cbegin(), lines.cend(), [&](const QByteArray &l) { return l.contains(part); });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(seen("\"GET\" \"watched\""), 10000);
+        QVERIFY(seen("\"SET\" \"watched\" \"1\""));
     }
 
     void replyForDestroyedContextDropped()
