@@ -99,7 +99,11 @@ QList<Group> group(const QList<ClientEntry> &clients, GroupBy by)
         }
         Group &g = out[*it];
         ++g.connections;
-        g.own = g.own && isOwn(c);
+        const bool own = isOwn(c);
+        g.own = g.own && own;
+        g.ownConnections += own ? 1 : 0;
+        g.ids.append(c.id);
+        ++g.commands[c.cmd.isEmpty() ? QByteArray("(none)") : c.cmd];
         g.unnamed += c.name.isEmpty() ? 1 : 0;
         g.young += c.age >= 0 && c.age < kYoungSeconds ? 1 : 0;
         g.idleLong += c.idle >= kLongIdleSeconds ? 1 : 0;
@@ -123,6 +127,7 @@ QList<Group> group(const QList<ClientEntry> &clients, GroupBy by)
             g.medianAge = median(ages.at(i));
         }
         if (!idles.at(i).isEmpty()) {
+            g.minIdle = *std::min_element(idles.at(i).cbegin(), idles.at(i).cend());
             g.maxIdle = *std::max_element(idles.at(i).cbegin(), idles.at(i).cend());
             g.medianIdle = median(idles.at(i));
         }

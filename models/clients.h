@@ -32,12 +32,15 @@ struct Group
     int idleLong = 0; // idle kLongIdleSeconds or more
     int blocked = 0; // waiting in BLPOP, XREADGROUP, WAIT…
     qint64 minAge = -1, medianAge = -1, maxAge = -1; // seconds
-    qint64 medianIdle = -1, maxIdle = -1;
+    qint64 minIdle = -1, medianIdle = -1, maxIdle = -1;
     qint64 queryBuffers = 0; // qbuf, bytes
     qint64 outputBuffers = 0; // omem, bytes
     qint64 memory = 0; // tot-mem, bytes
     QMap<QByteArray, int> blockedOn; // command → clients blocked in it
+    QMap<QByteArray, int> commands; // last command → clients whose last command it was
     bool own = false; // every connection of the group is RedisLens's
+    int ownConnections = 0; // RedisLens's own among them
+    QList<qint64> ids; // the CLIENT LIST ids of its connections, in the list's order
 };
 
 constexpr qint64 kYoungSeconds = 5;
