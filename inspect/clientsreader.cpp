@@ -31,9 +31,10 @@ void ClientsReader::onReply(const RedisReply &reply)
         return;
     }
     ClientsReading r;
-    if (const RedisError e = RedisError::fromReply(reply.value(0)); e)
+    if (const RedisError e = RedisError::fromReply(reply.value(0)); e) {
         r.error = QStringLiteral("CLIENT LIST: %1").arg(e.message);
-    else
+        r.denied = e.kind == RedisError::Kind::NoPerm;
+    } else
         r.clients = parseClientList(reply.value(0).bytes());
     if (!RedisError::fromReply(reply.value(1)))
         r.churn.connected = ServerInfo::parse(reply.value(1).bytes()).integer("connected_clients");

@@ -20,6 +20,7 @@ struct ClientsReading
     QList<ClientEntry> clients;
     clients::Churn churn;
     QString error; // CLIENT LIST refused (ACL) or the read failed; the rest may still be there
+    bool denied = false; // the refusal was the ACL's (NOPERM)
 };
 Q_DECLARE_METATYPE(ClientsReading)
 
