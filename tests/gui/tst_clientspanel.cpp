@@ -457,6 +457,44 @@ private Q_SLOTS:
         m_server.command({"ACL", "DELUSER", "watcher"});
     }
 
+    // Near maxclients, and past it: the server's hints, in the bad colour of the badge.
+    void maxclientsHeadroomAndRejections()
+    {
+        RedisClient client(m_server.profile());
+        ClientsPanel panel(&client);
+        QVERIFY(open(client, panel, QStringLiteral("name")));
+        RawConnection raw(m_server.port());
+        qint64 connected = -1;
+        for (const QByteArray &line : raw.command({"INFO", "clients"}).bytes().split('\n'))
+            if (line.startsWith("connected_clients:"))
+                connected = line.mid(18).trimmed().toLongLong();
+        QVERIFY(connected > 0);
+        const QByteArray limit = QByteArray::number(connected + 1);
+        QCOMPARE(raw.command({"CONFIG", "SET", "maxclients", limit}).bytes(), QByteArray("OK"));
+        QTcpSocket fits, refused;
+        QVERIFY(sendAndLeave(fits, {"PING"}));
+        QVERIFY(fits.waitForReadyRead(5000));
+        refused.connectToHost(QStringLiteral("127.0.0.1"), m_server.port());
+        QVERIFY(refused.waitForConnected(5000));
+        QVERIFY(refused.waitForReadyRead(5000));
+        QVERIFY2(refused.readAll().contains("max number of clients"), "the server admitted one past maxclients");
+        fits.abort();
+        QVERIFY(readAgain(panel));
+        const QString hints = panel.hintsText();
+        QVERIFY2(
+            hints.contains(QStringLiteral("server: %1 of maxclients %2 connected").arg(connected + 1).arg(limit))
+                || hints.contains(QStringLiteral("server: %1 of maxclients %2 connected").arg(connected).arg(limit)),
+            qPrintable(hints));
+        QVERIFY2(hints.contains(QLatin1String("refused since the server started")), qPrintable(hints));
+        QCOMPARE(panel.badgeSeverity(), Severity::Bad);
+        QVERIFY(panel.badgeCount() >= 2);
+        QVERIFY2(panel.churnText().contains(QLatin1String("1 rejected since the server started")),
+                 qPrintable(panel.churnText()));
+        QVERIFY2(panel.churnText().contains(QStringLiteral("of maxclients %1 in use").arg(limit)),
+                 qPrintable(panel.churnText()));
+        QCOMPARE(raw.command({"CONFIG", "SET", "maxclients", "10000"}).bytes(), QByteArray("OK"));
+    }
+
     // Grouped by name with a blocked consumer and a blocked worker about, and one row a
     // connection, in both palettes.
     void screenshots()
