@@ -103,12 +103,15 @@ CommandStatsTracker::Outcome CommandStatsTracker::apply(const CommandStatsSample
         o.first = true;
         return o;
     }
-    if (sample.atMs <= m_previous.atMs) {
+    // Two readings may come within a millisecond of each other: the steady clock tells them apart.
+    const bool monotonic = sample.monotonicUs >= 0 && m_previous.monotonicUs >= 0;
+    const double dt = monotonic ? double(sample.monotonicUs - m_previous.monotonicUs) / 1e6
+                                : double(sample.atMs - m_previous.atMs) / 1000.0;
+    if (dt <= 0) {
         o.ignored = true;
         return o;
     }
     ++m_readings;
-    const double dt = double(sample.atMs - m_previous.atMs) / 1000.0;
     const double t = double(sample.atMs) / 1000.0;
     o.intervalSecs = dt;
     o.reset = wentDown(sample);

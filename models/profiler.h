@@ -30,7 +30,8 @@ struct CommandCounters
 // A reading of INFO commandstats: command (lower case, "client|list") → its counters.
 struct CommandStatsSample
 {
-    qint64 atMs = 0; // when the reply arrived
+    qint64 atMs = 0; // when the reply arrived, for the chart
+    qint64 monotonicUs = -1; // the same on a steady clock, for the interval; -1: use atMs
     QByteArray runId; // INFO server's run_id: a new one is a restart
     QHash<QByteArray, CommandCounters> commands;
 };

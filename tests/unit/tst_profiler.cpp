@@ -190,6 +190,18 @@ void TestProfiler::ignoresReadingsOutOfOrder()
     QVERIFY(t.apply(sample(2000, "cmdstat_get:calls=20,usec=60\r\n")).ignored);
     QVERIFY(t.apply(sample(1500, "cmdstat_get:calls=20,usec=60\r\n")).ignored);
     QCOMPARE(t.readings(), 1);
+
+    // Within one millisecond, the steady clock tells the readings apart.
+    CommandStatsTracker fast;
+    CommandStatsSample a = sample(2000, "cmdstat_get:calls=10,usec=50\r\n");
+    a.monotonicUs = 1000;
+    CommandStatsSample b = sample(2000, "cmdstat_get:calls=11,usec=55\r\n");
+    b.monotonicUs = 1500;
+    fast.apply(a);
+    const auto o = fast.apply(b);
+    QVERIFY(!o.ignored);
+    QCOMPARE(o.intervalSecs, 0.0005);
+    QCOMPARE(rateOf(fast.rates(), "get")->callsPerSec, 2000.0);
 }
 
 void TestProfiler::seriesBreakAtReset()
