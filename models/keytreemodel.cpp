@@ -52,6 +52,7 @@ void KeyTreeModel::resetFolders()
 {
     m_folders.clear();
     m_touched.clear();
+    m_removedFolders = 0;
     Folder root;
     root.folderAllowance = quint32(m_childLimit);
     root.keyAllowance = quint32(m_childLimit);
@@ -164,6 +165,16 @@ void KeyTreeModel::applySlice()
         scheduleSlice();
     else
         Q_EMIT pendingDrained();
+}
+
+void KeyTreeModel::applyBatch(const ScanBatch &batch)
+{
+    if (batch.keys.isEmpty())
+        return;
+    for (const ScannedKey &key : batch.keys)
+        applyKey(key, batch.capturedAtMs);
+    publish();
+    Q_EMIT keysApplied(keyCount());
 }
 
 void KeyTreeModel::upsertKey(const ScannedKey &key, qint64 capturedAtMs)
@@ -339,6 +350,8 @@ void KeyTreeModel::publishFolder(quint32 id)
 {
     Folder &f = m_folders[id];
     f.touched = false;
+    if (f.removed)
+        return;
     const auto targetFolders = quint32(qMin<size_t>(f.folders.size(), f.folderAllowance));
     const auto targetKeys = quint32(qMin<size_t>(f.keys.size(), f.keyAllowance));
     if (targetFolders > f.shownFolders) {
@@ -437,8 +450,39 @@ void KeyTreeModel::removeKey(const QByteArray &name)
     setMemory(id, -1);
     m_freeKeys.push_back(id);
     addMemory(folderId, -memory, -1);
+    removeEmptyFolders(folderId);
     publish();
     Q_EMIT keysApplied(keyCount());
+}
+
+void KeyTreeModel::removeEmptyFolders(quint32 id)
+{
+    while (id != 0) {
+        Folder &f = m_folders[id];
+        if (f.totalKeys != 0 || !f.folders.empty() || f.keys.size() != 0)
+            return;
+        const quint32 parentId = f.parent;
+        Folder &p = m_folders[parentId];
+        const quint32 row = f.row;
+        const bool shown = row < p.shownFolders;
+        const bool visible = shown && isVisible(parentId);
+        if (visible)
+            beginRemoveRows(folderIndex(parentId), int(row), int(row));
+        p.folders.erase(p.folders.begin() + row);
+        for (size_t i = row; i < p.folders.size(); ++i)
+            m_folders[p.folders[i]].row = quint32(i);
+        if (shown)
+            --p.shownFolders;
+        p.childByName.remove(f.name);
+        if (visible)
+            endRemoveRows();
+        // It may wait in m_touched: publish() passes over it. A key under the same prefix later
+        // gets a new folder.
+        f.removed = true;
+        ++m_removedFolders;
+        touch(parentId);
+        id = parentId;
+    }
 }
 
 bool KeyTreeModel::renameKey(const QByteArray &from, const QByteArray &to)

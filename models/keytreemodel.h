@@ -69,11 +69,15 @@ public:
     void clear();
     // Queues a scan batch; it is applied in slices from the event loop.
     void appendBatch(const ScanBatch &batch);
+    // Applies a small batch now, ahead of any queued ones, with one update of the view per folder
+    // (keys a follower of key events looked up).
+    void applyBatch(const ScanBatch &batch);
     // Applies queued work now, ignoring the time budget (headless use and tests).
     void applyAllPending();
     bool hasPendingWork() const { return !m_queue.empty(); }
     // Adds or refreshes one key (a key opened by name, or re-read after an edit).
     void upsertKey(const ScannedKey &key, qint64 capturedAtMs);
+    // A folder left without keys goes with its last one (a key deleted or expired on the server).
     void removeKey(const QByteArray &key);
     // After a server-side RENAME: the entry moves with its type, TTL and memory. False when
     // 'from' is not in the tree.
@@ -96,7 +100,7 @@ public:
     ScanBatch matching(const KeyFilter &filter, qint64 nowMs, qsizetype limit = 0) const;
 
     quint64 keyCount() const { return quint64(m_index.size()); }
-    quint64 folderCount() const { return quint64(m_folders.size() - 1); }
+    quint64 folderCount() const { return quint64(m_folders.size() - 1) - m_removedFolders; }
     qint64 totalMemory() const;
     bool contains(const QByteArray &key) const { return idOf(key) >= 0; }
     // The row of a key, when it is currently shown.
@@ -143,6 +147,7 @@ private:
         bool moreShown = false;
         quint64 hiddenShown = 0; // the count the load-more row shows; changes with dataChanged
         bool touched = false;
+        bool removed = false; // emptied and taken out of its parent; its entry is not reused
         quint32 changedFirst = kNone; // key rows whose data changed in this slice
         quint32 changedLast = 0;
     };
@@ -182,6 +187,7 @@ private:
     quint32 childFolder(quint32 parent, const char *segment, qsizetype length);
     void touch(quint32 folder);
     void addMemory(quint32 folder, qint64 delta, qint64 keys);
+    void removeEmptyFolders(quint32 folder);
     void publish();
     void publishFolder(quint32 f);
     bool isVisible(quint32 folder) const;
@@ -204,6 +210,7 @@ private:
     // (the default) costs nothing here.
     SegmentedVector<qint64> m_memory;
     std::vector<quint32> m_freeKeys;
+    quint64 m_removedFolders = 0;
     NameArena m_names;
     KeyIdIndex m_index;
     std::vector<quint32> m_touched;

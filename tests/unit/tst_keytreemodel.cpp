@@ -63,6 +63,8 @@ private Q_SLOTS:
     void countsAndMemoryRollUp();
     void memoryOnlyWhereRead();
     void removeKey();
+    void emptiedFoldersGo();
+    void applyBatchNow();
     void updateExistingKey();
     void separatorChangeRebuilds();
     void slicedApplication();
@@ -249,6 +251,77 @@ void TestKeyTreeModel::removeKey()
     QList<QByteArray> all;
     collectKeys(model, {}, &all);
     QCOMPARE(QSet<QByteArray>(all.begin(), all.end()), (QSet<QByteArray>{"f:2", "f:3"}));
+}
+
+// A key deleted or expired on the server takes its folder with it when it was the last one,
+// and the parents that held only that folder; a hidden sibling takes the freed place.
+void TestKeyTreeModel::emptiedFoldersGo()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("a:b:1"), key("a:b:2"), key("a:c"), key("z")}));
+    model.applyAllPending();
+    QCOMPARE(model.folderCount(), quint64(2));
+    model.removeKey("a:b:1");
+    QVERIFY(model.indexForPrefix("a:b:").isValid());
+    model.removeKey("a:b:2");
+    QVERIFY(!model.indexForPrefix("a:b:").isValid());
+    QCOMPARE(model.data(model.indexForPrefix("a:"), KeyTreeModel::KeyCountRole).toULongLong(), quint64(1));
+    QCOMPARE(model.folderCount(), quint64(1));
+    model.removeKey("a:c");
+    QVERIFY(!model.indexForPrefix("a:").isValid());
+    QCOMPARE(model.rowCount(), 1); // "z"
+    QCOMPARE(model.folderCount(), quint64(0));
+    // The same prefix again: a new folder.
+    model.upsertKey(key("a:b:3"), 0);
+    QVERIFY(model.indexForPrefix("a:b:").isValid());
+    QCOMPARE(model.keyAt(model.index(0, 0, model.indexForPrefix("a:b:"))), QByteArray("a:b:3"));
+
+    KeyTreeModel limited;
+    QAbstractItemModelTester limitedTester(&limited, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    limited.setChildLimit(2);
+    limited.appendBatch(batch({key("n:p1:x"), key("n:p2:x"), key("n:p3:x")}));
+    limited.applyAllPending();
+    const QModelIndex n = limited.indexForPrefix("n:");
+    QCOMPARE(limited.rowCount(n), 3); // p1:, p2: and "load more"
+    QVERIFY(!limited.indexForPrefix("n:p3:").isValid());
+    limited.removeKey("n:p1:x");
+    QCOMPARE(limited.rowCount(n), 2); // p2: and p3:, no "load more"
+    QVERIFY(limited.indexForPrefix("n:p3:").isValid());
+    QCOMPARE(limited.kindOf(limited.index(1, 0, n)), KeyTreeModel::NodeKind::Folder);
+    // A hidden folder emptied: nothing shown changes but the count behind "load more".
+    limited.appendBatch(batch({key("n:p4:x"), key("n:p5:x")}));
+    limited.applyAllPending();
+    QVERIFY(!limited.indexForPrefix("n:p5:").isValid());
+    QCOMPARE(limited.rowCount(n), 3);
+    limited.removeKey("n:p5:x");
+    limited.removeKey("n:p4:x");
+    QCOMPARE(limited.rowCount(n), 2);
+    QCOMPARE(limited.keyCount(), quint64(2));
+}
+
+// A follower's small batch is applied at once, before queued scan batches, and a removal right
+// after finds the key.
+void TestKeyTreeModel::applyBatchNow()
+{
+    KeyTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.appendBatch(batch({key("queued:1")}));
+    QSignalSpy applied(&model, &KeyTreeModel::keysApplied);
+    model.applyBatch(batch({key("now:1", KeyType::Hash, 5000), key("now:2")}));
+    QCOMPARE(applied.size(), 1);
+    QVERIFY(model.contains("now:1"));
+    QVERIFY(!model.contains("queued:1"));
+    QVERIFY(model.hasPendingWork());
+    QCOMPARE(model.data(model.indexForKey("now:1"), KeyTreeModel::ExpireAtRole).toLongLong(), qint64(1'005'000));
+    // Changed on the server: the type and TTL are read again.
+    model.applyBatch(batch({key("now:1", KeyType::String, -1)}));
+    QCOMPARE(model.data(model.indexForKey("now:1"), KeyTreeModel::KeyTypeRole).toInt(), int(KeyType::String));
+    QCOMPARE(model.data(model.indexForKey("now:1"), KeyTreeModel::ExpireAtRole).toLongLong(), qint64(-1));
+    model.removeKey("now:2");
+    QVERIFY(!model.contains("now:2"));
+    model.applyAllPending();
+    QCOMPARE(model.keyCount(), quint64(2));
 }
 
 void TestKeyTreeModel::updateExistingKey()
