@@ -4,11 +4,15 @@
 #include "bytesescape.h"
 #include "elidinglabel.h"
 #include "format.h"
+#include "glob.h"
+#include "keyspaceevents.h"
+#include "keyspacefollower.h"
 #include "keytreemodel.h"
 #include "patterngroupmodel.h"
 #include "redisclient.h"
 #include "scanfeed.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QEvent>
@@ -19,6 +23,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStyle>
@@ -27,7 +32,16 @@
 #include <QVBoxLayout>
 #include <functional>
 
-KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(parent), m_client(scanClient)
+// What following key events keeps between batches.
+struct KeyBrowser::Following
+{
+    QPointer<KeyspaceFollower> follower;
+    QByteArray scopeMatch; // the last scan's MATCH and TYPE: what the tree holds
+    KeyType scopeType = KeyType::Unknown;
+};
+
+KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent)
+    : QWidget(parent), m_client(scanClient), m_following(std::make_unique<Following>())
 {
     m_model = new KeyTreeModel(this);
     m_feed = new ScanFeed(scanClient, m_model, this);
@@ -55,6 +69,7 @@ KeyBrowser::KeyBrowser(RedisClient *scanClient, QWidget *parent) : QWidget(paren
     connect(m_view, &QWidget::customContextMenuRequested, this, &KeyBrowser::showContextMenu);
     connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::fitCountColumns);
     connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::showScanStatus);
+    connect(m_model, &KeyTreeModel::keysApplied, this, &KeyBrowser::updateButtons); // "Scan" or "Rescan"
     connect(m_feed, &ScanFeed::progressChanged, this, &KeyBrowser::onProgress);
     connect(m_feed, &ScanFeed::completed, this, &KeyBrowser::onCompleted);
 
@@ -118,8 +133,21 @@ void KeyBrowser::buildScanRows(QVBoxLayout *layout)
     progressRow->addWidget(m_cancelButton);
     progressRow->addWidget(m_progress, 1);
     layout->addLayout(progressRow);
-    // A line of its own: beside the buttons it had room for little more than the count.
-    layout->addWidget(m_status);
+    // A line of its own: beside the buttons it had room for little more than the count. The
+    // follow box shares it: it is about what the count is (a snapshot, or kept up to date).
+    auto *statusRow = new QHBoxLayout;
+    statusRow->addWidget(m_status, 1);
+    m_follow = new QCheckBox(tr("Follow key events"), this);
+    m_follow->setObjectName(QStringLiteral("followKeyEvents"));
+    m_follow->hide(); // until setFollower()
+    connect(m_follow, &QCheckBox::toggled, this, &KeyBrowser::setFollowing);
+    statusRow->addWidget(m_follow);
+    layout->addLayout(statusRow);
+    m_followNote = new QLabel(this);
+    m_followNote->setObjectName(QStringLiteral("followNote"));
+    m_followNote->setWordWrap(true);
+    m_followNote->hide();
+    layout->addWidget(m_followNote);
 }
 
 // Shown while the trees hold only the keys of one family or pattern (set from another panel).
@@ -356,6 +384,13 @@ void KeyBrowser::onBatchForFilter(const ScanBatch &batch)
 {
     if (m_filter.isEmpty())
         return;
+    const ScanBatch matching = matchingFilter(batch);
+    if (!matching.keys.isEmpty())
+        m_filterModel->appendBatch(matching);
+}
+
+ScanBatch KeyBrowser::matchingFilter(const ScanBatch &batch) const
+{
     ScanBatch matching;
     matching.generation = batch.generation;
     matching.capturedAtMs = batch.capturedAtMs;
@@ -364,8 +399,7 @@ void KeyBrowser::onBatchForFilter(const ScanBatch &batch)
         if (m_filter.matches(k.name, ttl::expireAt(k.pttlMs, batch.capturedAtMs), now))
             matching.keys.append(k);
     }
-    if (!matching.keys.isEmpty())
-        m_filterModel->appendBatch(matching);
+    return matching;
 }
 
 void KeyBrowser::updateFilterLine()
@@ -434,6 +468,15 @@ void KeyBrowser::startScan()
     }
     m_model->clear();
     m_filterModel->clear();
+    Following &f = *m_following;
+    f.scopeMatch = options.match;
+    f.scopeType = options.type;
+    showFollowNote({});
+    if (f.follower) {
+        f.follower->cancelReads(); // the new scan reads those keys as they are
+        f.follower->setPattern(options.match);
+        f.follower->checkSetting(); // a rescan is when a changed setting is looked for
+    }
     m_progress->setRange(0, 0);
     m_lastProgress.reset();
     m_status->setText(tr("Scanning…"));
@@ -492,6 +535,8 @@ void KeyBrowser::showScanStatus()
         QString text = tr("%1 keys in %2 s").arg(format::count(m_model->keyCount())).arg(p.elapsedSeconds, 0, 'f', 1);
         if (p.vanished > 0)
             text += tr(" · %1 vanished during the scan").arg(format::count(p.vanished));
+        if (isFollowing())
+            text += tr(" · kept up to date");
         m_status->setText(text);
         m_status->setToolTip(text);
         return;
@@ -652,4 +697,199 @@ void KeyBrowser::fillContextMenu(QMenu *menu, const QModelIndex &index)
     } else {
         menu->addAction(tr("Load more"), this, [this, index] { shownModel()->loadMore(index); });
     }
+}
+
+void KeyBrowser::setFollower(KeyspaceFollower *follower)
+{
+    Following &f = *m_following;
+    if (f.follower == follower)
+        return;
+    if (f.follower) {
+        setFollowing(false);
+        f.follower->disconnect(this);
+        disconnect(m_client, &RedisClient::ready, f.follower, nullptr);
+    }
+    f.follower = follower;
+    m_follow->setVisible(follower != nullptr);
+    if (!follower)
+        return;
+    offerFollowing(false, {}, tr("Reading the server's notify-keyspace-events…"));
+    follower->setSettingsClient(m_client);
+    follower->setPattern(f.scopeMatch);
+    connect(follower, &KeyspaceFollower::settingRead, this, &KeyBrowser::onFollowSetting);
+    connect(follower, &KeyspaceFollower::settingUnknown, this, &KeyBrowser::onFollowSettingUnknown);
+    connect(follower, &KeyspaceFollower::changesAvailable, this, &KeyBrowser::applyKeyChanges);
+    connect(follower, &KeyspaceFollower::keysRead, this, &KeyBrowser::applyReadKeys);
+    connect(follower, &KeyspaceFollower::eventsMissed, this, [this](const QString &why) {
+        showFollowNote(tr("Some key events were missed (%1): rescan to be sure").arg(why));
+    });
+    connect(follower, &KeyspaceFollower::followingChanged, this, [this](bool following, const QString &detail) {
+        if (!m_follow->isChecked())
+            return;
+        if (following) {
+            if (m_followNote->property("paused").toBool())
+                showFollowNote({});
+        } else {
+            showFollowNote(tr("Following paused: %1").arg(detail));
+            m_followNote->setProperty("paused", true);
+        }
+        showScanStatus();
+    });
+    // The setting is read again whenever the browser's connection is (re)made.
+    connect(m_client, &RedisClient::ready, follower, [follower] { follower->checkSetting(); });
+    if (!follower->unsupportedReason().isEmpty()) {
+        offerFollowing(false, tr("not on a cluster"), follower->unsupportedReason());
+        return;
+    }
+    follower->checkSetting();
+}
+
+KeyspaceFollower *KeyBrowser::follower() const
+{
+    return m_following->follower;
+}
+
+bool KeyBrowser::isFollowing() const
+{
+    return m_following->follower && m_following->follower->isStarted();
+}
+
+QString KeyBrowser::followNote() const
+{
+    return m_followNote->isHidden() ? QString() : m_followNote->text();
+}
+
+void KeyBrowser::onFollowSetting(const keyspaceevents::Setting &setting)
+{
+    QStringList tip{setting.summary};
+    if (setting.followable) {
+        if (!setting.complete)
+            tip << tr("Missed: %1").arg(setting.missing.join(QStringLiteral("; ")));
+        tip << tr("Following keeps one more connection subscribed to this database's key events, and reads "
+                  "the TYPE and TTL of keys as they appear or change.");
+    } else {
+        tip << tr("To follow key events, turn them on on the server, e.g. CONFIG SET notify-keyspace-events %1 "
+                  "(RedisLens reads this setting, it never changes it).")
+                   .arg(QString::fromLatin1(setting.suggested));
+        if (m_follow->isChecked()) {
+            m_follow->setChecked(false); // stops following
+            showFollowNote(tr("Following stopped: %1").arg(setting.summary));
+        }
+    }
+    if (!setting.complete && setting.followable)
+        tip << tr("Suggested setting: %1").arg(QString::fromLatin1(setting.suggested));
+    const QString why = setting.followable ? QString()
+        : setting.publishes                ? tr("nothing to follow")
+                                           : tr("off on the server");
+    offerFollowing(setting.followable, why, tip.join(QLatin1Char('\n')));
+}
+
+void KeyBrowser::onFollowSettingUnknown(const QString &why)
+{
+    Following &f = *m_following;
+    if (f.follower && !f.follower->unsupportedReason().isEmpty()) {
+        offerFollowing(false, tr("not on a cluster"), f.follower->unsupportedReason());
+        return;
+    }
+    // CONFIG may be refused (an ACL, a managed service that renames it): following is offered
+    // all the same and shows what the server publishes, if anything.
+    offerFollowing(true, {},
+                   tr("Could not read notify-keyspace-events (%1): following shows the key events the server "
+                      "publishes, if it publishes any")
+                       .arg(why));
+}
+
+void KeyBrowser::offerFollowing(bool enabled, const QString &why, const QString &tip)
+{
+    // Why it is off is on the box itself, not only in its tooltip: most servers have key events
+    // off, and a greyed box that does not say why looks broken.
+    m_follow->setText(why.isEmpty() ? tr("Follow key events") : tr("Follow key events: %1").arg(why));
+    m_follow->setEnabled(enabled);
+    m_follow->setToolTip(tip);
+}
+
+void KeyBrowser::setFollowing(bool on)
+{
+    Following &f = *m_following;
+    if (on && !m_follow->isEnabled())
+        return;
+    if (m_follow->isChecked() != on) {
+        m_follow->setChecked(on); // comes back here through toggled()
+        return;
+    }
+    if (!f.follower)
+        return;
+    if (on == f.follower->isStarted())
+        return;
+    if (on) {
+        showFollowNote({});
+        f.follower->setPattern(f.scopeMatch);
+        f.follower->start();
+    } else {
+        f.follower->stop();
+        if (m_followNote->property("paused").toBool())
+            showFollowNote({});
+    }
+    showScanStatus();
+    Q_EMIT followingChanged(on);
+}
+
+void KeyBrowser::showFollowNote(const QString &text)
+{
+    m_followNote->setProperty("paused", false);
+    m_followNote->setText(text);
+    m_followNote->setToolTip(text);
+    m_followNote->setVisible(!text.isEmpty());
+}
+
+void KeyBrowser::applyKeyChanges(const keyspaceevents::ChangeBatch &batch)
+{
+    using keyspaceevents::Effect;
+    Following &f = *m_following;
+    if (!isFollowing())
+        return;
+    for (const keyspaceevents::KeyChange &c : batch.removed) {
+        f.follower->forgetKey(c.key);
+        removeKey(c.key); // the path a delete from the browser takes
+    }
+    QList<QByteArray> toRead;
+    for (const keyspaceevents::KeyChange &c : batch.changed) {
+        if (!f.scopeMatch.isEmpty() && !globMatch(f.scopeMatch, c.key))
+            continue; // outside what the scan listed
+        // A value edited within its type and TTL changes nothing the tree shows.
+        if (c.effect == Effect::Modified && m_model->contains(c.key))
+            continue;
+        toRead.append(c.key);
+    }
+    if (!toRead.isEmpty())
+        f.follower->readKeys(toRead); // TYPE and PTTL, on this browser's connection
+}
+
+void KeyBrowser::applyReadKeys(const ScanBatch &read)
+{
+    const Following &f = *m_following;
+    if (!isFollowing())
+        return;
+    ScanBatch batch;
+    batch.generation = m_scanner->generation();
+    batch.capturedAtMs = read.capturedAtMs;
+    for (const ScannedKey &k : read.keys) {
+        // Gone again, or now of a type the scan did not list (a SET over a hash).
+        if (k.type == KeyType::None
+            || (f.scopeType != KeyType::Unknown && k.type != KeyType::Unknown && k.type != f.scopeType)) {
+            removeKey(k.name);
+            continue;
+        }
+        // A key whose new TTL takes it out of the filter's bucket leaves the filtered tree.
+        if (!m_filter.isEmpty()
+            && !m_filter.matches(k.name, ttl::expireAt(k.pttlMs, read.capturedAtMs), read.capturedAtMs))
+            m_filterModel->removeKey(k.name);
+        batch.keys.append(k);
+    }
+    if (batch.keys.isEmpty())
+        return;
+    // Applied now, not in slices as a scan's are: a removal that follows must find the key.
+    m_model->applyBatch(batch);
+    if (!m_filter.isEmpty())
+        m_filterModel->applyBatch(matchingFilter(batch));
 }

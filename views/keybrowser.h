@@ -7,9 +7,12 @@
 
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 
+class KeyspaceFollower;
 class PatternGroupModel;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -22,6 +25,10 @@ class QMenu;
 class QVBoxLayout;
 class RedisClient;
 class ScanFeed;
+namespace keyspaceevents {
+struct ChangeBatch;
+struct Setting;
+} // namespace keyspaceevents
 
 // The left side of the window: SCAN filters and controls, a progress line, the namespace tree,
 // and a field that opens a key by its exact name without scanning.
@@ -75,6 +82,20 @@ public:
     void setPatternMatches(const QList<PatternMatch> &matches);
     PatternGroupModel *patternModel() const { return m_patternModel; }
     QTreeView *patternView() const { return m_patternView; }
+    // Following the server's key events: keys created, changed, expired or deleted appear, change
+    // and go without a rescan, within the last scan's MATCH and TYPE (and the filter). The
+    // follower (not owned) subscribes on a connection of its own, and reads its setting and the
+    // changed keys' TYPE and PTTL on this browser's, one pipeline per batch; the browser offers
+    // "Follow key events" only when the server publishes them.
+    void setFollower(KeyspaceFollower *follower);
+    KeyspaceFollower *follower() const;
+    bool isFollowing() const;
+    // What checking the box does; on only while the box is offered.
+    void setFollowing(bool on);
+    // One interval of key events (KeyspaceFollower::changesAvailable).
+    void applyKeyChanges(const keyspaceevents::ChangeBatch &batch);
+    // The line under the status that says what following missed or why it paused; empty: none.
+    QString followNote() const;
     // The key currently selected, if a key row is selected.
     QByteArray selectedKey() const;
     // Selects and reveals a key that is shown in the tree, without opening it.
@@ -101,6 +122,9 @@ Q_SIGNALS:
     void bulkDeleteRequested(const QByteArray &pattern);
     // "Open in Leaderboard" / "Show on map": a panel by --panel name, for this key.
     void panelRequested(const QByteArray &key, const QString &panel);
+    // "Follow key events" was checked or unchecked (or unchecked because the server stopped
+    // publishing them).
+    void followingChanged(bool following);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -120,7 +144,13 @@ private:
     void buildTrees(QVBoxLayout *layout);
     void showModel(KeyTreeModel *model);
     void onBatchForFilter(const ScanBatch &batch);
+    ScanBatch matchingFilter(const ScanBatch &batch) const;
     void updateFilterLine();
+    void offerFollowing(bool enabled, const QString &why, const QString &tip);
+    void onFollowSetting(const keyspaceevents::Setting &setting);
+    void onFollowSettingUnknown(const QString &why);
+    void showFollowNote(const QString &text);
+    void applyReadKeys(const ScanBatch &read);
 
     RedisClient *m_client;
     KeyScanner *m_scanner;
@@ -152,4 +182,8 @@ private:
     QString m_readOnlyReason;
     bool m_showMemory = false;
     bool m_selecting = false; // selectKey() is moving the current row
+    QCheckBox *m_follow = nullptr;
+    QLabel *m_followNote = nullptr;
+    struct Following;
+    std::unique_ptr<Following> m_following;
 };
