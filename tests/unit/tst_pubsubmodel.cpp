@@ -3,6 +3,8 @@
 // and as people write it, and which subscribers are slow.
 #include "clientlist.h"
 #include "pubsub.h"
+#include "pubsubtail.h"
+#include "redisvalue.h"
 
 #include <QTest>
 
@@ -107,6 +109,93 @@ private Q_SLOTS:
             = pubsub::slowSubscribers({client(8, 3 << 20)}, pubsub::pubsubLimit("pubsub 0 0 0"));
         QCOMPARE(unlimited.size(), 1);
         QVERIFY(unlimited.at(0).verdict.contains(QLatin1String("no limit cuts it")));
+    }
+
+    // The three shapes a subscribed connection receives, and what is not a message.
+    void tailMessages()
+    {
+        const auto b = [](const char *s) { return RedisValue::bulk(QByteArray(s)); };
+        auto m = pubsub::tailMessage(RedisValue::array({b("message"), b("orders"), b("{\"id\":1}")}));
+        QVERIFY(m);
+        QCOMPARE(m->channel, QByteArray("orders"));
+        QCOMPARE(m->payload, QByteArray("{\"id\":1}"));
+        QVERIFY(m->pattern.isEmpty() && !m->shard);
+        m = pubsub::tailMessage(RedisValue::array({b("pmessage"), b("orders.*"), b("orders.eu"), b("x")}));
+        QVERIFY(m);
+        QCOMPARE(m->pattern, QByteArray("orders.*"));
+        QCOMPARE(m->channel, QByteArray("orders.eu"));
+        m = pubsub::tailMessage(RedisValue::array({b("smessage"), b("{shard}1"), b("y")}));
+        QVERIFY(m && m->shard);
+        QVERIFY(!pubsub::tailMessage(RedisValue::array({b("subscribe"), b("orders"), RedisValue::integer(1)})));
+        QVERIFY(!pubsub::tailMessage(RedisValue::array({b("pmessage"), b("p"), b("c")})));
+        QVERIFY(!pubsub::tailMessage(RedisValue::status("OK")));
+    }
+
+    // The bound holds by count and by bytes; dropped messages are counted, newest kept.
+    void tailBound()
+    {
+        pubsub::TailBuffer buffer;
+        buffer.setBound(100, qint64(1) << 30);
+        for (int i = 1; i <= 250; ++i)
+            buffer.append({0, 0, "c", {}, QByteArray::number(i)}, 1000);
+        QCOMPARE(buffer.messages().size(), size_t(100));
+        QCOMPARE(buffer.dropped(), 150);
+        QCOMPARE(buffer.received(), 250);
+        QCOMPARE(buffer.messages().front().payload, QByteArray("151"));
+        QCOMPARE(buffer.messages().front().seq, quint64(151));
+        QCOMPARE(buffer.firstSeq(), quint64(151));
+        buffer.noteDropped(7);
+        QCOMPARE(buffer.dropped(), 157);
+
+        pubsub::TailBuffer bytes;
+        const pubsub::TailMessage big{0, 0, "c", {}, QByteArray(1000, 'x')};
+        bytes.setBound(1000000, pubsub::footprint(big) * 4);
+        for (int i = 0; i < 10; ++i)
+            bytes.append(big, 1000);
+        QCOMPARE(bytes.messages().size(), size_t(4));
+        QVERIFY(bytes.bytes() <= bytes.boundBytes());
+        bytes.setBound(2, bytes.boundBytes()); // a smaller bound applies at once
+        QCOMPARE(bytes.messages().size(), size_t(2));
+        QCOMPARE(bytes.dropped(), 8);
+    }
+
+    // Rates over the last whole seconds, busiest first; channels past the tracked limit together.
+    void tailRates()
+    {
+        pubsub::TailBuffer buffer;
+        const qint64 t0 = 1'700'000'000'000;
+        for (int s = 0; s < 5; ++s) {
+            for (int i = 0; i < 100; ++i)
+                buffer.append({0, 0, "fast", {}, "x"}, t0 + s * 1000 + i);
+            buffer.append({0, 0, "slow", {}, "x"}, t0 + s * 1000 + 500);
+        }
+        QList<pubsub::ChannelRate> rates = buffer.rates(t0 + 5000);
+        QCOMPARE(rates.size(), 2);
+        QCOMPARE(rates.at(0).channel, QByteArray("fast"));
+        QCOMPARE(rates.at(0).perSecond, 100.0);
+        QCOMPARE(rates.at(0).total, 500);
+        QVERIFY(qFuzzyCompare(rates.at(1).perSecond, 5 / 4.5)); // heard since t0 + 0.5 s
+        // Heard for the first time this very second: measured over a second at least.
+        for (int i = 0; i < 10; ++i)
+            buffer.append({0, 0, "new", {}, "x"}, t0 + 5000 + i);
+        rates = buffer.rates(t0 + 5200);
+        const auto fresh = std::find_if(rates.cbegin(), rates.cend(), [](const auto &r) { return r.channel == "new"; });
+        QVERIFY(fresh != rates.cend());
+        QCOMPARE(fresh->perSecond, 10.0);
+        // Quiet for a while: the rate falls to nothing, the totals stay.
+        rates = buffer.rates(t0 + 60000);
+        QCOMPARE(rates.at(0).perSecond, 0.0);
+        QCOMPARE(rates.at(0).total + rates.at(1).total + rates.at(2).total, 515);
+
+        pubsub::TailBuffer many;
+        for (int i = 0; i < pubsub::TailBuffer::kMaxTrackedChannels + 50; ++i)
+            many.append({0, 0, "key:" + QByteArray::number(i), {}, "x"}, t0);
+        rates = many.rates(t0);
+        QCOMPARE(rates.size(), pubsub::TailBuffer::kMaxTrackedChannels + 1);
+        const auto other
+            = std::find_if(rates.cbegin(), rates.cend(), [](const auto &r) { return r.channel.isEmpty(); });
+        QVERIFY(other != rates.cend());
+        QCOMPARE(other->total, 50);
     }
 };
 
