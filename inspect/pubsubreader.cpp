@@ -27,7 +27,8 @@ void PubSubReader::read()
     QList<RedisCommand> commands{{"PUBSUB", "CHANNELS"},
                                  {"PUBSUB", "NUMPAT"},
                                  {"CLIENT", "LIST", "TYPE", "pubsub"},
-                                 {"CONFIG", "GET", "client-output-buffer-limit"}};
+                                 {"CONFIG", "GET", "client-output-buffer-limit"},
+                                 {"CONFIG", "GET", "notify-keyspace-events"}};
     if (shards)
         commands.append(RedisCommand{"PUBSUB", "SHARDCHANNELS"});
     m_request = m_client->sendBatch(commands, this, [this, shards](const RedisReply &r) { onLists(r, shards); });
@@ -61,12 +62,19 @@ void PubSubReader::onLists(const RedisReply &reply, bool shards)
         s.clientsError = QStringLiteral("CONFIG GET client-output-buffer-limit: %1").arg(configError.message);
     else if (!configError)
         s.limit = pubsub::pubsubLimit(slowlog::parseConfigGet(reply.value(3)).value("client-output-buffer-limit"));
+    if (const RedisError e = RedisError::fromReply(reply.value(4)); e) {
+        s.keyspaceEventsError = QStringLiteral("CONFIG GET notify-keyspace-events: %1").arg(e.message);
+    } else {
+        const QHash<QByteArray, QByteArray> config = slowlog::parseConfigGet(reply.value(4));
+        s.keyspaceEventsKnown = config.contains("notify-keyspace-events");
+        s.keyspaceEvents = config.value("notify-keyspace-events");
+    }
     if (!shards) {
         s.shardNote = QStringLiteral("shard channels came with Redis 7.0");
-    } else if (const RedisError e = RedisError::fromReply(reply.value(4)); e) {
+    } else if (const RedisError e = RedisError::fromReply(reply.value(5)); e) {
         s.shardNote = QStringLiteral("PUBSUB SHARDCHANNELS: %1").arg(e.message);
     } else {
-        for (const RedisValue &v : reply.value(4).elements())
+        for (const RedisValue &v : reply.value(5).elements())
             shard.append(v.bytes());
     }
     std::sort(plain.begin(), plain.end());

@@ -59,6 +59,9 @@ struct Snapshot
     bool channelsTruncated = false; // more channels than were counted (NUMSUB of the first N)
     QString shardNote; // why shard channels are not listed (a server before 7.0), else empty
     QString clientsError; // CLIENT LIST or CONFIG GET refused (ACL), else empty
+    QByteArray keyspaceEvents; // notify-keyspace-events ("" when off)
+    bool keyspaceEventsKnown = false;
+    QString keyspaceEventsError; // CONFIG GET refused, else empty
 };
 
 } // namespace pubsub
