@@ -18,6 +18,11 @@ Transport::~Transport() = default;
 
 namespace {
 
+// What a plain socket takes from the kernel ahead of the worker. A reply larger than this
+// arrives over several reads; a connection that receives faster than its thread parses (a
+// subscriber to a flood) leaves the rest in the kernel's buffer instead of this process.
+constexpr qint64 kReadAhead = qint64(1) << 20;
+
 qint64 readAvailable(QIODevice *device, QByteArray &into)
 {
     const qint64 n = device->bytesAvailable();
@@ -75,7 +80,8 @@ public:
             else
                 m_configError = error;
         }
-        m_socket->setReadBufferSize(0);
+        // TLS decrypts into Qt's buffer as records arrive: left unbounded there.
+        m_socket->setReadBufferSize(m_tls ? 0 : kReadAhead);
         connect(m_socket, &QAbstractSocket::connected, this, [this] {
             m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
             m_socket->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
@@ -212,7 +218,7 @@ public:
     explicit UnixTransport(const ConnectionProfile &p) : m_path(p.socketPath)
     {
         m_socket = new QLocalSocket(this);
-        m_socket->setReadBufferSize(0);
+        m_socket->setReadBufferSize(kReadAhead);
         connect(m_socket, &QLocalSocket::connected, this, [this] {
             m_everOpened = true;
             Q_EMIT opened();
