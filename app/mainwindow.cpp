@@ -11,6 +11,7 @@
 #include "theme.h"
 
 #include "cachespanel.h"
+#include "clientspanel.h"
 #include "consolepanel.h"
 #include "demo.h"
 #include "elidinglabel.h"
@@ -20,6 +21,7 @@
 #include "jobqueues.h"
 #include "keybrowser.h"
 #include "keyscanner.h"
+#include "keyspacefollower.h"
 #include "keytreemodel.h"
 #include "leaderboardpanel.h"
 #include "lockspanel.h"
@@ -28,6 +30,7 @@
 #include "overviewpanel.h"
 #include "patternindex.h"
 #include "patternrules.h"
+#include "pubsubpanel.h"
 #include "queuespanel.h"
 #include "ratelimitspanel.h"
 #include "redisclient.h"
@@ -214,6 +217,7 @@ void MainWindow::buildUi()
     m_browser->setShowMemory(m_settings->showMemory());
     m_browser->setSeparator(m_settings->separator());
     m_browser->model()->setChildLimit(m_settings->childLimit());
+    renewFollower();
     m_pages = new QStackedWidget(central);
     m_pages->setObjectName(QStringLiteral("panels"));
     m_valueView = new ValueView(m_client, m_pages);
@@ -242,6 +246,10 @@ void MainWindow::buildUi()
     addPanel(makeServerPanel(QStringLiteral("memory"), m_scanClient), QStringLiteral("memory"));
     m_topology = new TopologyPanel(m_client, m_pages);
     addPanel(m_topology, QStringLiteral("topology"));
+    m_clients = new ClientsPanel(m_client, m_pages);
+    addPanel(m_clients, QStringLiteral("clients"));
+    m_pubsub = new PubSubPanel(m_client, m_pages);
+    addPanel(m_pubsub, QStringLiteral("pubsub"));
     m_leaderboard = new LeaderboardPanel(m_client, m_pages);
     addPanel(m_leaderboard, QStringLiteral("leaderboard"));
     m_geo = new GeoPanel(m_client, m_pages);
@@ -306,6 +314,16 @@ void MainWindow::buildUi()
     m_stateLabel->setObjectName(QStringLiteral("connectionState"));
     statusBar()->addPermanentWidget(m_stateLabel);
     connectParts();
+}
+
+// Key events follow the scan's connection (a replica, when the scan reads one): a new one for
+// every change of its profile.
+void MainWindow::renewFollower()
+{
+    m_browser->setFollower(nullptr);
+    if (auto *old = m_browser->findChild<KeyspaceFollower *>(QString(), Qt::FindDirectChildrenOnly))
+        old->deleteLater();
+    m_browser->setFollower(new KeyspaceFollower(m_scanClient->profile(), m_scanClient->profile().db, m_browser));
 }
 
 void MainWindow::connectParts()
@@ -713,6 +731,7 @@ void MainWindow::checkScanReplica()
             ConnectionProfile own = m_profile;
             own.scanReplicaHost.clear();
             m_scanClient->reconnectWith(own.scanProfile());
+            renewFollower();
             onStateChanged();
         });
     });
@@ -829,6 +848,7 @@ void MainWindow::askPassword()
     scan.password = password;
     m_client->reconnectWith(m_profile);
     m_scanClient->reconnectWith(scan);
+    renewFollower();
     m_bannerButton->hide();
     m_banner->setText(tr("Connecting…"));
 }

@@ -9,6 +9,8 @@
 #include <QPointer>
 
 class CachesPanel;
+class ClientsPanel;
+class PubSubPanel;
 class ConsolePanel;
 class Demo;
 class LocksPanel;
@@ -99,6 +101,8 @@ public:
     RateLimitsPanel *rateLimitsPanel() const { return m_rateLimits; }
     SessionsPanel *sessionsPanel() const { return m_sessions; }
     CachesPanel *cachesPanel() const { return m_caches; }
+    ClientsPanel *clientsPanel() const { return m_clients; }
+    PubSubPanel *pubSubPanel() const { return m_pubsub; }
     ConsolePanel *consolePanel() const { return m_console; }
     PatternIndex *patternIndex() const { return m_patterns; }
     PatternRulesFile *rulesFile() const { return m_rulesFile; }
@@ -138,6 +142,7 @@ private:
     void buildBanners(QWidget *central, QVBoxLayout *layout);
     void buildSettingsNotice(QWidget *central, QVBoxLayout *layout, const QPalette &warn);
     void connectParts();
+    void renewFollower();
     void buildDocks();
     void buildMenus();
     void buildGoMenu();
@@ -216,6 +221,8 @@ private:
     RateLimitsPanel *m_rateLimits = nullptr;
     SessionsPanel *m_sessions = nullptr;
     CachesPanel *m_caches = nullptr;
+    ClientsPanel *m_clients = nullptr;
+    PubSubPanel *m_pubsub = nullptr;
     TriagePanel *m_triage = nullptr;
     ConsolePanel *m_console = nullptr;
     PatternIndex *m_patterns = nullptr;

@@ -16,6 +16,8 @@ const QList<Entry> &entries()
         {"slowlog", QT_TRANSLATE_NOOP("MainWindow", "Slowlog"), Group::Server, "view-history"},
         {"memory", QT_TRANSLATE_NOOP("MainWindow", "Memory"), Group::Server, "drive-harddisk"},
         {"topology", QT_TRANSLATE_NOOP("MainWindow", "Topology"), Group::Server, "network-workgroup"},
+        {"clients", QT_TRANSLATE_NOOP("MainWindow", "Clients"), Group::Server, "network-connect"},
+        {"pubsub", QT_TRANSLATE_NOOP("MainWindow", "Pub/Sub"), Group::Server, "mail-send-receive"},
         {"caches", QT_TRANSLATE_NOOP("MainWindow", "Caches"), Group::Patterns, "view-refresh"},
         {"sessions", QT_TRANSLATE_NOOP("MainWindow", "Sessions"), Group::Patterns, "system-users"},
         {"ratelimits", QT_TRANSLATE_NOOP("MainWindow", "Rate limits"), Group::Patterns, "speedometer"},

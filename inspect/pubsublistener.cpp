@@ -14,13 +14,8 @@ constexpr int kQueueShare = 8;
 constexpr qint64 kMinQueueBytes = qint64(1) << 20;
 } // namespace
 
-PubSubListener::PubSubListener(const ConnectionProfile &profile, QObject *parent) : QObject(parent), m_profile(profile)
-{
-    // Its own connection, named apart from the window's; on a cluster the seed node alone, which
-    // receives every node's plain messages (Redis propagates PUBLISH across the cluster bus).
-    m_profile.clientName = profile.clientName + QStringLiteral("-tail");
-    m_profile.cluster = false;
-}
+PubSubListener::PubSubListener(RedisClient *source, QObject *parent) : QObject(parent), m_source(source)
+{ }
 
 PubSubListener::~PubSubListener() = default;
 
@@ -53,9 +48,14 @@ void PubSubListener::listen(const Targets &targets)
     m_targets = targets;
     m_problem.clear();
     m_interruptions = 0;
-    if (targets.isEmpty())
+    if (targets.isEmpty() || !m_source)
         return;
-    m_client = new RedisClient(m_profile, this);
+    // Its own connection, named apart from the window's; on a cluster the seed node alone, which
+    // receives every node's plain messages (Redis propagates PUBLISH across the cluster bus).
+    ConnectionProfile profile = m_source->profile();
+    profile.clientName += QStringLiteral("-tail");
+    profile.cluster = false;
+    m_client = new RedisClient(profile, this);
     setBound(m_boundCount, m_boundBytes);
     connect(m_client, &RedisClient::ready, this, &PubSubListener::subscribe);
     connect(m_client, &RedisClient::messagesReceived, this, &PubSubListener::onMessages);

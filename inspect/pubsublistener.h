@@ -7,6 +7,7 @@
 #include <QByteArrayList>
 #include <QHash>
 #include <QObject>
+#include <QPointer>
 
 class RedisClient;
 class RedisValue;
@@ -21,7 +22,8 @@ class PubSubListener : public QObject
 {
     Q_OBJECT
 public:
-    explicit PubSubListener(const ConnectionProfile &profile, QObject *parent = nullptr);
+    // Listens with the profile 'source' has when listen() is called (a password typed since counts).
+    explicit PubSubListener(RedisClient *source, QObject *parent = nullptr);
     ~PubSubListener() override;
 
     struct Targets
@@ -59,7 +61,7 @@ private:
     void subscribe();
     void onMessages(const QList<RedisValue> &messages, qint64 dropped);
 
-    ConnectionProfile m_profile;
+    QPointer<RedisClient> m_source;
     RedisClient *m_client = nullptr;
     Targets m_targets;
     QString m_problem;

@@ -258,7 +258,7 @@ PubSubPanel::PubSubPanel(RedisClient *client, QWidget *parent)
     : Panel(parent),
       m_client(client),
       m_reader(new PubSubReader(client, this)),
-      m_listener(new PubSubListener(client->profile(), this)),
+      m_listener(new PubSubListener(client, this)),
       m_messages(new TailModel(&m_tail, this)),
       m_poll(new QTimer(this)),
       m_viewTimer(new QTimer(this))
