@@ -4,6 +4,7 @@
 #include "bytesescape.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "keyspaceevents.h"
 #include "masking.h"
 #include "panelparts.h"
 #include "pubsublistener.h"
@@ -670,17 +671,23 @@ void PubSubPanel::onSnapshot(const pubsub::Snapshot &s)
     if (!s.keyspaceEventsError.isEmpty()) {
         m_keyspace->setText(s.keyspaceEventsError.toHtmlEscaped());
     } else if (s.keyspaceEventsKnown) {
-        const QString value = QString::fromUtf8(s.keyspaceEvents);
-        const bool on = value.contains(QLatin1Char('K')) || value.contains(QLatin1Char('E'));
-        m_keyspace->setText(
-            on ? tr("<b>Keyspace notifications</b> are on (notify-keyspace-events \"%1\"): the server publishes "
-                    "key events, which can be tailed here.")
-                     .arg(value.toHtmlEscaped())
-               : tr("<b>Keyspace notifications</b> are off (notify-keyspace-events \"%1\"): the server publishes no "
-                    "key events. <i>CONFIG SET notify-keyspace-events KEA</i> turns them on for every event; "
-                    "RedisLens never changes it.")
-                     .arg(value.toHtmlEscaped()));
-        m_keyEvents->setEnabled(on);
+        // What the setting makes the server publish, each letter explained in the tool tip.
+        const keyspaceevents::Setting setting = keyspaceevents::explain(s.keyspaceEvents);
+        // (The summary quotes the value.)
+        QString text = tr("<b>Keyspace notifications</b>: %1").arg(setting.summary.toHtmlEscaped());
+        if (!setting.publishes)
+            text += tr(" <i>CONFIG SET notify-keyspace-events %1</i> would turn them on; RedisLens never changes it.")
+                        .arg(QString::fromUtf8(setting.suggested).toHtmlEscaped());
+        m_keyspace->setText(text);
+        QStringList lines;
+        for (const keyspaceevents::Flag &f : setting.flags)
+            lines << QStringLiteral("%1 %2 — %3")
+                         .arg(QString(QLatin1Char(f.letter)), f.on ? tr("on") : tr("off"), f.text);
+        m_keyspace->setToolTip(lines.join(QLatin1Char('\n')));
+        m_keyEvents->setEnabled(setting.publishes && setting.has(keyspaceevents::Keyspace));
+        m_keyEvents->setToolTip(setting.has(keyspaceevents::Keyspace)
+                                    ? tr("Listen to the key events of this database (__keyspace@N__:*)")
+                                    : tr("Tailing key events needs K (keyspace channels) in notify-keyspace-events"));
     }
 
     // Subscriptions over time, a point per reading.

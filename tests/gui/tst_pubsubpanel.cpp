@@ -433,8 +433,10 @@ private Q_SLOTS:
         QVERIFY(!tailKeys->isEnabled());
         raw.command({"CONFIG", "SET", "notify-keyspace-events", "KA"});
         QVERIFY(read(panel));
-        QVERIFY2(panel.keyspaceLabel()->text().contains(QLatin1String("are on")),
+        QVERIFY2(panel.keyspaceLabel()->text().contains(QLatin1String("AK"))
+                     && !panel.keyspaceLabel()->text().contains(QLatin1String("would turn")),
                  qPrintable(panel.keyspaceLabel()->text()));
+        QVERIFY(panel.keyspaceLabel()->toolTip().contains(QLatin1String("x on")));
         QVERIFY(tailKeys->isEnabled());
         QSignalSpy state(panel.listener(), &PubSubListener::stateChanged);
         tailKeys->click();
