@@ -49,9 +49,18 @@ void KeyKindReader::read(const QList<QByteArray> &asked)
         QList<QByteArray> keys;
         QList<KeyType> types;
         QList<qint64> pttls;
+        const PatternClassifier classifier(m_index ? &m_index->rules() : nullptr);
         for (qsizetype i = 0; r.ok() && i < unknown.size(); ++i) {
             const KeyType type = keyTypeFromReply(r.value(2 * i).bytes());
-            if (type == KeyType::None || type == KeyType::Unknown)
+            if (type == KeyType::None) {
+                // Gone since it was named (a queue drained, a lock released): said so.
+                KeySample gone;
+                gone.key = unknown.at(i);
+                gone.type = type;
+                m_found.insert(gone.key, classifier.classify(gone));
+                continue;
+            }
+            if (type == KeyType::Unknown)
                 continue;
             keys << unknown.at(i);
             types << type;

@@ -19,7 +19,7 @@ MonitorCapture::MonitorCapture(RedisClient *client, QObject *parent)
         for (const profiler::MonitorSummary::Family &f : m_summary.topFamilies(kKindFamilies)) {
             const auto it = kinds.constFind(f.sampleKey);
             if (it != kinds.cend())
-                m_summary.setFamilyKind(f.family, it->kind);
+                m_summary.setFamilyKind(f.family, it->kind, it->reason);
         }
         setState(State::Done);
         Q_EMIT finished(m_end);

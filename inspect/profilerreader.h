@@ -1,21 +1,35 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "pollingreader.h"
 #include "profiler.h"
 #include "rediserror.h"
 
 #include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
 
-// Polls INFO commandstats (and INFO server, for the run id that tells a restart) while polling is
-// on, one reading at a time, into a CommandStatsTracker. Reads only: two INFO commands a poll.
-class ProfilerReader : public PollingReader
+class QTimer;
+class RedisClient;
+
+// Polls INFO commandstats (and INFO server, for the run id that tells a restart) every interval
+// while polling is on, one reading at a time, into a CommandStatsTracker. Reads only: two INFO
+// commands a reading.
+class ProfilerReader : public QObject
 {
     Q_OBJECT
 public:
     static constexpr int kDefaultIntervalMs = 1000;
 
     explicit ProfilerReader(RedisClient *client, QObject *parent = nullptr);
+    ~ProfilerReader() override;
+
+    void setIntervalMs(int ms);
+    int intervalMs() const;
+    // On: reads at once, then every interval. Off: the reading in flight is dropped.
+    void setPolling(bool on);
+    bool isPolling() const;
+    // Reads now, unless a reading is on the wire.
+    void refresh();
 
     const profiler::CommandStatsTracker &tracker() const { return m_tracker; }
     // Forgets the session: the next reading is a new base.
@@ -29,12 +43,13 @@ Q_SIGNALS:
     // The reading failed (NOPERM for INFO, connection lost…), or works again (kind None).
     void errorChanged(const RedisError &error);
 
-protected:
-    void startRound() override;
-
 private:
+    void dropReading();
     void setError(const RedisError &error);
 
+    RedisClient *m_client;
+    QTimer *m_timer;
+    QPointer<QObject> m_context; // of the reading on the wire
     profiler::CommandStatsTracker m_tracker;
     RedisError m_error;
     QElapsedTimer m_clock;

@@ -197,6 +197,9 @@ QList<CommandRate> CommandStatsTracker::rates() const
     out.reserve(m_session.size());
     for (auto it = m_session.cbegin(); it != m_session.cend(); ++it) {
         const Session &s = it.value();
+        // A command the server ran before the session but not in it is not the session's.
+        if (s.calls == 0 && s.interval.calls == 0)
+            continue;
         CommandRate r;
         r.command = it.key();
         r.totalCalls = m_previous.commands.value(it.key()).calls;
@@ -609,6 +612,7 @@ QList<MonitorSummary::Family> MonitorSummary::topFamilies(int n) const
         f.sampleKey = it->sampleKey;
         f.topCommand = topOf(it->commands);
         f.kind = it->kind;
+        f.kindReason = it->kindReason;
         f.kindKnown = it->kindKnown;
         all.append(f);
     }
@@ -641,12 +645,13 @@ QList<MonitorSummary::Client> MonitorSummary::topClients(int n) const
     return all;
 }
 
-void MonitorSummary::setFamilyKind(const QString &family, PatternKind kind)
+void MonitorSummary::setFamilyKind(const QString &family, PatternKind kind, const QString &reason)
 {
     const auto it = m_families.find(family);
     if (it == m_families.end())
         return;
     it->kind = kind;
+    it->kindReason = reason;
     it->kindKnown = true;
 }
 

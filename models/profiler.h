@@ -94,7 +94,7 @@ public:
     double intervalSecs() const { return m_intervalSecs; }
     qint64 lastAtMs() const { return m_previous.atMs; }
 
-    // Every command the session saw, the last interval's busiest first (then by session calls).
+    // Every command run in the session, the last interval's busiest first (then by session calls).
     QList<CommandRate> rates() const;
     // The whole server over the last interval and the session.
     double totalCallsPerSec() const { return m_totalCallsPerSec; }
@@ -182,6 +182,7 @@ public:
         QByteArray sampleKey; // the family's busiest key
         QByteArray topCommand;
         PatternKind kind = PatternKind::Unknown;
+        QString kindReason; // the classifier's one line on the family's busiest key
         bool kindKnown = false; // set by setFamilyKind
     };
     struct Client
@@ -216,8 +217,8 @@ public:
     QList<Family> topFamilies(int n) const;
     QList<Client> topClients(int n) const;
     QList<Count> topKeys(int n) const;
-    // The family a key falls in, and what the capture learnt it is.
-    void setFamilyKind(const QString &family, PatternKind kind);
+    // What a capture learnt the family is (from its busiest key), and why.
+    void setFamilyKind(const QString &family, PatternKind kind, const QString &reason = {});
     qint64 untrackedKeyLines() const { return m_untrackedKeyLines; }
 
 private:
@@ -229,6 +230,7 @@ private:
         qint64 sampleLines = 0;
         QHash<QByteArray, qint64> commands;
         PatternKind kind = PatternKind::Unknown;
+        QString kindReason;
         bool kindKnown = false;
     };
     struct ClientAcc
