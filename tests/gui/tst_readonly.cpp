@@ -5,6 +5,7 @@
 // the built-in list of reads (for users who may not run COMMAND) holds every command the
 // panels send, read from the same INFO commandstats after a writable window did its reading.
 #include "bulkdelete.h"
+#include "clientspanel.h"
 #include "commandpolicy.h"
 #include "consolepanel.h"
 #include "demo.h"
@@ -18,6 +19,8 @@
 #include "memorypanel.h"
 #include "panel.h"
 #include "panelregistry.h"
+#include "pubsublistener.h"
+#include "pubsubpanel.h"
 #include "queuespanel.h"
 #include "redisclient.h"
 #include "sessionspanel.h"
@@ -194,6 +197,22 @@ private:
         sessions->sessionsView()->selectRow(0);
         sessions->showSelectedContents();
         QTRY_VERIFY_WITH_TIMEOUT(sessions->contentsModel()->rowCount() > 0, kWaitMs);
+
+        // Pub/sub: a tail listening to channels and a pattern, and the key events; a test publish
+        // and cutting a client are refused before they are asked about.
+        PubSubPanel *pubsub = w.pubSubPanel();
+        w.showPanel(QStringLiteral("pubsub"));
+        QSignalSpy subscribed(pubsub->listener(), &PubSubListener::stateChanged);
+        pubsub->listen(QStringLiteral("orders alerts.*"));
+        QVERIFY(subscribed.wait(kWaitMs));
+        pubsub->tailKeyEvents(QStringLiteral("*"));
+        QVERIFY(subscribed.wait(kWaitMs));
+        if (actions) {
+            QVERIFY(!pubsub->publishTestMessage("orders", "x"));
+            w.showPanel(QStringLiteral("clients"));
+            w.clientsPanel()->killSelected();
+        }
+        pubsub->stopListening();
 
         // The value panel on a key of every type.
         const QList<QByteArray> someKeys
