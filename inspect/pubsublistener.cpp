@@ -53,6 +53,7 @@ void PubSubListener::listen(const Targets &targets)
     // Its own connection, named apart from the window's; on a cluster the seed node alone, which
     // receives every node's plain messages (Redis propagates PUBLISH across the cluster bus).
     ConnectionProfile profile = m_source->profile();
+    m_clusterSource = profile.cluster;
     profile.clientName += QStringLiteral("-tail");
     profile.cluster = false;
     m_client = new RedisClient(profile, this);
@@ -86,7 +87,9 @@ void PubSubListener::subscribe()
     if (!m_targets.patterns.isEmpty())
         commands.append(RedisCommand(QByteArrayList{"PSUBSCRIBE"} + m_targets.patterns));
     if (!m_targets.shardChannels.isEmpty()) {
-        if (m_client->facts().version < QVersionNumber(7))
+        if (m_clusterSource)
+            m_problem = tr("Shard channels on a cluster live on the node of their slot: not tailed here yet");
+        else if (m_client->facts().version < QVersionNumber(7))
             m_problem = tr("Shard channels need Redis 7.0 or later (SSUBSCRIBE)");
         else
             commands.append(RedisCommand(QByteArrayList{"SSUBSCRIBE"} + m_targets.shardChannels));
