@@ -30,6 +30,7 @@
 #include "overviewpanel.h"
 #include "patternindex.h"
 #include "patternrules.h"
+#include "profilerpanel.h"
 #include "pubsubpanel.h"
 #include "queuespanel.h"
 #include "ratelimitspanel.h"
@@ -269,6 +270,10 @@ void MainWindow::buildUi()
     m_patterns->setRules(m_rulesFile->rules());
     m_patterns->setMaxCommandsPerSecond(m_settings->scanRate());
     m_triage->setPatternIndex(m_patterns);
+    // The profiler names the pattern of a key the index already classified without a read.
+    m_profiler = new ProfilerPanel(m_client, m_pages);
+    m_profiler->setPatternIndex(m_patterns);
+    addPanel(m_profiler, QStringLiteral("profiler"));
     m_queues = new QueuesPanel(m_client, m_pages);
     m_queues->setRulesFile(m_rulesFile);
     addPanel(m_queues, QStringLiteral("queues"));

@@ -10,6 +10,7 @@
 
 class CachesPanel;
 class ClientsPanel;
+class ProfilerPanel;
 class PubSubPanel;
 class ConsolePanel;
 class Demo;
@@ -103,6 +104,7 @@ public:
     CachesPanel *cachesPanel() const { return m_caches; }
     ClientsPanel *clientsPanel() const { return m_clients; }
     PubSubPanel *pubSubPanel() const { return m_pubsub; }
+    ProfilerPanel *profilerPanel() const { return m_profiler; }
     ConsolePanel *consolePanel() const { return m_console; }
     PatternIndex *patternIndex() const { return m_patterns; }
     PatternRulesFile *rulesFile() const { return m_rulesFile; }
@@ -223,6 +225,7 @@ private:
     CachesPanel *m_caches = nullptr;
     ClientsPanel *m_clients = nullptr;
     PubSubPanel *m_pubsub = nullptr;
+    ProfilerPanel *m_profiler = nullptr;
     TriagePanel *m_triage = nullptr;
     ConsolePanel *m_console = nullptr;
     PatternIndex *m_patterns = nullptr;

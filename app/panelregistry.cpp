@@ -18,6 +18,7 @@ const QList<Entry> &entries()
         {"topology", QT_TRANSLATE_NOOP("MainWindow", "Topology"), Group::Server, "network-workgroup"},
         {"clients", QT_TRANSLATE_NOOP("MainWindow", "Clients"), Group::Server, "network-connect"},
         {"pubsub", QT_TRANSLATE_NOOP("MainWindow", "Pub/Sub"), Group::Server, "mail-send-receive"},
+        {"profiler", QT_TRANSLATE_NOOP("MainWindow", "Profiler"), Group::Server, "office-chart-line"},
         {"caches", QT_TRANSLATE_NOOP("MainWindow", "Caches"), Group::Patterns, "view-refresh"},
         {"sessions", QT_TRANSLATE_NOOP("MainWindow", "Sessions"), Group::Patterns, "system-users"},
         {"ratelimits", QT_TRANSLATE_NOOP("MainWindow", "Rate limits"), Group::Patterns, "speedometer"},

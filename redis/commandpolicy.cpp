@@ -28,6 +28,8 @@ const Entry readCommands[] = {
     // listening: a subscriber or a MONITOR receives, it changes nothing (PUBLISH is not here)
     {"subscribe", I}, {"psubscribe", I}, {"ssubscribe", I}, {"unsubscribe", I}, {"punsubscribe", I},
     {"sunsubscribe", I}, {"monitor", I},
+    // the profiler's hot keys on 8.6+: reads what a tracking session found, starts nothing
+    {"hotkeys|get", I},
     // server introspection
     {"time", I}, {"lastsave", I}, {"role", I}, {"info", I}, {"config|get", I}, {"slowlog|get", I},
     {"slowlog|len", I}, {"latency|latest", I}, {"latency|history", I}, {"latency|doctor", I},

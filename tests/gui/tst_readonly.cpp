@@ -17,8 +17,10 @@
 #include "luaeditor.h"
 #include "mainwindow.h"
 #include "memorypanel.h"
+#include "monitorcapture.h"
 #include "panel.h"
 #include "panelregistry.h"
+#include "profilerpanel.h"
 #include "pubsublistener.h"
 #include "pubsubpanel.h"
 #include "queuespanel.h"
@@ -213,6 +215,16 @@ private:
             w.clientsPanel()->killSelected();
         }
         pubsub->stopListening();
+
+        // The profiler: a bounded MONITOR capture (it watches; the capture's summary reads the
+        // families' patterns), and hot keys as far as the policy allows.
+        ProfilerPanel *profiler = w.profilerPanel();
+        w.showPanel(QStringLiteral("profiler"));
+        QSignalSpy captured(profiler->capture(), &MonitorCapture::finished);
+        profiler->capture()->setLimits(500, 1500);
+        profiler->capture()->start();
+        QVERIFY(captured.wait(kWaitMs));
+        profiler->findHotKeys();
 
         // The value panel on a key of every type.
         const QList<QByteArray> someKeys
