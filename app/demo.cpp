@@ -32,6 +32,7 @@ Demo::~Demo()
     m_stopping = true;
     m_timer->stop();
     m_client.reset(); // stops the worker thread before the server goes
+    m_subscriber.reset();
     m_server.reset();
 }
 
@@ -52,6 +53,7 @@ bool Demo::start(QString *error)
     }
 
     m_client.reset();
+    m_subscriber.reset();
     m_server = std::make_unique<LocalServer>();
     // Mixed cache and critical data: a memory limit with volatile-* eviction, as the
     // production checklist asks, so the memory panels have something to compare against.
@@ -81,6 +83,14 @@ bool Demo::start(QString *error)
     own.commandTimeoutMs = 60000;
     m_client = std::make_unique<RedisClient>(own);
     m_client->connectToServer();
+    ConnectionProfile listener = profile();
+    listener.clientName = QStringLiteral("orders-dashboard");
+    m_subscriber = std::make_unique<RedisClient>(listener);
+    connect(m_subscriber.get(), &RedisClient::ready, this, [this] {
+        m_subscriber->sendBatch({{"SUBSCRIBE", "orders.live"}, {"PSUBSCRIBE", "notify.*"}}, this,
+                                [](const RedisReply &) {});
+    });
+    m_subscriber->connectToServer();
     seed();
     return true;
 }

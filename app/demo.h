@@ -110,6 +110,9 @@ private:
 
     std::unique_ptr<LocalServer> m_server;
     std::unique_ptr<RedisClient> m_client;
+    // An application's dashboard listening to the orders the simulator publishes, so that the
+    // pub/sub panel has channels, a pattern and subscribers to show.
+    std::unique_ptr<RedisClient> m_subscriber;
     QTimer *m_timer = nullptr;
     QRandomGenerator m_rng;
     QElapsedTimer m_seedClock;

@@ -185,6 +185,10 @@ void Demo::tickStream(Batch &b)
           });
     b.add({"XREADGROUP", "GROUP", "analytics", "reader-1", "COUNT", "4", "NOACK", "STREAMS", stream, ">"});
     b.add({"PUBLISH", "orders.live", "{\"tick\":" + num(m_ticks) + '}'});
+    if (m_ticks % 3 == 0)
+        b.add({"PUBLISH", "notify.email",
+               "{\"to\":\"user-" + num(m_ticks % 40)
+                   + "\",\"template\":\"receipt\",\"order\":" + num(60000 + m_ticks * 5) + '}'});
 }
 
 void Demo::tickQueues(Batch &b, qint64 now)
