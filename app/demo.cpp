@@ -62,7 +62,9 @@ bool Demo::start(QString *error)
     m_server->setExtraArguments({QStringLiteral("--maxmemory"), QStringLiteral("256mb"),
                                  QStringLiteral("--maxmemory-policy"), QStringLiteral("volatile-lru"),
                                  QStringLiteral("--slowlog-log-slower-than"), QStringLiteral("1000"),
-                                 QStringLiteral("--latency-monitor-threshold"), QStringLiteral("2")});
+                                 QStringLiteral("--latency-monitor-threshold"), QStringLiteral("2"),
+                                 // Key events on, so that the key browser can follow them.
+                                 QStringLiteral("--notify-keyspace-events"), QStringLiteral("KEA")});
     if (!m_server->start(&why)) {
         if (error)
             *error = QStringLiteral("cannot start the demo server: %1").arg(why);

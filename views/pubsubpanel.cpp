@@ -674,7 +674,10 @@ void PubSubPanel::onSnapshot(const pubsub::Snapshot &s)
         // What the setting makes the server publish, each letter explained in the tool tip.
         const keyspaceevents::Setting setting = keyspaceevents::explain(s.keyspaceEvents);
         // (The summary quotes the value.)
-        QString text = tr("<b>Keyspace notifications</b>: %1").arg(setting.summary.toHtmlEscaped());
+        QString summary = setting.summary;
+        if (!summary.endsWith(QLatin1Char('.')))
+            summary += QLatin1Char('.');
+        QString text = tr("<b>Keyspace notifications</b>: %1").arg(summary.toHtmlEscaped());
         if (!setting.publishes)
             text += tr(" <i>CONFIG SET notify-keyspace-events %1</i> would turn them on; RedisLens never changes it.")
                         .arg(QString::fromUtf8(setting.suggested).toHtmlEscaped());
