@@ -404,8 +404,12 @@ void RedisWorker::write(std::unique_ptr<Pending> p)
     if (!p->started.isValid())
         p->started.start();
     p->expected = 0;
-    for (const RedisCommand &c : p->commands)
-        p->expected += repliesOwed(c, &m_subscribed, &m_monitoring);
+    p->owed.clear();
+    for (const RedisCommand &c : p->commands) {
+        const int owed = repliesOwed(c, &m_subscribed, &m_monitoring);
+        p->expected += owed;
+        p->owed.append(owed);
+    }
     const QByteArray wire = resp::formatCommands(p->commands);
     const int timeout = p->timeoutMs > 0 ? p->timeoutMs : m_profile.commandTimeoutMs;
     p->deadlineMs = m_clock.elapsed() + timeout;
@@ -497,6 +501,18 @@ void RedisWorker::onReadyRead()
             return;
         }
         Pending &head = *m_inFlight.front();
+        // A (un)subscribe to several channels owes a reply per channel, but a refusal (an ACL's
+        // NOPERM) is one error for the whole command: it answers all of them.
+        if (head.commandAt < head.owed.size()) {
+            const int owed = head.owed.at(head.commandAt);
+            if (value.isError() && head.repliesOfCommand == 0 && owed > 1) {
+                head.expected -= owed - 1;
+                ++head.commandAt;
+            } else if (++head.repliesOfCommand == owed) {
+                ++head.commandAt;
+                head.repliesOfCommand = 0;
+            }
+        }
         head.values.append(std::move(value));
         if (head.values.size() == head.expected) {
             auto done = std::move(m_inFlight.front());

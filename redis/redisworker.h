@@ -96,6 +96,9 @@ private:
         int timeoutMs = -1;
         QList<RedisValue> values;
         int expected = 0; // replies owed: one per command, one per channel of a (un)subscribe
+        QList<int> owed; // per command
+        qsizetype commandAt = 0; // the command the next reply answers
+        int repliesOfCommand = 0; // replies it has had
         qint64 deadlineMs = 0;
         QElapsedTimer started;
         bool internal = false;

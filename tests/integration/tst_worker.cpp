@@ -813,6 +813,31 @@ private Q_SLOTS:
         QCOMPARE(got.last().at(2).bytes(), QByteArray("1000"));
     }
 
+    // A user without channel access: Redis refuses SUBSCRIBE a b with one NOPERM for the whole
+    // command, not one per channel. The request ends at once with that error instead of waiting
+    // for a second reply until its timeout drops the connection.
+    void refusedSubscribeEndsAtOnce()
+    {
+        QCOMPARE(
+            m_server.command({"ACL", "SETUSER", "nochannels", "reset", "on", "nopass", "~*", "+@all", "resetchannels"}),
+            RedisValue::status("OK"));
+        ConnectionProfile p = m_server.profile();
+        p.username = QStringLiteral("nochannels");
+        p.commandTimeoutMs = 20000;
+        auto client = connectedClient(p);
+        QVERIFY(client);
+        QElapsedTimer clock;
+        clock.start();
+        const RedisReply r = waitForReply(*client, {{"SUBSCRIBE", "orders", "audit"}, {"PING"}}, 15000);
+        QVERIFY2(r.ok(), qPrintable(r.error.message));
+        QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(r.values.size(), 2);
+        QCOMPARE(r.values.at(0).errorCode(), QByteArray("NOPERM"));
+        QCOMPARE(r.values.at(1), RedisValue::status("PONG"));
+        QCOMPARE(client->state(), RedisClient::State::Ready);
+        m_server.command({"ACL", "DELUSER", "nochannels"});
+    }
+
     // MONITOR: its +OK answers the request, then every command the server runs arrives as a line.
     void monitorDeliversLines()
     {
