@@ -49,7 +49,7 @@ void KeyspaceFollower::setPattern(const QByteArray &keyGlob)
     if (pattern == m_pattern)
         return;
     m_pattern = pattern;
-    if (m_subscribed)
+    if (m_subscribed || m_subscribing)
         subscribe();
 }
 
@@ -138,7 +138,7 @@ void KeyspaceFollower::readSetting(const RedisValue &reply)
     const QList<QByteArray> before = channelPatterns();
     m_setting = explain(value);
     Q_EMIT settingRead(*m_setting);
-    if (m_subscribed && channelPatterns() != before)
+    if ((m_subscribed || m_subscribing) && channelPatterns() != before)
         subscribe();
 }
 
@@ -179,6 +179,8 @@ void KeyspaceFollower::stop()
         return;
     m_started = false;
     m_subscribed = false;
+    m_subscribing = false;
+    m_subscribeAgain = false;
     m_wasSubscribed = false;
     m_subscribedPatterns.clear();
     m_flushTimer->stop();
@@ -211,6 +213,12 @@ void KeyspaceFollower::subscribe()
 {
     if (!m_started || !m_client || !m_client->isReady())
         return;
+    // One change on the wire at a time: what is subscribed is known only when it answers, and
+    // a pattern changed meanwhile is reconciled then.
+    if (m_subscribing) {
+        m_subscribeAgain = true;
+        return;
+    }
     const QList<QByteArray> wanted = channelPatterns();
     QList<QByteArray> gone;
     QList<QByteArray> added;
@@ -229,7 +237,10 @@ void KeyspaceFollower::subscribe()
         commands.append(RedisCommand{"PUNSUBSCRIBE"} + gone);
     if (!added.isEmpty())
         commands.append(RedisCommand{"PSUBSCRIBE"} + added);
+    m_subscribing = true;
+    m_subscribeAgain = false;
     m_client->sendBatch(commands, this, [this, wanted](const RedisReply &reply) {
+        m_subscribing = false;
         if (!m_started)
             return;
         if (!reply.ok() || reply.firstError().isError()) {
@@ -243,6 +254,8 @@ void KeyspaceFollower::subscribe()
             m_wasSubscribed = false;
             Q_EMIT eventsMissed(tr("the connection to the server was lost for a while"));
         }
+        if (m_subscribeAgain)
+            subscribe(); // the pattern or the setting changed while this was on the wire
     });
 }
 

@@ -100,5 +100,7 @@ private:
     qint64 m_boundBytes = qint64(16) * 1024 * 1024;
     bool m_started = false;
     bool m_subscribed = false;
+    bool m_subscribing = false; // a (P)SUBSCRIBE or PUNSUBSCRIBE is on the wire
+    bool m_subscribeAgain = false; // what is wanted changed while it was
     bool m_wasSubscribed = false; // before the connection was lost: events of the gap are missed
 };
