@@ -24,7 +24,7 @@ QString ClientActions::refusal() const
     return why.isEmpty() ? QString() : tr("Not allowed on this connection: %1").arg(why);
 }
 
-void ClientActions::kill(const QList<qint64> &ids)
+void ClientActions::kill(const QList<qint64> &ids, const QList<QByteArray> &addrs)
 {
     ClientKillResult r;
     r.asked = ids;
@@ -42,8 +42,13 @@ void ClientActions::kill(const QList<qint64> &ids)
     }
     QList<RedisCommand> commands;
     commands.reserve(ids.size());
-    for (const qint64 id : ids)
-        commands.append({"CLIENT", "KILL", "ID", QByteArray::number(id)});
+    const bool withAddr = addrs.size() == ids.size();
+    for (qsizetype i = 0; i < ids.size(); ++i) {
+        RedisCommand c{"CLIENT", "KILL", "ID", QByteArray::number(ids.at(i))};
+        if (withAddr && !addrs.at(i).isEmpty())
+            c << "ADDR" << addrs.at(i);
+        commands.append(c);
+    }
     m_busy = true;
     m_client->sendBatch(commands, this, [this, r](const RedisReply &reply) mutable {
         m_busy = false;

@@ -31,7 +31,10 @@ public:
     // Empty when kill may be sent, otherwise why not, in one line.
     QString refusal() const;
     bool isBusy() const { return m_busy; }
-    void kill(const QList<qint64> &ids);
+    // CLIENT KILL ID for each id. With 'addrs' (one per id, as the reading listed them), each
+    // also names its address (ADDR; the filters must all match): an id the server reused for
+    // another client, or another server answering since (a failover), cuts nothing.
+    void kill(const QList<qint64> &ids, const QList<QByteArray> &addrs = {});
 
 Q_SIGNALS:
     void finished(const ClientKillResult &result);

@@ -611,7 +611,11 @@ void ClientsPanel::killSelected()
             + tr("%n of RedisLens's own connection(s) in this group stay open.", nullptr, plan.ownSpared);
     if (!panelparts::confirm(this, tr("Cut connections"), question))
         return;
-    m_actions->kill(ids);
+    // Each by id and address: the server the reading came from, the client it listed.
+    QList<QByteArray> addrs;
+    for (const ClientEntry &c : plan.cut)
+        addrs.append(c.addr);
+    m_actions->kill(ids, addrs);
     updateKillButton();
 }
 

@@ -378,6 +378,16 @@ private Q_SLOTS:
         QCOMPARE(commandCalls(raw, {"client|kill"}), killsBefore);
         QCOMPARE(idsNamed(raw, "report-pool"), group);
 
+        // An id whose address is no longer the one listed (reused, or another server since):
+        // nothing is cut.
+        {
+            QSignalSpy stale(panel.actions(), &ClientActions::finished);
+            panel.actions()->kill({*group.cbegin()}, {"127.0.0.1:1"});
+            QVERIFY(stale.wait(kWaitMs));
+            QVERIFY(stale.first().first().value<ClientKillResult>().cut.isEmpty());
+            QCOMPARE(idsNamed(raw, "report-pool"), group);
+        }
+
         const QSet<qint64> before = idsNamed(raw, {});
         QSignalSpy done(panel.actions(), &ClientActions::finished);
         {
@@ -389,7 +399,7 @@ private Q_SLOTS:
         const auto result = done.first().first().value<ClientKillResult>();
         QCOMPARE(QSet<qint64>(result.cut.cbegin(), result.cut.cend()), group);
         QCOMPARE(panel.resultText(), QStringLiteral("Cut 5 connections"));
-        QCOMPARE(commandCalls(raw, {"client|kill"}), killsBefore + 5);
+        QCOMPARE(commandCalls(raw, {"client|kill"}), killsBefore + 6);
         // Exactly those: every other connection that was there still is.
         const QSet<qint64> after = idsNamed(raw, {});
         QVERIFY(idsNamed(raw, "report-pool").isEmpty());
