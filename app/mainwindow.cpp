@@ -325,10 +325,21 @@ void MainWindow::buildUi()
 // every change of its profile.
 void MainWindow::renewFollower()
 {
+    const bool following = m_browser->isFollowing();
     m_browser->setFollower(nullptr);
     if (auto *old = m_browser->findChild<KeyspaceFollower *>(QString(), Qt::FindDirectChildrenOnly))
         old->deleteLater();
-    m_browser->setFollower(new KeyspaceFollower(m_scanClient->profile(), m_scanClient->profile().db, m_browser));
+    auto *follower = new KeyspaceFollower(m_scanClient->profile(), m_scanClient->profile().db, m_browser);
+    m_browser->setFollower(follower);
+    // Following goes on with the new connection once it has read the setting and may.
+    if (following)
+        connect(
+            follower, &KeyspaceFollower::settingRead, m_browser,
+            [browser = m_browser](const keyspaceevents::Setting &setting) {
+                if (setting.followable)
+                    browser->setFollowing(true);
+            },
+            Qt::SingleShotConnection);
 }
 
 void MainWindow::connectParts()
