@@ -48,6 +48,7 @@ void PubSubListener::listen(const Targets &targets)
     m_targets = targets;
     m_problem.clear();
     m_interruptions = 0;
+    m_wasReady = false;
     if (targets.isEmpty() || !m_source)
         return;
     // Its own connection, named apart from the window's; on a cluster the seed node alone, which
@@ -61,9 +62,14 @@ void PubSubListener::listen(const Targets &targets)
     connect(m_client, &RedisClient::ready, this, &PubSubListener::subscribe);
     connect(m_client, &RedisClient::messagesReceived, this, &PubSubListener::onMessages);
     connect(m_client, &RedisClient::stateChanged, this, [this](RedisClient::State state, const QString &detail) {
+        // Lost once it was listening: retries while the server stays away are the same loss.
+        if (state == RedisClient::State::Ready)
+            m_wasReady = true;
         if (state != RedisClient::State::Backoff)
             return;
-        ++m_interruptions;
+        if (m_wasReady)
+            ++m_interruptions;
+        m_wasReady = false;
         Q_EMIT stateChanged(tr("Reconnecting: %1").arg(detail), true);
     });
     m_client->connectToServer();

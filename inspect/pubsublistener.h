@@ -66,6 +66,7 @@ private:
     Targets m_targets;
     QString m_problem;
     int m_interruptions = 0;
+    bool m_wasReady = false; // connected since the last loss
     bool m_clusterSource = false;
     // Channel and pattern names, one copy each however many messages carry them.
     QHash<QByteArray, QByteArray> m_names;

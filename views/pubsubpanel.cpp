@@ -549,6 +549,8 @@ QWidget *PubSubPanel::makeTail(QWidget *parent)
     m_messagesView->setSelectionMode(QAbstractItemView::ExtendedSelection);
     connect(m_messagesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &PubSubPanel::showSelected);
+    // A reset (Clear, a filter, Resume, a new Listen) moves no current row: the detail follows.
+    connect(m_messages, &QAbstractItemModel::modelReset, this, &PubSubPanel::showSelected);
     left->addWidget(m_messagesView);
     auto *detailBox = new QWidget(left);
     auto *detailLayout = new QVBoxLayout(detailBox);
