@@ -7,6 +7,7 @@
 #include "bulkdelete.h"
 #include "clientspanel.h"
 #include "commandpolicy.h"
+#include "confirmations.h"
 #include "consolepanel.h"
 #include "demo.h"
 #include "geopanel.h"
@@ -207,12 +208,33 @@ private:
         QSignalSpy subscribed(pubsub->listener(), &PubSubListener::stateChanged);
         pubsub->listen(QStringLiteral("orders alerts.*"));
         QVERIFY(subscribed.wait(kWaitMs));
+        QVERIFY2(subscribed.last().at(0).toString().startsWith(QLatin1String("Subscribed")),
+                 qPrintable(subscribed.last().at(0).toString()));
         pubsub->tailKeyEvents(QStringLiteral("*"));
         QVERIFY(subscribed.wait(kWaitMs));
+        QVERIFY2(subscribed.last().at(0).toString().startsWith(QLatin1String("Subscribed")),
+                 qPrintable(subscribed.last().at(0).toString()));
         if (actions) {
+            ConfirmationAnswerer answer(ConfirmationAnswerer::Accept);
             QVERIFY(!pubsub->publishTestMessage("orders", "x"));
+            // Another application's connection, selected and cut: refused, and it lives on.
+            RawConnection victim(m_demo.profile().port);
+            QCOMPARE(victim.command({"CLIENT", "SETNAME", "victim"}), RedisValue::status("OK"));
+            ClientsPanel *clients = w.clientsPanel();
             w.showPanel(QStringLiteral("clients"));
-            w.clientsPanel()->killSelected();
+            QTRY_VERIFY_WITH_TIMEOUT(
+                clients->groupsView()
+                        ->model()
+                        ->match(clients->groupsView()->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("victim"))
+                        .size()
+                    == 1,
+                kWaitMs);
+            clients->selectGroup("victim");
+            clients->killSelected();
+            QVERIFY2(clients->resultText().contains(QLatin1String("Read-only"), Qt::CaseInsensitive),
+                     qPrintable(clients->resultText()));
+            QCOMPARE(answer.count(), 0);
+            QCOMPARE(victim.command({"PING"}), RedisValue::status("PONG"));
         }
         pubsub->stopListening();
 
@@ -224,6 +246,9 @@ private:
         profiler->capture()->setLimits(500, 1500);
         profiler->capture()->start();
         QVERIFY(captured.wait(kWaitMs));
+        const MonitorCapture::End end = profiler->capture()->end();
+        QVERIFY2(end == MonitorCapture::End::LineBound || end == MonitorCapture::End::TimeBound,
+                 qPrintable(profiler->capture()->errorText()));
         profiler->findHotKeys();
 
         // The value panel on a key of every type.
