@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pushqueue.h"
 
-#include <QMutexLocker>
-
 namespace {
 // A value's object, its QByteArray's and QList's headers: what each costs beside its bytes.
 constexpr qint64 kValueCost = 96;
@@ -10,7 +8,7 @@ constexpr qint64 kValueCost = 96;
 
 void PushQueue::setBound(int count, qint64 bytes)
 {
-    const QMutexLocker lock(&m_mutex);
+    const std::lock_guard<std::mutex> lock(m_mutex);
     m_maxCount = qMax(1, count);
     m_maxBytes = qMax<qint64>(1, bytes);
     while (m_queue.size() > size_t(m_maxCount) || (m_bytes > m_maxBytes && !m_queue.empty())) {
@@ -23,7 +21,7 @@ void PushQueue::setBound(int count, qint64 bytes)
 bool PushQueue::push(RedisValue value)
 {
     const qint64 size = footprint(value);
-    const QMutexLocker lock(&m_mutex);
+    const std::lock_guard<std::mutex> lock(m_mutex);
     m_queue.emplace_back(std::move(value), size);
     m_bytes += size;
     // The newest stays even when it alone is over the byte bound: what is shown is current.
@@ -43,7 +41,7 @@ PushQueue::Taken PushQueue::take()
     Taken out;
     std::deque<std::pair<RedisValue, qint64>> queue;
     {
-        const QMutexLocker lock(&m_mutex);
+        const std::lock_guard<std::mutex> lock(m_mutex);
         queue.swap(m_queue);
         m_bytes = 0;
         out.dropped = m_dropped;

@@ -4,8 +4,8 @@
 #include "redisvalue.h"
 
 #include <QList>
-#include <QMutex>
 #include <deque>
+#include <mutex>
 
 // What a connection receives without asking, between the thread that reads it and the one that
 // shows it: messages of its subscriptions, lines of a MONITOR. The reader never waits for the
@@ -34,7 +34,8 @@ public:
     static qint64 footprint(const RedisValue &value);
 
 private:
-    QMutex m_mutex;
+    // std::mutex, not QMutex: ThreadSanitizer sees it (Qt's futex-based locks it does not).
+    std::mutex m_mutex;
     std::deque<std::pair<RedisValue, qint64>> m_queue;
     qint64 m_bytes = 0;
     qint64 m_dropped = 0;
