@@ -226,7 +226,7 @@ void TestCommandLine::panelsFromRegistry()
     const auto help = CommandLine::parse({QStringLiteral("redislens"), QStringLiteral("--help")}, &error);
     QVERIFY(help);
     const QStringList names = panelregistry::names();
-    QCOMPARE(names.size(), 17);
+    QCOMPARE(names.size(), 20);
     const QString flat = help->helpText.simplified();
     for (const QString &name : names) {
         QVERIFY2(flat.contains(name), qPrintable(name));
