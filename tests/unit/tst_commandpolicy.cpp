@@ -29,51 +29,16 @@ private:
     {
         QTest::addColumn<QByteArray>("command");
         // What RedisLens itself reads with, and what a user inspecting production types.
-        for (const char *c : {"GET k",
-                              "get k",
-                              "SCAN 0 COUNT 100",
-                              "TYPE k",
-                              "PTTL k",
-                              "TTL k",
-                              "HSCAN h 0",
-                              "SSCAN s 0",
-                              "ZRANGE z 0 10",
-                              "XRANGE s - + COUNT 10",
-                              "XPENDING s g",
-                              "XINFO STREAM s",
-                              "EVAL_RO return 1 0",
-                              "EVALSHA_RO abc 0",
-                              "CONFIG GET maxmemory",
-                              "config get maxmemory",
-                              "Config Get *",
-                              "SLOWLOG GET 10",
-                              "SLOWLOG LEN",
-                              "MEMORY USAGE k",
-                              "INFO",
-                              "INFO keyspace",
-                              "DBSIZE",
-                              "PING",
-                              "SELECT 2",
-                              "CLIENT SETNAME redislens",
-                              "CLIENT LIST",
-                              "LATENCY LATEST",
-                              "COMMAND",
-                              "COMMAND INFO get",
-                              "OBJECT ENCODING k",
-                              "GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 1 km",
-                              "GEORADIUS_RO g 0 0 1 km",
-                              "GEORADIUSBYMEMBER_RO g m 1 km",
-                              "SRANDMEMBER s 8",
-                              "HRANDFIELD h 16",
-                              "ZRANDMEMBER z 10",
-                              "ACL WHOAMI",
-                              // listening changes nothing: the live tail, key events, the profiler
-                              "SUBSCRIBE ch",
-                              "PSUBSCRIBE orders.*",
-                              "SSUBSCRIBE {s}ch",
-                              "UNSUBSCRIBE",
-                              "MONITOR",
-                              "TIME"})
+        for (const char *c :
+             {"GET k", "get k", "SCAN 0 COUNT 100", "TYPE k", "PTTL k", "TTL k", "HSCAN h 0", "SSCAN s 0",
+              "ZRANGE z 0 10", "XRANGE s - + COUNT 10", "XPENDING s g", "XINFO STREAM s", "EVAL_RO return 1 0",
+              "EVALSHA_RO abc 0", "CONFIG GET maxmemory", "config get maxmemory", "Config Get *", "SLOWLOG GET 10",
+              "SLOWLOG LEN", "MEMORY USAGE k", "INFO", "INFO keyspace", "DBSIZE", "PING", "SELECT 2",
+              "CLIENT SETNAME redislens", "CLIENT LIST", "LATENCY LATEST", "COMMAND", "COMMAND INFO get",
+              "OBJECT ENCODING k", "GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 1 km", "GEORADIUS_RO g 0 0 1 km",
+              "GEORADIUSBYMEMBER_RO g m 1 km", "SRANDMEMBER s 8", "HRANDFIELD h 16", "ZRANDMEMBER z 10", "ACL WHOAMI",
+              // listening changes nothing: the live tail, key events, the profiler
+              "SUBSCRIBE ch", "PSUBSCRIBE orders.*", "SSUBSCRIBE {s}ch", "UNSUBSCRIBE", "MONITOR", "TIME"})
             QTest::newRow(c) << QByteArray(c);
     }
 
