@@ -320,7 +320,15 @@ private Q_SLOTS:
         const qint64 before = residentBytes();
         QVERIFY(before > 0);
         QProcess bench;
+        // Under a sanitizer everything runs several times slower and memory is shadowed and held
+        // in quarantine: fewer messages, and resident memory is reported, not held to the target.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        constexpr int kMessages = 200000;
+        constexpr bool kMeasuresMemory = false;
+#else
         constexpr int kMessages = 1000000;
+        constexpr bool kMeasuresMemory = true;
+#endif
         bench.start(QStringLiteral("redis-benchmark"),
                     {QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
                      QString::number(m_server.port()), QStringLiteral("-n"), QString::number(kMessages),
@@ -357,7 +365,7 @@ private Q_SLOTS:
               panel.tail().dropped(), (peak - before) / 1048576.0);
         QVERIFY(panel.tail().dropped() > 0);
         QVERIFY(panel.tail().bytes() <= kBound);
-        QVERIFY2(peak - before <= kBound + 20 * 1000 * 1000,
+        QVERIFY2(!kMeasuresMemory || peak - before <= kBound + 20 * 1000 * 1000,
                  qPrintable(QStringLiteral("resident grew by %1 MiB").arg((peak - before) / 1048576.0)));
         // Every message was received, unless the server cut the connection (a machine too busy to
         // read as fast as it publishes): then the panel says so.
