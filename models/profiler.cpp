@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "profiler.h"
 
+#include "bytesescape.h"
 #include "redisvalue.h"
 #include "serverinfo.h"
 
@@ -275,17 +276,6 @@ const TimeSeries *CommandStatsTracker::callsSeries(const QByteArray &command) co
 
 namespace {
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 bool failWith(QString *error, const QString &why)
 {
     if (error)
@@ -364,8 +354,8 @@ bool parseMonitorLine(QByteArrayView line, MonitorLine *out, QString *error)
             case 'a': arg.append('\a'); break;
             case 'b': arg.append('\b'); break;
             case 'x': {
-                const int hi = at < line.size() ? hexValue(line[at]) : -1;
-                const int lo = at + 1 < line.size() ? hexValue(line[at + 1]) : -1;
+                const int hi = at < line.size() ? bytesescape::hexValue(line[at]) : -1;
+                const int lo = at + 1 < line.size() ? bytesescape::hexValue(line[at + 1]) : -1;
                 if (hi < 0 || lo < 0)
                     return failWith(error, QStringLiteral("a \\x escape without two hex digits"));
                 arg.append(char(hi * 16 + lo));

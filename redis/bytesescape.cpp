@@ -16,6 +16,8 @@ void appendHex(QString &out, uchar c)
     out += QLatin1Char(hexDigits[c & 0xf]);
 }
 
+} // namespace
+
 int hexValue(char c)
 {
     if (c >= '0' && c <= '9')
@@ -26,8 +28,6 @@ int hexValue(char c)
         return c - 'A' + 10;
     return -1;
 }
-
-} // namespace
 
 int readableUtf8Length(const char *at, qsizetype left)
 {

@@ -29,6 +29,9 @@ QString escapeElided(const QByteArray &bytes, int maxChars);
 // double quotes are removed. Returns nullopt (and the reason) on a malformed escape.
 std::optional<QByteArray> unescape(const QString &text, QString *error = nullptr);
 
+// The value of one hex digit (either case), or -1.
+int hexValue(char c);
+
 // Hex dump lines: offset, 16 bytes, ASCII column.
 QString hexDump(const QByteArray &bytes, qsizetype maxBytes = 64 * 1024);
 
