@@ -154,9 +154,7 @@ bool parseMonitorLine(QByteArrayView line, MonitorLine *out, QString *error = nu
 // subcommand ("config|get", "client|list").
 QByteArray commandName(const QList<QByteArray> &args);
 
-// The keys a command names, from a built-in table of where each command keeps them (the first
-// argument when a command is not in the table; none for connection and server commands). At
-// most kMaxKeysPerLine.
+// The keys a command names (commandkeys::keyPositions), at most kMaxKeysPerLine.
 constexpr int kMaxKeysPerLine = 64;
 QList<QByteArray> keysOf(const QList<QByteArray> &args);
 
