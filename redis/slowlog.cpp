@@ -2,6 +2,7 @@
 #include "slowlog.h"
 
 #include "bytesescape.h"
+#include "commandkeys.h"
 #include "redisvalue.h"
 
 #include <QSet>
@@ -55,16 +56,6 @@ QByteArray argumentBytes(const RedisValue &v, bool *ok)
         return QByteArray::number(v.toInteger());
     *ok = false;
     return {};
-}
-
-// Numeric argument that says how many keys follow (EVAL's numkeys, ZUNION's numkeys, ...).
-int keysAfterCount(const QList<QByteArray> &args, int countIndex)
-{
-    if (countIndex + 1 >= args.size())
-        return -1;
-    bool ok = false;
-    const qint64 n = args.at(countIndex).toLongLong(&ok);
-    return ok && n > 0 ? countIndex + 1 : -1;
 }
 
 // Cuts at 'max' bytes without splitting a UTF-8 sequence.
@@ -255,56 +246,8 @@ SlowlogConfig configFrom(const QHash<QByteArray, QByteArray> &config)
 
 int keyIndexOf(const QList<QByteArray> &args)
 {
-    if (args.size() < 2)
-        return -1;
-    const QByteArray name = args.at(0).toUpper();
-    // Commands whose arguments hold no key (channels, patterns and scripts are not keys).
-    static const QSet<QByteArray> keyless{
-        "ACL",          "ASKING",   "AUTH",       "BGREWRITEAOF", "BGSAVE",       "CLIENT",   "CLUSTER",   "COMMAND",
-        "CONFIG",       "DBSIZE",   "DEBUG",      "DISCARD",      "ECHO",         "EXEC",     "FAILOVER",  "FLUSHALL",
-        "FLUSHDB",      "FUNCTION", "HELLO",      "INFO",         "KEYS",         "LASTSAVE", "LATENCY",   "LOLWUT",
-        "MODULE",       "MONITOR",  "MULTI",      "PING",         "PSUBSCRIBE",   "PSYNC",    "PUBLISH",   "PUBSUB",
-        "PUNSUBSCRIBE", "QUIT",     "RANDOMKEY",  "READONLY",     "READWRITE",    "REPLCONF", "REPLICAOF", "RESET",
-        "ROLE",         "SAVE",     "SCAN",       "SCRIPT",       "SELECT",       "SENTINEL", "SHUTDOWN",  "SLAVEOF",
-        "SLOWLOG",      "SPUBLISH", "SSUBSCRIBE", "SUBSCRIBE",    "SUNSUBSCRIBE", "SWAPDB",   "SYNC",      "TIME",
-        "UNSUBSCRIBE",  "UNWATCH",  "WAIT",       "WAITAOF",
-    };
-    if (keyless.contains(name) || name.startsWith("FT."))
-        return -1;
-    if (name == "EVAL" || name == "EVALSHA" || name == "EVAL_RO" || name == "EVALSHA_RO" || name == "FCALL"
-        || name == "FCALL_RO")
-        return keysAfterCount(args, 2);
-    if (name == "ZUNION" || name == "ZINTER" || name == "ZDIFF" || name == "SINTERCARD" || name == "ZINTERCARD"
-        || name == "LMPOP" || name == "ZMPOP")
-        return keysAfterCount(args, 1);
-    if (name == "BLMPOP" || name == "BZMPOP")
-        return keysAfterCount(args, 2);
-    if (name == "BITOP")
-        return args.size() > 2 ? 2 : -1;
-    if (name == "XREAD" || name == "XREADGROUP") {
-        for (int i = 1; i + 1 < args.size(); ++i) {
-            if (args.at(i).toUpper() == "STREAMS")
-                return i + 1;
-        }
-        return -1;
-    }
-    if (name == "MIGRATE") {
-        // MIGRATE host port key|"" db timeout [... KEYS key ...]
-        if (args.size() > 3 && !args.at(3).isEmpty())
-            return 3;
-        for (int i = 6; i + 1 < args.size(); ++i) {
-            if (args.at(i).toUpper() == "KEYS")
-                return i + 1;
-        }
-        return -1;
-    }
-    if (name == "OBJECT" || name == "MEMORY" || name == "XINFO" || name == "XGROUP") {
-        static const QSet<QByteArray> keyed{"ENCODING", "FREQ",           "IDLETIME",   "REFCOUNT", "USAGE",
-                                            "STREAM",   "GROUPS",         "CONSUMERS",  "CREATE",   "SETID",
-                                            "DESTROY",  "CREATECONSUMER", "DELCONSUMER"};
-        return args.size() > 2 && keyed.contains(args.at(1).toUpper()) ? 2 : -1;
-    }
-    return 1;
+    const QList<qsizetype> keys = commandkeys::keyPositions(args, 1);
+    return keys.isEmpty() ? -1 : int(keys.constFirst());
 }
 
 QString displayText(const SlowlogEntry &entry, int maxArgBytes, int maxChars)

@@ -111,8 +111,8 @@ SlowlogConfig configFrom(const QHash<QByteArray, QByteArray> &config);
 bool parseMoreArgumentsMarker(const QByteArray &arg, qint64 *count);
 bool parseShortenedString(const QByteArray &arg, qsizetype *kept, qint64 *missing);
 
-// Index in 'args' of the first key argument of this command, or -1 when it has none. Knows the
-// commands whose first key is not argument 1 (EVAL, FCALL, ZUNION, BITOP, XREAD, OBJECT, ...).
+// Index in 'args' of the first key argument of this command, or -1 when it has none
+// (commandkeys::keyPositions).
 int keyIndexOf(const QList<QByteArray> &args);
 
 // The command as one line for a table: arguments escaped redis-cli style and quoted when
