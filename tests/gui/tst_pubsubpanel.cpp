@@ -30,6 +30,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QUuid>
 #include <arpa/inet.h>
 #include <memory>
 #include <netinet/in.h>
@@ -216,16 +217,21 @@ private Q_SLOTS:
         QVERIFY2(state.last().at(0).toString().contains(QLatin1String("1 channel, 1 pattern")),
                  qPrintable(state.last().at(0).toString()));
         RawConnection raw(m_server.port());
+        // The secrets are random markers, so that a test shows them only where they were revealed.
+        const QString password = QUuid::createUuid().toString(QUuid::WithoutBraces).left(13);
+        const QString token = QUuid::createUuid().toString(QUuid::WithoutBraces).left(13);
         // zlib-compressed JSON as Python's zlib writes it, holding a secret.
         QProcess py;
         py.start(QStringLiteral("/usr/bin/python3"),
                  {QStringLiteral("-c"),
                   QStringLiteral("import sys, zlib, json; sys.stdout.buffer.write(zlib.compress("
-                                 "json.dumps({'order': 7, 'api_token': 'tk-5e1f0c'}).encode()))")});
+                                 "json.dumps({'order': 7, 'api_token': sys.argv[1]}).encode()))"),
+                  token});
         QVERIFY(py.waitForFinished(20000));
         const QByteArray compressed = py.readAllStandardOutput();
         QVERIFY(compressed.startsWith("\x78"));
-        QCOMPARE(raw.command({"PUBLISH", "orders", R"({"id":1,"password":"pw-77a1"})"}).toInteger(), 3);
+        QCOMPARE(
+            raw.command({"PUBLISH", "orders", R"({"id":1,"password":")" + password.toUtf8() + R"("})"}).toInteger(), 3);
         QVERIFY(raw.command({"PUBLISH", "jobs.email", "send"}).toInteger() >= 2);
         QVERIFY(raw.command({"PUBLISH", "orders", compressed}).toInteger() >= 3);
         for (int i = 0; i < 20; ++i)
@@ -236,16 +242,15 @@ private Q_SLOTS:
         QCOMPARE(messages->index(1, 2).data().toString(), QStringLiteral("jobs.*"));
         // Masked in the row: the secret-named key, and the secret inside what decodes.
         const QString first = messages->index(0, 4).data().toString();
-        QVERIFY2(!first.contains(QLatin1String("pw-77a1")) && first.contains(QLatin1String(R"({"id":1,"password":)")),
+        QVERIFY2(!first.contains(password) && first.contains(QLatin1String(R"({"id":1,"password":)")),
                  qPrintable(first));
-        QVERIFY2(!messages->index(2, 4).data().toString().contains(QLatin1String("tk-5e1f0c")),
+        QVERIFY2(!messages->index(2, 4).data().toString().contains(token),
                  qPrintable(messages->index(2, 4).data().toString()));
         // The detail decodes: zlib → JSON, the token masked until revealed.
         panel.messagesView()->setCurrentIndex(messages->index(2, 0));
         QString detail = panel.detail()->toPlainText();
         QVERIFY2(detail.contains(QLatin1String("zlib")) && detail.contains(QLatin1String("order: 7"))
-                     && !detail.contains(QLatin1String("tk-5e1f0c"))
-                     && detail.contains(QLatin1String("1 secret masked")),
+                     && !detail.contains(token) && detail.contains(QLatin1String("1 secret masked")),
                  qPrintable(detail));
         const QString shots = screenshots::directory();
         QVERIFY(panel.grab().toImage().save(shots + QStringLiteral("/pubsub.png")));
@@ -255,8 +260,8 @@ private Q_SLOTS:
         theme::apply(theme::Theme::Light);
         panel.findChild<QCheckBox *>(QStringLiteral("revealMessages"))->setChecked(true);
         detail = panel.detail()->toPlainText();
-        QVERIFY2(detail.contains(QLatin1String("tk-5e1f0c")), qPrintable(detail));
-        QVERIFY(messages->index(0, 4).data().toString().contains(QLatin1String("pw-77a1")));
+        QVERIFY2(detail.contains(token), qPrintable(detail));
+        QVERIFY(messages->index(0, 4).data().toString().contains(password));
         panel.findChild<QCheckBox *>(QStringLiteral("revealMessages"))->setChecked(false);
 
         // Rates per channel, busiest first.
@@ -268,8 +273,7 @@ private Q_SLOTS:
         // Copy takes what the table shows: masked.
         panel.messagesView()->selectRow(0);
         const QString copied = panel.selectedMessagesText();
-        QVERIFY2(copied.contains(QLatin1String("orders")) && !copied.contains(QLatin1String("pw-77a1")),
-                 qPrintable(copied));
+        QVERIFY2(copied.contains(QLatin1String("orders")) && !copied.contains(password), qPrintable(copied));
 
         // The filter narrows the table, not the tail.
         panel.setFilter(QStringLiteral("report"));
