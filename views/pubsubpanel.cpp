@@ -380,23 +380,25 @@ PubSubPanel::PubSubPanel(RedisClient *client, QWidget *parent)
     connect(m_client, &RedisClient::ready, this, [this] {
         if (isActive())
             m_reader->read();
-        const bool readOnly = m_client->isReadOnly();
-        m_publish->setEnabled(!readOnly);
-        m_publish->setToolTip(readOnly ? tr("Read-only connection: PUBLISH is refused") : tr("Publish a test message"));
+        updatePublishButton(); // the server's own read-only flag is known now
     });
     m_viewTimer->setInterval(kViewMs);
     connect(m_viewTimer, &QTimer::timeout, this, &PubSubPanel::syncView);
     connect(m_listener, &PubSubListener::messagesArrived, this, &PubSubPanel::onMessages);
-    connect(m_listener, &PubSubListener::stateChanged, this, [this](const QString &text, bool error) {
+    connect(m_listener, &PubSubListener::stateChanged, this, [this](const QString &text) {
         m_listenState = text;
-        m_listenError = error;
         updateTailStatus();
     });
+    updatePublishButton();
+    styleChart();
+    updateTailStatus();
+}
+
+void PubSubPanel::updatePublishButton()
+{
     const bool readOnly = m_client->isReadOnly();
     m_publish->setEnabled(!readOnly);
     m_publish->setToolTip(readOnly ? tr("Read-only connection: PUBLISH is refused") : tr("Publish a test message"));
-    styleChart();
-    updateTailStatus();
 }
 
 PubSubPanel::~PubSubPanel() = default;
@@ -669,7 +671,6 @@ void PubSubPanel::onSnapshot(const pubsub::Snapshot &s)
                      .arg(counted(s.slow.size(), tr("1 subscriber"), tr("%1 subscribers"))));
 
     // Keyspace notifications: what the setting makes the server publish.
-    m_keyspaceEvents = s.keyspaceEvents;
     if (!s.keyspaceEventsError.isEmpty()) {
         m_keyspace->setText(s.keyspaceEventsError.toHtmlEscaped());
     } else if (s.keyspaceEventsKnown) {
@@ -727,7 +728,6 @@ void PubSubPanel::listen(const QString &targets, bool shard)
     const PubSubListener::Targets t = PubSubListener::parse(targets, shard);
     if (t.isEmpty()) {
         m_listenState = tr("Name a channel or a pattern to listen to");
-        m_listenError = true;
         updateTailStatus();
         return;
     }
@@ -736,7 +736,6 @@ void PubSubPanel::listen(const QString &targets, bool shard)
     m_rates->clear();
     m_listener->setBound(m_tail.boundCount(), m_tail.boundBytes());
     m_listenState = tr("Connecting…");
-    m_listenError = false;
     m_listener->listen(t);
     if (isActive())
         m_viewTimer->start();
@@ -749,7 +748,6 @@ void PubSubPanel::stopListening()
     m_viewTimer->stop();
     syncView();
     m_listenState = tr("Stopped");
-    m_listenError = false;
     updateTailStatus();
 }
 
@@ -917,7 +915,6 @@ bool PubSubPanel::publishTestMessage(const QByteArray &channel, const QByteArray
 {
     if (m_client->isReadOnly()) {
         m_listenState = tr("Not published: the connection is read-only");
-        m_listenError = true;
         updateTailStatus();
         return false;
     }
@@ -932,7 +929,6 @@ bool PubSubPanel::publishTestMessage(const QByteArray &channel, const QByteArray
                           : tr("Published to %1: received by %2")
                                 .arg(bytesescape::quoteIfNeeded(channel),
                                      counted(r.value().toInteger(), tr("1 subscriber"), tr("%1 subscribers")));
-        m_listenError = bool(e);
         updateTailStatus();
     });
     return true;

@@ -77,6 +77,7 @@ private:
     void updateTailStatus();
     void styleChart();
     void askPublish();
+    void updatePublishButton();
 
     RedisClient *m_client;
     PubSubReader *m_reader;
@@ -111,9 +112,7 @@ private:
     QSpinBox *m_boundMiB = nullptr;
     QCustomPlot *m_plot = nullptr;
     QString m_listenState;
-    bool m_listenError = false;
     bool m_paused = false;
     bool m_hasContent = false;
     qint64 m_startMs = 0;
-    QByteArray m_keyspaceEvents;
 };
