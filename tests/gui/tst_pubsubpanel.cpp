@@ -10,6 +10,7 @@
 #include "confirmations.h"
 #include "masking.h"
 #include "panelparts.h"
+#include "processrun.h"
 #include "pubsublistener.h"
 #include "pubsubpanel.h"
 #include "pubsubreader.h"
@@ -74,12 +75,8 @@ private:
 
     void subscribe(const QStringList &command)
     {
-        auto p = std::make_unique<QProcess>();
-        p->start(QStringLiteral("redis-cli"),
-                 QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
-                             QString::number(m_server.port())}
-                     + command);
-        QVERIFY(p->waitForStarted());
+        auto p = startRedisCli(m_server.port(), command);
+        QVERIFY(p);
         m_subscribers.push_back(std::move(p));
     }
 

@@ -59,12 +59,8 @@ private:
     }
     void subscribe(const QStringList &command)
     {
-        auto p = std::make_unique<QProcess>();
-        p->start(QStringLiteral("redis-cli"),
-                 QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
-                             QString::number(m_server.port())}
-                     + command);
-        QVERIFY(p->waitForStarted());
+        auto p = startRedisCli(m_server.port(), command);
+        QVERIFY(p);
         m_subscribers.push_back(std::move(p));
     }
 

@@ -73,3 +73,14 @@ ProcessRun runPythonFixture(const QString &script, const QStringList &args, int 
     return runProgram(QStringLiteral("/usr/bin/python3"),
                       QStringList{source + QStringLiteral("/tests/fixtures/") + script} + args, timeoutMs);
 }
+
+std::unique_ptr<QProcess> startRedisCli(quint16 port, const QStringList &args)
+{
+    auto p = std::make_unique<QProcess>();
+    p->start(QStringLiteral("redis-cli"),
+             QStringList{QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), QString::number(port)}
+                 + args);
+    if (!p->waitForStarted())
+        return nullptr;
+    return p;
+}

@@ -5,6 +5,9 @@
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+#include <memory>
+
+class QProcess;
 
 // A program run to its end, for the tests that run RedisLens's own binary or a fixture writer.
 struct ProcessRun
@@ -37,3 +40,7 @@ ProcessRun runPythonFixture(const QString &script, const QStringList &args, int 
 // Runs a Node.js library fixture (tests/fixtures/libraries/node/<script>) with 'args' in the
 // environment of a headless run under 'home'; node_modules come from script/bootstrap.
 ProcessRun runNodeFixture(const QString &script, const QStringList &args, const QString &home, int timeoutMs = 120000);
+
+// A redis-cli that stays running (a SUBSCRIBE, a MONITOR) against the server on 127.0.0.1:'port',
+// started with 'args'; null when it did not start. The caller kills it.
+std::unique_ptr<QProcess> startRedisCli(quint16 port, const QStringList &args);
