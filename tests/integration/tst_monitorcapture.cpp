@@ -16,6 +16,7 @@
 #include <QUuid>
 
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -23,12 +24,13 @@ constexpr int kWaitMs = 30000;
 
 using profiler::CommandRate;
 
-const CommandRate *rateOf(const QList<CommandRate> &rates, const QByteArray &command)
+// A copy, not a pointer: callers pass the tracker's rates(), a temporary.
+std::optional<CommandRate> rateOf(const QList<CommandRate> &rates, const QByteArray &command)
 {
     for (const CommandRate &r : rates)
         if (r.command == command)
-            return &r;
-    return nullptr;
+            return r;
+    return std::nullopt;
 }
 
 // One reading of the reader, waited for.
@@ -181,9 +183,9 @@ void TestMonitorCapture::commandStatsDeltasMatchTraffic()
     QVERIFY(readOnce(reader, &outcome));
     QVERIFY(!outcome.first && !outcome.reset);
     const QList<CommandRate> rates = reader.tracker().rates();
-    const CommandRate *set = rateOf(rates, "set");
-    const CommandRate *get = rateOf(rates, "get");
-    const CommandRate *hset = rateOf(rates, "hset");
+    const auto set = rateOf(rates, "set");
+    const auto get = rateOf(rates, "get");
+    const auto hset = rateOf(rates, "hset");
     QVERIFY(set && get && hset);
     QCOMPARE(set->sessionCalls, 500);
     QCOMPARE(get->sessionCalls, 200);
@@ -197,15 +199,15 @@ void TestMonitorCapture::commandStatsDeltasMatchTraffic()
     QVERIFY(set->timeShare > 0 && set->timeShare < 1);
     // The reader sends two INFO a reading (the first reading's INFO commandstats counts from
     // the second on); the third is the check's own.
-    QCOMPARE(rateOf(rates, "info")->sessionCalls, 3);
+    QCOMPARE(rateOf(rates, "info").value().sessionCalls, 3);
     QCOMPARE(reader.tracker().topBySessionCalls(1), QList<QByteArray>{"set"});
 
     // Nothing more: the next interval has no SET at all, the session keeps them.
     QVERIFY(readOnce(reader, &outcome));
     const QList<CommandRate> quiet = reader.tracker().rates();
-    QCOMPARE(rateOf(quiet, "set")->callsPerSec, 0.0);
-    QCOMPARE(rateOf(quiet, "set")->sessionCalls, 500);
-    QCOMPARE(rateOf(quiet, "info")->sessionCalls, 5);
+    QCOMPARE(rateOf(quiet, "set").value().callsPerSec, 0.0);
+    QCOMPARE(rateOf(quiet, "set").value().sessionCalls, 500);
+    QCOMPARE(rateOf(quiet, "info").value().sessionCalls, 5);
 }
 
 // CONFIG RESETSTAT between two readings: a reset, no negative rate, and rates again after.
@@ -220,7 +222,7 @@ void TestMonitorCapture::resetStatRestartsDeltas()
     QVERIFY(readOnce(reader));
     raw.pipeline(traffic);
     QVERIFY(readOnce(reader));
-    QCOMPARE(rateOf(reader.tracker().rates(), "incr")->sessionCalls, 300);
+    QCOMPARE(rateOf(reader.tracker().rates(), "incr").value().sessionCalls, 300);
 
     QCOMPARE(raw.command({"CONFIG", "RESETSTAT"}).bytes(), QByteArray("OK"));
     raw.pipeline(traffic.mid(0, 40));
@@ -231,12 +233,13 @@ void TestMonitorCapture::resetStatRestartsDeltas()
     for (const CommandRate &r : reader.tracker().rates()) {
         QVERIFY2(r.callsPerSec >= 0 && r.usecPerSec >= 0 && r.sessionCalls >= 0, r.command.constData());
     }
-    QCOMPARE(rateOf(reader.tracker().rates(), "incr")->sessionCalls, 340);
+    QCOMPARE(rateOf(reader.tracker().rates(), "incr").value().sessionCalls, 340);
 
     raw.pipeline(traffic.mid(0, 60));
     QVERIFY(readOnce(reader, &outcome));
     QVERIFY(!outcome.reset);
-    const CommandRate *incr = rateOf(reader.tracker().rates(), "incr");
+    const auto incr = rateOf(reader.tracker().rates(), "incr");
+    QVERIFY(incr);
     QCOMPARE(incr->sessionCalls, 400);
     QCOMPARE(incr->callsPerSec, 60.0 / outcome.intervalSecs);
 }
