@@ -37,6 +37,7 @@ private Q_SLOTS:
     void scanThroughReplicasSparesThePrimaries();
     void movedIsFollowed();
     void askIsFollowed();
+    void tryAgainAndClusterDownAreRetried();
     void scanDuringReshardingMissesNothing();
     void readOnlyWritesNothing();
     void failoverIsFollowed();
@@ -480,6 +481,72 @@ void TstClusterClient::askIsFollowed()
     QCOMPARE(got.value().bytes(), QByteArray("v77"));
     // Finish the migration so the cluster is whole again.
     QVERIFY(m_cluster.finishMigration(slot, from.port, target.address.port));
+}
+
+// A multi-key command in a slot halfway through a migration answers TRYAGAIN; a slot no node
+// serves answers CLUSTERDOWN. Both are retried with backoff, said in the router's notice (the
+// status bar's line), and answered once the cluster is whole again, not failed.
+void TstClusterClient::tryAgainAndClusterDownAreRetried()
+{
+    auto client = connectClient();
+    QVERIFY(client);
+    ClusterRouter *router = client->cluster();
+    QObject context;
+    RedisReply got;
+    bool done = false;
+    const auto answer = [&](const RedisReply &r) {
+        got = r;
+        done = true;
+    };
+
+    const QByteArray a = "{retry}:a";
+    const QByteArray b = "{retry}:b";
+    const int slot = keySlot(a);
+    m_cluster.write({{"SET", a, "va"}, {"SET", b, "vb"}});
+    const Address from = router->ownerOf(slot)->address;
+    Node target;
+    for (const Node &n : router->topology().primaries())
+        if (n.address != from)
+            target = n;
+    RawConnection source(from.port);
+    RawConnection dest(target.address.port);
+    const QByteArray sourceId = source.command({"CLUSTER", "MYID"}).bytes();
+    QCOMPARE(dest.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}),
+             RedisValue::status("OK"));
+    QCOMPARE(source.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", target.id}),
+             RedisValue::status("OK"));
+    QCOMPARE(source.command({"MIGRATE", "127.0.0.1", QByteArray::number(target.address.port), a, "0", "5000"}),
+             RedisValue::status("OK"));
+    // One key moved, the other not yet: the source cannot answer for both.
+    QVERIFY(source.command({"MGET", a, b}).bytes().startsWith("TRYAGAIN"));
+    client->send({"MGET", a, b}, &context, answer);
+    QTRY_VERIFY2_WITH_TIMEOUT(router->lastNotice().contains(QStringLiteral("retrying")),
+                              qPrintable(router->lastNotice()), 10000);
+    QVERIFY(router->lastNotice().contains(QStringLiteral("TRYAGAIN")));
+    QVERIFY(!done);
+    QVERIFY(m_cluster.finishMigration(slot, from.port, target.address.port));
+    QTRY_VERIFY_WITH_TIMEOUT(done, 20000);
+    QVERIFY2(got.ok(), qPrintable(got.error.message));
+    QCOMPARE(got.value(), RedisValue::array({RedisValue::bulk("va"), RedisValue::bulk("vb")}));
+
+    // The owner gives its slot up: nobody serves it until it takes it back.
+    const QByteArray c = "{down}:c";
+    const int downSlot = keySlot(c);
+    m_cluster.write({{"SET", c, "vc"}});
+    RawConnection owner(router->ownerOf(downSlot)->address.port);
+    QCOMPARE(owner.command({"CLUSTER", "DELSLOTS", QByteArray::number(downSlot)}), RedisValue::status("OK"));
+    QVERIFY(owner.command({"GET", c}).bytes().startsWith("CLUSTERDOWN"));
+    done = false;
+    client->send({"GET", c}, &context, answer);
+    QTRY_VERIFY2_WITH_TIMEOUT(router->lastNotice().contains(QStringLiteral("CLUSTERDOWN")),
+                              qPrintable(router->lastNotice()), 10000);
+    QVERIFY(router->lastNotice().contains(QStringLiteral("retrying")));
+    QVERIFY(!done);
+    QCOMPARE(owner.command({"CLUSTER", "ADDSLOTS", QByteArray::number(downSlot)}), RedisValue::status("OK"));
+    QTRY_VERIFY_WITH_TIMEOUT(done, 20000);
+    QVERIFY2(got.ok(), qPrintable(got.error.message));
+    QCOMPARE(got.value().bytes(), QByteArray("vc"));
+    QVERIFY(m_cluster.waitForOk());
 }
 
 // redis-cli --cluster reshard moves 2,000 slots while a paced scan walks the cluster: the scan
