@@ -105,11 +105,15 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
             m_browser->startScan();
     });
     connect(m_client, &RedisClient::ready, this, [this](const ServerFacts &facts) {
+        // Another cluster was said just before (its router reads the map before ready): that
+        // is the more exact news, and it stays on the status bar.
+        const bool clusterSaid = std::exchange(m_clusterReplacedSaid, false);
         if (serverReplaced(m_runId, facts.runId)) {
-            statusBar()->showMessage(tr("%1 is another server process now (restarted or failed over): "
-                                        "what was shown is being read again")
-                                         .arg(m_profile.displayName()),
-                                     15000);
+            if (!clusterSaid)
+                statusBar()->showMessage(tr("%1 is another server process now (restarted or failed over): "
+                                            "what was shown is being read again")
+                                             .arg(m_profile.displayName()),
+                                         15000);
             m_patterns->clear();
             if (m_valueView->reader()->hasKey())
                 m_valueView->refresh();
@@ -677,6 +681,7 @@ void MainWindow::wireCluster()
     // mixed: what was shown goes, and the browser walks the new one.
     connect(router, &ClusterRouter::clusterReplaced, this, [this](const QString &detail) {
         statusBar()->showMessage(tr("%1: what was shown is cleared and read again").arg(detail), 15000);
+        m_clusterReplacedSaid = true;
         m_patterns->clear();
         if (m_firstScanStarted)
             m_browser->startScan();

@@ -6,6 +6,7 @@
 #include "clusterrouter.h"
 #include "clustertopology.h"
 #include "consolepanel.h"
+#include "faultproxy.h"
 #include "format.h"
 #include "healthseries.h"
 #include "keybrowser.h"
@@ -45,6 +46,7 @@ private Q_SLOTS:
     void consoleKeepsScriptsToOneSlot();
     void oneNodeWithoutClusterModeSaysSo();
     void serverPanelsReadTheChosenNode();
+    void anotherClusterIsNoticedAndShownAlone();
 
 private:
     std::unique_ptr<MainWindow> open(bool cluster)
@@ -343,6 +345,39 @@ void TstClusterWindow::serverPanelsReadTheChosenNode()
     QTRY_VERIFY_WITH_TIMEOUT(w->memoryPanel()->hasContent() && !w->memoryPanel()->isRunning(), 60000);
     QCOMPARE(w->memoryPanel()->stats().keyCount(), dbsize(other));
     screenshots::save(w->grab().toImage(), QStringLiteral("cluster-memory-node.png"));
+}
+
+// A reconnect that lands on another cluster (a tunnel or a load balancer now leading elsewhere,
+// both clusters up): the window says so, drops what it showed, and the browser then holds the
+// new cluster's keys and none of the old one's.
+void TstClusterWindow::anotherClusterIsNoticedAndShownAlone()
+{
+    TestCluster billing(3, 0);
+    QString error;
+    QVERIFY2(billing.start(&error), qPrintable(error));
+    const QList<QByteArray> billingKeys = billing.populate(300, "billing:item:");
+    FaultProxy seed(billing.seedPort());
+    QVERIFY(seed.isListening());
+    ConnectionProfile p;
+    p.port = seed.port();
+    p.cluster = true;
+    p.name = QStringLiteral("orders-cluster");
+    MainWindow w(p, m_settings);
+    w.resize(1400, 860);
+    w.show();
+    w.start();
+    KeyTreeModel *model = w.keyBrowser()->model();
+    QTRY_COMPARE_WITH_TIMEOUT(model->keyCount(), quint64(billingKeys.size()), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.keyBrowser()->scanner()->isRunning(), 30000);
+
+    const quint64 orders = quint64(m_cluster.allKeys().size());
+    seed.redirect(m_cluster.seedPort());
+    QTRY_VERIFY2_WITH_TIMEOUT(w.statusBar()->currentMessage().contains(QStringLiteral("another cluster")),
+                              qPrintable(w.statusBar()->currentMessage()), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(model->keyCount(), orders, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.keyBrowser()->scanner()->isRunning(), 30000);
+    QCOMPARE(model->keyCount(), orders);
+    QVERIFY(!model->contains(billingKeys.first()));
 }
 
 QTEST_MAIN(TstClusterWindow)

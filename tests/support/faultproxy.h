@@ -70,6 +70,19 @@ public:
             m_pump.stop();
         pumpAll();
     }
+    // Connections made from now on go to 'port'; those open are cut (a tunnel or a load balancer
+    // that now leads somewhere else).
+    void redirect(quint16 port)
+    {
+        m_upstreamPort = port;
+        const QList<Link *> links = m_links;
+        for (Link *link : links) {
+            if (link->upstream)
+                link->upstream->abort();
+            if (link->client)
+                link->client->abort();
+        }
+    }
     // After 'bytes' more bytes to a client, its connection is dropped (both sides closed). -1: never.
     void dropAfter(qint64 bytes) { m_dropAfter = bytes < 0 ? -1 : m_toClients + bytes; }
     int dropped() const { return m_dropped; }
