@@ -7,6 +7,7 @@
 
 #include <QDateTime>
 #include <QTimer>
+#include <algorithm>
 
 using namespace cluster;
 
@@ -331,8 +332,12 @@ ScanProgress ClusterScan::merged() const
     out.generation = m_generation;
     out.dbsize = 0;
     bool anySize = false;
-    for (const NodeScan &n : m_nodes) {
+    for (auto it = m_nodes.cbegin(); it != m_nodes.cend(); ++it) {
+        const NodeScan &n = it.value();
         const ScanProgress &p = n.progress;
+        const ConnectionProfile &node = it.key()->profile();
+        out.perNode.append({cluster::Address{node.host, node.port}.toString(), p.returned, p.dbsize, n.done,
+                            !n.done && p.waitingForConnection, p.error ? p.error.message : QString()});
         out.returned += p.returned;
         out.vanished += p.vanished;
         if (p.dbsize >= 0) {
@@ -353,6 +358,9 @@ ScanProgress ClusterScan::merged() const
         ++out.nodes;
         out.nodesDone += n.done ? 1 : 0;
     }
+    std::sort(out.perNode.begin(), out.perNode.end(), [](const NodeScanProgress &a, const NodeScanProgress &b) {
+        return a.address.size() != b.address.size() ? a.address.size() < b.address.size() : a.address < b.address;
+    });
     out.returned += m_swept;
     if (!anySize)
         out.dbsize = -1;

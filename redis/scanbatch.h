@@ -31,6 +31,17 @@ struct ScanBatch
 };
 Q_DECLARE_METATYPE(ScanBatch)
 
+// One node's part of a Redis Cluster walk (ScanProgress::perNode).
+struct NodeScanProgress
+{
+    QString address; // host:port, as the node is reached
+    quint64 returned = 0; // names its SCAN returned
+    qint64 dbsize = -1; // its DBSIZE at the start
+    bool done = false;
+    bool waiting = false; // for its connection
+    QString problem; // why it waits, or why its walk stopped
+};
+
 struct ScanProgress
 {
     quint64 generation = 0;
@@ -53,5 +64,6 @@ struct ScanProgress
     int nodes = 0;
     int nodesDone = 0;
     bool sweeping = false;
+    QList<NodeScanProgress> perNode; // by address
 };
 Q_DECLARE_METATYPE(ScanProgress)

@@ -32,6 +32,32 @@
 #include <QVBoxLayout>
 #include <functional>
 
+namespace {
+
+// A cluster walk, a line a node: its names so far against its DBSIZE, and whether it is done or
+// waits; empty for one server.
+QString perNodeText(const ScanProgress &p)
+{
+    QStringList lines;
+    for (const NodeScanProgress &n : p.perNode) {
+        QString state;
+        if (n.done)
+            state = n.problem.isEmpty() ? KeyBrowser::tr("done") : KeyBrowser::tr("stopped: %1").arg(n.problem);
+        else if (n.waiting)
+            state = KeyBrowser::tr("waiting: %1").arg(n.problem);
+        else if (n.dbsize > 0)
+            state = QStringLiteral("%1 %").arg(qMin<quint64>(100, n.returned * 100 / quint64(n.dbsize)));
+        lines << KeyBrowser::tr("%1: %2 of ~%3 · %4")
+                     .arg(n.address, format::count(n.returned),
+                          n.dbsize >= 0 ? format::count(quint64(n.dbsize)) : QStringLiteral("?"), state);
+    }
+    if (p.sweeping)
+        lines << KeyBrowser::tr("reading again the slots that moved during the walk");
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
 // What following key events keeps between batches.
 struct KeyBrowser::Following
 {
@@ -537,8 +563,9 @@ void KeyBrowser::showScanStatus()
             text += tr(" · %1 vanished during the scan").arg(format::count(p.vanished));
         if (isFollowing())
             text += tr(" · kept up to date");
-        m_status->setText(text);
-        m_status->setToolTip(text);
+        if (p.nodes > 0)
+            text += p.nodes == 1 ? tr(" · from 1 node") : tr(" · from %1 nodes").arg(p.nodes);
+        setScanStatus(text, p);
         return;
     }
     QString text = tr("%1 keys · %2 scanned of ~%3 · %4 keys/s")
@@ -547,14 +574,24 @@ void KeyBrowser::showScanStatus()
                             format::count(quint64(p.keysPerSecond)));
     if (!p.finished)
         text += QStringLiteral(" · ") + format::scanPace(p);
+    if (p.nodes > 0 && !p.finished)
+        text += p.sweeping ? tr(" · %1 nodes walked, slots that moved read again").arg(p.nodes)
+                           : tr(" · %1 of %2 nodes done").arg(p.nodesDone).arg(p.nodes);
     if (p.paused)
         text += tr(" · paused");
     if (p.waitingForConnection)
         text = tr("Scan waiting for the connection (%1); it resumes by itself").arg(p.error.message);
     else if (p.finished && p.error)
         text = tr("Scan stopped: %1 (%2 keys kept)").arg(p.error.message, format::count(m_model->keyCount()));
+    setScanStatus(text, p);
+}
+
+void KeyBrowser::setScanStatus(const QString &text, const ScanProgress &p)
+{
     m_status->setText(text);
-    m_status->setToolTip(text);
+    const QString nodes = perNodeText(p);
+    m_status->setToolTip(nodes.isEmpty() ? text : text + QLatin1Char('\n') + nodes);
+    m_progress->setToolTip(nodes);
 }
 
 void KeyBrowser::onCompleted(const ScanProgress &p)

@@ -132,6 +132,8 @@ protected:
 private:
     void onProgress(const ScanProgress &progress);
     void showScanStatus();
+    // The status line, and a line a node in the tooltips on a cluster.
+    void setScanStatus(const QString &text, const ScanProgress &p);
     void fitCountColumns();
     void onCompleted(const ScanProgress &progress);
     void onCurrentChanged(const QModelIndex &index);

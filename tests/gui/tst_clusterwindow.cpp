@@ -114,6 +114,13 @@ void TstClusterWindow::browsesEveryNode()
     QTRY_VERIFY2_WITH_TIMEOUT(stateText(*w).contains(QStringLiteral("Redis Cluster: 3 primaries")),
                               qPrintable(stateText(*w)), 10000);
     QVERIFY(w->windowTitle().contains(QStringLiteral("cluster")));
+    // One progress, and each primary's own part in its tooltip: all three done.
+    const QString perNode = w->keyBrowser()->findChild<QLabel *>(QStringLiteral("scanStatus"))->toolTip();
+    for (const quint16 port : m_cluster.primaryPorts()) {
+        const QString line
+            = perNode.section(QStringLiteral("127.0.0.1:%1: ").arg(port), 1).section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(line.endsWith(QStringLiteral(" · done")), qPrintable(perNode));
+    }
     // A key says where it lives.
     w->openKeyWhenReady("orders:item:7");
     QTRY_COMPARE_WITH_TIMEOUT(w->valueView()->currentKey(), QByteArray("orders:item:7"), 10000);

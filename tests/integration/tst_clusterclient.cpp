@@ -329,6 +329,16 @@ void TstClusterClient::scanEqualsTheUnionOfNodeScans()
     QCOMPARE(last.nodesDone, 3);
     QCOMPARE(last.dbsize, qint64(expected.size()));
     QVERIFY(!last.error);
+    // Each primary's own part: its address, its DBSIZE, at least its keys returned, done.
+    QCOMPARE(last.perNode.size(), 3);
+    for (const NodeScanProgress &n : std::as_const(last.perNode)) {
+        const quint16 port = n.address.section(QLatin1Char(':'), -1).toUShort();
+        QVERIFY2(m_cluster.primaryPorts().contains(port), qPrintable(n.address));
+        const qint64 size = RawConnection(port).command({"DBSIZE"}).toInteger();
+        QCOMPARE(n.dbsize, size);
+        QVERIFY2(n.returned >= quint64(size), qPrintable(n.address));
+        QVERIFY(n.done && !n.waiting && n.problem.isEmpty());
+    }
 }
 
 // --cluster-scan-replicas: every key is found, and the primaries are not walked: their SCAN,
