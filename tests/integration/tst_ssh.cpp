@@ -5,10 +5,12 @@
 // refused with both fingerprints (ssh-keygen's), a wrong key and a wrong passphrase are refused
 // once and not tried again, the agent and ~/.ssh/config aliases work, and a passphrase typed at
 // the terminal prompt is nowhere afterwards.
+#include "keyscanner.h"
 #include "localserver.h"
 #include "processrun.h"
 #include "sshdserver.h"
 #include "sshtunnel.h"
+#include "testcluster.h"
 #include "testserver.h"
 
 #include <QDir>
@@ -50,6 +52,7 @@ private Q_SLOTS:
     void agentLogsIn();
     void configAliasIsHonoured();
     void unreachableServerBehindTheBastionIsNamed();
+    void clusterNodesEachHaveTheirForward();
     void passphraseTypedAtThePromptIsNowhere();
 
 private:
@@ -344,6 +347,36 @@ void TestSsh::unreachableServerBehindTheBastionIsNamed()
     p.port = LocalServer::freePort(); // nothing listens there
     const RedisError e = refusal(p);
     QVERIFY2(e.message.contains(QStringLiteral("could not reach 127.0.0.1:%1").arg(p.port)), qPrintable(e.message));
+}
+
+// A Redis Cluster behind the bastion: every primary is reached through a forward of its own
+// (sshd logs each one asked for), and the walk over all of them finds every key.
+void TestSsh::clusterNodesEachHaveTheirForward()
+{
+    TestCluster cluster(3, 0);
+    QString error;
+    QVERIFY2(cluster.start(&error), qPrintable(error));
+    const QList<QByteArray> written = cluster.populate(600, "behind:cluster:");
+    ConnectionProfile p = throughBastion(QStringLiteral("id_plain"));
+    p.port = cluster.seedPort();
+    p.cluster = true;
+    auto client = connectedClient(p, 20000);
+    QVERIFY(client);
+    QVERIFY(client->cluster());
+    KeyScanner scanner(client.get());
+    QSet<QByteArray> found;
+    connect(&scanner, &KeyScanner::batchAvailable, this, [&found](const ScanBatch &b) {
+        for (const ScannedKey &k : b.keys)
+            found.insert(k.name);
+    });
+    QSignalSpy finished(&scanner, &KeyScanner::finished);
+    scanner.start(ScanOptions());
+    QVERIFY(finished.wait(60000));
+    QVERIFY(!finished.constFirst().constFirst().value<ScanProgress>().error);
+    QCOMPARE(found, QSet<QByteArray>(written.cbegin(), written.cend()));
+    const QString log = m_sshd.log();
+    for (const quint16 port : cluster.primaryPorts())
+        QVERIFY2(log.contains(QStringLiteral("target 127.0.0.1 port %1").arg(port)), qPrintable(log.right(4000)));
 }
 
 void TestSsh::passphraseTypedAtThePromptIsNowhere()
