@@ -5,6 +5,7 @@
 #include "jobpage.h"
 
 #include "boundedread.h"
+#include "clusterrouter.h"
 #include "redisclient.h"
 #include "rediscommand.h"
 
@@ -99,6 +100,8 @@ struct JobQueuesReader::Round
     qint64 now = 0;
     bool readClients = false; // CLIENT LIST is due this round
     std::optional<QByteArray> clients;
+    int nodeListsLeft = 0; // CLIENT LIST of a cluster's primaries still to come
+    bool phasesDone = false;
     QList<RedisCommand> commands;
     QList<std::function<void(const RedisValue &)>> readers;
     // What phase 0 found, for the next phases.
@@ -607,8 +610,12 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
 {
     round->commands.clear();
     round->readers.clear();
-    if (phase == 0 && round->readClients)
-        round->add({"CLIENT", "LIST"}, [round](const RedisValue &v) { round->clients = v.bytes(); });
+    if (phase == 0 && round->readClients) {
+        if (m_client->cluster())
+            readEveryNodesClients(round);
+        else
+            round->add({"CLIENT", "LIST"}, [round](const RedisValue &v) { round->clients = v.bytes(); });
+    }
     for (qsizetype i = 0; i < round->rows.size(); ++i) {
         const QString lib = round->rows.at(i).spec.library;
         if (phase == 0)
@@ -627,7 +634,7 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
         return;
     }
     if (round->commands.isEmpty()) {
-        finishRound(round);
+        endPhases(round);
         return;
     }
     m_client->sendBatch(round->commands, m_context, [this, round, phase](const RedisReply &r) {
@@ -644,8 +651,35 @@ void JobQueuesReader::runPhase(const std::shared_ptr<Round> &round, int phase)
         if (phase < 2)
             runPhase(round, phase + 1);
         else
-            finishRound(round);
+            endPhases(round);
     });
+}
+
+void JobQueuesReader::readEveryNodesClients(const std::shared_ptr<Round> &round)
+{
+    const QList<RedisClient *> nodes = m_client->cluster()->primaryClients();
+    round->nodeListsLeft = int(nodes.size());
+    for (RedisClient *node : nodes) {
+        node->send({"CLIENT", "LIST"}, m_context, [this, round](const RedisReply &r) {
+            // A node that refuses (ACL) or is down leaves its workers out; the others count.
+            if (r.ok() && !r.value().isError()) {
+                if (!round->clients)
+                    round->clients.emplace();
+                *round->clients += r.value().bytes();
+                if (!round->clients->endsWith('\n'))
+                    *round->clients += '\n';
+            }
+            if (--round->nodeListsLeft == 0 && round->phasesDone)
+                finishRound(round);
+        });
+    }
+}
+
+void JobQueuesReader::endPhases(const std::shared_ptr<Round> &round)
+{
+    round->phasesDone = true;
+    if (round->nodeListsLeft == 0)
+        finishRound(round);
 }
 
 // The round is read: the library-wide sets go to their queues, then stalls, workers, growth.

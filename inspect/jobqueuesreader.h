@@ -65,6 +65,11 @@ private:
     static void readRq(Round &round, qsizetype row, int phase);
     static void readSidekiq(Round &round, qsizetype row, int phase);
     static void readCelery(Round &round, qsizetype row);
+    // On a cluster: CLIENT LIST of every primary, one list (a worker is connected to the node
+    // that holds its queue's slot), read beside the phases.
+    void readEveryNodesClients(const std::shared_ptr<Round> &round);
+    // The phases are read: the round ends once the node lists are in too.
+    void endPhases(const std::shared_ptr<Round> &round);
     void finishRound(const std::shared_ptr<Round> &round);
     static void distribute(Round &round);
     qint64 now() const;

@@ -4,9 +4,11 @@
 // fixture writes into a fresh redis-server with the library itself and records the truth from
 // the library's own API; `redislens show keys` (the real binary) must give every key its kind,
 // and `redislens show queues` must count every queue's jobs per state as the library does.
-// Precision and recall per kind are printed, and held across all fixtures.
+// Precision and recall per kind are printed, and held across all fixtures. BullMQ runs once
+// more on a Redis Cluster (its prefix "{bull}"), read through the cluster as one server is.
 #include "bytesescape.h"
 #include "processrun.h"
+#include "testcluster.h"
 #include "testserver.h"
 
 #include <QDeadlineTimer>
@@ -52,10 +54,12 @@ private Q_SLOTS:
 
 private:
     Run run(const QString &program, const QStringList &args, int timeoutMs = 180000) const;
-    Run show(quint16 port, const QStringList &args) const;
-    void checkJobPages(quint16 port, const QJsonArray &truthJobs) const;
-    void checkLiveWorkers(quint16 port) const;
-    void checkTriage(quint16 port, const QString &lib, const QJsonArray &truthQueues) const;
+    // 'where': how the binary reaches the data ("-p PORT", or "--cluster -p SEED").
+    Run show(const QStringList &where, const QStringList &args) const;
+    void checkJobPages(const QStringList &where, const QJsonArray &truthJobs) const;
+    // The live worker writes through 'port' with BullMQ's 'prefix'.
+    void checkLiveWorkers(quint16 port, const QString &prefix, const QStringList &where) const;
+    void checkTriage(const QStringList &where, const QString &lib, const QJsonArray &truthQueues) const;
 
     QTemporaryDir m_home;
     QHash<QString, Tally> m_tally; // kind → counts, across the fixtures
@@ -67,24 +71,23 @@ Run TestLibraries::run(const QString &program, const QStringList &args, int time
     return runProgram(program, args, timeoutMs, isolatedEnvironment(m_home.path()));
 }
 
-Run TestLibraries::show(quint16 port, const QStringList &args) const
+Run TestLibraries::show(const QStringList &where, const QStringList &args) const
 {
     return run(QStringLiteral(REDISLENS_APP_PATH),
-               QStringList{QStringLiteral("show")} + args
-                   + QStringList{QStringLiteral("-p"), QString::number(port), QStringLiteral("--scan-rate"),
-                                 QStringLiteral("0")});
+               QStringList{QStringLiteral("show")} + args + where
+                   + QStringList{QStringLiteral("--scan-rate"), QStringLiteral("0")});
 }
 
 // The jobs the library lists in a state (failed, retry, dead), each with the reason and the
 // attempts the library's API gives: `show queues --jobs STATE` must list them under their queue
 // (a library-wide set under the row whose name is null).
-void TestLibraries::checkJobPages(quint16 port, const QJsonArray &truthJobs) const
+void TestLibraries::checkJobPages(const QStringList &where, const QJsonArray &truthJobs) const
 {
     QHash<QString, QList<QJsonObject>> byState;
     for (const QJsonValue v : truthJobs)
         byState[v.toObject().value(QStringLiteral("state")).toString()].append(v.toObject());
     for (auto it = byState.cbegin(); it != byState.cend(); ++it) {
-        const Run r = show(port,
+        const Run r = show(where,
                            {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json"),
                             QStringLiteral("--jobs"), it.key()});
         QVERIFY2(r.code == 0, r.err.constData());
@@ -121,13 +124,14 @@ void TestLibraries::checkJobPages(quint16 port, const QJsonArray &truthJobs) con
 
 // BullMQ's workers are connections: while a named Worker is connected, `show queues` lists it
 // under its queue, as Queue.getWorkers() does (the names it gives, after ":w:").
-void TestLibraries::checkLiveWorkers(quint16 port) const
+void TestLibraries::checkLiveWorkers(quint16 port, const QString &prefix, const QStringList &where) const
 {
     QProcess worker;
     worker.setProcessEnvironment(isolatedEnvironment(m_home.path()));
     worker.start(QStandardPaths::findExecutable(QStringLiteral("node")),
                  {sourceDir() + QStringLiteral("/tests/fixtures/libraries/node/bullmq_fixture.mjs"),
-                  QStringLiteral("--port"), QString::number(port), QStringLiteral("--live-worker")});
+                  QStringLiteral("--port"), QString::number(port), QStringLiteral("--prefix"), prefix,
+                  QStringLiteral("--live-worker")});
     QVERIFY2(worker.waitForStarted(10000), qPrintable(worker.errorString()));
     QByteArray out;
     QDeadlineTimer deadline(30000);
@@ -143,7 +147,7 @@ void TestLibraries::checkLiveWorkers(quint16 port) const
         expected.insert(at < 0 ? raw : raw.mid(at + 3));
     }
     QVERIFY(!expected.isEmpty());
-    const Run r = show(port, {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json")});
+    const Run r = show(where, {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json")});
     worker.closeWriteChannel(); // the worker closes its connections and exits
     QVERIFY(worker.waitForFinished(20000));
     QVERIFY2(r.code == 0, r.err.constData());
@@ -172,22 +176,52 @@ void TestLibraries::initTestCase()
 void TestLibraries::library_data()
 {
     QTest::addColumn<QString>("lib");
+    QTest::addColumn<bool>("onCluster");
     const Run list
         = run(sourceDir() + QStringLiteral("/tests/fixtures/libraries/write-fixture"), {QStringLiteral("--list")});
     QVERIFY2(list.code == 0, list.err.constData());
     for (const QByteArray &lib : list.out.trimmed().split(' '))
-        QTest::newRow(lib.constData()) << QString::fromUtf8(lib);
+        QTest::newRow(lib.constData()) << QString::fromUtf8(lib) << false;
+    // BullMQ on a Redis Cluster, its prefix given a hash tag as BullMQ asks there: every key of
+    // its queues in one slot, on a primary that is not the seed; RedisLens walks the cluster.
+    QTest::newRow("bullmq-on-a-cluster") << QStringLiteral("bullmq") << true;
 }
 
 void TestLibraries::library()
 {
     QFETCH(QString, lib);
+    QFETCH(bool, onCluster);
     TestServer server;
+    TestCluster cluster(3, 0);
     QString error;
-    QVERIFY2(server.start(&error), qPrintable(error));
-    const QString truthPath = m_home.filePath(lib + QStringLiteral(".truth.json"));
-    const Run written = run(sourceDir() + QStringLiteral("/tests/fixtures/libraries/write-fixture"),
-                            {lib, QString::number(server.port()), truthPath});
+    quint16 port = 0; // where the library writes
+    QStringList where; // how RedisLens reaches what it wrote
+    const QString prefix = onCluster ? QStringLiteral("{bull}") : QStringLiteral("bull");
+    const QString truthPath
+        = m_home.filePath(QString::fromUtf8(QTest::currentDataTag()) + QStringLiteral(".truth.json"));
+    Run written;
+    if (!onCluster) {
+        QVERIFY2(server.start(&error), qPrintable(error));
+        port = server.port();
+        where = QStringList{QStringLiteral("-p"), QString::number(port)};
+        written = run(sourceDir() + QStringLiteral("/tests/fixtures/libraries/write-fixture"),
+                      {lib, QString::number(port), truthPath});
+    } else {
+        QVERIFY2(cluster.start(&error), qPrintable(error));
+        // The primary that owns the tag's slot answers for it; the others redirect.
+        for (const quint16 p : cluster.primaryPorts())
+            if (!RawConnection(p).command({"EXISTS", prefix.toUtf8()}).isError())
+                port = p;
+        QVERIFY(port != 0 && port != cluster.seedPort());
+        where = QStringList{QStringLiteral("--cluster"), QStringLiteral("-p"), QString::number(cluster.seedPort())};
+        // BullMQ's commands all name keys of that one slot: they go to its owner, as ioredis's
+        // Cluster client would send every one of them.
+        written = run(QStandardPaths::findExecutable(QStringLiteral("node")),
+                      {sourceDir() + QStringLiteral("/tests/fixtures/libraries/node/bullmq_fixture.mjs"),
+                       QStringLiteral("--port"), QString::number(port), QStringLiteral("--truth"), truthPath,
+                       QStringLiteral("--prefix"), prefix});
+        cluster.populate(600, "orders:item:"); // keys on every primary beside the queues
+    }
     QVERIFY2(written.code == 0, QByteArray(written.out + written.err).constData());
     QFile truthFile(truthPath);
     QVERIFY(truthFile.open(QIODevice::ReadOnly));
@@ -195,7 +229,7 @@ void TestLibraries::library()
     QVERIFY2(!truth.value(QStringLiteral("keys")).toArray().isEmpty(), "the fixture wrote no keys");
 
     // Keys: every key the library left, with the kind RedisLens gives it.
-    const Run keys = show(server.port(), {QStringLiteral("keys"), QStringLiteral("--format"), QStringLiteral("jsonl")});
+    const Run keys = show(where, {QStringLiteral("keys"), QStringLiteral("--format"), QStringLiteral("jsonl")});
     QVERIFY2(keys.code == 0, keys.err.constData());
     QHash<QString, QJsonObject> shown;
     for (const QByteArray &line : keys.out.split('\n')) {
@@ -213,12 +247,14 @@ void TestLibraries::library()
         const QString expected = t.value(QStringLiteral("kind")).toString();
         if (!shown.contains(key)) {
             // A key with a short TTL (a lock, a stall check) may expire between the two runs.
-            QVERIFY2(server.command({"EXISTS", bytesescape::unescape(key).value_or(key.toUtf8())}).toInteger() == 0,
-                     qPrintable(QStringLiteral("%1 is on the server but not shown").arg(key)));
+            QVERIFY2(
+                RawConnection(port).command({"EXISTS", bytesescape::unescape(key).value_or(key.toUtf8())}).toInteger()
+                    == 0,
+                qPrintable(QStringLiteral("%1 is on the server but not shown").arg(key)));
             continue;
         }
         const QString got = shown.value(key).value(QStringLiteral("pattern")).toString();
-        ++m_keys;
+        m_keys += onCluster ? 0 : 1;
         if (got == expected) {
             ++mine[expected].truePositive;
         } else {
@@ -233,7 +269,8 @@ void TestLibraries::library()
                          && got != QLatin1String("token-bucket"),
                      qPrintable(QStringLiteral("%1 is a %2").arg(key, got)));
     }
-    for (auto it = mine.cbegin(); it != mine.cend(); ++it) {
+    // The tally is the fixtures' (each library once): the cluster row reads the same data again.
+    for (auto it = mine.cbegin(); it != mine.cend() && !onCluster; ++it) {
         Tally &all = m_tally[it.key()];
         all.truePositive += it->truePositive;
         all.falsePositive += it->falsePositive;
@@ -248,8 +285,7 @@ void TestLibraries::library()
     const QJsonArray truthQueues = truth.value(QStringLiteral("queues")).toArray();
     if (truthQueues.isEmpty())
         return;
-    const Run queues
-        = show(server.port(), {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json")});
+    const Run queues = show(where, {QStringLiteral("queues"), QStringLiteral("--format"), QStringLiteral("json")});
     QVERIFY2(queues.code == 0, queues.err.constData());
     const QJsonArray found = QJsonDocument::fromJson(queues.out).object().value(QStringLiteral("queues")).toArray();
     // The states RedisLens counts for this library: a state the truth has and RedisLens counts
@@ -315,10 +351,10 @@ void TestLibraries::library()
             QVERIFY2(stalled.contains(s.toString()) || (!lockKnows && active.contains(s.toString())),
                      qPrintable(QStringLiteral("%1: job %2 not shown stalled").arg(name, s.toString())));
     }
-    checkJobPages(server.port(), truth.value(QStringLiteral("jobs")).toArray());
-    checkTriage(server.port(), lib, truthQueues);
+    checkJobPages(where, truth.value(QStringLiteral("jobs")).toArray());
+    checkTriage(where, lib, truthQueues);
     if (lib == QLatin1String("bullmq"))
-        checkLiveWorkers(server.port());
+        checkLiveWorkers(port, prefix, where);
     if (!notCounted.isEmpty()) {
         QStringList names(notCounted.cbegin(), notCounted.cend());
         names.sort();
@@ -330,12 +366,13 @@ void TestLibraries::library()
 // The triage's job rules on what the library wrote: every job the library's own API left
 // stalled where Redis already says so (BullMQ and Bull: the lock is gone) is evidence of
 // jobs.stalled, and a queue without stalled jobs gives no such finding.
-void TestLibraries::checkTriage(quint16 port, const QString &lib, const QJsonArray &truthQueues) const
+void TestLibraries::checkTriage(const QStringList &where, const QString &lib, const QJsonArray &truthQueues) const
 {
-    const Run r = run(QStringLiteral(REDISLENS_APP_PATH),
-                      {QStringLiteral("report"), QStringLiteral("-p"), QString::number(port),
-                       QStringLiteral("--scan-rate"), QStringLiteral("0"), QStringLiteral("--only"),
-                       QStringLiteral("jobs"), QStringLiteral("--fail-on"), QStringLiteral("critical")});
+    const Run r
+        = run(QStringLiteral(REDISLENS_APP_PATH),
+              QStringList{QStringLiteral("report")} + where
+                  + QStringList{QStringLiteral("--scan-rate"), QStringLiteral("0"), QStringLiteral("--only"),
+                                QStringLiteral("jobs"), QStringLiteral("--fail-on"), QStringLiteral("critical")});
     QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
     const QJsonArray found = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("findings")).toArray();
     QStringList evidence;
