@@ -251,8 +251,7 @@ void MainWindow::buildUi()
     addPanel(makeServerPanel(QStringLiteral("memory"), m_scanClient), QStringLiteral("memory"));
     m_topology = new TopologyPanel(m_client, m_pages);
     addPanel(m_topology, QStringLiteral("topology"));
-    m_clients = new ClientsPanel(m_client, m_pages);
-    addPanel(m_clients, QStringLiteral("clients"));
+    addPanel(makeServerPanel(QStringLiteral("clients"), m_client), QStringLiteral("clients"));
     m_pubsub = new PubSubPanel(m_client, m_pages);
     addPanel(m_pubsub, QStringLiteral("pubsub"));
     m_leaderboard = new LeaderboardPanel(m_client, m_pages);
@@ -274,10 +273,7 @@ void MainWindow::buildUi()
     m_patterns->setRules(m_rulesFile->rules());
     m_patterns->setMaxCommandsPerSecond(m_settings->scanRate());
     m_triage->setPatternIndex(m_patterns);
-    // The profiler names the pattern of a key the index already classified without a read.
-    m_profiler = new ProfilerPanel(m_client, m_pages);
-    m_profiler->setPatternIndex(m_patterns);
-    addPanel(m_profiler, QStringLiteral("profiler"));
+    addPanel(makeServerPanel(QStringLiteral("profiler"), m_client), QStringLiteral("profiler"));
     m_queues = new QueuesPanel(m_client, m_pages);
     m_queues->setRulesFile(m_rulesFile);
     addPanel(m_queues, QStringLiteral("queues"));

@@ -177,8 +177,9 @@ private:
     void connectPanel(Panel *panel, const QString &name);
     // Puts 'fresh' where the panel 'name' is, and deletes the old one.
     void replacePanel(const QString &name, Panel *fresh);
-    // On a cluster, the overview, the slow log and the memory analysis each read the node the
-    // node bar names for them (the seed, or for memory every primary, by default).
+    // On a cluster, the overview, the slow log, the memory analysis, the clients and the
+    // profiler each read the node the node bar names for them (the seed, or for memory every
+    // primary, by default).
     void buildNodeBar(QWidget *parent);
     void updateNodeBar();
     void chooseNode(const QString &panel, const QString &address);

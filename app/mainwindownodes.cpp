@@ -2,10 +2,12 @@
 // The node bar of a cluster: which node the overview, the slow log and the memory analysis read.
 #include "mainwindow.h"
 
+#include "clientspanel.h"
 #include "clusterrouter.h"
 #include "memorypanel.h"
 #include "overviewpanel.h"
 #include "panel.h"
+#include "profilerpanel.h"
 #include "redisclient.h"
 #include "settings.h"
 #include "slowlogpanel.h"
@@ -28,7 +30,9 @@ bool mergesNodes(const QString &panel)
 
 bool readsPerNode(const QString &panel)
 {
-    return panel == QLatin1String("overview") || panel == QLatin1String("slowlog") || panel == QLatin1String("memory");
+    // Each node has its own clients and its own command statistics.
+    return panel == QLatin1String("overview") || panel == QLatin1String("slowlog") || panel == QLatin1String("memory")
+        || panel == QLatin1String("clients") || panel == QLatin1String("profiler");
 }
 
 QString nodeLabel(const cluster::Node &n, const cluster::Topology &t)
@@ -143,6 +147,16 @@ Panel *MainWindow::makeServerPanel(const QString &name, RedisClient *client)
     if (name == QLatin1String("slowlog")) {
         m_slowlog = new SlowlogPanel(client, m_pages);
         return m_slowlog;
+    }
+    if (name == QLatin1String("clients")) {
+        m_clients = new ClientsPanel(client, m_pages);
+        return m_clients;
+    }
+    if (name == QLatin1String("profiler")) {
+        m_profiler = new ProfilerPanel(client, m_pages);
+        // It names the pattern of a key the index already classified, without a read.
+        m_profiler->setPatternIndex(m_patterns);
+        return m_profiler;
     }
     Q_ASSERT(name == QLatin1String("memory"));
     // The memory analysis is a scan: it runs on the scan connection, beside the key browser's.

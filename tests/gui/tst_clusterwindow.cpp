@@ -2,6 +2,7 @@
 // The window on a real Redis Cluster (three primaries on loopback ports): the key browser holds
 // every node's keys, the status line names the cluster, a key says its slot and node, the locks
 // panel reads locks on every node; pictured in both palettes.
+#include "clientspanel.h"
 #include "clusterkeys.h"
 #include "clusterrouter.h"
 #include "clustertopology.h"
@@ -19,6 +20,9 @@
 #include "memorypanel.h"
 #include "memorystats.h"
 #include "overviewpanel.h"
+#include "profiler.h"
+#include "profilerpanel.h"
+#include "profilerreader.h"
 #include "redisclient.h"
 #include "screenshots.h"
 #include "settings.h"
@@ -33,9 +37,11 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QSet>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTest>
+#include <QUuid>
 
 class TstClusterWindow : public QObject
 {
@@ -47,6 +53,7 @@ private Q_SLOTS:
     void oneNodeWithoutClusterModeSaysSo();
     void serverPanelsReadTheChosenNode();
     void anotherClusterIsNoticedAndShownAlone();
+    void clientsAndProfilerReadTheChosenNode();
 
 private:
     std::unique_ptr<MainWindow> open(bool cluster)
@@ -385,6 +392,68 @@ void TstClusterWindow::anotherClusterIsNoticedAndShownAlone()
     QTRY_VERIFY_WITH_TIMEOUT(!w.keyBrowser()->scanner()->isRunning(), 30000);
     QCOMPARE(model->keyCount(), orders);
     QVERIFY(!model->contains(billingKeys.first()));
+}
+
+// Clients and commands are a node's own: the clients panel lists a connection made only to
+// another primary once that node is picked, and the profiler then reads that node's commands.
+void TstClusterWindow::clientsAndProfilerReadTheChosenNode()
+{
+    auto w = open(true);
+    QTRY_VERIFY_WITH_TIMEOUT(w->client()->cluster() != nullptr, 20000);
+    auto *picker = w->findChild<QComboBox *>(QStringLiteral("nodePicker"));
+    quint16 other = 0;
+    for (const quint16 port : m_cluster.primaryPorts())
+        if (port != m_cluster.seedPort())
+            other = port;
+    QVERIFY(picker && other != 0);
+    const QByteArray name = "billing-" + QUuid::createUuid().toByteArray(QUuid::Id128).left(12);
+    RawConnection app(other);
+    QCOMPARE(app.command({"CLIENT", "SETNAME", name}), RedisValue::status("OK"));
+    const auto lists = [&w, &name] {
+        for (const ClientEntry &c : w->clientsPanel()->reading().clients)
+            if (c.name == name)
+                return true;
+        return false;
+    };
+    w->showPanel(QStringLiteral("clients"));
+    QVERIFY(w->findChild<QWidget *>(QStringLiteral("nodeBar"))->isVisible());
+    ClientsPanel *seedClients = w->clientsPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(!seedClients->reading().clients.isEmpty(), 10000);
+    QVERIFY(!lists());
+    Q_EMIT picker->activated(picker->findData(QStringLiteral("127.0.0.1:%1").arg(other)));
+    QVERIFY(w->clientsPanel() != seedClients);
+    QCOMPARE(w->currentPanel(), QStringLiteral("clients"));
+    QTRY_VERIFY_WITH_TIMEOUT(lists(), 10000);
+
+    // The profiler, on the seed by default, then on the other node: 400 ECHOs sent only there
+    // are counted only once that node is picked.
+    const auto echoes = [&w] {
+        for (const profiler::CommandRate &r : w->profilerPanel()->reader()->tracker().rates())
+            if (r.command == "echo")
+                return r.sessionCalls;
+        return qint64(0);
+    };
+    const auto echoMany = [&app] {
+        QList<QList<QByteArray>> traffic;
+        for (int i = 0; i < 400; ++i)
+            traffic << QList<QByteArray>{"ECHO", "billing"};
+        app.pipeline(traffic);
+    };
+    w->showPanel(QStringLiteral("profiler"));
+    QCOMPARE(picker->currentIndex(), 0);
+    QSignalSpy seedReadings(w->profilerPanel()->reader(), &ProfilerReader::statsAvailable);
+    QVERIFY(seedReadings.wait(10000));
+    echoMany();
+    w->profilerPanel()->reader()->refresh();
+    QVERIFY(seedReadings.wait(10000));
+    QCOMPARE(echoes(), qint64(0));
+    Q_EMIT picker->activated(picker->findData(QStringLiteral("127.0.0.1:%1").arg(other)));
+    QSignalSpy nodeReadings(w->profilerPanel()->reader(), &ProfilerReader::statsAvailable);
+    QVERIFY(nodeReadings.wait(10000));
+    echoMany();
+    w->profilerPanel()->reader()->refresh();
+    QTRY_COMPARE_WITH_TIMEOUT(echoes(), qint64(400), 10000);
+    pictures(*w, QStringLiteral("cluster-profiler-node"));
 }
 
 QTEST_MAIN(TstClusterWindow)
