@@ -457,15 +457,8 @@ void TstClusterClient::askIsFollowed()
     for (const Node &n : router->topology().primaries())
         if (n.address != from)
             target = n;
+    QVERIFY(m_cluster.beginMigration(slot, from.port, target.address.port, {key}));
     RawConnection source(from.port);
-    RawConnection dest(target.address.port);
-    const QByteArray sourceId = source.command({"CLUSTER", "MYID"}).bytes();
-    QCOMPARE(dest.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}),
-             RedisValue::status("OK"));
-    QCOMPARE(source.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", target.id}),
-             RedisValue::status("OK"));
-    QCOMPARE(source.command({"MIGRATE", "127.0.0.1", QByteArray::number(target.address.port), key, "0", "5000"}),
-             RedisValue::status("OK"));
     QVERIFY(source.command({"GET", key}).bytes().startsWith("ASK "));
     QObject context;
     RedisReply got;
@@ -518,16 +511,9 @@ void TstClusterClient::tryAgainAndClusterDownAreRetried()
     for (const Node &n : router->topology().primaries())
         if (n.address != from)
             target = n;
-    RawConnection source(from.port);
-    RawConnection dest(target.address.port);
-    const QByteArray sourceId = source.command({"CLUSTER", "MYID"}).bytes();
-    QCOMPARE(dest.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "IMPORTING", sourceId}),
-             RedisValue::status("OK"));
-    QCOMPARE(source.command({"CLUSTER", "SETSLOT", QByteArray::number(slot), "MIGRATING", target.id}),
-             RedisValue::status("OK"));
-    QCOMPARE(source.command({"MIGRATE", "127.0.0.1", QByteArray::number(target.address.port), a, "0", "5000"}),
-             RedisValue::status("OK"));
     // One key moved, the other not yet: the source cannot answer for both.
+    QVERIFY(m_cluster.beginMigration(slot, from.port, target.address.port, {a}));
+    RawConnection source(from.port);
     QVERIFY(source.command({"MGET", a, b}).bytes().startsWith("TRYAGAIN"));
     client->send({"MGET", a, b}, &context, answer);
     QTRY_VERIFY2_WITH_TIMEOUT(router->lastNotice().contains(QStringLiteral("retrying")),

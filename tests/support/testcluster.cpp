@@ -165,6 +165,11 @@ QList<QByteArray> TestCluster::allKeys()
 
 bool TestCluster::moveSlot(int slot, quint16 fromPort, quint16 toPort)
 {
+    return beginMigration(slot, fromPort, toPort) && finishMigration(slot, fromPort, toPort);
+}
+
+bool TestCluster::beginMigration(int slot, quint16 fromPort, quint16 toPort, const QList<QByteArray> &keysToMove)
+{
     RawConnection source(fromPort);
     RawConnection dest(toPort);
     const QByteArray slotArg = QByteArray::number(slot);
@@ -173,7 +178,10 @@ bool TestCluster::moveSlot(int slot, quint16 fromPort, quint16 toPort)
     if (dest.command({"CLUSTER", "SETSLOT", slotArg, "IMPORTING", sourceId}).bytes() != "OK"
         || source.command({"CLUSTER", "SETSLOT", slotArg, "MIGRATING", destId}).bytes() != "OK")
         return false;
-    return finishMigration(slot, fromPort, toPort);
+    for (const QByteArray &key : keysToMove)
+        if (source.command({"MIGRATE", "127.0.0.1", QByteArray::number(toPort), key, "0", "5000"}).bytes() != "OK")
+            return false;
+    return true;
 }
 
 bool TestCluster::finishMigration(int slot, quint16 fromPort, quint16 toPort)

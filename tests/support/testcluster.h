@@ -33,8 +33,12 @@ public:
     // (cluster-announce-hostname spreads by gossip).
     bool waitForAnnounced(const QByteArray &prefix, int timeoutMs = 20000);
     // Moves a slot from one primary to another, keys and all (as redis-cli --cluster reshard
-    // does for each slot); finishMigration() completes a move begun by hand.
+    // does for each slot); finishMigration() completes a move begun by beginMigration().
     bool moveSlot(int slot, quint16 fromPort, quint16 toPort);
+    // Marks the slot migrating from one primary to the other and moves only these keys: the
+    // slot is left halfway (the source answers ASK for a moved key, TRYAGAIN for a command
+    // naming keys on both sides).
+    bool beginMigration(int slot, quint16 fromPort, quint16 toPort, const QList<QByteArray> &keysToMove = {});
     bool finishMigration(int slot, quint16 fromPort, quint16 toPort);
     // All keys of the cluster: the union of SCAN on each primary.
     QList<QByteArray> allKeys();
