@@ -543,6 +543,8 @@ void TstClusterClient::tryAgainAndClusterDownAreRetried()
     QVERIFY2(got.ok(), qPrintable(got.error.message));
     QCOMPARE(got.value().bytes(), QByteArray("vc"));
     QVERIFY(m_cluster.waitForOk());
+    m_cluster.write({{"DEL", a, b}, {"DEL", c}}); // the later tests count the cluster's keys
+    QCOMPARE(m_cluster.allKeys().size(), m_keys.size());
 }
 
 // redis-cli --cluster reshard moves 2,000 slots while a paced scan walks the cluster: the scan
