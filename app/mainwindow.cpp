@@ -677,7 +677,10 @@ void MainWindow::wireCluster()
     // mixed: what was shown goes, and the browser walks the new one.
     connect(router, &ClusterRouter::clusterReplaced, this, [this](const QString &detail) {
         statusBar()->showMessage(tr("%1: what was shown is cleared and read again").arg(detail), 15000);
+        // For the ready that follows a reconnect's refresh in this same call; a refresh of
+        // its own (MOVED, CLUSTERDOWN, the health timer) has no ready after it.
         m_clusterReplacedSaid = true;
+        QTimer::singleShot(0, this, [this] { m_clusterReplacedSaid = false; });
         m_patterns->clear();
         if (m_firstScanStarted)
             m_browser->startScan();
