@@ -337,7 +337,9 @@ ScanProgress ClusterScan::merged() const
         const ScanProgress &p = n.progress;
         const ConnectionProfile &node = it.key()->profile();
         out.perNode.append({cluster::Address{node.host, node.port}.toString(), p.returned, p.dbsize, n.done,
-                            !n.done && p.waitingForConnection, p.error ? p.error.message : QString()});
+                            !n.done && p.waitingForConnection,
+                            // A node handed over to its successor was cancelled: not a problem.
+                            p.error && p.error.kind != RedisError::Kind::Cancelled ? p.error.message : QString()});
         out.returned += p.returned;
         out.vanished += p.vanished;
         if (p.dbsize >= 0) {

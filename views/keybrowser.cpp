@@ -47,9 +47,12 @@ QString perNodeText(const ScanProgress &p)
             state = KeyBrowser::tr("waiting: %1").arg(n.problem);
         else if (n.dbsize > 0)
             state = QStringLiteral("%1 %").arg(qMin<quint64>(100, n.returned * 100 / quint64(n.dbsize)));
-        lines << KeyBrowser::tr("%1: %2 of ~%3 · %4")
-                     .arg(n.address, format::count(n.returned),
-                          n.dbsize >= 0 ? format::count(quint64(n.dbsize)) : QStringLiteral("?"), state);
+        QString line = KeyBrowser::tr("%1: %2 of ~%3")
+                           .arg(n.address, format::count(n.returned),
+                                n.dbsize >= 0 ? format::count(quint64(n.dbsize)) : QStringLiteral("?"));
+        if (!state.isEmpty())
+            line += QStringLiteral(" · ") + state;
+        lines << line;
     }
     if (p.sweeping)
         lines << KeyBrowser::tr("reading again the slots that moved during the walk");
