@@ -14,6 +14,7 @@
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
@@ -511,15 +512,28 @@ void TstClusterClient::tryAgainAndClusterDownAreRetried()
     for (const Node &n : router->topology().primaries())
         if (n.address != from)
             target = n;
-    // One key moved, the other not yet: the source cannot answer for both.
+    // One key moved, the other not yet: the source cannot answer for both. Whatever happens
+    // below, the cluster is left whole and without these keys for the tests after this one.
     QVERIFY(m_cluster.beginMigration(slot, from.port, target.address.port, {a}));
+    bool migrated = false;
+    int givenUp = -1;
+    quint16 givenUpBy = 0;
+    auto mend = qScopeGuard([&] {
+        if (!migrated)
+            m_cluster.finishMigration(slot, from.port, target.address.port);
+        if (givenUp >= 0)
+            RawConnection(givenUpBy).command({"CLUSTER", "ADDSLOTS", QByteArray::number(givenUp)});
+        m_cluster.waitForOk();
+        m_cluster.write({{"DEL", "{retry}:a", "{retry}:b"}, {"DEL", "{down}:c"}});
+    });
     RawConnection source(from.port);
     QVERIFY(source.command({"MGET", a, b}).bytes().startsWith("TRYAGAIN"));
     client->send({"MGET", a, b}, &context, answer);
-    QTRY_VERIFY2_WITH_TIMEOUT(router->lastNotice().contains(QStringLiteral("retrying")),
+    QTRY_VERIFY2_WITH_TIMEOUT(router->lastNotice().contains(QStringLiteral("TRYAGAIN")),
                               qPrintable(router->lastNotice()), 10000);
-    QVERIFY(router->lastNotice().contains(QStringLiteral("TRYAGAIN")));
+    QVERIFY(router->lastNotice().contains(QStringLiteral("retrying")));
     QVERIFY(!done);
+    migrated = true;
     QVERIFY(m_cluster.finishMigration(slot, from.port, target.address.port));
     QTRY_VERIFY_WITH_TIMEOUT(done, 20000);
     QVERIFY2(got.ok(), qPrintable(got.error.message));
@@ -529,8 +543,10 @@ void TstClusterClient::tryAgainAndClusterDownAreRetried()
     const QByteArray c = "{down}:c";
     const int downSlot = keySlot(c);
     m_cluster.write({{"SET", c, "vc"}});
-    RawConnection owner(router->ownerOf(downSlot)->address.port);
+    givenUpBy = router->ownerOf(downSlot)->address.port;
+    RawConnection owner(givenUpBy);
     QCOMPARE(owner.command({"CLUSTER", "DELSLOTS", QByteArray::number(downSlot)}), RedisValue::status("OK"));
+    givenUp = downSlot;
     QVERIFY(owner.command({"GET", c}).bytes().startsWith("CLUSTERDOWN"));
     done = false;
     client->send({"GET", c}, &context, answer);
@@ -538,13 +554,11 @@ void TstClusterClient::tryAgainAndClusterDownAreRetried()
                               qPrintable(router->lastNotice()), 10000);
     QVERIFY(router->lastNotice().contains(QStringLiteral("retrying")));
     QVERIFY(!done);
+    givenUp = -1;
     QCOMPARE(owner.command({"CLUSTER", "ADDSLOTS", QByteArray::number(downSlot)}), RedisValue::status("OK"));
     QTRY_VERIFY_WITH_TIMEOUT(done, 20000);
     QVERIFY2(got.ok(), qPrintable(got.error.message));
     QCOMPARE(got.value().bytes(), QByteArray("vc"));
-    QVERIFY(m_cluster.waitForOk());
-    m_cluster.write({{"DEL", a, b}, {"DEL", c}}); // the later tests count the cluster's keys
-    QCOMPARE(m_cluster.allKeys().size(), m_keys.size());
 }
 
 // redis-cli --cluster reshard moves 2,000 slots while a paced scan walks the cluster: the scan

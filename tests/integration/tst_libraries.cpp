@@ -216,10 +216,8 @@ void TestLibraries::library()
         where = QStringList{QStringLiteral("--cluster"), QStringLiteral("-p"), QString::number(cluster.seedPort())};
         // BullMQ's commands all name keys of that one slot: they go to its owner, as ioredis's
         // Cluster client would send every one of them.
-        written = run(QStandardPaths::findExecutable(QStringLiteral("node")),
-                      {sourceDir() + QStringLiteral("/tests/fixtures/libraries/node/bullmq_fixture.mjs"),
-                       QStringLiteral("--port"), QString::number(port), QStringLiteral("--truth"), truthPath,
-                       QStringLiteral("--prefix"), prefix});
+        written = run(sourceDir() + QStringLiteral("/tests/fixtures/libraries/write-fixture"),
+                      {lib, QString::number(port), truthPath, QStringLiteral("--prefix"), prefix});
         cluster.populate(600, "orders:item:"); // keys on every primary beside the queues
     }
     QVERIFY2(written.code == 0, QByteArray(written.out + written.err).constData());

@@ -199,15 +199,20 @@ void TestMonitorCapture::commandStatsDeltasMatchTraffic()
     QVERIFY(set->timeShare > 0 && set->timeShare < 1);
     // The reader sends two INFO a reading (the first reading's INFO commandstats counts from
     // the second on); the third is the check's own.
-    QCOMPARE(rateOf(rates, "info").value().sessionCalls, 3);
+    const auto info = rateOf(rates, "info");
+    QVERIFY(info);
+    QCOMPARE(info->sessionCalls, 3);
     QCOMPARE(reader.tracker().topBySessionCalls(1), QList<QByteArray>{"set"});
 
     // Nothing more: the next interval has no SET at all, the session keeps them.
     QVERIFY(readOnce(reader, &outcome));
     const QList<CommandRate> quiet = reader.tracker().rates();
-    QCOMPARE(rateOf(quiet, "set").value().callsPerSec, 0.0);
-    QCOMPARE(rateOf(quiet, "set").value().sessionCalls, 500);
-    QCOMPARE(rateOf(quiet, "info").value().sessionCalls, 5);
+    const auto quietSet = rateOf(quiet, "set");
+    const auto quietInfo = rateOf(quiet, "info");
+    QVERIFY(quietSet && quietInfo);
+    QCOMPARE(quietSet->callsPerSec, 0.0);
+    QCOMPARE(quietSet->sessionCalls, 500);
+    QCOMPARE(quietInfo->sessionCalls, 5);
 }
 
 // CONFIG RESETSTAT between two readings: a reset, no negative rate, and rates again after.
@@ -222,7 +227,9 @@ void TestMonitorCapture::resetStatRestartsDeltas()
     QVERIFY(readOnce(reader));
     raw.pipeline(traffic);
     QVERIFY(readOnce(reader));
-    QCOMPARE(rateOf(reader.tracker().rates(), "incr").value().sessionCalls, 300);
+    const auto first = rateOf(reader.tracker().rates(), "incr");
+    QVERIFY(first);
+    QCOMPARE(first->sessionCalls, 300);
 
     QCOMPARE(raw.command({"CONFIG", "RESETSTAT"}).bytes(), QByteArray("OK"));
     raw.pipeline(traffic.mid(0, 40));
@@ -233,7 +240,9 @@ void TestMonitorCapture::resetStatRestartsDeltas()
     for (const CommandRate &r : reader.tracker().rates()) {
         QVERIFY2(r.callsPerSec >= 0 && r.usecPerSec >= 0 && r.sessionCalls >= 0, r.command.constData());
     }
-    QCOMPARE(rateOf(reader.tracker().rates(), "incr").value().sessionCalls, 340);
+    const auto afterReset = rateOf(reader.tracker().rates(), "incr");
+    QVERIFY(afterReset);
+    QCOMPARE(afterReset->sessionCalls, 340);
 
     raw.pipeline(traffic.mid(0, 60));
     QVERIFY(readOnce(reader, &outcome));

@@ -76,12 +76,8 @@ public:
     {
         m_upstreamPort = port;
         const QList<Link *> links = m_links;
-        for (Link *link : links) {
-            if (link->upstream)
-                link->upstream->abort();
-            if (link->client)
-                link->client->abort();
-        }
+        for (Link *link : links)
+            cut(*link);
     }
     // After 'bytes' more bytes to a client, its connection is dropped (both sides closed). -1: never.
     void dropAfter(qint64 bytes) { m_dropAfter = bytes < 0 ? -1 : m_toClients + bytes; }
@@ -145,14 +141,20 @@ private:
         if (m_dropAfter >= 0 && m_toClients >= m_dropAfter) {
             m_dropAfter = -1; // once
             ++m_dropped;
-            QPointer<QTcpSocket> client = link.client;
-            QPointer<QTcpSocket> upstream = link.upstream;
-            client->flush();
-            if (upstream)
-                upstream->abort();
-            if (client)
-                client->abort();
+            link.client->flush();
+            cut(link);
         }
+    }
+
+    // Both sides closed at once (each abort may free the other side through its signals).
+    static void cut(Link &link)
+    {
+        QPointer<QTcpSocket> client = link.client;
+        QPointer<QTcpSocket> upstream = link.upstream;
+        if (upstream)
+            upstream->abort();
+        if (client)
+            client->abort();
     }
 
     // Called from a socket's signal, maybe inside pump(): the link stays (empty) until the
