@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The node bar of a cluster: which node the overview, the slow log and the memory analysis read.
+// The node bar of a cluster: which node the overview, the slow log, the memory analysis, the
+// clients and the profiler read.
 #include "mainwindow.h"
 
 #include "clientspanel.h"
