@@ -40,10 +40,15 @@ TestSentinel::~TestSentinel()
     qDeleteAll(m_servers);
 }
 
+void TestSentinel::useTls(const QString &certFile, const QString &keyFile, const QString &caFile)
+{
+    m_tls = {certFile, keyFile, caFile};
+}
+
 QStringList TestSentinel::sentinelAddresses() const
 {
     QStringList out;
-    for (const quint16 port : m_sentinelPorts)
+    for (const quint16 port : m_tls.isEmpty() ? m_sentinelPorts : m_sentinelTlsPorts)
         out << QStringLiteral("127.0.0.1:%1").arg(port);
     return out;
 }
@@ -57,12 +62,26 @@ bool TestSentinel::start(QString *error)
     };
     if (!m_dir.isValid())
         return fail(QStringLiteral("no temporary directory"));
-    auto *primary = new TestServer();
+    // With TLS: each server's TLS port and files, and the replica replicating over TLS.
+    QStringList tlsArgs[2];
+    quint16 tlsPorts[2] = {0, 0};
+    for (int i = 0; i < 2 && !m_tls.isEmpty(); ++i) {
+        tlsPorts[i] = LocalServer::freePort();
+        tlsArgs[i] = {QStringLiteral("--tls-port"),         QString::number(tlsPorts[i]),
+                      QStringLiteral("--tls-cert-file"),    m_tls.at(0),
+                      QStringLiteral("--tls-key-file"),     m_tls.at(1),
+                      QStringLiteral("--tls-ca-cert-file"), m_tls.at(2),
+                      QStringLiteral("--tls-auth-clients"), QStringLiteral("no")};
+    }
+    auto *primary = new TestServer(tlsArgs[0]);
     m_servers << primary;
     if (!primary->start(error))
         return false;
-    auto *replica = new TestServer(
-        {QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"), QString::number(primary->port())});
+    const quint16 watched = m_tls.isEmpty() ? primary->port() : tlsPorts[0];
+    QStringList replicaArgs{QStringLiteral("--replicaof"), QStringLiteral("127.0.0.1"), QString::number(watched)};
+    if (!m_tls.isEmpty())
+        replicaArgs += tlsArgs[1] + QStringList{QStringLiteral("--tls-replication"), QStringLiteral("yes")};
+    auto *replica = new TestServer(replicaArgs);
     m_servers << replica;
     if (!replica->start(error))
         return false;
@@ -77,10 +96,20 @@ bool TestSentinel::start(QString *error)
                           QStringLiteral("daemonize no"),
                           QStringLiteral("dir %1").arg(m_dir.path()),
                           QStringLiteral("logfile %1").arg(m_dir.filePath(QStringLiteral("sentinel-%1.log").arg(i))),
-                          QStringLiteral("sentinel monitor mymaster 127.0.0.1 %1 2").arg(primary->port()),
+                          QStringLiteral("sentinel monitor mymaster 127.0.0.1 %1 2").arg(watched),
                           QStringLiteral("sentinel down-after-milliseconds mymaster 1000"),
                           QStringLiteral("sentinel failover-timeout mymaster 5000"),
                           QStringLiteral("sentinel parallel-syncs mymaster 1")};
+        if (!m_tls.isEmpty()) {
+            const quint16 tlsPort = LocalServer::freePort();
+            m_sentinelTlsPorts << tlsPort;
+            lines += QStringList{QStringLiteral("tls-port %1").arg(tlsPort),
+                                 QStringLiteral("tls-cert-file %1").arg(m_tls.at(0)),
+                                 QStringLiteral("tls-key-file %1").arg(m_tls.at(1)),
+                                 QStringLiteral("tls-ca-cert-file %1").arg(m_tls.at(2)),
+                                 QStringLiteral("tls-auth-clients no"),
+                                 QStringLiteral("tls-replication yes")};
+        }
         lines += m_config;
         f.write(lines.join(QLatin1Char('\n')).toUtf8() + '\n');
         f.close();

@@ -18,11 +18,16 @@ public:
     // used by the fixture's own questions to them).
     explicit TestSentinel(const QStringList &sentinelConfig = {});
     ~TestSentinel();
+    // Before start(): every server and sentinel also listens with TLS (this certificate, key and
+    // CA; clients not asked for certificates), the replica replicates and the sentinels talk
+    // over TLS, and the sentinels watch the primary's TLS port. sentinelAddresses() and the
+    // addresses the sentinels give are then TLS ports; the fixture's own questions stay plain.
+    void useTls(const QString &certFile, const QString &keyFile, const QString &caFile);
     bool start(QString *error = nullptr);
     TestServer &primary() { return *m_servers.at(0); }
     TestServer &replica() { return *m_servers.at(1); }
     QList<quint16> sentinelPorts() const { return m_sentinelPorts; }
-    // "127.0.0.1:p1", … as a profile takes them.
+    // "127.0.0.1:p1", … as a profile takes them (their TLS ports after useTls()).
     QStringList sentinelAddresses() const;
     // The address the sentinels name for mymaster now (asked of the first that answers).
     quint16 currentPrimaryPort();
@@ -38,7 +43,9 @@ private:
     QStringList m_config;
     QByteArray m_password; // "requirepass" of the sentinels' configuration
     QList<TestServer *> m_servers;
-    QList<quint16> m_sentinelPorts;
+    QList<quint16> m_sentinelPorts; // plain: the fixture's own questions
+    QList<quint16> m_sentinelTlsPorts;
+    QStringList m_tls; // cert, key, CA; empty: no TLS
     QList<QProcess *> m_sentinels;
     QTemporaryDir m_dir;
 };
