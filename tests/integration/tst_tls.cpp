@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // TLS against real redis-servers with a throwaway CA and certificates made for the test by
 // openssl: a good certificate, an expired one, one for another name, and a server that wants a
-// client certificate. Each failure has its own one-line reason.
+// client certificate. Each failure has its own one-line reason. Sentinels that speak TLS are
+// asked for a primary that speaks TLS.
+#include "testsentinel.h"
 #include "testserver.h"
 #include "tlsconfig.h"
 
@@ -10,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 class TestTls : public QObject
 {
@@ -27,6 +30,7 @@ private Q_SLOTS:
     void missingClientCertificateIsRefusedWithReason();
     void clientCertificateWithEncryptedKey();
     void unusableFilesFailWithoutConnecting();
+    void sentinelsOverTls();
 
 private:
     bool openssl(const QStringList &args);
@@ -305,6 +309,45 @@ void TestTls::unusableFilesFailWithoutConnecting()
     QVERIFY2(refusal(p).message.contains(QLatin1String("needs its key")), qPrintable(refusal(p).message));
     p.clientKeyFile = m_dir.filePath(QStringLiteral("ca.crt")); // a certificate, not a key
     QVERIFY2(refusal(p).message.contains(QLatin1String("no PEM private key")), qPrintable(refusal(p).message));
+}
+
+// Sentinel over TLS: the addresses given are the sentinels' TLS ports, the primary they name is
+// its TLS port; the profile's TLS reaches both (the CA trusted, 127.0.0.1 in the certificate),
+// and the same profile without TLS is refused at the sentinels.
+void TestTls::sentinelsOverTls()
+{
+    TestSentinel sentinel;
+    sentinel.useTls(m_dir.filePath(QStringLiteral("server.crt")), m_dir.filePath(QStringLiteral("server.key")),
+                    m_dir.filePath(QStringLiteral("ca.crt")));
+    QString error;
+    QVERIFY2(sentinel.start(&error), qPrintable(error));
+    const QByteArray marker = QUuid::createUuid().toByteArray(QUuid::Id128);
+    sentinel.primary().command({"SET", "tls:sentinel", marker});
+    const quint16 primaryTls = sentinel.currentPrimaryPort();
+    QVERIFY(primaryTls != 0 && primaryTls != sentinel.primary().port());
+
+    ConnectionProfile p;
+    p.sentinels = sentinel.sentinelAddresses();
+    p.sentinelMaster = QString::fromUtf8(TestSentinel::masterName());
+    p.tls = true;
+    p.caCertFile = m_dir.filePath(QStringLiteral("ca.crt"));
+    p.connectTimeoutMs = 5000;
+    RedisClient client(p);
+    client.connectToServer();
+    QVERIFY(waitForReady(client, 20000));
+    QCOMPARE(client.profile().port, primaryTls);
+    const RedisReply r = waitForReply(client, {{"GET", "tls:sentinel"}});
+    QVERIFY2(r.ok(), qPrintable(r.error.message));
+    QCOMPARE(r.value(0).bytes(), marker);
+
+    // Plain to TLS sentinels: refused, with a reason, and nothing read.
+    p.tls = false;
+    RedisClient plain(p);
+    QSignalSpy errors(&plain, &RedisClient::connectionError);
+    plain.connectToServer();
+    QVERIFY(errors.wait(20000));
+    QVERIFY(!plain.isReady());
+    QVERIFY(!errors.constFirst().constFirst().value<RedisError>().message.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestTls)
