@@ -105,15 +105,11 @@ MainWindow::MainWindow(const ConnectionProfile &profile, Settings *settings, QWi
             m_browser->startScan();
     });
     connect(m_client, &RedisClient::ready, this, [this](const ServerFacts &facts) {
-        // Another cluster was said just before (its router reads the map before ready): that
-        // is the more exact news, and it stays on the status bar.
-        const bool clusterSaid = std::exchange(m_clusterReplacedSaid, false);
         if (serverReplaced(m_runId, facts.runId)) {
-            if (!clusterSaid)
-                statusBar()->showMessage(tr("%1 is another server process now (restarted or failed over): "
-                                            "what was shown is being read again")
-                                             .arg(m_profile.displayName()),
-                                         15000);
+            statusBar()->showMessage(tr("%1 is another server process now (restarted or failed over): "
+                                        "what was shown is being read again")
+                                         .arg(m_profile.displayName()),
+                                     15000);
             m_patterns->clear();
             if (m_valueView->reader()->hasKey())
                 m_valueView->refresh();
@@ -677,10 +673,9 @@ void MainWindow::wireCluster()
     // mixed: what was shown goes, and the browser walks the new one.
     connect(router, &ClusterRouter::clusterReplaced, this, [this](const QString &detail) {
         statusBar()->showMessage(tr("%1: what was shown is cleared and read again").arg(detail), 15000);
-        // For the ready that follows a reconnect's refresh in this same call; a refresh of
-        // its own (MOVED, CLUSTERDOWN, the health timer) has no ready after it.
-        m_clusterReplacedSaid = true;
-        QTimer::singleShot(0, this, [this] { m_clusterReplacedSaid = false; });
+        // The old cluster's process ids mean nothing now: the ready that follows records the
+        // new one without also calling it "another server process" and reading everything twice.
+        m_runId.clear();
         m_patterns->clear();
         if (m_firstScanStarted)
             m_browser->startScan();

@@ -250,7 +250,6 @@ private:
     bool m_demoSeeded = true;
     bool m_firstScanStarted = false;
     bool m_clusterWired = false;
-    bool m_clusterReplacedSaid = false; // by the router, for the ready that follows
     QString m_sentinelNote;
     enum class ReplicaCheck { None, Running, Done };
     ReplicaCheck m_replicaCheck = ReplicaCheck::None;
