@@ -199,13 +199,11 @@ void TestLibraries::library()
     const QString prefix = onCluster ? QStringLiteral("{bull}") : QStringLiteral("bull");
     const QString truthPath
         = m_home.filePath(QString::fromUtf8(QTest::currentDataTag()) + QStringLiteral(".truth.json"));
-    Run written;
+    QStringList fixtureOptions;
     if (!onCluster) {
         QVERIFY2(server.start(&error), qPrintable(error));
         port = server.port();
         where = QStringList{QStringLiteral("-p"), QString::number(port)};
-        written = run(sourceDir() + QStringLiteral("/tests/fixtures/libraries/write-fixture"),
-                      {lib, QString::number(port), truthPath});
     } else {
         QVERIFY2(cluster.start(&error), qPrintable(error));
         // The primary that owns the tag's slot answers for it; the others redirect.
@@ -216,10 +214,12 @@ void TestLibraries::library()
         where = QStringList{QStringLiteral("--cluster"), QStringLiteral("-p"), QString::number(cluster.seedPort())};
         // BullMQ's commands all name keys of that one slot: they go to its owner, as ioredis's
         // Cluster client would send every one of them.
-        written = run(sourceDir() + QStringLiteral("/tests/fixtures/libraries/write-fixture"),
-                      {lib, QString::number(port), truthPath, QStringLiteral("--prefix"), prefix});
-        cluster.populate(600, "orders:item:"); // keys on every primary beside the queues
+        fixtureOptions = QStringList{QStringLiteral("--prefix"), prefix};
     }
+    const Run written = run(sourceDir() + QStringLiteral("/tests/fixtures/libraries/write-fixture"),
+                            QStringList{lib, QString::number(port), truthPath} + fixtureOptions);
+    if (onCluster)
+        cluster.populate(600, "orders:item:"); // keys on every primary beside the queues
     QVERIFY2(written.code == 0, QByteArray(written.out + written.err).constData());
     QFile truthFile(truthPath);
     QVERIFY(truthFile.open(QIODevice::ReadOnly));
