@@ -424,6 +424,7 @@ void TstClusterWindow::clientsAndProfilerReadTheChosenNode()
     QVERIFY(w->clientsPanel() != seedClients);
     QCOMPARE(w->currentPanel(), QStringLiteral("clients"));
     QTRY_VERIFY_WITH_TIMEOUT(lists(), 10000);
+    pictures(*w, QStringLiteral("cluster-clients-node"));
 
     // The profiler, on the seed by default, then on the other node: 400 ECHOs sent only there
     // are counted only once that node is picked.
